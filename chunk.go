@@ -1,0 +1,138 @@
+package gochunk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Document is one input text to chunk.
+type Document struct {
+	// ID names the document (a file name, a database key); it is copied to
+	// nothing and only used in error messages and by callers.
+	ID string `json:"id,omitempty"`
+	// Text is the UTF-8 text to chunk. Offsets of chunks index this string.
+	Text string `json:"text"`
+	// Metadata is carried along for callers; chunkers may read hints from it
+	// (the code chunker reads "language" and "source").
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// Span is a contiguous piece of a document's text.
+//
+// Start and End are UTF-8 byte offsets (end exclusive), StartRune and EndRune
+// the same positions counted in Unicode code points, for callers that index
+// text by characters (Python, JavaScript with code points, most evaluation
+// data sets).
+type Span struct {
+	Start     int `json:"start"`
+	End       int `json:"end"`
+	StartRune int `json:"start_rune"`
+	EndRune   int `json:"end_rune"`
+}
+
+// Len returns the span's length in bytes.
+func (s Span) Len() int { return s.End - s.Start }
+
+// Chunk is one piece of output.
+//
+// Most chunkers produce chunks of a single span. Chunkers that regroup text
+// that is not adjacent (clustering chunkers) produce several spans in reading
+// order; the chunk's Text is then the spans' texts joined by a newline.
+type Chunk struct {
+	// Index is the chunk's position in the chunker's output, from 0.
+	Index int `json:"chunk_index"`
+	// Text is the chunk's text: the text of its span, or of its spans joined
+	// by "\n".
+	Text string `json:"text"`
+	// Spans locate the chunk in the document, in reading order.
+	Spans []Span `json:"spans"`
+	// TokenCount is the size of Text in the chunker's token unit.
+	TokenCount int `json:"token_count"`
+	// Metadata holds chunker-specific facts (the markdown chunker's heading
+	// path, for example).
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// Start returns the byte offset of the chunk's first span.
+func (c Chunk) Start() int {
+	if len(c.Spans) == 0 {
+		return 0
+	}
+	return c.Spans[0].Start
+}
+
+// End returns the end byte offset of the chunk's last span.
+func (c Chunk) End() int {
+	if len(c.Spans) == 0 {
+		return 0
+	}
+	return c.Spans[len(c.Spans)-1].End
+}
+
+// Chunker splits documents into chunks.
+//
+// Implementations are safe for concurrent use by several goroutines and
+// return ctx.Err() (wrapped) when ctx is cancelled.
+type Chunker interface {
+	Chunk(ctx context.Context, doc Document) ([]Chunk, error)
+}
+
+// Errors reported for input that cannot be chunked. They are wrapped with
+// context; test for them with errors.Is.
+var (
+	// ErrInvalidUTF8 reports text that is not valid UTF-8.
+	ErrInvalidUTF8 = errors.New("invalid UTF-8")
+	// ErrConfig reports a configuration that cannot work, such as a zero
+	// size or an overlap at least as large as the size.
+	ErrConfig = errors.New("invalid configuration")
+	// ErrTooSmall reports a size limit smaller than a single character of
+	// the input, which no split can satisfy.
+	ErrTooSmall = errors.New("size limit smaller than one character")
+)
+
+// InvalidUTF8Policy says what to do with text that is not valid UTF-8.
+type InvalidUTF8Policy string
+
+const (
+	// Reject returns an error naming the first invalid byte (the default).
+	Reject InvalidUTF8Policy = "reject"
+	// Repair replaces every invalid byte sequence with U+FFFD; offsets then
+	// refer to the repaired text.
+	Repair InvalidUTF8Policy = "repair"
+)
+
+// CheckUTF8 returns nil when text is valid UTF-8, and otherwise an error
+// wrapping ErrInvalidUTF8 that names the byte offset of the first bad byte.
+func CheckUTF8(text string) error {
+	if utf8.ValidString(text) {
+		return nil
+	}
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && n == 1 {
+			return fmt.Errorf("%w at byte %d", ErrInvalidUTF8, i)
+		}
+		i += n
+	}
+	return ErrInvalidUTF8
+}
+
+// PrepareText applies policy to text. With Reject it returns text unchanged
+// or an error; with Repair it returns text with invalid sequences replaced by
+// U+FFFD and reports whether anything was replaced.
+func PrepareText(text string, policy InvalidUTF8Policy) (out string, repaired bool, err error) {
+	switch policy {
+	case "", Reject:
+		return text, false, CheckUTF8(text)
+	case Repair:
+		if utf8.ValidString(text) {
+			return text, false, nil
+		}
+		return strings.ToValidUTF8(text, "\uFFFD"), true, nil
+	default:
+		return "", false, fmt.Errorf("%w: unknown invalid-UTF-8 policy %q (want %q or %q)", ErrConfig, policy, Reject, Repair)
+	}
+}

@@ -1,0 +1,176 @@
+package gochunk
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"gochunk/tokenize"
+)
+
+// Env holds what a chunker built from a configuration may need besides the
+// configuration itself.
+type Env struct {
+	// Counter measures chunk sizes; nil means runes.
+	Counter tokenize.Counter
+}
+
+// CounterOrDefault returns env.Counter, or a rune counter when it is nil.
+func (env Env) CounterOrDefault() tokenize.Counter {
+	if env.Counter == nil {
+		return tokenize.Runes{}
+	}
+	return env.Counter
+}
+
+// Spec describes a chunker that a Registry can build by name.
+type Spec struct {
+	// Name is the chunker's name on the command line and in the HTTP API.
+	Name string
+	// Summary is one line saying what the chunker does.
+	Summary string
+	// Defaults is a pointer to the chunker's configuration struct holding
+	// its default values; its exported fields with json and doc tags are its
+	// parameters.
+	Defaults any
+	// New builds the chunker from a JSON configuration (nil or empty means
+	// all defaults).
+	New func(config []byte, env Env) (Chunker, error)
+}
+
+// Param is one documented parameter of a chunker.
+type Param struct {
+	Name    string `json:"name"`
+	Type    string `json:"type"`
+	Default any    `json:"default"`
+	Doc     string `json:"doc"`
+}
+
+// Params lists the parameters of s, read from its Defaults.
+func (s Spec) Params() []Param {
+	if s.Defaults == nil {
+		return nil
+	}
+	v := reflect.ValueOf(s.Defaults)
+	for v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	var out []Param
+	collectParams(v, &out)
+	return out
+}
+
+func collectParams(v reflect.Value, out *[]Param) {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		if f.Anonymous && tag == "" {
+			collectParams(v.Field(i), out)
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "-" || name == "" {
+			continue
+		}
+		*out = append(*out, Param{
+			Name:    name,
+			Type:    typeName(f.Type),
+			Default: v.Field(i).Interface(),
+			Doc:     f.Tag.Get("doc"),
+		})
+	}
+}
+
+func typeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Slice:
+		return "[]" + typeName(t.Elem())
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "int"
+	case reflect.Float64, reflect.Float32:
+		return "float"
+	case reflect.Bool:
+		return "bool"
+	default:
+		return t.Kind().String()
+	}
+}
+
+// Registry maps chunker names to their specs. The zero value is not usable;
+// call NewRegistry. A Registry is safe for concurrent reads once filled.
+type Registry struct {
+	specs map[string]Spec
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{specs: make(map[string]Spec)}
+}
+
+// Register adds s; it fails on an empty or duplicate name or a missing
+// constructor.
+func (r *Registry) Register(s Spec) error {
+	switch {
+	case s.Name == "":
+		return fmt.Errorf("register chunker: empty name")
+	case s.New == nil:
+		return fmt.Errorf("register chunker %q: no constructor", s.Name)
+	}
+	if _, dup := r.specs[s.Name]; dup {
+		return fmt.Errorf("register chunker %q: name already taken", s.Name)
+	}
+	r.specs[s.Name] = s
+	return nil
+}
+
+// Lookup returns the spec registered under name.
+func (r *Registry) Lookup(name string) (Spec, bool) {
+	s, ok := r.specs[name]
+	return s, ok
+}
+
+// Names returns the registered names, sorted.
+func (r *Registry) Names() []string {
+	names := make([]string, 0, len(r.specs))
+	for n := range r.specs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// New builds the chunker registered under name from a JSON configuration.
+func (r *Registry) New(name string, config []byte, env Env) (Chunker, error) {
+	s, ok := r.specs[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: unknown chunker %q (known: %s)", ErrConfig, name, strings.Join(r.Names(), ", "))
+	}
+	c, err := s.New(config, env)
+	if err != nil {
+		return nil, fmt.Errorf("chunker %q: %w", name, err)
+	}
+	return c, nil
+}
+
+// DecodeConfig fills dst, a pointer to a configuration struct already
+// holding defaults, from JSON. Unknown fields are an error, so that a typo in
+// a parameter name is reported rather than ignored. Empty input keeps the
+// defaults.
+func DecodeConfig(config []byte, dst any) error {
+	if len(bytes.TrimSpace(config)) == 0 || bytes.Equal(bytes.TrimSpace(config), []byte("null")) {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(config))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	return nil
+}

@@ -1,0 +1,373 @@
+package tokenize
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// HF is a Hugging Face tokenizer read from a tokenizer.json file. It
+// implements the BERT family: the BertNormalizer (clean text, pad Chinese
+// characters, strip accents, lowercase), the BertPreTokenizer or Whitespace
+// pre-tokenizers, and the WordPiece model, as used by sentence-transformers
+// models such as all-MiniLM-L6-v2 and by Model2Vec models such as
+// potion-base-8M. Counts exclude special tokens ([CLS], [SEP]): they measure
+// the text itself.
+type HF struct {
+	name string
+
+	// normalizer
+	cleanText, chineseChars, stripAccents, lowercase bool
+
+	vocab        map[string]int
+	unkID        int
+	prefix       string
+	maxWordChars int
+
+	mu    sync.RWMutex
+	cache map[string][]int // raw word -> token ids
+}
+
+// hfFile is the part of tokenizer.json that HF reads.
+type hfFile struct {
+	Normalizer *struct {
+		Type               string `json:"type"`
+		CleanText          *bool  `json:"clean_text"`
+		HandleChineseChars *bool  `json:"handle_chinese_chars"`
+		StripAccents       *bool  `json:"strip_accents"`
+		Lowercase          *bool  `json:"lowercase"`
+	} `json:"normalizer"`
+	PreTokenizer *struct {
+		Type string `json:"type"`
+	} `json:"pre_tokenizer"`
+	Model struct {
+		Type                    string         `json:"type"`
+		UnkToken                string         `json:"unk_token"`
+		ContinuingSubwordPrefix *string        `json:"continuing_subword_prefix"`
+		MaxInputCharsPerWord    int            `json:"max_input_chars_per_word"`
+		Vocab                   map[string]int `json:"vocab"`
+	} `json:"model"`
+}
+
+// LoadHF reads a tokenizer.json file, or the tokenizer.json in a directory.
+func LoadHF(path string) (*HF, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, "tokenizer.json")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load hugging face tokenizer: %w", err)
+	}
+	t, err := ParseHF(data)
+	if err != nil {
+		return nil, fmt.Errorf("load hugging face tokenizer %s: %w", path, err)
+	}
+	t.name = "hf:" + path
+	return t, nil
+}
+
+// ParseHF parses the contents of a tokenizer.json file.
+func ParseHF(data []byte) (*HF, error) {
+	var f hfFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("parse tokenizer.json: %w", err)
+	}
+	if f.Model.Type != "WordPiece" {
+		return nil, fmt.Errorf("tokenizer model %q is not supported: only WordPiece (BERT-style) tokenizers are", f.Model.Type)
+	}
+	if len(f.Model.Vocab) == 0 {
+		return nil, fmt.Errorf("tokenizer.json has an empty vocabulary")
+	}
+	t := &HF{
+		name:         "hf",
+		vocab:        f.Model.Vocab,
+		prefix:       "##",
+		maxWordChars: f.Model.MaxInputCharsPerWord,
+		cache:        make(map[string][]int),
+	}
+	if f.Model.ContinuingSubwordPrefix != nil {
+		t.prefix = *f.Model.ContinuingSubwordPrefix
+	}
+	if t.maxWordChars <= 0 {
+		t.maxWordChars = 100
+	}
+	unk := f.Model.UnkToken
+	if unk == "" {
+		unk = "[UNK]"
+	}
+	id, ok := t.vocab[unk]
+	if !ok {
+		return nil, fmt.Errorf("unknown token %q is not in the vocabulary", unk)
+	}
+	t.unkID = id
+	if n := f.Normalizer; n != nil {
+		if n.Type != "BertNormalizer" {
+			return nil, fmt.Errorf("normalizer %q is not supported: only BertNormalizer is", n.Type)
+		}
+		t.cleanText = n.CleanText == nil || *n.CleanText
+		t.chineseChars = n.HandleChineseChars == nil || *n.HandleChineseChars
+		t.lowercase = n.Lowercase == nil || *n.Lowercase
+		t.stripAccents = t.lowercase
+		if n.StripAccents != nil {
+			t.stripAccents = *n.StripAccents
+		}
+	}
+	if p := f.PreTokenizer; p != nil && p.Type != "BertPreTokenizer" && p.Type != "Whitespace" {
+		return nil, fmt.Errorf("pre-tokenizer %q is not supported: only BertPreTokenizer and Whitespace are", p.Type)
+	}
+	return t, nil
+}
+
+// Name returns "hf:" and the path the tokenizer was loaded from.
+func (t *HF) Name() string { return t.name }
+
+// VocabSize returns the number of entries of the vocabulary.
+func (t *HF) VocabSize() int { return len(t.vocab) }
+
+// Count returns the number of WordPiece tokens of text, without special
+// tokens.
+func (t *HF) Count(text string) int {
+	n := 0
+	forEachWord(text, func(start, end int) { n += len(t.wordIDs(text[start:end])) })
+	return n
+}
+
+// Encode returns the token ids of text, without special tokens.
+func (t *HF) Encode(text string) []int {
+	var ids []int
+	forEachWord(text, func(start, end int) { ids = append(ids, t.wordIDs(text[start:end])...) })
+	return ids
+}
+
+// AppendTokenEnds appends the end offset, in text, of every token. Tokens
+// of one word that come from one character (after normalisation) share that
+// character's end.
+func (t *HF) AppendTokenEnds(dst []int, text string) []int {
+	forEachWord(text, func(start, end int) {
+		dst = t.appendWordEnds(dst, text[start:end], start)
+	})
+	return dst
+}
+
+// forEachWord calls fn with the byte range of each run of text between
+// whitespace. Whitespace here is what the BERT pre-tokenizer splits on and
+// normalisation keeps or turns into a space, so tokenizing word by word
+// equals tokenizing the whole text.
+func forEachWord(text string, fn func(start, end int)) {
+	start := -1
+	for i := 0; i < len(text); {
+		r, size := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[i:])
+		}
+		if isBertSplitSpace(r) {
+			if start >= 0 {
+				fn(start, i)
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+		i += size
+	}
+	if start >= 0 {
+		fn(start, len(text))
+	}
+}
+
+// isBertSplitSpace reports whether r separates words both before and after
+// BertNormalizer: the characters it maps to a space (tab, line feed,
+// carriage return, space, category Zs) and the line and paragraph
+// separators, which it keeps and the pre-tokenizer splits on. Other control
+// characters (\v, \f, U+0085) are removed by normalisation, not split on.
+func isBertSplitSpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\r', '\u2028', '\u2029':
+		return true
+	}
+	return r >= utf8.RuneSelf && unicode.Is(unicode.Zs, r)
+}
+
+// wordIDs returns the token ids of a run of non-space text, cached.
+func (t *HF) wordIDs(word string) []int {
+	t.mu.RLock()
+	ids, ok := t.cache[word]
+	t.mu.RUnlock()
+	if ok {
+		return ids
+	}
+	ids = nil
+	t.tokenizeWord(word, func(id, _ int) { ids = append(ids, id) })
+	if len(word) <= maxCachedSegment {
+		t.mu.Lock()
+		if len(t.cache) >= maxCacheEntries {
+			t.cache = make(map[string][]int)
+		}
+		t.cache[string([]byte(word))] = ids
+		t.mu.Unlock()
+	}
+	return ids
+}
+
+func (t *HF) appendWordEnds(dst []int, word string, base int) []int {
+	t.tokenizeWord(word, func(_, end int) { dst = append(dst, base+end) })
+	return dst
+}
+
+// tokenizeWord normalises word, splits it into pre-tokens and runs WordPiece
+// on each, calling yield with every token id and the end offset in word of
+// the original character its last byte came from.
+func (t *HF) tokenizeWord(word string, yield func(id, end int)) {
+	norm, align := t.normalize(word)
+	// Pre-tokenize: split on whitespace, isolate punctuation.
+	start := -1
+	flush := func(end int) {
+		if start >= 0 {
+			t.wordPiece(norm, start, end, align, yield)
+			start = -1
+		}
+	}
+	for i := 0; i < len(norm); {
+		r, size := utf8.DecodeRuneInString(norm[i:])
+		switch {
+		case unicode.IsSpace(r):
+			flush(i)
+		case isBertPunct(r):
+			flush(i)
+			t.wordPiece(norm, i, i+size, align, yield)
+		default:
+			if start < 0 {
+				start = i
+			}
+		}
+		i += size
+	}
+	flush(len(norm))
+}
+
+// wordPiece runs greedy longest-match-first WordPiece on norm[start:end].
+func (t *HF) wordPiece(norm string, start, end int, align []int, yield func(id, end int)) {
+	w := norm[start:end]
+	if utf8.RuneCountInString(w) > t.maxWordChars {
+		yield(t.unkID, align[end-1])
+		return
+	}
+	type tok struct{ id, end int }
+	var toks []tok
+	var buf strings.Builder
+	for s := 0; s < len(w); {
+		found := false
+		for e := len(w); e > s; {
+			buf.Reset()
+			if s > 0 {
+				buf.WriteString(t.prefix)
+			}
+			buf.WriteString(w[s:e])
+			if id, ok := t.vocab[buf.String()]; ok {
+				toks = append(toks, tok{id, start + e})
+				s = e
+				found = true
+				break
+			}
+			// Step back one character.
+			_, size := utf8.DecodeLastRuneInString(w[s:e])
+			e -= size
+		}
+		if !found {
+			yield(t.unkID, align[end-1])
+			return
+		}
+	}
+	for _, tk := range toks {
+		yield(tk.id, align[tk.end-1])
+	}
+}
+
+// normalize applies BertNormalizer to word and returns, for every byte of
+// the result, the end offset in word of the character that produced it.
+func (t *HF) normalize(word string) (string, []int) {
+	var b strings.Builder
+	align := make([]int, 0, len(word)+4)
+	emit := func(s string, end int) {
+		b.WriteString(s)
+		for range len(s) {
+			align = append(align, end)
+		}
+	}
+	var rb [utf8.UTFMax]byte
+	for i := 0; i < len(word); {
+		r, size := utf8.DecodeRuneInString(word[i:])
+		end := i + size
+		i = end
+		if t.cleanText {
+			if r == 0 || r == utf8.RuneError || isBertControl(r) {
+				continue
+			}
+			if r == '\t' || r == '\n' || r == '\r' || unicode.Is(unicode.Zs, r) {
+				emit(" ", end)
+				continue
+			}
+		}
+		if t.chineseChars && isCJK(r) {
+			emit(" ", end)
+			emit(string(r), end)
+			emit(" ", end)
+			continue
+		}
+		s := word[end-size : end]
+		if r < utf8.RuneSelf {
+			if t.lowercase && 'A' <= r && r <= 'Z' {
+				rb[0] = byte(r + 'a' - 'A')
+				s = string(rb[:1])
+			}
+			emit(s, end)
+			continue
+		}
+		if t.stripAccents {
+			var sb strings.Builder
+			for _, d := range norm.NFD.String(s) {
+				if !unicode.Is(unicode.Mn, d) {
+					sb.WriteRune(d)
+				}
+			}
+			s = sb.String()
+		}
+		if t.lowercase {
+			s = strings.ToLower(s)
+		}
+		emit(s, end)
+	}
+	return b.String(), align
+}
+
+// isBertControl reports the characters BertNormalizer removes: control,
+// format and other C-category characters, except tab, newline and carriage
+// return.
+func isBertControl(r rune) bool {
+	if r == '\t' || r == '\n' || r == '\r' {
+		return false
+	}
+	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs) || !unicode.Is(unicode.L, r) && !unicode.In(r, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z) && r > 0x7f
+}
+
+// isBertPunct reports ASCII punctuation and Unicode category P characters.
+func isBertPunct(r rune) bool {
+	if r >= 33 && r <= 47 || r >= 58 && r <= 64 || r >= 91 && r <= 96 || r >= 123 && r <= 126 {
+		return true
+	}
+	return unicode.IsPunct(r)
+}
+
+// isCJK reports the CJK ideograph blocks BERT pads with spaces.
+func isCJK(r rune) bool {
+	return r >= 0x4E00 && r <= 0x9FFF || r >= 0x3400 && r <= 0x4DBF || r >= 0x20000 && r <= 0x2A6DF ||
+		r >= 0x2A700 && r <= 0x2B73F || r >= 0x2B740 && r <= 0x2B81F || r >= 0x2B820 && r <= 0x2CEAF ||
+		r >= 0xF900 && r <= 0xFAFF || r >= 0x2F800 && r <= 0x2FA1F
+}

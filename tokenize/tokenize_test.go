@@ -1,0 +1,265 @@
+package tokenize
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// sharedDir returns ../shared/<sub> relative to the module root, or skips the
+// test when it is absent (as on a user's machine).
+func sharedDir(t testing.TB, sub string) string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "shared", sub)
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("skipping: %s not found (the shared data is only present in the project's CI)", dir)
+	}
+	return dir
+}
+
+// reference.jsonl holds token ids and counts produced by the reference
+// implementations (Hugging Face tokenizers.js 0.2.0 and js-tiktoken 1.0.21)
+// for a few hand-picked sentences.
+type refLine struct {
+	Tok  string `json:"tok"`
+	Text string `json:"text"`
+	IDs  []int  `json:"ids"`
+	N    int    `json:"n"`
+}
+
+func readReference(t *testing.T) []refLine {
+	f, err := os.Open("testdata/reference.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []refLine
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var l refLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func TestHFMatchesReference(t *testing.T) {
+	dir := sharedDir(t, "tokenizers")
+	toks := map[string]*HF{}
+	for _, name := range []string{"potion-base-8M", "all-MiniLM-L6-v2"} {
+		tk, err := LoadHF(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		toks[name] = tk
+	}
+	n := 0
+	for _, l := range readReference(t) {
+		tk, ok := toks[l.Tok]
+		if !ok {
+			continue
+		}
+		n++
+		if got := tk.Encode(l.Text); !slices.Equal(got, l.IDs) {
+			t.Errorf("%s %q:\n got %v\nwant %v", l.Tok, l.Text, got, l.IDs)
+		}
+		if got := tk.Count(l.Text); got != len(l.IDs) {
+			t.Errorf("%s Count(%q) = %d, want %d", l.Tok, l.Text, got, len(l.IDs))
+		}
+		ends := tk.AppendTokenEnds(nil, l.Text)
+		if len(ends) != len(l.IDs) || !slices.IsSorted(ends) {
+			t.Errorf("%s token ends %v: want %d sorted offsets", l.Tok, ends, len(l.IDs))
+		}
+	}
+	if n == 0 {
+		t.Fatal("no reference lines for hugging face tokenizers")
+	}
+}
+
+func TestTikTokenMatchesReference(t *testing.T) {
+	for _, l := range readReference(t) {
+		if l.N == 0 {
+			continue
+		}
+		tk, err := NewTikToken(l.Tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tk.Count(l.Text); got != l.N {
+			t.Errorf("%s Count(%q) = %d, want %d", l.Tok, l.Text, got, l.N)
+		}
+	}
+}
+
+// The segment cache must never change a count: compare with encoding the
+// whole text at once, on real corpora and on tricky hand-made strings.
+func TestTikTokenSegmentsExact(t *testing.T) {
+	texts := []string{
+		"a  b\n\n  c\t\td \r\n e", "word.\n next", "x ’s 's 'S Its ſ", "  \u00a0 nbsp\u2003em\u3000ideo",
+		"1234567 89, 1 2 3", "emoji 🎉 🚀🚀  ok", "trailing   ", "\n\n\n", "a\u200eb c\u0085d",
+		"CamelCaseWord ALLCAPS lower", "path/to/file\n/ next", "tab\tsep\u2028line",
+	}
+	if dir, err := os.ReadDir(filepath.Join("..", "..", "shared", "eval", "chroma")); err == nil {
+		for _, e := range dir {
+			if strings.HasSuffix(e.Name(), ".md") {
+				b, err := os.ReadFile(filepath.Join("..", "..", "shared", "eval", "chroma", e.Name()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				texts = append(texts, string(b))
+			}
+		}
+	}
+	for _, enc := range []string{"cl100k_base", "o200k_base"} {
+		tk, err := NewTikToken(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range texts {
+			want, _ := tk.codec.Count(s)
+			if got := tk.Count(s); got != want {
+				t.Errorf("%s: Count = %d, whole-text encoding = %d for %.40q", enc, got, want, s)
+			}
+			ends := tk.AppendTokenEnds(nil, s)
+			if len(ends) != want || (len(ends) > 0 && ends[len(ends)-1] != len(s)) {
+				t.Errorf("%s: %d token ends (last %v), want %d ending at %d", enc, len(ends), ends[len(ends)-1:], want, len(s))
+			}
+		}
+	}
+}
+
+func FuzzTikTokenSegments(f *testing.F) {
+	for _, s := range []string{"hello world", "a  \n b", "x's ok", "€ 1234 ab\tc"} {
+		f.Add(s)
+	}
+	tk, err := NewTikToken("cl100k_base")
+	if err != nil {
+		f.Fatal(err)
+	}
+	codec, _ := tokenizer.Get(tokenizer.Cl100kBase)
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		want, _ := codec.Count(s)
+		if got := tk.Count(s); got != want {
+			t.Fatalf("Count(%q) = %d, want %d", s, got, want)
+		}
+	})
+}
+
+func TestSimpleCounters(t *testing.T) {
+	tests := []struct {
+		text                string
+		runes, bytes, words int
+	}{
+		{"", 0, 0, 0},
+		{"héllo wörld", 11, 13, 2},
+		{"  a\tb\n\nc  ", 10, 10, 3},
+		{"日本語", 3, 9, 1},
+		{"nul\x00byte", 8, 8, 1},
+	}
+	for _, tc := range tests {
+		if got := (Runes{}).Count(tc.text); got != tc.runes {
+			t.Errorf("Runes(%q) = %d, want %d", tc.text, got, tc.runes)
+		}
+		if got := (Bytes{}).Count(tc.text); got != tc.bytes {
+			t.Errorf("Bytes(%q) = %d, want %d", tc.text, got, tc.bytes)
+		}
+		if got := (Words{}).Count(tc.text); got != tc.words || got != len(strings.Fields(tc.text)) {
+			t.Errorf("Words(%q) = %d, want %d", tc.text, got, tc.words)
+		}
+		for _, c := range []Encoder{Runes{}, Bytes{}, Words{}} {
+			ends := c.AppendTokenEnds(nil, tc.text)
+			if len(ends) != c.Count(tc.text) {
+				t.Errorf("%s(%q): %d ends for %d tokens", c.Name(), tc.text, len(ends), c.Count(tc.text))
+			}
+		}
+	}
+}
+
+func TestNew(t *testing.T) {
+	for _, name := range []string{"runes", "words", "bytes", "cl100k_base", "o200k_base"} {
+		c, err := New(name)
+		if err != nil {
+			t.Fatalf("New(%q): %v", name, err)
+		}
+		if c.Name() != name {
+			t.Errorf("New(%q).Name() = %q", name, c.Name())
+		}
+	}
+	for _, bad := range []string{"gpt2", "hf:/nonexistent/tokenizer.json"} {
+		if _, err := New(bad); err == nil {
+			t.Errorf("New(%q): no error", bad)
+		}
+	}
+}
+
+func TestParseHFErrors(t *testing.T) {
+	for _, doc := range []string{
+		`not json`,
+		`{"model":{"type":"BPE","vocab":{"a":0}}}`,
+		`{"model":{"type":"WordPiece","vocab":{}}}`,
+		`{"model":{"type":"WordPiece","unk_token":"[UNK]","vocab":{"a":0}}}`,
+	} {
+		if _, err := ParseHF([]byte(doc)); err == nil {
+			t.Errorf("ParseHF(%s): no error", doc)
+		}
+	}
+}
+
+func BenchmarkCount(b *testing.B) {
+	text := benchText(b)
+	hfPath := filepath.Join("..", "..", "shared", "tokenizers", "all-MiniLM-L6-v2")
+	names := []string{"runes", "words", "cl100k_base", "o200k_base"}
+	if _, err := os.Stat(hfPath); err == nil {
+		names = append(names, "hf:"+hfPath)
+	}
+	for _, name := range names {
+		c, err := New(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		label := name
+		if strings.HasPrefix(name, "hf:") {
+			label = "hf-minilm"
+		}
+		b.Run(label, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				c.Count(text)
+			}
+		})
+	}
+}
+
+// benchText is 1 MB of prose: the chroma corpora when present, otherwise
+// generated text.
+func benchText(b *testing.B) string {
+	var sb strings.Builder
+	if b, err := os.ReadFile(filepath.Join("..", "..", "shared", "eval", "chroma", "wikitexts.md")); err == nil {
+		for sb.Len() < 1<<20 {
+			sb.Write(b)
+		}
+		return sb.String()
+	}
+	words := strings.Fields("the of a chunk retrieval model token sentence paragraph embedding vector similarity boundary document query answer index search evaluation recall precision")
+	for i := 0; sb.Len() < 1<<20; i++ {
+		sb.WriteString(words[(i*7+i/3)%len(words)])
+		if i%13 == 12 {
+			sb.WriteString(". ")
+		} else {
+			sb.WriteByte(' ')
+		}
+	}
+	return sb.String()
+}
