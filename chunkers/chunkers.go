@@ -1,0 +1,51 @@
+// Package chunkers builds every chunker of this module by name from a JSON
+// configuration. It is what the gochunk command and server use; library
+// users can call the constructors of the chunker packages directly.
+package chunkers
+
+import (
+	"gochunk"
+	"gochunk/split"
+	"gochunk/tokenize"
+)
+
+// New returns a registry holding every built-in chunker.
+func New() *gochunk.Registry {
+	r := gochunk.NewRegistry()
+	for _, s := range Specs() {
+		if err := r.Register(s); err != nil {
+			panic(err) // a programming error in this package, caught by its tests
+		}
+	}
+	return r
+}
+
+// Specs returns the specs of the built-in chunkers.
+func Specs() []gochunk.Spec {
+	return []gochunk.Spec{
+		spec("token", "fixed windows of N tokens with overlap (Chonkie TokenChunker)", split.DefaultTokenConfig, split.NewToken),
+		spec("character", "split on one separator, merge up to the size (LangChain CharacterTextSplitter)", split.DefaultCharacterConfig, split.NewCharacter),
+		spec("recursive", "split on a list of separators, recursing into oversized pieces (LangChain RecursiveCharacterTextSplitter)", split.DefaultRecursiveConfig, split.NewRecursive),
+		spec("sentence", "pack whole sentences up to the size (Chonkie SentenceChunker)", split.DefaultSentenceConfig, split.NewSentence),
+		spec("semchunk", "semantic delimiter hierarchy with adaptive binary-search merging (semchunk)", split.DefaultSemchunkConfig, split.NewSemchunk),
+		spec("markdown", "markdown structure: sections, blocks, code fences and tables kept whole, heading paths", split.DefaultMarkdownConfig, split.NewMarkdown),
+		spec("code", "source code structure: definitions with their comments, blank lines, lines", split.DefaultCodeConfig, split.NewCode),
+	}
+}
+
+// spec wraps a typed constructor as a Spec.
+func spec[C any, K gochunk.Chunker](name, summary string, defaults func() C, build func(C, tokenize.Counter) (K, error)) gochunk.Spec {
+	d := defaults()
+	return gochunk.Spec{
+		Name:     name,
+		Summary:  summary,
+		Defaults: &d,
+		New: func(config []byte, env gochunk.Env) (gochunk.Chunker, error) {
+			cfg := defaults()
+			if err := gochunk.DecodeConfig(config, &cfg); err != nil {
+				return nil, err
+			}
+			return build(cfg, env.CounterOrDefault())
+		},
+	}
+}

@@ -1,0 +1,320 @@
+// Package pack holds the machinery every rule-based chunker shares: cutting
+// a range of text at a hierarchy of split levels, greedily merging pieces up
+// to a size limit with overlap, and turning byte ranges into chunks that
+// keep the contract of package gochunk (exact offsets, hard size limit,
+// nothing lost).
+package pack
+
+import (
+	"context"
+	"fmt"
+	"unicode"
+	"unicode/utf8"
+
+	"gochunk"
+	"gochunk/internal/runeoff"
+	"gochunk/tokenize"
+)
+
+// Range is the byte range Text[Start:End].
+type Range struct{ Start, End int }
+
+// Piece is a range with its size in tokens.
+type Piece struct {
+	Start, End int
+	Size       int
+}
+
+// Level cuts the range [a, b) of text into pieces, appending them to dst
+// in order. Pieces must lie inside [a, b), in order and not overlap; the
+// text between two pieces is a separator that is kept when both pieces end
+// up in one chunk. A level that finds nothing to cut returns one piece (or
+// none), and the engine moves on to the next level.
+type Level func(text string, a, b int, dst []Piece) []Piece
+
+// Engine splits text with a list of levels, from coarse to fine, and then
+// by words and tokens, so that every resulting range fits the limit.
+type Engine struct {
+	Text    string
+	Counter tokenize.Counter
+	Limit   int
+	Overlap int
+	// Levels are tried in order; the engine adds the word and token levels
+	// after them.
+	Levels []Level
+	// SkipWords leaves out the word level: pieces that no level splits are
+	// cut at tokens directly.
+	SkipWords bool
+	// MaxUnit, when larger than Limit, lets a single indivisible unit (a
+	// character, or the tokens of one character) of up to MaxUnit tokens
+	// stand alone as a piece over Limit instead of being an error.
+	MaxUnit int
+
+	ready    bool
+	additive bool
+	levels   []Level
+	ends     []int
+	ops      int
+}
+
+// Init prepares the engine; call it after setting the fields.
+func (e *Engine) Init() {
+	e.additive = tokenize.IsAdditive(e.Counter)
+	e.levels = append([]Level(nil), e.Levels...)
+	if !e.SkipWords {
+		e.levels = append(e.levels, SplitWhitespace)
+	}
+	e.ready = true
+}
+
+// Count measures Text[a:b].
+func (e *Engine) Count(a, b int) int { return e.Counter.Count(e.Text[a:b]) }
+
+// Split cuts [a, b) into ranges of at most Limit tokens each, appending them
+// to out.
+func (e *Engine) Split(ctx context.Context, a, b int, out []Range) ([]Range, error) {
+	if !e.ready {
+		e.Init()
+	}
+	return e.split(ctx, a, b, 0, out)
+}
+
+func (e *Engine) split(ctx context.Context, a, b, level int, out []Range) ([]Range, error) {
+	if err := ctx.Err(); err != nil {
+		return out, fmt.Errorf("chunking cancelled: %w", err)
+	}
+	var pieces []Piece
+	for ; level < len(e.levels); level++ {
+		pieces = e.levels[level](e.Text, a, b, pieces[:0])
+		if len(pieces) > 1 {
+			break
+		}
+		if len(pieces) == 1 && (pieces[0].Start != a || pieces[0].End != b) {
+			break // the level trimmed separators: still progress
+		}
+	}
+	if level >= len(e.levels) {
+		return e.splitTokens(ctx, a, b, out)
+	}
+	good := pieces[:0:0]
+	var err error
+	for _, p := range pieces {
+		p.Size = e.Count(p.Start, p.End)
+		if p.Size <= e.Limit {
+			good = append(good, p)
+			continue
+		}
+		out = e.Merge(good, out)
+		good = good[:0]
+		if out, err = e.split(ctx, p.Start, p.End, level+1, out); err != nil {
+			return out, err
+		}
+	}
+	return e.Merge(good, out), nil
+}
+
+// splitTokens cuts [a, b) at token boundaries (moved to character
+// boundaries), or at characters for counters that cannot report tokens.
+func (e *Engine) splitTokens(ctx context.Context, a, b int, out []Range) ([]Range, error) {
+	var pieces []Piece
+	if enc, ok := e.Counter.(tokenize.Encoder); ok {
+		e.ends = enc.AppendTokenEnds(e.ends[:0], e.Text[a:b])
+		start, n := a, 0
+		for _, end := range e.ends {
+			n++
+			end += a
+			if end < b && !utf8.RuneStart(e.Text[end]) {
+				continue // inside a character: merge with the next token
+			}
+			pieces = append(pieces, Piece{start, end, n})
+			start, n = end, 0
+		}
+		if start < b {
+			if len(pieces) > 0 && n == 0 && isSpace(e.Text[start:b]) {
+				pieces[len(pieces)-1].End = b // trailing space that makes no token
+			} else {
+				pieces = append(pieces, Piece{start, b, max(n, e.Count(start, b))})
+			}
+		}
+	} else {
+		for i := a; i < b; {
+			_, size := utf8.DecodeRuneInString(e.Text[i:])
+			pieces = append(pieces, Piece{i, i + size, e.Count(i, i+size)})
+			i += size
+		}
+	}
+	for _, p := range pieces {
+		if p.Size > max(e.Limit, e.MaxUnit) {
+			r, _ := utf8.DecodeRuneInString(e.Text[p.Start:])
+			return out, fmt.Errorf("%w: %q at byte %d is %d tokens, the limit is %d", gochunk.ErrTooSmall, r, p.Start, p.Size, e.Limit)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return out, fmt.Errorf("chunking cancelled: %w", err)
+	}
+	return e.Merge(pieces, out), nil
+}
+
+// Merge packs consecutive pieces greedily into ranges of at most Limit
+// tokens, with LangChain's overlap rule: the next range starts with the
+// longest run of trailing pieces of the previous one that is at most Overlap
+// tokens and leaves room for the next piece. Each piece must fit the limit.
+// The size of a merged range is estimated as the sum of its pieces and
+// separators, and checked exactly for counters that are not additive.
+func (e *Engine) Merge(pieces []Piece, out []Range) []Range {
+	n := len(pieces)
+	gap := func(j int) int { // separator between pieces j and j+1
+		if pieces[j].End == pieces[j+1].Start {
+			return 0
+		}
+		return e.Count(pieces[j].End, pieces[j+1].Start)
+	}
+	for i := 0; i < n; {
+		total := pieces[i].Size
+		j := i
+		for j+1 < n {
+			add := gap(j) + pieces[j+1].Size
+			if total+add > e.Limit {
+				break
+			}
+			total += add
+			j++
+		}
+		if !e.additive && j > i && e.Count(pieces[i].Start, pieces[j].End) > e.Limit {
+			// The estimate was low: find the longest prefix that fits.
+			lo, hi := i, j-1
+			for lo < hi {
+				mid := (lo + hi + 1) / 2
+				if e.Count(pieces[i].Start, pieces[mid].End) <= e.Limit {
+					lo = mid
+				} else {
+					hi = mid - 1
+				}
+			}
+			j = lo
+		}
+		out = append(out, Range{pieces[i].Start, pieces[j].End})
+		if j == n-1 {
+			break
+		}
+		next := j + 1
+		if e.Overlap > 0 {
+			room := e.Limit - gap(j) - pieces[j+1].Size
+			t := 0
+			for k := j; k > i; k-- {
+				add := pieces[k].Size
+				if k < j {
+					add += gap(k)
+				}
+				if t+add > e.Overlap || t+add > room {
+					break
+				}
+				t += add
+				next = k
+			}
+		}
+		i = next
+	}
+	return out
+}
+
+// SplitWhitespace is the word level: pieces are the runs of non-space text,
+// the spaces between them are separators.
+func SplitWhitespace(text string, a, b int, dst []Piece) []Piece {
+	start := -1
+	for i := a; i < b; {
+		r, size := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[i:])
+		}
+		if unicode.IsSpace(r) {
+			if start >= 0 {
+				dst = append(dst, Piece{Start: start, End: i})
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+		i += size
+	}
+	if start >= 0 {
+		dst = append(dst, Piece{Start: start, End: b})
+	}
+	return dst
+}
+
+func isSpace(s string) bool {
+	for _, r := range s {
+		if !unicode.IsSpace(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Trim returns r without leading and trailing white space.
+func Trim(text string, r Range) Range {
+	for r.Start < r.End {
+		c, size := rune(text[r.Start]), 1
+		if c >= utf8.RuneSelf {
+			c, size = utf8.DecodeRuneInString(text[r.Start:r.End])
+		}
+		if !unicode.IsSpace(c) {
+			break
+		}
+		r.Start += size
+	}
+	for r.End > r.Start {
+		c, size := rune(text[r.End-1]), 1
+		if c >= utf8.RuneSelf {
+			c, size = utf8.DecodeLastRuneInString(text[r.Start:r.End])
+		}
+		if !unicode.IsSpace(c) {
+			break
+		}
+		r.End -= size
+	}
+	return r
+}
+
+// Build turns ranges of e.Text into chunks: each range is trimmed of white
+// space when trim is set, dropped when nothing but white space is left,
+// measured exactly, and cut again if it is over the limit (which only a
+// counter whose count grows when text is trimmed could cause). Chunks get
+// their byte and rune offsets, token counts and indexes.
+func (e *Engine) Build(ctx context.Context, ranges []Range, trim bool) ([]gochunk.Chunk, error) {
+	conv := runeoff.New(e.Text)
+	chunks := make([]gochunk.Chunk, 0, len(ranges))
+	for _, r := range ranges {
+		if trim {
+			r = Trim(e.Text, r)
+		}
+		if r.End <= r.Start || isSpace(e.Text[r.Start:r.End]) {
+			continue
+		}
+		text := e.Text[r.Start:r.End]
+		n := e.Counter.Count(text)
+		if n > e.Limit {
+			sub, err := e.splitTokens(ctx, r.Start, r.End, nil)
+			if err != nil {
+				return nil, err
+			}
+			more, err := e.Build(ctx, sub, trim)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range more {
+				c.Index = len(chunks)
+				chunks = append(chunks, c)
+			}
+			continue
+		}
+		chunks = append(chunks, gochunk.Chunk{
+			Index:      len(chunks),
+			Text:       text,
+			Spans:      []gochunk.Span{{Start: r.Start, End: r.End, StartRune: conv.Rune(r.Start), EndRune: conv.Rune(r.End)}},
+			TokenCount: n,
+		})
+	}
+	return chunks, nil
+}

@@ -1,0 +1,291 @@
+// Package segment cuts text into sentences, paragraphs and lines while
+// keeping exact byte offsets.
+//
+// Every function returns ranges that partition the text: they are in order,
+// the first starts at 0, each starts where the previous ends, and the last
+// ends at len(text). Whitespace after a sentence, paragraph or line belongs
+// to it, so joining the ranges gives the text back.
+package segment
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Range is the byte range text[Start:End].
+type Range struct {
+	Start, End int
+}
+
+// Len returns the range's length in bytes.
+func (r Range) Len() int { return r.End - r.Start }
+
+// DefaultAbbreviations are words that a period after does not end a
+// sentence (matched case-insensitively, without the final period).
+var defaultAbbreviations = []string{
+	"mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "etc.al", "al",
+	"e.g", "i.e", "cf", "viz", "approx", "fig", "figs", "eq", "eqs", "no", "nos", "vol",
+	"vols", "ch", "sec", "p", "pp", "ed", "eds", "inc", "ltd", "co", "corp", "dept",
+	"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+	"gen", "col", "lt", "sgt", "capt", "rev", "hon", "gov", "sen", "rep", "u.s", "u.k", "a.m", "p.m",
+}
+
+// DefaultAbbreviations returns a copy of the abbreviations the sentence
+// splitter knows by default.
+func DefaultAbbreviations() []string {
+	return append([]string(nil), defaultAbbreviations...)
+}
+
+// Sentences splits text into sentences with the default options.
+func Sentences(text string) []Range {
+	return SentenceSplitter{}.Split(text)
+}
+
+// SentenceSplitter finds sentence boundaries.
+//
+// With no Delimiters it uses rules: a sentence ends after a run of
+// terminators (. ! ? … and the CJK 。！？), with any closing quotes or
+// brackets, when whitespace and a character that can start a sentence
+// follow (not a lowercase letter); a period after a known abbreviation
+// ("Dr.", "e.g."), after a single capital initial ("J. Smith"), or inside a
+// number ("3.14") does not end one; CJK terminators end a sentence without
+// a following space; a line break ends one unless KeepLines is set.
+//
+// With Delimiters it behaves like Chonkie's sentence splitter: the text is
+// cut after every occurrence of any delimiter string.
+type SentenceSplitter struct {
+	// Delimiters, when set, replaces the rules by plain delimiter matching.
+	Delimiters []string
+	// Abbreviations replaces the default abbreviation list when non-nil.
+	Abbreviations []string
+	// KeepLines stops single line breaks from ending sentences (blank
+	// lines still do).
+	KeepLines bool
+}
+
+// Split returns the sentence ranges of text.
+func (s SentenceSplitter) Split(text string) []Range {
+	if text == "" {
+		return nil
+	}
+	if len(s.Delimiters) > 0 {
+		return splitAfterDelimiters(text, s.Delimiters)
+	}
+	abbr := s.Abbreviations
+	if abbr == nil {
+		abbr = defaultAbbreviations
+	}
+	set := make(map[string]bool, len(abbr))
+	for _, a := range abbr {
+		set[strings.ToLower(strings.TrimSuffix(a, "."))] = true
+	}
+	var out []Range
+	start := 0
+	cut := func(at int) {
+		// Attach the whitespace that follows to this sentence; leading
+		// whitespace stays with the sentence after it.
+		end := skipSpace(text, at)
+		if end > start && skipSpace(text, start) < end {
+			out = append(out, Range{start, end})
+			start = end
+		}
+	}
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch r {
+		case '\n':
+			if !s.KeepLines || blankLineAt(text, i) {
+				cut(i + size)
+			}
+		case '。', '！', '？', '｡':
+			end := skipClosers(text, skipTerminators(text, i))
+			cut(end)
+			i = end
+			continue
+		case '.', '!', '?', '…':
+			end := skipClosers(text, skipTerminators(text, i))
+			if sentenceEndsAt(text, i, end, set) {
+				cut(end)
+			}
+			i = end
+			continue
+		}
+		i += size
+	}
+	if start < len(text) {
+		out = append(out, Range{start, len(text)})
+	}
+	return out
+}
+
+// sentenceEndsAt decides whether the terminator run text[i:end] ends a
+// sentence.
+func sentenceEndsAt(text string, i, end int, abbr map[string]bool) bool {
+	if end >= len(text) {
+		return true
+	}
+	next, _ := utf8.DecodeRuneInString(text[end:])
+	if !unicode.IsSpace(next) {
+		return false // "3.14", "e.g.x", "word.Next" (URLs, file names)
+	}
+	after := skipSpace(text, end)
+	if after >= len(text) {
+		return true
+	}
+	if strings.Contains(text[end:after], "\n") {
+		return true
+	}
+	first, _ := utf8.DecodeRuneInString(text[after:])
+	if unicode.IsLower(first) {
+		return false // "e.g. twice", "... and then"
+	}
+	if text[i] == '.' && end-i == 1 || text[i] == '.' && strings.TrimRight(text[i:end], "\"')]}’”»") == "." {
+		word := lastWord(text[:i])
+		if abbr[strings.ToLower(word)] {
+			return false
+		}
+		if n := utf8.RuneCountInString(word); n == 1 {
+			r, _ := utf8.DecodeRuneInString(word)
+			if unicode.IsUpper(r) {
+				return false // an initial: "J. Smith"
+			}
+		}
+	}
+	return true
+}
+
+// lastWord returns the run of letters and inner periods that ends text.
+func lastWord(text string) string {
+	j := len(text)
+	for j > 0 {
+		r, size := utf8.DecodeLastRuneInString(text[:j])
+		if !unicode.IsLetter(r) && r != '.' {
+			break
+		}
+		j -= size
+	}
+	return strings.TrimLeft(text[j:], ".")
+}
+
+func skipTerminators(text string, i int) int {
+	for i < len(text) {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch r {
+		case '.', '!', '?', '…', '。', '！', '？', '｡':
+			i += size
+			continue
+		}
+		break
+	}
+	return i
+}
+
+func skipClosers(text string, i int) int {
+	for i < len(text) {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch r {
+		case '"', '\'', ')', ']', '}', '’', '”', '»', '」', '』', '）', '】':
+			i += size
+			continue
+		}
+		break
+	}
+	return i
+}
+
+func skipSpace(text string, i int) int {
+	for i < len(text) {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f' {
+				break
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		i += size
+	}
+	return i
+}
+
+// blankLineAt reports whether the line break at i is followed by another
+// line break with only spaces between.
+func blankLineAt(text string, i int) bool {
+	for j := i + 1; j < len(text); j++ {
+		switch text[j] {
+		case ' ', '\t', '\r':
+			continue
+		case '\n':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+func splitAfterDelimiters(text string, delims []string) []Range {
+	var out []Range
+	start := 0
+	for i := 0; i < len(text); {
+		matched := 0
+		for _, d := range delims {
+			if d != "" && strings.HasPrefix(text[i:], d) && len(d) > matched {
+				matched = len(d)
+			}
+		}
+		if matched > 0 {
+			i += matched
+			out = append(out, Range{start, i})
+			start = i
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+	}
+	if start < len(text) {
+		out = append(out, Range{start, len(text)})
+	}
+	return out
+}
+
+// Paragraphs splits text at blank lines (a line break followed by another
+// with only spaces between).
+func Paragraphs(text string) []Range {
+	var out []Range
+	start := 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' && blankLineAt(text, i) {
+			end := skipSpace(text, i)
+			out = append(out, Range{start, end})
+			start = end
+			i = end - 1
+		}
+	}
+	if start < len(text) {
+		out = append(out, Range{start, len(text)})
+	}
+	return out
+}
+
+// Lines splits text after every line feed.
+func Lines(text string) []Range {
+	var out []Range
+	start := 0
+	for {
+		j := strings.IndexByte(text[start:], '\n')
+		if j < 0 {
+			break
+		}
+		out = append(out, Range{start, start + j + 1})
+		start += j + 1
+	}
+	if start < len(text) {
+		out = append(out, Range{start, len(text)})
+	}
+	return out
+}

@@ -1,0 +1,285 @@
+package split
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"gochunk"
+	"gochunk/internal/pack"
+	"gochunk/segment"
+	"gochunk/tokenize"
+)
+
+// MarkdownConfig configures the Markdown chunker.
+type MarkdownConfig struct {
+	Size
+	HeadingPath bool `json:"heading_path" doc:"record the enclosing headings of each chunk in its metadata under \"headings\""`
+}
+
+// DefaultMarkdownConfig returns a size of 1000, no overlap, heading paths
+// on.
+func DefaultMarkdownConfig() MarkdownConfig {
+	return MarkdownConfig{Size: Size{Size: 1000}, HeadingPath: true}
+}
+
+// Markdown chunks markdown by its structure. It cuts before headings (the
+// highest level first, so a chunk holds whole sections when they fit and a
+// heading stays with the text under it), then between blocks (paragraphs,
+// lists, tables, fenced code), then between the lines of a list, table or
+// code block or the sentences of a paragraph, then at white space and
+// tokens. It never cuts inside a fenced code block or a table row unless
+// that block or row alone is over the size. Each chunk records the path of
+// headings it falls under.
+type Markdown struct {
+	cfg     MarkdownConfig
+	counter tokenize.Counter
+}
+
+// NewMarkdown returns a Markdown chunker.
+func NewMarkdown(cfg MarkdownConfig, counter tokenize.Counter) (*Markdown, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &Markdown{cfg: cfg, counter: counterOr(counter)}, nil
+}
+
+// Chunk implements gochunk.Chunker.
+func (m *Markdown) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chunk, error) {
+	if err := gochunk.CheckUTF8(doc.Text); err != nil {
+		return nil, err
+	}
+	md := parseMarkdown(doc.Text)
+	var levels []pack.Level
+	for h := 1; h <= 6; h++ {
+		levels = append(levels, md.headingLevel(h))
+	}
+	levels = append(levels, md.blockLevel, md.lineLevel, lineSentenceLevel)
+	chunks, err := recursiveChunks(ctx, doc, m.counter, m.cfg.Size, levels, true)
+	if err != nil || !m.cfg.HeadingPath {
+		return chunks, err
+	}
+	md.annotate(chunks)
+	return chunks, nil
+}
+
+type blockKind int
+
+const (
+	blockParagraph blockKind = iota
+	blockHeading
+	blockCode  // fenced code
+	blockLines // lists, tables, block quotes: cut between lines
+)
+
+type mdBlock struct {
+	start, end int // end includes the blank lines after the block
+	kind       blockKind
+	level      int    // heading level
+	title      string // heading text
+}
+
+type markdownDoc struct {
+	text   string
+	blocks []mdBlock
+}
+
+// parseMarkdown finds the blocks of text line by line: ATX and setext
+// headings, fenced code blocks (``` or ~~~, closed by a fence of the same
+// character at least as long, or by the end of the text), lists, tables,
+// block quotes and paragraphs.
+func parseMarkdown(text string) *markdownDoc {
+	md := &markdownDoc{text: text}
+	lines := segment.Lines(text)
+	for i := 0; i < len(lines); {
+		ln := lines[i]
+		line := strings.TrimRight(text[ln.Start:ln.End], "\r\n")
+		trimmed := strings.TrimLeft(line, " ")
+		indent := len(line) - len(trimmed)
+		switch {
+		case strings.TrimSpace(line) == "":
+			if n := len(md.blocks); n > 0 {
+				md.blocks[n-1].end = ln.End
+			} else {
+				md.blocks = append(md.blocks, mdBlock{start: ln.Start, end: ln.End})
+			}
+			i++
+			continue
+		case indent <= 3 && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")):
+			n := 0
+			for n < len(trimmed) && trimmed[n] == trimmed[0] {
+				n++
+			}
+			fence := trimmed[:n]
+			j := i + 1
+			for ; j < len(lines); j++ {
+				l := strings.TrimSpace(text[lines[j].Start:lines[j].End])
+				if strings.HasPrefix(l, fence) && strings.Trim(l, fence[:1]) == "" {
+					j++
+					break
+				}
+			}
+			md.add(mdBlock{start: ln.Start, end: lines[j-1].End, kind: blockCode})
+			i = j
+			continue
+		case indent <= 3 && atxLevel(trimmed) > 0:
+			lvl := atxLevel(trimmed)
+			title := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(trimmed[lvl:]), "#"))
+			md.add(mdBlock{start: ln.Start, end: ln.End, kind: blockHeading, level: lvl, title: title})
+			i++
+			continue
+		}
+		// A run of non-blank lines: a setext heading, a line block or a
+		// paragraph.
+		j := i + 1
+		for ; j < len(lines); j++ {
+			l := text[lines[j].Start:lines[j].End]
+			t := strings.TrimLeft(l, " ")
+			if strings.TrimSpace(l) == "" || atxLevel(t) > 0 || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+				break
+			}
+		}
+		if j == i+2 && isSetextUnderline(text[lines[i+1].Start:lines[i+1].End]) {
+			lvl := 1
+			if strings.TrimSpace(text[lines[i+1].Start:lines[i+1].End])[0] == '-' {
+				lvl = 2
+			}
+			md.add(mdBlock{start: ln.Start, end: lines[i+1].End, kind: blockHeading, level: lvl, title: strings.TrimSpace(line)})
+		} else {
+			kind := blockParagraph
+			if isLineBlock(trimmed) {
+				kind = blockLines
+			}
+			md.add(mdBlock{start: ln.Start, end: lines[j-1].End, kind: kind})
+		}
+		i = j
+	}
+	return md
+}
+
+func (md *markdownDoc) add(b mdBlock) { md.blocks = append(md.blocks, b) }
+
+// atxLevel returns the level of an ATX heading line ("## Title"), or 0.
+func atxLevel(line string) int {
+	n := 0
+	for n < len(line) && line[n] == '#' {
+		n++
+	}
+	if n == 0 || n > 6 {
+		return 0
+	}
+	if n < len(line) && line[n] != ' ' && line[n] != '\t' && line[n] != '\r' && line[n] != '\n' {
+		return 0
+	}
+	return n
+}
+
+func isSetextUnderline(line string) bool {
+	t := strings.TrimSpace(line)
+	return t != "" && (strings.Trim(t, "=") == "" || strings.Trim(t, "-") == "" && len(t) >= 2)
+}
+
+// isLineBlock reports lines that start a list, a table or a block quote.
+func isLineBlock(t string) bool {
+	if strings.HasPrefix(t, "|") || strings.HasPrefix(t, ">") {
+		return true
+	}
+	if len(t) >= 2 && (t[0] == '-' || t[0] == '*' || t[0] == '+') && t[1] == ' ' {
+		return true
+	}
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && t[i+1] == ' '
+}
+
+// headingLevel returns the level that cuts before every heading of level h
+// or higher (fewer #).
+func (md *markdownDoc) headingLevel(h int) pack.Level {
+	return func(text string, a, b int, dst []pack.Piece) []pack.Piece {
+		return md.cutBefore(a, b, dst, func(bl mdBlock) bool { return bl.kind == blockHeading && bl.level <= h })
+	}
+}
+
+// blockLevel cuts between blocks.
+func (md *markdownDoc) blockLevel(text string, a, b int, dst []pack.Piece) []pack.Piece {
+	return md.cutBefore(a, b, dst, func(mdBlock) bool { return true })
+}
+
+func (md *markdownDoc) cutBefore(a, b int, dst []pack.Piece, at func(mdBlock) bool) []pack.Piece {
+	i := sort.Search(len(md.blocks), func(i int) bool { return md.blocks[i].start > a })
+	pos := a
+	for ; i < len(md.blocks) && md.blocks[i].start < b; i++ {
+		if at(md.blocks[i]) {
+			dst = append(dst, pack.Piece{Start: pos, End: md.blocks[i].start})
+			pos = md.blocks[i].start
+		}
+	}
+	return append(dst, pack.Piece{Start: pos, End: b})
+}
+
+// lineLevel cuts a list, table, quote or code block between lines and a
+// paragraph between sentences.
+func (md *markdownDoc) lineLevel(text string, a, b int, dst []pack.Piece) []pack.Piece {
+	i := sort.Search(len(md.blocks), func(i int) bool { return md.blocks[i].end > a })
+	if i < len(md.blocks) && md.blocks[i].kind == blockParagraph {
+		return sentencePieces(text, a, b, dst)
+	}
+	return linePieces(text, a, b, dst)
+}
+
+// lineSentenceLevel cuts a single long line (a list item, a table row)
+// between its sentences.
+func lineSentenceLevel(text string, a, b int, dst []pack.Piece) []pack.Piece {
+	return sentencePieces(text, a, b, dst)
+}
+
+func linePieces(text string, a, b int, dst []pack.Piece) []pack.Piece {
+	for _, r := range segment.Lines(text[a:b]) {
+		dst = append(dst, pack.Piece{Start: a + r.Start, End: a + r.End})
+	}
+	return dst
+}
+
+func sentencePieces(text string, a, b int, dst []pack.Piece) []pack.Piece {
+	for _, r := range segment.Sentences(text[a:b]) {
+		dst = append(dst, pack.Piece{Start: a + r.Start, End: a + r.End})
+	}
+	return dst
+}
+
+// annotate sets each chunk's "headings" metadata: the titles of the
+// headings whose sections contain the chunk's start, outermost first.
+func (md *markdownDoc) annotate(chunks []gochunk.Chunk) {
+	type open struct {
+		level int
+		title string
+	}
+	var stack []open
+	bi := 0
+	for ci := range chunks {
+		start := chunks[ci].Start()
+		for ; bi < len(md.blocks) && md.blocks[bi].start <= start; bi++ {
+			bl := md.blocks[bi]
+			if bl.kind != blockHeading {
+				continue
+			}
+			for len(stack) > 0 && stack[len(stack)-1].level >= bl.level {
+				stack = stack[:len(stack)-1]
+			}
+			stack = append(stack, open{bl.level, bl.title})
+		}
+		if len(stack) == 0 {
+			continue
+		}
+		path := make([]string, len(stack))
+		for i, o := range stack {
+			path[i] = o.title
+		}
+		if chunks[ci].Metadata == nil {
+			chunks[ci].Metadata = map[string]any{}
+		}
+		chunks[ci].Metadata["headings"] = path
+	}
+}

@@ -1,0 +1,113 @@
+package split
+
+import (
+	"context"
+	"fmt"
+	"unicode/utf8"
+
+	"gochunk"
+	"gochunk/internal/pack"
+	"gochunk/segment"
+	"gochunk/tokenize"
+)
+
+// SentenceConfig configures the Sentence chunker.
+type SentenceConfig struct {
+	Size
+	MinSentences    int      `json:"min_sentences_per_chunk" doc:"fewest sentences per chunk, as long as they fit in the size (the size limit wins)"`
+	MinCharacters   int      `json:"min_characters_per_sentence" doc:"a sentence shorter than this (in characters) is joined to the next one"`
+	Delimiters      []string `json:"delimiters" doc:"cut after these strings instead of using the sentence rules (Chonkie: \". \", \"! \", \"? \", \"\\n\")"`
+	Abbreviations   []string `json:"abbreviations" doc:"words after which a period does not end a sentence; empty means the built-in list"`
+	KeepLines       bool     `json:"keep_lines" doc:"do not end sentences at single line breaks"`
+	StripWhitespace bool     `json:"strip_whitespace" doc:"trim white space from both ends of every chunk"`
+}
+
+// DefaultSentenceConfig returns Chonkie's SentenceChunker defaults, with a
+// size of 512.
+func DefaultSentenceConfig() SentenceConfig {
+	return SentenceConfig{Size: Size{Size: 512}, MinSentences: 1, MinCharacters: 12, StripWhitespace: true}
+}
+
+// Sentence packs whole sentences into chunks (Chonkie's SentenceChunker):
+// sentences shorter than MinCharacters join the next one, then consecutive
+// sentences are merged while they fit, and the next chunk starts with as
+// many trailing sentences of the previous one as fit in Overlap. A sentence
+// larger than the size is cut at white space, then at tokens.
+type Sentence struct {
+	cfg      SentenceConfig
+	counter  tokenize.Counter
+	splitter segment.SentenceSplitter
+}
+
+// NewSentence returns a Sentence chunker.
+func NewSentence(cfg SentenceConfig, counter tokenize.Counter) (*Sentence, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if cfg.MinSentences < 1 {
+		return nil, fmt.Errorf("%w: min_sentences_per_chunk must be at least 1, got %d", gochunk.ErrConfig, cfg.MinSentences)
+	}
+	if cfg.MinCharacters < 0 {
+		return nil, fmt.Errorf("%w: min_characters_per_sentence must not be negative, got %d", gochunk.ErrConfig, cfg.MinCharacters)
+	}
+	s := &Sentence{cfg: cfg, counter: counterOr(counter)}
+	s.splitter = segment.SentenceSplitter{Delimiters: cfg.Delimiters, KeepLines: cfg.KeepLines}
+	if len(cfg.Abbreviations) > 0 {
+		s.splitter.Abbreviations = cfg.Abbreviations
+	}
+	return s, nil
+}
+
+// Chunk implements gochunk.Chunker.
+func (s *Sentence) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chunk, error) {
+	e, err := start(doc, s.counter, s.cfg.Size, nil)
+	if err != nil || doc.Text == "" {
+		return nil, err
+	}
+	sentences := s.splitter.Split(doc.Text)
+	pieces := make([]pack.Piece, 0, len(sentences))
+	pending := -1 // start of a short sentence waiting for the next
+	for _, r := range sentences {
+		st := r.Start
+		if pending >= 0 {
+			st = pending
+		}
+		t := pack.Trim(doc.Text, pack.Range{Start: st, End: r.End})
+		if utf8.RuneCountInString(doc.Text[t.Start:t.End]) < s.cfg.MinCharacters {
+			pending = st
+			continue
+		}
+		pending = -1
+		pieces = append(pieces, pack.Piece{Start: st, End: r.End})
+	}
+	if pending >= 0 {
+		if len(pieces) > 0 {
+			pieces[len(pieces)-1].End = len(doc.Text)
+		} else {
+			pieces = append(pieces, pack.Piece{Start: pending, End: len(doc.Text)})
+		}
+	}
+	// Measure; cut sentences over the size into parts that fit (without
+	// overlap: overlap is between chunks of whole sentences).
+	parts := *e
+	parts.Overlap = 0
+	var fitted []pack.Piece
+	for _, p := range pieces {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("chunking cancelled: %w", err)
+		}
+		p.Size = e.Count(p.Start, p.End)
+		if p.Size <= s.cfg.Size.Size {
+			fitted = append(fitted, p)
+			continue
+		}
+		cut, err := parts.Split(ctx, p.Start, p.End, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range cut {
+			fitted = append(fitted, pack.Piece{Start: r.Start, End: r.End, Size: e.Count(r.Start, r.End)})
+		}
+	}
+	return e.Build(ctx, e.Merge(fitted, nil), s.cfg.StripWhitespace)
+}
