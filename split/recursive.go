@@ -149,36 +149,36 @@ func separatorLevel(sep string, isRegex bool, keep string) (pack.Level, error) {
 	if sep == "" {
 		return nil, nil
 	}
-	var find func(s string) []int // first match in s: [start, end], or nil
+	var find func(s string) (int, int, bool) // first match in s
 	if isRegex {
 		re, err := regexp.Compile(sep)
 		if err != nil {
 			return nil, fmt.Errorf("%w: separator %q: %v", gochunk.ErrConfig, sep, err)
 		}
-		find = func(s string) []int {
+		find = func(s string) (int, int, bool) {
 			loc := re.FindStringIndex(s)
-			if loc != nil && loc[0] == loc[1] {
-				return nil // an empty match cannot cut
+			if loc == nil || loc[0] == loc[1] {
+				return 0, 0, false // an empty match cannot cut
 			}
-			return loc
+			return loc[0], loc[1], true
 		}
 	} else {
-		find = func(s string) []int {
+		find = func(s string) (int, int, bool) {
 			i := strings.Index(s, sep)
 			if i < 0 {
-				return nil
+				return 0, 0, false
 			}
-			return []int{i, i + len(sep)}
+			return i, i + len(sep), true
 		}
 	}
 	return func(text string, a, b int, dst []pack.Piece) []pack.Piece {
 		pos := a // start of the current piece
 		for i := a; i < b; {
-			loc := find(text[i:b])
-			if loc == nil {
+			ls, le, ok := find(text[i:b])
+			if !ok {
 				break
 			}
-			ms, me := i+loc[0], i+loc[1]
+			ms, me := i+ls, i+le
 			mode := keep
 			if mode == KeepNone && !allSpace(text[ms:me]) {
 				mode = KeepEnd // never drop text

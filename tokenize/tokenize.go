@@ -74,8 +74,8 @@ func New(name string) (Counter, error) {
 // Runes counts Unicode code points. It is the default unit.
 type Runes struct{}
 
-// Count returns the number of code points in text.
-func (Runes) Count(text string) int { return utf8.RuneCountInString(text) }
+// Count returns the number of code points in text (see RuneCount).
+func (Runes) Count(text string) int { return RuneCount(text) }
 
 // Name returns "runes".
 func (Runes) Name() string { return "runes" }

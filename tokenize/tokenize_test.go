@@ -263,3 +263,17 @@ func benchText(b *testing.B) string {
 	}
 	return sb.String()
 }
+
+func FuzzRuneCount(f *testing.F) {
+	for _, s := range []string{"", "abc", "héllo wörld 日本語 🎉", strings.Repeat("é", 17)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		if got, want := RuneCount(s), utf8.RuneCountInString(s); got != want {
+			t.Fatalf("RuneCount(%q) = %d, want %d", s, got, want)
+		}
+	})
+}

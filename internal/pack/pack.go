@@ -19,10 +19,12 @@ import (
 // Range is the byte range Text[Start:End].
 type Range struct{ Start, End int }
 
-// Piece is a range with its size in tokens.
+// Piece is a range with its size in tokens, and the size of the separator
+// between it and the next piece (0 when they touch).
 type Piece struct {
 	Start, End int
 	Size       int
+	Gap        int
 }
 
 // Level cuts the range [a, b) of text into pieces, appending them to dst
@@ -51,8 +53,10 @@ type Engine struct {
 	MaxUnit int
 
 	ready    bool
+	runes    bool // Counter is tokenize.Runes: count without an interface call
 	additive bool
 	levels   []Level
+	scratch  [][2][]Piece // per level: the level's pieces and the good ones
 	ends     []int
 	ops      int
 }
@@ -60,15 +64,22 @@ type Engine struct {
 // Init prepares the engine; call it after setting the fields.
 func (e *Engine) Init() {
 	e.additive = tokenize.IsAdditive(e.Counter)
+	_, e.runes = e.Counter.(tokenize.Runes)
 	e.levels = append([]Level(nil), e.Levels...)
 	if !e.SkipWords {
 		e.levels = append(e.levels, SplitWhitespace)
 	}
+	e.scratch = make([][2][]Piece, len(e.levels))
 	e.ready = true
 }
 
 // Count measures Text[a:b].
-func (e *Engine) Count(a, b int) int { return e.Counter.Count(e.Text[a:b]) }
+func (e *Engine) Count(a, b int) int {
+	if e.runes {
+		return tokenize.RuneCount(e.Text[a:b])
+	}
+	return e.Counter.Count(e.Text[a:b])
+}
 
 // Split cuts [a, b) into ranges of at most Limit tokens each, appending them
 // to out.
@@ -85,7 +96,8 @@ func (e *Engine) split(ctx context.Context, a, b, level int, out []Range) ([]Ran
 	}
 	var pieces []Piece
 	for ; level < len(e.levels); level++ {
-		pieces = e.levels[level](e.Text, a, b, pieces[:0])
+		pieces = e.levels[level](e.Text, a, b, e.scratch[level][0][:0])
+		e.scratch[level][0] = pieces[:0]
 		if len(pieces) > 1 {
 			break
 		}
@@ -96,10 +108,16 @@ func (e *Engine) split(ctx context.Context, a, b, level int, out []Range) ([]Ran
 	if level >= len(e.levels) {
 		return e.splitTokens(ctx, a, b, out)
 	}
-	good := pieces[:0:0]
+	// Deeper levels use their own scratch, so pieces stays valid while
+	// oversized pieces are split recursively.
+	good := e.scratch[level][1][:0]
+	defer func() { e.scratch[level][1] = good[:0] }()
 	var err error
-	for _, p := range pieces {
+	for i, p := range pieces {
 		p.Size = e.Count(p.Start, p.End)
+		if i+1 < len(pieces) && pieces[i+1].Start > p.End {
+			p.Gap = e.Count(p.End, pieces[i+1].Start)
+		}
 		if p.Size <= e.Limit {
 			good = append(good, p)
 			continue
@@ -113,9 +131,63 @@ func (e *Engine) split(ctx context.Context, a, b, level int, out []Range) ([]Ran
 	return e.Merge(good, out), nil
 }
 
+// tokenBlock is how many bytes of text splitTokens turns into token pieces
+// at a time, so that memory stays bounded on huge inputs.
+const tokenBlock = 1 << 18
+
 // splitTokens cuts [a, b) at token boundaries (moved to character
 // boundaries), or at characters for counters that cannot report tokens.
 func (e *Engine) splitTokens(ctx context.Context, a, b int, out []Range) ([]Range, error) {
+	if e.additive {
+		return e.splitAdditive(ctx, a, b, out)
+	}
+	blk := tokenBlock
+	for pos := a; pos < b; {
+		if err := ctx.Err(); err != nil {
+			return out, fmt.Errorf("chunking cancelled: %w", err)
+		}
+		end := b
+		if b-pos > blk {
+			end = cutNear(e.Text, pos+blk, b)
+		}
+		pieces, err := e.unitPieces(pos, end)
+		if err != nil {
+			return out, err
+		}
+		ranges := e.Merge(pieces, nil)
+		if end == b {
+			return append(out, ranges...), nil
+		}
+		if len(ranges) < 2 {
+			blk *= 2 // a chunk is larger than the block
+			continue
+		}
+		// The block's last range may continue past it: redo it with the
+		// next block.
+		out = append(out, ranges[:len(ranges)-1]...)
+		pos = ranges[len(ranges)-1].Start
+	}
+	return out, nil
+}
+
+// cutNear returns a character boundary at or after i (and at most b),
+// preferably just after white space.
+func cutNear(text string, i, b int) int {
+	for j := i; j < b && j < i+1024; j++ {
+		if text[j] == ' ' || text[j] == '\n' {
+			return j + 1
+		}
+	}
+	for i < b && !utf8.RuneStart(text[i]) {
+		i++
+	}
+	return i
+}
+
+// unitPieces returns the token pieces of [a, b): tokens, with those that end
+// inside a character merged into the next, or characters for counters that
+// cannot report tokens.
+func (e *Engine) unitPieces(a, b int) ([]Piece, error) {
 	var pieces []Piece
 	if enc, ok := e.Counter.(tokenize.Encoder); ok {
 		e.ends = enc.AppendTokenEnds(e.ends[:0], e.Text[a:b])
@@ -126,49 +198,117 @@ func (e *Engine) splitTokens(ctx context.Context, a, b int, out []Range) ([]Rang
 			if end < b && !utf8.RuneStart(e.Text[end]) {
 				continue // inside a character: merge with the next token
 			}
-			pieces = append(pieces, Piece{start, end, n})
+			pieces = append(pieces, Piece{Start: start, End: end, Size: n})
 			start, n = end, 0
 		}
 		if start < b {
 			if len(pieces) > 0 && n == 0 && isSpace(e.Text[start:b]) {
 				pieces[len(pieces)-1].End = b // trailing space that makes no token
 			} else {
-				pieces = append(pieces, Piece{start, b, max(n, e.Count(start, b))})
+				pieces = append(pieces, Piece{Start: start, End: b, Size: max(n, e.Count(start, b))})
 			}
 		}
 	} else {
 		for i := a; i < b; {
 			_, size := utf8.DecodeRuneInString(e.Text[i:])
-			pieces = append(pieces, Piece{i, i + size, e.Count(i, i+size)})
+			pieces = append(pieces, Piece{Start: i, End: i + size, Size: e.Count(i, i+size)})
 			i += size
 		}
 	}
 	for _, p := range pieces {
 		if p.Size > max(e.Limit, e.MaxUnit) {
-			r, _ := utf8.DecodeRuneInString(e.Text[p.Start:])
-			return out, fmt.Errorf("%w: %q at byte %d is %d tokens, the limit is %d", gochunk.ErrTooSmall, r, p.Start, p.Size, e.Limit)
+			return nil, e.tooSmall(p.Start, p.Size)
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return out, fmt.Errorf("chunking cancelled: %w", err)
+	return pieces, nil
+}
+
+func (e *Engine) tooSmall(at, size int) error {
+	r, _ := utf8.DecodeRuneInString(e.Text[at:])
+	return fmt.Errorf("%w: %q at byte %d is %d tokens, the limit is %d", gochunk.ErrTooSmall, r, at, size, e.Limit)
+}
+
+// splitAdditive cuts [a, b) into windows of characters for additive
+// counters, with the same overlap rule as Merge, without building pieces.
+func (e *Engine) splitAdditive(ctx context.Context, a, b int, out []Range) ([]Range, error) {
+	_, isBytes := e.Counter.(tokenize.Bytes)
+	_, isRunes := e.Counter.(tokenize.Runes)
+	unit := func(i int) (size, n int) { // byte length and token count of the character at i
+		if e.Text[i] < utf8.RuneSelf {
+			if isRunes || isBytes {
+				return 1, 1
+			}
+			return 1, e.Count(i, i+1)
+		}
+		_, size = utf8.DecodeRuneInString(e.Text[i:])
+		switch {
+		case isRunes:
+			return size, 1
+		case isBytes:
+			return size, size
+		}
+		return size, e.Count(i, i+size)
 	}
-	return e.Merge(pieces, out), nil
+	for i, iter := a, 0; i < b; iter++ {
+		if iter%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return out, fmt.Errorf("chunking cancelled: %w", err)
+			}
+		}
+		j, total := i, 0
+		for j < b {
+			size, n := unit(j)
+			if total+n > e.Limit {
+				if j == i && n <= e.MaxUnit {
+					j += size // one character over the limit, allowed alone
+				}
+				break
+			}
+			total += n
+			j += size
+		}
+		if j == i {
+			_, n := unit(i)
+			return out, e.tooSmall(i, n)
+		}
+		out = append(out, Range{i, j})
+		if j >= b {
+			break
+		}
+		next := j
+		if e.Overlap > 0 {
+			_, nn := unit(j)
+			room := e.Limit - nn
+			t := 0
+			for k := j; ; {
+				_, size := utf8.DecodeLastRuneInString(e.Text[i:k])
+				if k-size <= i {
+					break
+				}
+				_, n := unit(k - size)
+				if t+n > e.Overlap || t+n > room {
+					break
+				}
+				t += n
+				k -= size
+				next = k
+			}
+		}
+		i = next
+	}
+	return out, nil
 }
 
 // Merge packs consecutive pieces greedily into ranges of at most Limit
-// tokens, with LangChain's overlap rule: the next range starts with the
+// tokens (pieces that do not touch must carry the size of the separator
+// between them in Gap), with LangChain's overlap rule: the next range starts with the
 // longest run of trailing pieces of the previous one that is at most Overlap
 // tokens and leaves room for the next piece. Each piece must fit the limit.
 // The size of a merged range is estimated as the sum of its pieces and
 // separators, and checked exactly for counters that are not additive.
 func (e *Engine) Merge(pieces []Piece, out []Range) []Range {
 	n := len(pieces)
-	gap := func(j int) int { // separator between pieces j and j+1
-		if pieces[j].End == pieces[j+1].Start {
-			return 0
-		}
-		return e.Count(pieces[j].End, pieces[j+1].Start)
-	}
+	gap := func(j int) int { return pieces[j].Gap } // separator between pieces j and j+1
 	for i := 0; i < n; {
 		total := pieces[i].Size
 		j := i
@@ -223,11 +363,16 @@ func (e *Engine) Merge(pieces []Piece, out []Range) []Range {
 func SplitWhitespace(text string, a, b int, dst []Piece) []Piece {
 	start := -1
 	for i := a; i < b; {
-		r, size := rune(text[i]), 1
-		if r >= utf8.RuneSelf {
+		var space bool
+		size := 1
+		if c := text[i]; c < utf8.RuneSelf {
+			space = asciiSpace[c]
+		} else {
+			var r rune
 			r, size = utf8.DecodeRuneInString(text[i:])
+			space = unicode.IsSpace(r)
 		}
-		if unicode.IsSpace(r) {
+		if space {
 			if start >= 0 {
 				dst = append(dst, Piece{Start: start, End: i})
 				start = -1
@@ -242,6 +387,8 @@ func SplitWhitespace(text string, a, b int, dst []Piece) []Piece {
 	}
 	return dst
 }
+
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 func isSpace(s string) bool {
 	for _, r := range s {

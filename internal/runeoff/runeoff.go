@@ -1,7 +1,11 @@
 // Package runeoff converts byte offsets of a string to code-point offsets.
 package runeoff
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"gochunk/tokenize"
+)
 
 // Converter answers byte-to-rune offset queries on one string. Queries that
 // move forward or backward a little from the previous one are cheap, so a
@@ -33,14 +37,9 @@ func (c *Converter) Rune(off int) int {
 	if off < c.pos && off < c.pos-off {
 		c.pos, c.runeAt = 0, 0
 	}
-	for c.pos < off {
-		if c.text[c.pos] < utf8.RuneSelf {
-			c.pos++
-		} else {
-			_, n := utf8.DecodeRuneInString(c.text[c.pos:])
-			c.pos += n
-		}
-		c.runeAt++
+	if c.pos < off {
+		c.runeAt += tokenize.RuneCount(c.text[c.pos:off])
+		c.pos = off
 	}
 	for c.pos > off {
 		_, n := utf8.DecodeLastRuneInString(c.text[:c.pos])

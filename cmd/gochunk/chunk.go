@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+
+	"gochunk"
+	"gochunk/internal/progress"
+)
+
+// record is one line of 'gochunk chunk' output.
+type record struct {
+	Text       string         `json:"text"`
+	Start      int            `json:"start"`
+	End        int            `json:"end"`
+	StartRune  int            `json:"start_rune"`
+	EndRune    int            `json:"end_rune"`
+	TokenCount int            `json:"token_count"`
+	ChunkIndex int            `json:"chunk_index"`
+	Source     string         `json:"source"`
+	Spans      []gochunk.Span `json:"spans,omitempty"`
+	Metadata   map[string]any `json:"metadata,omitempty"`
+}
+
+func cmdChunk(e env, args []string) int {
+	fs := flag.NewFlagSet("gochunk chunk", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var cf chunkFlags
+	cf.register(fs)
+	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "files chunked in parallel (output stays in input order)")
+	prog := fs.String("progress", "auto", "progress bar on stderr: auto (when stderr is a terminal), always or never")
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, `Usage: gochunk chunk [flags] [FILE...|-]
+
+Chunks each FILE (standard input when there is none, or for "-") and writes
+one JSON object per chunk to standard output: text, start, end (UTF-8 byte
+offsets into that input), start_rune, end_rune (code-point offsets),
+token_count (in the --tokenizer unit), chunk_index, source, and spans and
+metadata where the chunker sets them.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	files, err := parseFlags(fs, args)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return exitOK
+		}
+		return exitUsage
+	}
+	b, err := cf.build(registry())
+	if err != nil {
+		fmt.Fprintln(e.stderr, "gochunk chunk:", err)
+		return exitCode(err)
+	}
+	if *jobs < 1 {
+		fmt.Fprintln(e.stderr, "gochunk chunk: --jobs must be at least 1")
+		return exitUsage
+	}
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	showProgress := *prog == "always" || *prog == "auto" && e.stderrTTY
+	if *prog != "auto" && *prog != "always" && *prog != "never" {
+		fmt.Fprintln(e.stderr, "gochunk chunk: --progress: want auto, always or never")
+		return exitUsage
+	}
+	var total int64
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && f != "-" {
+			total += fi.Size()
+		}
+	}
+	bar := progress.New(e.stderr, "chunking", total, showProgress && total > 0)
+
+	out := bufio.NewWriterSize(e.stdout, 1<<16)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+
+	type result struct {
+		chunks []gochunk.Chunk
+		err    error
+		warn   string
+	}
+	results := make([]chan result, len(files))
+	sem := make(chan struct{}, *jobs)
+	var wg sync.WaitGroup
+	ctx := context.Background()
+	for i, name := range files {
+		results[i] = make(chan result, 1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			text, err := readInput(e.stdin, name)
+			if err != nil {
+				results[i] <- result{err: err}
+				return
+			}
+			text, repaired, err := gochunk.PrepareText(text, b.policy)
+			if err != nil {
+				results[i] <- result{err: err}
+				return
+			}
+			var warn string
+			if repaired {
+				warn = "invalid UTF-8 replaced with U+FFFD; offsets refer to the repaired text"
+			}
+			chunks, err := b.chunker.Chunk(ctx, gochunk.Document{ID: name, Text: text, Metadata: map[string]any{"source": name}})
+			bar.Add(int64(len(text)))
+			results[i] <- result{chunks: chunks, err: err, warn: warn}
+		}()
+	}
+	code := exitOK
+	for i, name := range files {
+		r := <-results[i]
+		if r.warn != "" {
+			fmt.Fprintf(e.stderr, "gochunk chunk: %s: %s\n", name, r.warn)
+		}
+		if r.err != nil {
+			fmt.Fprintf(e.stderr, "gochunk chunk: %s: %v\n", name, r.err)
+			code = max(code, exitInput)
+			continue
+		}
+		for _, c := range r.chunks {
+			rec := record{
+				Text: c.Text, TokenCount: c.TokenCount, ChunkIndex: c.Index, Source: name, Metadata: c.Metadata,
+				Start: c.Spans[0].Start, StartRune: c.Spans[0].StartRune,
+				End: c.Spans[len(c.Spans)-1].End, EndRune: c.Spans[len(c.Spans)-1].EndRune,
+			}
+			if len(c.Spans) > 1 {
+				rec.Spans = c.Spans
+			}
+			if err := enc.Encode(rec); err != nil {
+				fmt.Fprintln(e.stderr, "gochunk chunk: write:", err)
+				return exitInput
+			}
+		}
+	}
+	wg.Wait()
+	bar.Finish()
+	if err := out.Flush(); err != nil {
+		fmt.Fprintln(e.stderr, "gochunk chunk: write:", err)
+		return exitInput
+	}
+	return code
+}
+
+func readInput(stdin io.Reader, name string) (string, error) {
+	var data []byte
+	var err error
+	if name == "-" {
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read: %w", err)
+	}
+	return string(data), nil
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"gochunk"
+	"gochunk/chunkers"
+	"gochunk/tokenize"
+)
+
+// chunkFlags are the flags shared by the commands that build a chunker.
+type chunkFlags struct {
+	chunker, tokenizer, config, invalidUTF8 string
+	size, overlap                           int
+	fs                                      *flag.FlagSet
+}
+
+func (c *chunkFlags) register(fs *flag.FlagSet) {
+	c.fs = fs
+	fs.StringVar(&c.chunker, "chunker", "recursive", "chunker `NAME` (see 'gochunk chunkers')")
+	fs.IntVar(&c.size, "size", 0, "maximum chunk size in tokens of --tokenizer (default: the chunker's)")
+	fs.IntVar(&c.overlap, "overlap", 0, "tokens repeated between consecutive chunks (default: the chunker's)")
+	fs.StringVar(&c.tokenizer, "tokenizer", "runes", "size unit: runes, words, bytes, cl100k_base, o200k_base or hf:PATH (a tokenizer.json)")
+	fs.StringVar(&c.config, "config", "", "JSON or YAML `FILE` with chunker parameters (and optionally \"chunker\" and \"tokenizer\"); flags override it")
+	fs.StringVar(&c.invalidUTF8, "invalid-utf8", "reject", "what to do with invalid UTF-8: reject (an error) or repair (replace with U+FFFD; offsets refer to the repaired text)")
+}
+
+func (c *chunkFlags) set(name string) bool {
+	found := false
+	c.fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			found = true
+		}
+	})
+	return found
+}
+
+// built is a chunker ready to run, with what it was built from.
+type built struct {
+	name    string
+	chunker gochunk.Chunker
+	counter tokenize.Counter
+	params  map[string]any
+	policy  gochunk.InvalidUTF8Policy
+}
+
+// build makes the chunker the flags and the config file describe.
+func (c *chunkFlags) build(reg *gochunk.Registry) (*built, error) {
+	params := map[string]any{}
+	if c.config != "" {
+		data, err := os.ReadFile(c.config)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("read config: %w", err)}
+		}
+		js, err := yaml.YAMLToJSON(data)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("config %s: %w", c.config, err)}
+		}
+		if err := json.Unmarshal(js, &params); err != nil || params == nil {
+			return nil, usageError{fmt.Errorf("config %s: want an object of parameters", c.config)}
+		}
+	}
+	name, tok := c.chunker, c.tokenizer
+	if v, ok := params["chunker"].(string); ok && !c.set("chunker") {
+		name = v
+	}
+	if v, ok := params["tokenizer"].(string); ok && !c.set("tokenizer") {
+		tok = v
+	}
+	delete(params, "chunker")
+	delete(params, "tokenizer")
+	if c.set("size") {
+		params["size"] = c.size
+	}
+	if c.set("overlap") {
+		params["overlap"] = c.overlap
+	}
+	policy := gochunk.InvalidUTF8Policy(c.invalidUTF8)
+	if policy != gochunk.Reject && policy != gochunk.Repair {
+		return nil, usageError{fmt.Errorf("--invalid-utf8 %q: want reject or repair", c.invalidUTF8)}
+	}
+	counter, err := tokenize.New(tok)
+	if err != nil {
+		if errors.Is(err, tokenize.ErrUnknown) || strings.HasPrefix(tok, "hf:") {
+			return nil, usageError{err}
+		}
+		return nil, err
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	ch, err := reg.New(name, raw, gochunk.Env{Counter: counter})
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return &built{name: name, chunker: ch, counter: counter, params: params, policy: policy}, nil
+}
+
+func registry() *gochunk.Registry { return chunkers.New() }

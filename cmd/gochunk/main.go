@@ -1,0 +1,126 @@
+// Command gochunk splits documents into chunks for retrieval.
+//
+// Usage:
+//
+//	gochunk chunk [flags] [FILE...|-]   chunk files (or standard input) into JSONL
+//	gochunk chunkers [--json]           list chunkers with their parameters
+//	gochunk bench [flags] [FILE...]     measure chunking speed and memory
+//	gochunk version                     print the version
+//
+// Exit status: 0 on success, 1 when an input could not be chunked, 2 on a
+// usage error (bad flag, unknown chunker or tokenizer, bad configuration).
+// Errors go to standard error, never to standard output.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitInput = 1
+	exitUsage = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// env is what a command reads and writes, so tests can run it in-process.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// stderrTTY says whether stderr is a terminal (for progress bars).
+	stderrTTY bool
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := env{stdin: stdin, stdout: stdout, stderr: stderr, stderrTTY: isTerminal(stderr)}
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "chunk":
+		return cmdChunk(e, args[1:])
+	case "chunkers":
+		return cmdChunkers(e, args[1:])
+	case "bench":
+		return cmdBench(e, args[1:])
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "gochunk", version)
+		return exitOK
+	case "help", "-h", "-help", "--help":
+		usage(stdout)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "gochunk: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `gochunk splits documents into chunks for retrieval (RAG).
+
+Usage:
+  gochunk chunk [flags] [FILE...|-]   chunk files or standard input, one JSON chunk per line
+  gochunk chunkers [--json]           list chunkers, their parameters and defaults
+  gochunk bench [flags] [FILE...]     measure speed (MB/s, chunks/s) and peak memory per chunker
+  gochunk version                     print the version
+
+Run 'gochunk COMMAND --help' for a command's flags.
+Exit status: 0 success, 1 an input could not be chunked, 2 usage error.
+`)
+}
+
+// parseFlags parses args with fs, allowing flags after positional
+// arguments ("gochunk chunk a.txt --size 100"). It returns the positional
+// arguments, or an error already reported on stderr.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		// A lone "-" is standard input; "--" ends the flags.
+		i := 0
+		for i < len(rest) && (rest[i] == "-" || !strings.HasPrefix(rest[i], "-")) {
+			pos = append(pos, rest[i])
+			i++
+		}
+		if i < len(rest) && rest[i] == "--" {
+			return append(pos, rest[i+1:]...), nil
+		}
+		args = rest[i:]
+		if len(args) == 0 {
+			return pos, nil
+		}
+	}
+}
+
+// usageError is a failure caused by how gochunk was called.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func exitCode(err error) int {
+	var u usageError
+	if errors.As(err, &u) {
+		return exitUsage
+	}
+	return exitInput
+}
