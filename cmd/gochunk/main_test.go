@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func runCmd(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func decodeLines(t *testing.T, out string) []record {
+	t.Helper()
+	var recs []record
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var r record
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil {
+			t.Fatalf("bad JSONL line %q: %v", sc.Text(), err)
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+func TestChunkOutputFields(t *testing.T) {
+	text := "Héllo wörld. " + strings.Repeat("Some more words follow here. ", 20)
+	path := writeFile(t, "doc.txt", text)
+	out, errs, code := runCmd(t, "", "chunk", path, "--chunker", "sentence", "--size", "60")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	recs := decodeLines(t, out)
+	if len(recs) < 2 {
+		t.Fatalf("%d chunks", len(recs))
+	}
+	for i, r := range recs {
+		if r.ChunkIndex != i || r.Source != path || r.TokenCount > 60 || r.TokenCount != utf8.RuneCountInString(r.Text) {
+			t.Errorf("record %d: %+v", i, r)
+		}
+		if text[r.Start:r.End] != r.Text {
+			t.Errorf("record %d: text does not match byte offsets", i)
+		}
+		if string([]rune(text)[r.StartRune:r.EndRune]) != r.Text {
+			t.Errorf("record %d: text does not match rune offsets", i)
+		}
+	}
+}
+
+func TestChunkStdinAndConfig(t *testing.T) {
+	cfg := writeFile(t, "c.yaml", "chunker: character\nseparator: \"|\"\nsize: 4\ntokenizer: words\n")
+	out, errs, code := runCmd(t, "a b c|d e|f g h i j", "chunk", "--config", cfg, "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	recs := decodeLines(t, out)
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Text)
+		if r.Source != "-" {
+			t.Errorf("source = %q", r.Source)
+		}
+	}
+	if strings.Join(got, "/") != "a b c|/d e|/f g h i/j" {
+		t.Errorf("chunks %q", got)
+	}
+	// Flags override the config file.
+	out, _, code = runCmd(t, "a b c|d e|f g h i j", "chunk", "--config", cfg, "--size", "100")
+	if code != 0 || len(decodeLines(t, out)) != 1 {
+		t.Errorf("--size did not override the config: exit %d, %q", code, out)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	good := writeFile(t, "good.txt", "fine text")
+	bad := writeFile(t, "bad.txt", "bad \xff utf8")
+	tests := []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"unknown chunker", []string{"chunk", "--chunker", "nope", good}, 2, "unknown chunker"},
+		{"unknown tokenizer", []string{"chunk", "--tokenizer", "gpt9", good}, 2, "unknown tokenizer"},
+		{"zero size", []string{"chunk", "--size", "0", good}, 2, "size must be positive"},
+		{"overlap too big", []string{"chunk", "--size", "10", "--overlap", "10", good}, 2, "overlap"},
+		{"unknown parameter", []string{"chunk", "--config", writeFile(t, "x.json", `{"sise": 3}`), good}, 2, "sise"},
+		{"missing config", []string{"chunk", "--config", "/nonexistent.yaml", good}, 2, "config"},
+		{"bad flag", []string{"chunk", "--frobnicate", good}, 2, "frobnicate"},
+		{"unknown command", []string{"frob"}, 2, "unknown command"},
+		{"missing file", []string{"chunk", "/nonexistent/file.txt"}, 1, "no such file"},
+		{"invalid utf-8", []string{"chunk", bad}, 1, "invalid UTF-8 at byte 4"},
+		{"one bad file among good", []string{"chunk", good, bad, good}, 1, "invalid UTF-8"},
+		{"help", []string{"chunk", "--help"}, 0, "Usage"},
+		{"repair", []string{"chunk", "--invalid-utf8", "repair", bad}, 0, "replaced"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errs, code := runCmd(t, "", tc.args...)
+			if code != tc.code || !strings.Contains(errs, tc.err) {
+				t.Errorf("exit %d (want %d), stderr %q (want %q)", code, tc.code, errs, tc.err)
+			}
+			if code == 2 && out != "" {
+				t.Errorf("usage error wrote to stdout: %q", out)
+			}
+		})
+	}
+	// The good files of a mixed run are still chunked, in order.
+	out, _, _ := runCmd(t, "", "chunk", good, bad, good)
+	if recs := decodeLines(t, out); len(recs) != 2 || recs[0].Source != good {
+		t.Errorf("mixed run output: %q", out)
+	}
+}
+
+func TestFlagsAfterFiles(t *testing.T) {
+	p := writeFile(t, "a.txt", strings.Repeat("word ", 50))
+	out, errs, code := runCmd(t, "", "chunk", p, "--size", "20", "--tokenizer", "words")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if n := len(decodeLines(t, out)); n != 3 {
+		t.Errorf("%d chunks, want 3", n)
+	}
+}
+
+func TestEmptyInput(t *testing.T) {
+	out, errs, code := runCmd(t, "", "chunk", "-")
+	if code != 0 || out != "" {
+		t.Errorf("empty input: exit %d, out %q, err %q", code, out, errs)
+	}
+}
+
+func TestChunkersList(t *testing.T) {
+	out, _, code := runCmd(t, "", "chunkers", "--json")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	var list []struct {
+		Name   string
+		Params []struct{ Name string }
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, c := range list {
+		names[c.Name] = true
+		if len(c.Params) < 2 {
+			t.Errorf("%s lists %d parameters", c.Name, len(c.Params))
+		}
+	}
+	for _, want := range []string{"token", "character", "recursive", "sentence", "semchunk", "markdown", "code"} {
+		if !names[want] {
+			t.Errorf("chunker %q not listed", want)
+		}
+	}
+	if out, _, _ := runCmd(t, "", "chunkers"); !strings.Contains(out, "keep_separator") {
+		t.Errorf("text listing lacks parameters: %q", out)
+	}
+}
+
+func TestBench(t *testing.T) {
+	out, errs, code := runCmd(t, "", "bench", "--generate", "1", "--time", "1ms", "--chunkers", "recursive,token", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("output %q", out)
+	}
+	var r benchResult
+	if err := json.Unmarshal([]byte(lines[0]), &r); err != nil || r.Chunker != "recursive" || r.MBPerSec <= 0 || r.Chunks == 0 {
+		t.Errorf("result %+v, %v", r, err)
+	}
+}

@@ -1,0 +1,60 @@
+package gochunk_test
+
+import (
+	"errors"
+	"testing"
+
+	"gochunk"
+)
+
+func TestPrepareText(t *testing.T) {
+	if _, _, err := gochunk.PrepareText("ok", gochunk.Reject); err != nil {
+		t.Error(err)
+	}
+	_, _, err := gochunk.PrepareText("a\xffb", gochunk.Reject)
+	if !errors.Is(err, gochunk.ErrInvalidUTF8) || err.Error() != "invalid UTF-8 at byte 1" {
+		t.Errorf("reject: %v", err)
+	}
+	out, repaired, err := gochunk.PrepareText("a\xff\xfeb", gochunk.Repair)
+	if err != nil || !repaired || out != "a\uFFFDb" {
+		t.Errorf("repair: %q %v %v", out, repaired, err)
+	}
+	if _, _, err := gochunk.PrepareText("x", "mend"); !errors.Is(err, gochunk.ErrConfig) {
+		t.Errorf("unknown policy: %v", err)
+	}
+}
+
+type cfg struct {
+	Size int    `json:"size" doc:"the size"`
+	Name string `json:"name" doc:"a name"`
+}
+
+func TestRegistry(t *testing.T) {
+	r := gochunk.NewRegistry()
+	spec := gochunk.Spec{Name: "x", Defaults: &cfg{Size: 3}, New: func(config []byte, env gochunk.Env) (gochunk.Chunker, error) {
+		c := cfg{Size: 3}
+		return nil, gochunk.DecodeConfig(config, &c)
+	}}
+	if err := r.Register(spec); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Register(spec); err == nil {
+		t.Error("duplicate name accepted")
+	}
+	if err := r.Register(gochunk.Spec{Name: "y"}); err == nil {
+		t.Error("spec without constructor accepted")
+	}
+	if _, err := r.New("z", nil, gochunk.Env{}); !errors.Is(err, gochunk.ErrConfig) {
+		t.Errorf("unknown name: %v", err)
+	}
+	if _, err := r.New("x", []byte(`{"sise": 1}`), gochunk.Env{}); !errors.Is(err, gochunk.ErrConfig) {
+		t.Errorf("unknown field: %v", err)
+	}
+	if _, err := r.New("x", []byte(`{"size": 1}`), gochunk.Env{}); err != nil {
+		t.Errorf("good config: %v", err)
+	}
+	ps := spec.Params()
+	if len(ps) != 2 || ps[0].Name != "size" || ps[0].Default != 3 || ps[0].Type != "int" || ps[1].Doc != "a name" {
+		t.Errorf("params %+v", ps)
+	}
+}
