@@ -417,3 +417,31 @@ func TestLongLineNoDelimiter(t *testing.T) {
 		}
 	}
 }
+
+// One chunker, with a shared tiktoken cache, used from many goroutines
+// gives the same chunks as sequential use (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	cl100k, err := tokenize.NewTikToken("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := sample(t)
+	for name, c := range build(t, cl100k, 40, 8) {
+		want := mustChunk(t, c, text)
+		errs := make(chan error, 8)
+		for range 8 {
+			go func() {
+				got, err := c.Chunk(context.Background(), gochunk.Document{Text: text})
+				if err == nil && !slices.EqualFunc(got, want, func(a, b gochunk.Chunk) bool { return a.Text == b.Text && a.Start() == b.Start() }) {
+					err = fmt.Errorf("%s: concurrent run differs", name)
+				}
+				errs <- err
+			}()
+		}
+		for range 8 {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}

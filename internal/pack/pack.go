@@ -58,7 +58,8 @@ type Engine struct {
 	levels   []Level
 	scratch  [][2][]Piece // per level: the level's pieces and the good ones
 	ends     []int
-	ops      int
+	units    []Piece // scratch for unitPieces
+	blockOut []Range // scratch for splitTokens
 }
 
 // Init prepares the engine; call it after setting the fields.
@@ -154,7 +155,8 @@ func (e *Engine) splitTokens(ctx context.Context, a, b int, out []Range) ([]Rang
 		if err != nil {
 			return out, err
 		}
-		ranges := e.Merge(pieces, nil)
+		ranges := e.Merge(pieces, e.blockOut[:0])
+		e.blockOut = ranges[:0]
 		if end == b {
 			return append(out, ranges...), nil
 		}
@@ -188,7 +190,8 @@ func cutNear(text string, i, b int) int {
 // inside a character merged into the next, or characters for counters that
 // cannot report tokens.
 func (e *Engine) unitPieces(a, b int) ([]Piece, error) {
-	var pieces []Piece
+	pieces := e.units[:0]
+	defer func() { e.units = pieces[:0] }()
 	if enc, ok := e.Counter.(tokenize.Encoder); ok {
 		e.ends = enc.AppendTokenEnds(e.ends[:0], e.Text[a:b])
 		start, n := a, 0
