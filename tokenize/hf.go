@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -370,4 +371,34 @@ func isCJK(r rune) bool {
 	return r >= 0x4E00 && r <= 0x9FFF || r >= 0x3400 && r <= 0x4DBF || r >= 0x20000 && r <= 0x2A6DF ||
 		r >= 0x2A700 && r <= 0x2B73F || r >= 0x2B740 && r <= 0x2B81F || r >= 0x2B820 && r <= 0x2CEAF ||
 		r >= 0xF900 && r <= 0xFAFF || r >= 0x2F800 && r <= 0x2FA1F
+}
+
+// UnknownID returns the id of the unknown token.
+func (t *HF) UnknownID() int { return t.unkID }
+
+// MaxID returns the largest token id of the vocabulary.
+func (t *HF) MaxID() int {
+	m := 0
+	for _, id := range t.vocab {
+		m = max(m, id)
+	}
+	return m
+}
+
+// MedianTokenLength returns the median length, in characters, of the
+// vocabulary's tokens (as Model2Vec computes it to pre-truncate long texts).
+func (t *HF) MedianTokenLength() int {
+	lens := make([]int, 0, len(t.vocab))
+	for tok := range t.vocab {
+		lens = append(lens, utf8.RuneCountInString(tok))
+	}
+	slices.Sort(lens)
+	if len(lens) == 0 {
+		return 1
+	}
+	n := len(lens)
+	if n%2 == 1 {
+		return lens[n/2]
+	}
+	return (lens[n/2-1] + lens[n/2]) / 2 // numpy's median, truncated as Model2Vec's int() does
 }

@@ -5,6 +5,7 @@
 //	gochunk chunk [flags] [FILE...|-]   chunk files (or standard input) into JSONL
 //	gochunk chunkers [--json]           list chunkers with their parameters
 //	gochunk bench [flags] [FILE...]     measure chunking speed and memory
+//	gochunk embed [flags] [FILE|-]      embed one text per line into JSONL vectors
 //	gochunk version                     print the version
 //
 // Exit status: 0 on success, 1 when an input could not be chunked, 2 on a
@@ -56,6 +57,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdChunkers(e, args[1:])
 	case "bench":
 		return cmdBench(e, args[1:])
+	case "embed":
+		return cmdEmbed(e, args[1:])
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "gochunk", version)
 		return exitOK
@@ -75,6 +78,7 @@ Usage:
   gochunk chunk [flags] [FILE...|-]   chunk files or standard input, one JSON chunk per line
   gochunk chunkers [--json]           list chunkers, their parameters and defaults
   gochunk bench [flags] [FILE...]     measure speed (MB/s, chunks/s) and peak memory per chunker
+  gochunk embed [flags] [FILE|-]      embed one text per line, JSONL vectors on stdout
   gochunk version                     print the version
 
 Run 'gochunk COMMAND --help' for a command's flags.

@@ -194,3 +194,32 @@ func TestBench(t *testing.T) {
 		t.Errorf("result %+v, %v", r, err)
 	}
 }
+
+func TestEmbed(t *testing.T) {
+	out, errs, code := runCmd(t, "The cat sat.\n\nStocks fell sharply.\n", "embed")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	for i, l := range lines {
+		var r struct {
+			Index     int
+			Embedding []float32
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil || r.Index != i || len(r.Embedding) != 512 {
+			t.Errorf("line %d: %v %+v", i, err, r.Index)
+		}
+	}
+	if _, _, code := runCmd(t, "", "embed", "--embedder", "word2vec"); code != 2 {
+		t.Errorf("unknown embedder: exit %d", code)
+	}
+	if _, _, code := runCmd(t, "", "embed", "/nonexistent.txt"); code != 1 {
+		t.Errorf("missing file: exit %d", code)
+	}
+	if _, errs, code := runCmd(t, "", "embed", "--embedder", "static:/nonexistent-model-dir", "--offline"); code != 1 || !strings.Contains(errs, "bad embedding model") {
+		t.Errorf("missing model: exit %d, %s", code, errs)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os"
+	"unicode/utf8"
 
 	"golang.org/x/term"
 )
@@ -11,3 +12,5 @@ func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
+
+func utf8Valid(s string) bool { return utf8.ValidString(s) }

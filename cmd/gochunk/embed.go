@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"gochunk/embed"
+)
+
+// embedFlags are the flags that choose an embedder.
+type embedFlags struct {
+	name, url, cacheDir string
+	dimensions          int
+	offline             bool
+}
+
+func (f *embedFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.name, "embedder", "lexical", "embedder: lexical (built in), static:MODEL (Model2Vec directory or hub id), onnx:MODEL, openai:MODEL")
+	fs.StringVar(&f.url, "embed-url", "", "base URL of an OpenAI-compatible API for openai:MODEL (default https://api.openai.com/v1; key from OPENAI_API_KEY)")
+	fs.IntVar(&f.dimensions, "embed-dimensions", 0, "ask an openai:MODEL for vectors of this length")
+	fs.StringVar(&f.cacheDir, "hf-cache", "", "Hugging Face cache directory for downloaded models (default $HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)")
+	fs.BoolVar(&f.offline, "offline", false, "never download models (as HF_HUB_OFFLINE=1)")
+}
+
+// build loads the embedder, drawing download progress on stderr when it
+// is a terminal.
+func (f *embedFlags) build(ctx context.Context, e env) (embed.Embedder, error) {
+	var mu sync.Mutex
+	opt := embed.Options{BaseURL: f.url, Dimensions: f.dimensions, CacheDir: f.cacheDir, Offline: f.offline}
+	if e.stderrTTY {
+		opt.Progress = func(done, total int64, file string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if total > 0 {
+				fmt.Fprintf(e.stderr, "\rdownloading %s: %.1f / %.1f MB", file, float64(done)/1e6, float64(total)/1e6)
+				if done >= total {
+					fmt.Fprintln(e.stderr)
+				}
+			}
+		}
+	}
+	em, err := embed.New(ctx, f.name, opt)
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "unknown embedder") || strings.HasPrefix(err.Error(), "embedder ") {
+			return nil, usageError{err}
+		}
+		return nil, err
+	}
+	return em, nil
+}
+
+func cmdEmbed(e env, args []string) int {
+	fs := flag.NewFlagSet("gochunk embed", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var ef embedFlags
+	ef.register(fs)
+	batch := fs.Int("batch", 256, "lines embedded per call")
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, `Usage: gochunk embed [flags] [FILE|-]
+
+Reads one text per line (standard input when there is no FILE) and writes
+one JSON object per line, {"index": i, "embedding": [...]}, in input order.
+An empty line gets a zero vector.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	files, err := parseFlags(fs, args)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if len(files) > 1 {
+		fmt.Fprintln(e.stderr, "gochunk embed: give at most one FILE")
+		return exitUsage
+	}
+	if *batch < 1 {
+		fmt.Fprintln(e.stderr, "gochunk embed: --batch must be at least 1")
+		return exitUsage
+	}
+	ctx := context.Background()
+	em, err := ef.build(ctx, e)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "gochunk embed:", err)
+		return exitCode(err)
+	}
+	var in io.Reader = e.stdin
+	if len(files) == 1 && files[0] != "-" {
+		f, err := os.Open(files[0])
+		if err != nil {
+			fmt.Fprintln(e.stderr, "gochunk embed:", err)
+			return exitInput
+		}
+		defer f.Close()
+		in = f
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	out := bufio.NewWriterSize(e.stdout, 1<<16)
+	defer out.Flush()
+	index := 0
+	var lines []string
+	flush := func() error {
+		if len(lines) == 0 {
+			return nil
+		}
+		vs, err := em.Embed(ctx, lines)
+		if err != nil {
+			return err
+		}
+		for _, v := range vs {
+			b, err := json.Marshal(struct {
+				Index     int       `json:"index"`
+				Embedding []float32 `json:"embedding"`
+			}{index, v})
+			if err != nil {
+				return err
+			}
+			out.Write(b)
+			out.WriteByte('\n')
+			index++
+		}
+		lines = lines[:0]
+		return nil
+	}
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if !utf8Valid(line) {
+			fmt.Fprintf(e.stderr, "gochunk embed: line %d: invalid UTF-8\n", index+len(lines)+1)
+			return exitInput
+		}
+		lines = append(lines, line)
+		if len(lines) == *batch {
+			if err := flush(); err != nil {
+				fmt.Fprintln(e.stderr, "gochunk embed:", err)
+				return exitInput
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		fmt.Fprintln(e.stderr, "gochunk embed: read:", err)
+		return exitInput
+	}
+	if err := flush(); err != nil {
+		fmt.Fprintln(e.stderr, "gochunk embed:", err)
+		return exitInput
+	}
+	return exitOK
+}

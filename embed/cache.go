@@ -1,0 +1,190 @@
+package embed
+
+import (
+	"container/list"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+)
+
+// CacheOptions configure Cached.
+type CacheOptions struct {
+	// Entries bounds the in-memory cache (least recently used vectors are
+	// dropped first); 0 means 65536.
+	Entries int
+	// Dir, when set, also keeps vectors on disk under this directory, one
+	// small file per vector, so that they survive the process.
+	Dir string
+}
+
+// Cached wraps an embedder with a cache keyed by the embedder's model id
+// and the SHA-256 of each text, so re-chunking or re-evaluating the same
+// text does not embed it again. Identical texts in one call are embedded
+// once.
+type Cached struct {
+	inner Embedder
+	store *cacheStore
+}
+
+type cacheStore struct {
+	mu      sync.Mutex
+	max     int
+	lru     *list.List
+	items   map[[32]byte]*list.Element
+	dir     string
+	hits    atomic.Int64
+	misses  atomic.Int64
+	diskErr atomic.Value
+}
+
+type cacheEntry struct {
+	key [32]byte
+	v   []float32
+}
+
+// NewCached wraps e.
+func NewCached(e Embedder, opt CacheOptions) *Cached {
+	if opt.Entries <= 0 {
+		opt.Entries = 65536
+	}
+	return &Cached{inner: e, store: &cacheStore{max: opt.Entries, lru: list.New(), items: map[[32]byte]*list.Element{}, dir: opt.Dir}}
+}
+
+// Dim returns the inner embedder's dimension.
+func (c *Cached) Dim() int { return c.inner.Dim() }
+
+// MaxTokens returns the inner embedder's limit.
+func (c *Cached) MaxTokens() int { return c.inner.MaxTokens() }
+
+// ModelID returns the inner embedder's model id.
+func (c *Cached) ModelID() string { return c.inner.ModelID() }
+
+// Stats returns the number of texts served from the cache and embedded.
+func (c *Cached) Stats() (hits, misses int64) { return c.store.hits.Load(), c.store.misses.Load() }
+
+// ForDocument adapts the inner embedder to a document and keeps the cache.
+func (c *Cached) ForDocument(pieces []string) Embedder {
+	return &Cached{inner: ForDocument(c.inner, pieces), store: c.store}
+}
+
+func (c *Cached) key(text string) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(c.inner.ModelID()))
+	h.Write([]byte{0})
+	h.Write([]byte(text))
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// Embed returns cached vectors and embeds the rest.
+func (c *Cached) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	keys := make([][32]byte, len(texts))
+	var missTexts []string
+	missIdx := map[[32]byte][]int{}
+	for i, t := range texts {
+		keys[i] = c.key(t)
+		if v, ok := c.store.get(keys[i]); ok {
+			out[i] = v
+			c.store.hits.Add(1)
+			continue
+		}
+		if _, seen := missIdx[keys[i]]; !seen {
+			missTexts = append(missTexts, t)
+		}
+		missIdx[keys[i]] = append(missIdx[keys[i]], i)
+	}
+	if len(missTexts) == 0 {
+		return out, nil
+	}
+	c.store.misses.Add(int64(len(missTexts)))
+	vs, err := c.inner.Embed(ctx, missTexts)
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) != len(missTexts) {
+		return nil, fmt.Errorf("cached embedder: %w: got %d for %d texts", ErrCount, len(vs), len(missTexts))
+	}
+	for j, t := range missTexts {
+		k := c.key(t)
+		c.store.put(k, vs[j])
+		for _, i := range missIdx[k] {
+			out[i] = vs[j]
+		}
+	}
+	return out, nil
+}
+
+func (s *cacheStore) get(k [32]byte) ([]float32, bool) {
+	s.mu.Lock()
+	if el, ok := s.items[k]; ok {
+		s.lru.MoveToFront(el)
+		v := el.Value.(*cacheEntry).v
+		s.mu.Unlock()
+		return v, true
+	}
+	s.mu.Unlock()
+	if s.dir == "" {
+		return nil, false
+	}
+	b, err := os.ReadFile(s.path(k))
+	if err != nil || len(b)%4 != 0 || len(b) == 0 {
+		return nil, false
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	s.remember(k, v)
+	return v, true
+}
+
+func (s *cacheStore) put(k [32]byte, v []float32) {
+	s.remember(k, v)
+	if s.dir == "" {
+		return
+	}
+	p := s.path(k)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		s.diskErr.Store(err)
+		return
+	}
+	b := make([]byte, 0, 4*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	}
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err == nil {
+		os.Rename(tmp, p)
+	} else {
+		s.diskErr.Store(err)
+	}
+}
+
+func (s *cacheStore) remember(k [32]byte, v []float32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if el, ok := s.items[k]; ok {
+		s.lru.MoveToFront(el)
+		return
+	}
+	s.items[k] = s.lru.PushFront(&cacheEntry{k, v})
+	for s.lru.Len() > s.max {
+		old := s.lru.Back()
+		s.lru.Remove(old)
+		delete(s.items, old.Value.(*cacheEntry).key)
+	}
+}
+
+func (s *cacheStore) path(k [32]byte) string {
+	h := hex.EncodeToString(k[:])
+	return filepath.Join(s.dir, h[:2], h[2:]+".f32")
+}

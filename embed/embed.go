@@ -1,0 +1,205 @@
+// Package embed turns texts into vectors for the embedding-based chunkers,
+// the server's chunk embeddings and the evaluation's dense retriever.
+//
+// Four providers implement Embedder: Lexical (built in, deterministic, no
+// download), Static (Model2Vec static embeddings such as potion-base-8M,
+// from a local directory or the Hugging Face hub), ONNX transformer models
+// and any OpenAI-compatible /v1/embeddings endpoint. Cached wraps any of
+// them with a bounded cache keyed by model id and text.
+package embed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+// Embedder turns texts into vectors.
+//
+// Embed returns one vector of Dim() numbers per text, in order. An empty
+// text gets a zero vector. Implementations are safe for concurrent use.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	// Dim is the length of every vector.
+	Dim() int
+	// MaxTokens is the longest input, in the model's tokens, that is
+	// embedded whole; 0 means no limit. What happens to longer input is
+	// the provider's documented choice.
+	MaxTokens() int
+	// ModelID names the model and every setting that changes its vectors,
+	// so that caches never mix vectors of different models.
+	ModelID() string
+}
+
+// DocumentAware is implemented by embedders whose vectors depend on the
+// document being chunked (the lexical provider takes its IDF from it).
+// Chunkers call ForDocument with the pieces they will embed before
+// embedding them.
+type DocumentAware interface {
+	ForDocument(pieces []string) Embedder
+}
+
+// ForDocument returns e adapted to a document's pieces when e is
+// DocumentAware, and e itself otherwise.
+func ForDocument(e Embedder, pieces []string) Embedder {
+	if d, ok := e.(DocumentAware); ok {
+		return d.ForDocument(pieces)
+	}
+	return e
+}
+
+// Errors of embedders, wrapped with context.
+var (
+	// ErrDimension reports vectors of the wrong length.
+	ErrDimension = errors.New("embedding has the wrong dimension")
+	// ErrCount reports a provider that returned a different number of
+	// vectors than texts.
+	ErrCount = errors.New("wrong number of embeddings")
+	// ErrModel reports a model that cannot be loaded: missing or corrupt
+	// files, a tokenizer that does not match the embedding table.
+	ErrModel = errors.New("bad embedding model")
+)
+
+// Options are the settings New passes to the providers that take them.
+type Options struct {
+	// BaseURL of an OpenAI-compatible API (openai provider).
+	BaseURL string
+	// APIKey for the API; empty means the OPENAI_API_KEY environment
+	// variable.
+	APIKey string
+	// Dimensions asks the API for vectors of this length (0: the model's).
+	Dimensions int
+	// CacheDir overrides the Hugging Face cache directory for downloads.
+	CacheDir string
+	// Offline forbids downloads, as HF_HUB_OFFLINE=1 does.
+	Offline bool
+	// Progress, when set, receives download progress lines.
+	Progress func(done, total int64, file string)
+}
+
+// New returns the embedder a name describes: "lexical", "static:MODEL"
+// (a Model2Vec directory or hub id), "onnx:MODEL" or "openai:MODEL".
+func New(ctx context.Context, name string, opt Options) (Embedder, error) {
+	kind, model, _ := strings.Cut(name, ":")
+	switch kind {
+	case "", "lexical":
+		if model != "" {
+			return nil, fmt.Errorf("embedder %q: lexical takes no model", name)
+		}
+		return NewLexical(LexicalConfig{}), nil
+	case "static":
+		if model == "" {
+			return nil, fmt.Errorf("embedder %q: want static:DIR or static:ORG/NAME", name)
+		}
+		s, err := LoadStatic(ctx, model, opt)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	case "openai":
+		if model == "" {
+			return nil, fmt.Errorf("embedder %q: want openai:MODEL", name)
+		}
+		o, err := NewOpenAI(OpenAIConfig{BaseURL: opt.BaseURL, APIKey: opt.APIKey, Model: model, Dimensions: opt.Dimensions})
+		if err != nil {
+			return nil, err
+		}
+		return o, nil
+	case "onnx":
+		if model == "" {
+			return nil, fmt.Errorf("embedder %q: want onnx:DIR or onnx:ORG/NAME", name)
+		}
+		o, err := LoadONNX(ctx, model, opt)
+		if err != nil {
+			return nil, err
+		}
+		return o, nil
+	}
+	return nil, fmt.Errorf("unknown embedder %q: want lexical, static:MODEL, onnx:MODEL or openai:MODEL", name)
+}
+
+// parallel runs fn(i) for i in [0, n) on up to GOMAXPROCS goroutines and
+// returns the first error.
+func parallel(ctx context.Context, n int, fn func(i int) error) error {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := fn(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		next     int
+	)
+	take := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if firstErr != nil || next >= n {
+			return 0, false
+		}
+		if err := ctx.Err(); err != nil {
+			firstErr = err
+			return 0, false
+		}
+		i := next
+		next++
+		return i, true
+	}
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i, ok := take()
+				if !ok {
+					return
+				}
+				if err := fn(i); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// checkVectors verifies count, dimension and finiteness of provider
+// output.
+func checkVectors(vs [][]float32, n, dim int, who string) error {
+	if len(vs) != n {
+		return fmt.Errorf("%s: %w: got %d for %d texts", who, ErrCount, len(vs), n)
+	}
+	for i, v := range vs {
+		if len(v) != dim {
+			return fmt.Errorf("%s: %w: vector %d has %d numbers, want %d", who, ErrDimension, i, len(v), dim)
+		}
+	}
+	return nil
+}
+
+// slab returns n zero vectors of length dim sharing one allocation.
+func slab(n, dim int) [][]float32 {
+	backing := make([]float32, n*dim)
+	out := make([][]float32, n)
+	for i := range out {
+		out[i] = backing[i*dim : (i+1)*dim : (i+1)*dim]
+	}
+	return out
+}

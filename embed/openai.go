@@ -1,0 +1,383 @@
+package embed
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gochunk/tokenize"
+	"gochunk/vec"
+)
+
+// OpenAIConfig configures the OpenAI-compatible embeddings client.
+type OpenAIConfig struct {
+	// BaseURL is the API's base URL as OpenAI clients take it, e.g.
+	// "https://api.openai.com/v1" (the default) or
+	// "http://localhost:11434/v1" for Ollama.
+	BaseURL string
+	// APIKey is sent as a bearer token; empty means $OPENAI_API_KEY (and
+	// no key at all when that is empty too, as local servers want).
+	APIKey string
+	// Model is the model name the API knows.
+	Model string
+	// Dimensions, when positive, is sent as "dimensions" and every vector
+	// must have that length.
+	Dimensions int
+	// MaxBatchTokens bounds the tokens (cl100k_base) of one request; 0
+	// means 8192.
+	MaxBatchTokens int
+	// MaxBatchInputs bounds the texts of one request; 0 means 256.
+	MaxBatchInputs int
+	// MaxTokens is the longest text sent whole; longer texts are split into
+	// pieces of at most MaxTokens tokens whose vectors are averaged
+	// (weighted by their token counts) and normalised. 0 means 8191.
+	MaxTokens int
+	// Timeout bounds one request; 0 means 60 s.
+	Timeout time.Duration
+	// Retries is how many times a request that failed with 429, a 5xx
+	// status or a network error is retried, with exponential backoff
+	// (honouring Retry-After); 0 means 5, negative means none.
+	Retries int
+	// Concurrency bounds parallel requests; 0 means 4.
+	Concurrency int
+	// Client makes the requests; nil means http.DefaultClient.
+	Client *http.Client
+}
+
+// OpenAI embeds texts through any OpenAI-compatible /v1/embeddings
+// endpoint: OpenAI, Ollama, vLLM, Text Embeddings Inference, LM Studio,
+// and gochunk's own server.
+type OpenAI struct {
+	cfg     OpenAIConfig
+	counter *tokenize.TikToken
+	dim     atomic.Int64
+	calls   atomic.Int64
+}
+
+// NewOpenAI returns a client; it makes no request until Embed.
+func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
+	if cfg.Model == "" {
+		return nil, fmt.Errorf("openai embedder: no model")
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "https://api.openai.com/v1"
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.APIKey == "" {
+		cfg.APIKey = os.Getenv("OPENAI_API_KEY")
+	}
+	if cfg.MaxBatchTokens <= 0 {
+		cfg.MaxBatchTokens = 8192
+	}
+	if cfg.MaxBatchInputs <= 0 {
+		cfg.MaxBatchInputs = 256
+	}
+	if cfg.MaxTokens <= 0 {
+		cfg.MaxTokens = 8191
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 60 * time.Second
+	}
+	if cfg.Retries == 0 {
+		cfg.Retries = 5
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 4
+	}
+	if cfg.Client == nil {
+		cfg.Client = http.DefaultClient
+	}
+	counter, err := tokenize.NewTikToken("cl100k_base")
+	if err != nil {
+		return nil, err
+	}
+	o := &OpenAI{cfg: cfg, counter: counter}
+	o.dim.Store(int64(cfg.Dimensions))
+	return o, nil
+}
+
+// Dim returns the configured dimensions, or the length of the vectors the
+// API returned so far (0 before the first answer).
+func (o *OpenAI) Dim() int { return int(o.dim.Load()) }
+
+// MaxTokens returns the longest text sent whole.
+func (o *OpenAI) MaxTokens() int { return o.cfg.MaxTokens }
+
+// ModelID names the endpoint, model and dimensions.
+func (o *OpenAI) ModelID() string {
+	return fmt.Sprintf("openai:%s:%s:%d", o.cfg.BaseURL, o.cfg.Model, o.cfg.Dimensions)
+}
+
+// Requests returns how many HTTP requests were made (retries included).
+func (o *OpenAI) Requests() int64 { return o.calls.Load() }
+
+// piece is one input sent to the API: part (or all) of text t.
+type piece struct {
+	text   string
+	owner  int
+	tokens int
+}
+
+// Embed returns the vectors of texts, batching them by the token and input
+// budgets and sending batches in parallel.
+func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	var pieces []piece
+	for i, t := range texts {
+		if strings.TrimSpace(t) == "" {
+			continue // empty text: zero vector, the API would refuse it
+		}
+		n := o.counter.Count(t)
+		if n <= o.cfg.MaxTokens {
+			pieces = append(pieces, piece{t, i, n})
+			continue
+		}
+		for _, p := range o.splitLong(t) {
+			pieces = append(pieces, piece{p, i, o.counter.Count(p)})
+		}
+	}
+	// Batches by budget.
+	var batches [][]piece
+	var cur []piece
+	curTokens := 0
+	for _, p := range pieces {
+		if len(cur) > 0 && (curTokens+p.tokens > o.cfg.MaxBatchTokens || len(cur) == o.cfg.MaxBatchInputs) {
+			batches = append(batches, cur)
+			cur, curTokens = nil, 0
+		}
+		cur = append(cur, p)
+		curTokens += p.tokens
+	}
+	if len(cur) > 0 {
+		batches = append(batches, cur)
+	}
+	results := make([][][]float32, len(batches))
+	sem := make(chan struct{}, o.cfg.Concurrency)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for bi, b := range batches {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			inputs := make([]string, len(b))
+			for i, p := range b {
+				inputs[i] = p.text
+			}
+			vs, err := o.request(ctx, inputs)
+			if err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+				mu.Unlock()
+				return
+			}
+			results[bi] = vs
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("openai embedding: %w", err)
+	}
+	dim := o.Dim()
+	out := make([][]float32, len(texts))
+	weights := make([]float32, len(texts))
+	for bi, b := range batches {
+		for j, p := range b {
+			v := results[bi][j]
+			if out[p.owner] == nil {
+				out[p.owner] = make([]float32, dim)
+			}
+			w := float32(max(p.tokens, 1))
+			for k, x := range v {
+				out[p.owner][k] += w * x
+			}
+			weights[p.owner] += w
+		}
+	}
+	for i := range out {
+		if out[i] == nil {
+			out[i] = make([]float32, dim)
+			continue
+		}
+		for k := range out[i] {
+			out[i][k] /= weights[i]
+		}
+		if o.countOf(texts[i]) > o.cfg.MaxTokens {
+			vec.Normalize(out[i])
+		}
+	}
+	return out, nil
+}
+
+func (o *OpenAI) countOf(t string) int { return o.counter.Count(t) }
+
+// splitLong cuts text into pieces of at most MaxTokens tokens at token
+// boundaries that are character boundaries.
+func (o *OpenAI) splitLong(text string) []string {
+	ends := o.counter.AppendTokenEnds(nil, text)
+	var out []string
+	start, n := 0, 0
+	for i, e := range ends {
+		n++
+		atBoundary := e == len(text) || (text[e]&0xC0) != 0x80
+		if (n >= o.cfg.MaxTokens || i == len(ends)-1) && atBoundary {
+			out = append(out, text[start:e])
+			start, n = e, 0
+		}
+	}
+	if start < len(text) {
+		out = append(out, text[start:])
+	}
+	return out
+}
+
+type embeddingsRequest struct {
+	Model          string   `json:"model"`
+	Input          []string `json:"input"`
+	EncodingFormat string   `json:"encoding_format"`
+	Dimensions     int      `json:"dimensions,omitempty"`
+}
+
+type embeddingsResponse struct {
+	Data []struct {
+		Index     int       `json:"index"`
+		Embedding []float32 `json:"embedding"`
+	} `json:"data"`
+}
+
+// request sends one batch, with retries.
+func (o *OpenAI) request(ctx context.Context, inputs []string) ([][]float32, error) {
+	body, err := json.Marshal(embeddingsRequest{Model: o.cfg.Model, Input: inputs, EncodingFormat: "float", Dimensions: o.cfg.Dimensions})
+	if err != nil {
+		return nil, err
+	}
+	url := o.cfg.BaseURL + "/embeddings"
+	retries := max(o.cfg.Retries, 0)
+	backoff := 500 * time.Millisecond
+	var lastErr error
+	for attempt := 0; attempt <= retries; attempt++ {
+		if attempt > 0 {
+			wait := backoff << (attempt - 1)
+			wait = min(wait, 30*time.Second)
+			var re retryAfter
+			if errors.As(lastErr, &re) && re.wait > 0 {
+				wait = re.wait
+			}
+			wait += time.Duration(rand.Int64N(int64(wait)/4 + 1))
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return nil, fmt.Errorf("openai embedding: %w (after %v)", ctx.Err(), lastErr)
+			}
+		}
+		vs, err, retry := o.once(ctx, url, body, len(inputs))
+		if err == nil {
+			return vs, nil
+		}
+		lastErr = err
+		if !retry || ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, lastErr
+}
+
+type retryAfter struct {
+	err  error
+	wait time.Duration
+}
+
+func (r retryAfter) Error() string { return r.err.Error() }
+func (r retryAfter) Unwrap() error { return r.err }
+
+// once makes one request; retry says whether a failure is worth retrying.
+func (o *OpenAI) once(ctx context.Context, url string, body []byte, n int) ([][]float32, error, bool) {
+	o.calls.Add(1)
+	rctx, cancel := context.WithTimeout(ctx, o.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("openai embedding: %w", err), false
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if o.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+o.cfg.APIKey)
+	}
+	resp, err := o.cfg.Client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("openai embedding: %s: %w", url, err), ctx.Err() == nil
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<30))
+	if err != nil {
+		return nil, fmt.Errorf("openai embedding: read response: %w", err), true
+	}
+	if resp.StatusCode != http.StatusOK {
+		msg := strings.TrimSpace(string(data))
+		if len(msg) > 300 {
+			msg = msg[:300] + "…"
+		}
+		err := fmt.Errorf("openai embedding: %s: %s: %s", url, resp.Status, msg)
+		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
+			var wait time.Duration
+			if s, perr := strconv.Atoi(resp.Header.Get("Retry-After")); perr == nil && s >= 0 {
+				wait = time.Duration(s) * time.Second
+			}
+			return nil, retryAfter{err, wait}, true
+		}
+		return nil, err, false
+	}
+	var parsed embeddingsResponse
+	if err := json.Unmarshal(data, &parsed); err != nil {
+		return nil, fmt.Errorf("openai embedding: bad response: %w", err), false
+	}
+	if len(parsed.Data) != n {
+		return nil, fmt.Errorf("openai embedding: %w: got %d for %d inputs", ErrCount, len(parsed.Data), n), false
+	}
+	out := make([][]float32, n)
+	for _, d := range parsed.Data {
+		if d.Index < 0 || d.Index >= n || out[d.Index] != nil {
+			return nil, fmt.Errorf("openai embedding: bad or repeated index %d in response", d.Index), false
+		}
+		out[d.Index] = d.Embedding
+	}
+	want := o.Dim()
+	for i, v := range out {
+		if want == 0 {
+			want = len(v)
+			o.dim.CompareAndSwap(0, int64(want))
+			want = o.Dim()
+		}
+		if len(v) != want || len(v) == 0 {
+			return nil, fmt.Errorf("openai embedding: %w: vector %d has %d numbers, want %d", ErrDimension, i, len(v), want), false
+		}
+		if !vec.Valid(v) {
+			return nil, fmt.Errorf("openai embedding: vector %d holds NaN or infinite numbers", i), false
+		}
+	}
+	return out, nil, false
+}
