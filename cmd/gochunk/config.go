@@ -23,12 +23,17 @@ type chunkFlags struct {
 }
 
 func (c *chunkFlags) register(fs *flag.FlagSet) {
+	c.registerChunker(fs)
+	fs.StringVar(&c.config, "config", "", "JSON or YAML `FILE` with chunker parameters (and optionally \"chunker\" and \"tokenizer\"); flags override it")
+}
+
+// registerChunker registers the flags of register except --config.
+func (c *chunkFlags) registerChunker(fs *flag.FlagSet) {
 	c.fs = fs
 	fs.StringVar(&c.chunker, "chunker", "recursive", "chunker `NAME` (see 'gochunk chunkers')")
 	fs.IntVar(&c.size, "size", 0, "maximum chunk size in tokens of --tokenizer (default: the chunker's)")
 	fs.IntVar(&c.overlap, "overlap", 0, "tokens repeated between consecutive chunks (default: the chunker's)")
 	fs.StringVar(&c.tokenizer, "tokenizer", "runes", "size unit: runes, words, bytes, cl100k_base, o200k_base or hf:PATH (a tokenizer.json)")
-	fs.StringVar(&c.config, "config", "", "JSON or YAML `FILE` with chunker parameters (and optionally \"chunker\" and \"tokenizer\"); flags override it")
 	fs.StringVar(&c.invalidUTF8, "invalid-utf8", "reject", "what to do with invalid UTF-8: reject (an error) or repair (replace with U+FFFD; offsets refer to the repaired text)")
 }
 
@@ -53,21 +58,23 @@ type built struct {
 
 // build makes the chunker the flags and the config file describe.
 func (c *chunkFlags) build(reg *gochunk.Registry) (*built, error) {
-	params := map[string]any{}
+	name, tok, params, err := c.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return c.buildFrom(reg, name, tok, params)
+}
+
+// resolve merges the config file and the flags into a chunker name, a
+// tokenizer name and parameters.
+func (c *chunkFlags) resolve() (name, tok string, params map[string]any, err error) {
+	params = map[string]any{}
 	if c.config != "" {
-		data, err := os.ReadFile(c.config)
-		if err != nil {
-			return nil, usageError{fmt.Errorf("read config: %w", err)}
-		}
-		js, err := yaml.YAMLToJSON(data)
-		if err != nil {
-			return nil, usageError{fmt.Errorf("config %s: %w", c.config, err)}
-		}
-		if err := json.Unmarshal(js, &params); err != nil || params == nil {
-			return nil, usageError{fmt.Errorf("config %s: want an object of parameters", c.config)}
+		if params, err = readParams(c.config); err != nil {
+			return "", "", nil, err
 		}
 	}
-	name, tok := c.chunker, c.tokenizer
+	name, tok = c.chunker, c.tokenizer
 	if v, ok := params["chunker"].(string); ok && !c.set("chunker") {
 		name = v
 	}
@@ -82,6 +89,28 @@ func (c *chunkFlags) build(reg *gochunk.Registry) (*built, error) {
 	if c.set("overlap") {
 		params["overlap"] = c.overlap
 	}
+	return name, tok, params, nil
+}
+
+// readParams reads a JSON or YAML object of parameters.
+func readParams(path string) (map[string]any, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("read config: %w", err)}
+	}
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("config %s: %w", path, err)}
+	}
+	var params map[string]any
+	if err := json.Unmarshal(js, &params); err != nil || params == nil {
+		return nil, usageError{fmt.Errorf("config %s: want an object of parameters", path)}
+	}
+	return params, nil
+}
+
+// buildFrom makes a chunker from a name, a tokenizer name and parameters.
+func (c *chunkFlags) buildFrom(reg *gochunk.Registry, name, tok string, params map[string]any) (*built, error) {
 	policy := gochunk.InvalidUTF8Policy(c.invalidUTF8)
 	if policy != gochunk.Reject && policy != gochunk.Repair {
 		return nil, usageError{fmt.Errorf("--invalid-utf8 %q: want reject or repair", c.invalidUTF8)}

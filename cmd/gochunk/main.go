@@ -6,6 +6,8 @@
 //	gochunk chunkers [--json]           list chunkers with their parameters
 //	gochunk bench [flags] [FILE...]     measure chunking speed and memory
 //	gochunk embed [flags] [FILE|-]      embed one text per line into JSONL vectors
+//	gochunk eval --dataset PATH [flags] score chunkers on a retrieval data set
+//	gochunk tune --dataset PATH --param KEY=RANGE   search chunker parameters
 //	gochunk version                     print the version
 //
 // Exit status: 0 on success, 1 when an input could not be chunked, 2 on a
@@ -59,6 +61,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdBench(e, args[1:])
 	case "embed":
 		return cmdEmbed(e, args[1:])
+	case "eval":
+		return cmdEval(e, args[1:])
+	case "tune":
+		return cmdTune(e, args[1:])
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "gochunk", version)
 		return exitOK
@@ -79,6 +85,8 @@ Usage:
   gochunk chunkers [--json]           list chunkers, their parameters and defaults
   gochunk bench [flags] [FILE...]     measure speed (MB/s, chunks/s) and peak memory per chunker
   gochunk embed [flags] [FILE|-]      embed one text per line, JSONL vectors on stdout
+  gochunk eval --dataset PATH [flags] score chunkers: recall, precision, precision Ω, IoU
+  gochunk tune --dataset PATH --param KEY=RANGE [flags]   search parameters for an objective
   gochunk version                     print the version
 
 Run 'gochunk COMMAND --help' for a command's flags.

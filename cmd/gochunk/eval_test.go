@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tinyDataset writes a generic-format data set: two documents, three
+// questions.
+func tinyDataset(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	docs := `{"id": "cats", "text": "Cats sleep most of the day. They purr when content. A cat's whiskers sense motion.\n\nKittens open their eyes after a week."}
+{"id": "money", "text": "Markets fell on Monday. Interest rates rose again. Investors moved to bonds as stocks dropped."}
+`
+	qs := `{"question": "When do kittens open their eyes?", "references": [{"doc_id": "cats", "start": 84, "end": 121, "content": "Kittens open their eyes after a week."}]}
+{"question": "What did interest rates do?", "references": [{"doc_id": "money", "start": 24, "end": 50}]}
+{"question": "What do whiskers sense?", "references": [{"doc_id": "cats", "start": 52, "end": 82}]}
+`
+	os.WriteFile(filepath.Join(dir, "documents.jsonl"), []byte(docs), 0o644)
+	os.WriteFile(filepath.Join(dir, "questions.jsonl"), []byte(qs), 0o644)
+	return dir
+}
+
+func TestEvalJSON(t *testing.T) {
+	dir := tinyDataset(t)
+	csvPath, htmlPath := filepath.Join(t.TempDir(), "r.csv"), filepath.Join(t.TempDir(), "r.html")
+	out, errs, code := runCmd(t, "", "eval", "--dataset", dir, "--chunker", "sentence,recursive", "--sweep", "size=40,400", "-k", "1", "--json", "--csv", csvPath, "--html", htmlPath)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Questions int
+		K         int
+		Configs   []struct {
+			Name      string
+			Overall   map[string]float64          `json:"overall"`
+			PerCorpus map[string]map[string]float64 `json:"per_corpus"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Questions != 3 || rep.K != 1 || len(rep.Configs) != 4 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, c := range rep.Configs {
+		for _, m := range []map[string]float64{c.Overall, c.PerCorpus["cats"], c.PerCorpus["money"]} {
+			for _, key := range []string{"recall", "precision", "precision_omega", "iou"} {
+				v, ok := m[key]
+				if !ok || v < 0 || v > 1 {
+					t.Errorf("%s: %s = %v (present %v)", c.Name, key, v, ok)
+				}
+			}
+			if m["chunks"] < 1 {
+				t.Errorf("%s: chunks %v", c.Name, m["chunks"])
+			}
+		}
+	}
+	if !strings.Contains(rep.Configs[0].Name, "size=40") {
+		t.Errorf("config name %q", rep.Configs[0].Name)
+	}
+	if b, _ := os.ReadFile(csvPath); strings.Count(string(b), "\n") != 1+4*3 {
+		t.Errorf("csv:\n%s", b)
+	}
+	if b, _ := os.ReadFile(htmlPath); !strings.Contains(string(b), "<svg") || strings.Contains(string(b), "http://") || strings.Contains(string(b), "https://") {
+		t.Error("html report is not a self-contained page with charts")
+	}
+}
+
+func TestEvalTable(t *testing.T) {
+	out, errs, code := runCmd(t, "", "eval", "--dataset", tinyDataset(t), "--size", "60", "--retriever", "lexical", "--stitch", "2", "--cohesion")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"recall", "precision Ω", "IoU", "retriever dense:lexical", "Pk", "purity", "cohesion"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestEvalErrors(t *testing.T) {
+	if _, _, code := runCmd(t, "", "eval"); code != 2 {
+		t.Errorf("no dataset: exit %d", code)
+	}
+	if _, errs, code := runCmd(t, "", "eval", "--dataset", "/nonexistent"); code != 1 || !strings.Contains(errs, "bad data set") {
+		t.Errorf("missing dataset: exit %d %s", code, errs)
+	}
+	if _, _, code := runCmd(t, "", "eval", "--dataset", tinyDataset(t), "--sweep", "size"); code != 2 {
+		t.Errorf("bad sweep: exit %d", code)
+	}
+	if _, _, code := runCmd(t, "", "eval", "--dataset", tinyDataset(t), "--chunker", "nope"); code != 2 {
+		t.Errorf("unknown chunker: exit %d", code)
+	}
+}
+
+func TestTune(t *testing.T) {
+	out, errs, code := runCmd(t, "", "tune", "--dataset", tinyDataset(t), "--chunker", "sentence", "--param", "size=20:60:20", "--objective", "iou", "-k", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var best map[string]any
+	if err := json.Unmarshal([]byte(out), &best); err != nil || best["chunker"] != "sentence" || best["size"] == nil {
+		t.Fatalf("best config %q: %v", out, err)
+	}
+	if !strings.Contains(errs, "<- best") || strings.Count(errs, "sentence size=") != 3 {
+		t.Errorf("table:\n%s", errs)
+	}
+	// The best config is usable as --config.
+	cfg := filepath.Join(t.TempDir(), "best.json")
+	os.WriteFile(cfg, []byte(out), 0o644)
+	if _, errs, code := runCmd(t, "some text to chunk", "chunk", "--config", cfg); code != 0 {
+		t.Errorf("best config rejected by chunk: %s", errs)
+	}
+	if _, _, code := runCmd(t, "", "tune", "--dataset", tinyDataset(t), "--param", "size=20:60:20", "--min-recall", "1.5"); code != 1 {
+		t.Errorf("impossible recall: exit %d", code)
+	}
+	if _, _, code := runCmd(t, "", "tune", "--dataset", tinyDataset(t), "--param", "size=60:20:20"); code != 2 {
+		t.Errorf("bad range: exit %d", code)
+	}
+}

@@ -1,0 +1,221 @@
+package eval
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"math"
+	"unicode"
+	"unicode/utf8"
+
+	"gochunk/embed"
+	"gochunk/vec"
+)
+
+// Retriever finds the chunks most relevant to a query.
+type Retriever interface {
+	// Index prepares search over texts (replacing any earlier index).
+	Index(ctx context.Context, texts []string) error
+	// Search returns the indexes of the k best texts for query, best
+	// first; ties go to the lower index.
+	Search(ctx context.Context, query string, k int) ([]int, error)
+	// Name describes the retriever.
+	Name() string
+}
+
+// BM25 is the Okapi BM25 ranking function over lowercased words (runs of
+// letters and digits), with Lucene's always-positive IDF,
+// ln(1 + (N - df + 0.5) / (df + 0.5)). It needs no model, so evaluations
+// run anywhere.
+type BM25 struct {
+	K1, B float64
+
+	postings map[string][]posting
+	lengths  []float64
+	avgLen   float64
+}
+
+type posting struct {
+	doc int32
+	tf  float32
+}
+
+// NewBM25 returns a BM25 retriever with k1 = 1.2 and b = 0.75.
+func NewBM25() *BM25 { return &BM25{K1: 1.2, B: 0.75} }
+
+// Name returns "bm25".
+func (b *BM25) Name() string { return "bm25" }
+
+// Index builds the inverted index of texts.
+func (b *BM25) Index(ctx context.Context, texts []string) error {
+	b.postings = map[string][]posting{}
+	b.lengths = make([]float64, len(texts))
+	total := 0.0
+	tf := map[string]int{}
+	for i, t := range texts {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		clear(tf)
+		n := 0
+		words(t, func(w string) {
+			tf[w]++
+			n++
+		})
+		for w, c := range tf {
+			b.postings[w] = append(b.postings[w], posting{int32(i), float32(c)})
+		}
+		b.lengths[i] = float64(n)
+		total += float64(n)
+	}
+	if len(texts) > 0 {
+		b.avgLen = total / float64(len(texts))
+	}
+	return nil
+}
+
+// Search scores every text sharing a word with query.
+func (b *BM25) Search(ctx context.Context, query string, k int) ([]int, error) {
+	scores := map[int32]float64{}
+	n := float64(len(b.lengths))
+	seen := map[string]bool{}
+	words(query, func(w string) {
+		if seen[w] {
+			return
+		}
+		seen[w] = true
+		ps := b.postings[w]
+		if len(ps) == 0 {
+			return
+		}
+		df := float64(len(ps))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, p := range ps {
+			tf := float64(p.tf)
+			norm := b.K1 * (1 - b.B + b.B*b.lengths[p.doc]/max(b.avgLen, 1e-9))
+			scores[p.doc] += idf * tf * (b.K1 + 1) / (tf + norm)
+		}
+	})
+	return topK(len(scores), k, func(yield func(int, float64)) {
+		for d, s := range scores {
+			yield(int(d), s)
+		}
+	}), nil
+}
+
+// words calls fn with each lowercased run of letters and digits of s.
+func words(s string, fn func(string)) {
+	var buf []byte
+	flush := func() {
+		if len(buf) > 0 {
+			fn(string(buf))
+			buf = buf[:0]
+		}
+	}
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			buf = utf8.AppendRune(buf, unicode.ToLower(r))
+		} else {
+			flush()
+		}
+	}
+	flush()
+}
+
+// Dense ranks texts by the cosine similarity of their embeddings to the
+// query's, with an exact flat index held in memory (MaxBytes bounds it).
+type Dense struct {
+	Embedder embed.Embedder
+	// MaxBytes bounds the index's vectors; 0 means 4 GiB.
+	MaxBytes int64
+
+	vectors [][]float32
+}
+
+// Name returns the embedder's model id.
+func (d *Dense) Name() string { return "dense:" + d.Embedder.ModelID() }
+
+// Index embeds texts.
+func (d *Dense) Index(ctx context.Context, texts []string) error {
+	limit := d.MaxBytes
+	if limit <= 0 {
+		limit = 4 << 30
+	}
+	if dim := int64(d.Embedder.Dim()); dim > 0 && int64(len(texts))*dim*4 > limit {
+		return fmt.Errorf("dense index of %d vectors of %d dimensions exceeds %d bytes", len(texts), dim, limit)
+	}
+	vs, err := d.Embedder.Embed(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("embed chunks: %w", err)
+	}
+	for _, v := range vs {
+		vec.Normalize(v)
+	}
+	d.vectors = vs
+	return nil
+}
+
+// Search embeds query and returns the k nearest texts.
+func (d *Dense) Search(ctx context.Context, query string, k int) ([]int, error) {
+	qv, err := d.Embedder.Embed(ctx, []string{query})
+	if err != nil {
+		return nil, fmt.Errorf("embed query: %w", err)
+	}
+	q := vec.Normalize(qv[0])
+	return topK(len(d.vectors), k, func(yield func(int, float64)) {
+		for i, v := range d.vectors {
+			yield(i, float64(vec.Dot(q, v)))
+		}
+	}), nil
+}
+
+// topK returns the indexes of the k highest scores, best first, ties to
+// the lower index.
+func topK(n, k int, each func(yield func(int, float64))) []int {
+	if k <= 0 || n == 0 {
+		return nil
+	}
+	h := &scoreHeap{}
+	each(func(i int, s float64) {
+		if h.Len() < k {
+			heap.Push(h, scored{i, s})
+			return
+		}
+		if worse((*h)[0], scored{i, s}) {
+			(*h)[0] = scored{i, s}
+			heap.Fix(h, 0)
+		}
+	})
+	out := make([]int, h.Len())
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(h).(scored).i
+	}
+	return out
+}
+
+type scored struct {
+	i int
+	s float64
+}
+
+// worse reports whether a ranks below b.
+func worse(a, b scored) bool {
+	if a.s != b.s {
+		return a.s < b.s
+	}
+	return a.i > b.i
+}
+
+// scoreHeap is a min-heap of the k best so far (the worst on top).
+type scoreHeap []scored
+
+func (h scoreHeap) Len() int           { return len(h) }
+func (h scoreHeap) Less(i, j int) bool { return worse(h[i], h[j]) }
+func (h scoreHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *scoreHeap) Push(x any)        { *h = append(*h, x.(scored)) }
+func (h *scoreHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

@@ -1,0 +1,318 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"gochunk"
+	"gochunk/embed"
+	"gochunk/segment"
+	"gochunk/vec"
+)
+
+// Config is one chunker configuration to evaluate.
+type Config struct {
+	// Name labels the configuration in reports.
+	Name    string
+	Chunker gochunk.Chunker
+	// Chunker and tokenizer names and parameters, for reports.
+	ChunkerName string
+	Tokenizer   string
+	Params      map[string]any
+}
+
+// Options control an evaluation.
+type Options struct {
+	// K is the number of chunks retrieved per question; 0 means 5.
+	K int
+	// NewRetriever returns a fresh retriever for each configuration; nil
+	// means BM25.
+	NewRetriever func() Retriever
+	// Cohesion, when set, embeds the sentences of each corpus to compute
+	// the S2 cohesion score.
+	Cohesion embed.Embedder
+	// Progress, when set, is called as questions are scored.
+	Progress func(done, total int)
+}
+
+// Metrics are averages over questions (fractions in [0, 1]) with their
+// population standard deviations.
+type Metrics struct {
+	Recall            float64 `json:"recall"`
+	RecallStd         float64 `json:"recall_std"`
+	Precision         float64 `json:"precision"`
+	PrecisionStd      float64 `json:"precision_std"`
+	PrecisionOmega    float64 `json:"precision_omega"`
+	PrecisionOmegaStd float64 `json:"precision_omega_std"`
+	IoU               float64 `json:"iou"`
+	IoUStd            float64 `json:"iou_std"`
+	Questions         int     `json:"questions"`
+	Chunks            int     `json:"chunks"`
+}
+
+// Efficiency describes the chunks and the time spent.
+type Efficiency struct {
+	Chunks        int     `json:"chunks"`
+	MeanTokens    float64 `json:"mean_tokens"`
+	MedianTokens  float64 `json:"median_tokens"`
+	MaxTokens     int     `json:"max_tokens"`
+	ChunkSeconds  float64 `json:"chunk_seconds"`
+	EmbedSeconds  float64 `json:"embed_seconds"`
+	ScoreSeconds  float64 `json:"score_seconds"`
+	TokenCounts   []int   `json:"-"`
+	CorporaChunks []int   `json:"-"`
+}
+
+// Boundary holds the metrics that need gold structure or embeddings;
+// fields are nil when the data set lacks what they need.
+type Boundary struct {
+	Pk         *float64 `json:"pk,omitempty"`
+	WindowDiff *float64 `json:"window_diff,omitempty"`
+	Purity     *float64 `json:"purity,omitempty"`
+	NMI        *float64 `json:"nmi,omitempty"`
+	Cohesion   *float64 `json:"cohesion,omitempty"`
+}
+
+// Result is the evaluation of one configuration.
+type Result struct {
+	Name       string             `json:"name"`
+	Chunker    string             `json:"chunker"`
+	Tokenizer  string             `json:"tokenizer"`
+	Params     map[string]any     `json:"params,omitempty"`
+	Retriever  string             `json:"retriever"`
+	K          int                `json:"k"`
+	Overall    Metrics            `json:"overall"`
+	PerCorpus  map[string]Metrics `json:"per_corpus"`
+	Efficiency Efficiency         `json:"efficiency"`
+	Boundary   Boundary           `json:"boundary"`
+	Warnings   []string           `json:"warnings,omitempty"`
+}
+
+// Evaluate chunks every corpus of d with cfg, indexes all chunks in one
+// retriever (so, as in Chroma's evaluation, a question may retrieve chunks
+// of other corpora, which count against precision), retrieves the top K
+// for each question and scores them.
+func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result, error) {
+	if opt.K <= 0 {
+		opt.K = 5
+	}
+	newRetriever := opt.NewRetriever
+	if newRetriever == nil {
+		newRetriever = func() Retriever { return NewBM25() }
+	}
+	res := &Result{Name: cfg.Name, Chunker: cfg.ChunkerName, Tokenizer: cfg.Tokenizer, Params: cfg.Params, K: opt.K, PerCorpus: map[string]Metrics{}}
+
+	// Chunk.
+	var refs []ChunkRef
+	var texts []string
+	byCorpus := map[string][]int{}
+	perCorpusChunks := map[string][]gochunk.Chunk{}
+	start := time.Now()
+	for _, c := range d.Corpora {
+		chunks, err := cfg.Chunker.Chunk(ctx, gochunk.Document{ID: c.ID, Text: c.Text})
+		if err != nil {
+			return nil, fmt.Errorf("chunk corpus %q: %w", c.ID, err)
+		}
+		if len(chunks) == 0 && c.Text != "" {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("the chunker returned no chunks for corpus %q: its questions score 0", c.ID))
+		}
+		perCorpusChunks[c.ID] = chunks
+		for _, ch := range chunks {
+			r := ChunkRef{Corpus: c.ID}
+			for _, s := range ch.Spans {
+				r.Spans = append(r.Spans, Range{s.StartRune, s.EndRune})
+			}
+			byCorpus[c.ID] = append(byCorpus[c.ID], len(refs))
+			refs = append(refs, r)
+			texts = append(texts, ch.Text)
+			res.Efficiency.TokenCounts = append(res.Efficiency.TokenCounts, ch.TokenCount)
+		}
+	}
+	res.Efficiency.ChunkSeconds = time.Since(start).Seconds()
+	fillSizes(&res.Efficiency)
+
+	// Index and retrieve.
+	retr := newRetriever()
+	res.Retriever = retr.Name()
+	start = time.Now()
+	if err := retr.Index(ctx, texts); err != nil {
+		return nil, fmt.Errorf("index chunks: %w", err)
+	}
+	retrieved := make([][]int, len(d.Questions))
+	for i, q := range d.Questions {
+		ids, err := retr.Search(ctx, q.Text, opt.K)
+		if err != nil {
+			return nil, fmt.Errorf("retrieve for question %d: %w", i, err)
+		}
+		retrieved[i] = ids
+	}
+	res.Efficiency.EmbedSeconds = time.Since(start).Seconds()
+
+	// Score.
+	start = time.Now()
+	type perQ struct{ r, p, o, iou []float64 }
+	all := perQ{}
+	corp := map[string]*perQ{}
+	for i, q := range d.Questions {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		got := make([]ChunkRef, len(retrieved[i]))
+		for j, id := range retrieved[i] {
+			got[j] = refs[id]
+		}
+		sc := RetrievalScores(q, got)
+		var candidates []ChunkRef
+		seen := map[string]bool{}
+		for _, r := range q.References {
+			if !seen[r.Corpus] {
+				seen[r.Corpus] = true
+				for _, id := range byCorpus[r.Corpus] {
+					candidates = append(candidates, refs[id])
+				}
+			}
+		}
+		sc.PrecisionOmega = PrecisionOmega(q, candidates)
+		for _, dst := range []*perQ{&all, corpusBucket(corp, q.Corpus())} {
+			dst.r = append(dst.r, sc.Recall)
+			dst.p = append(dst.p, sc.Precision)
+			dst.o = append(dst.o, sc.PrecisionOmega)
+			dst.iou = append(dst.iou, sc.IoU)
+		}
+		if opt.Progress != nil {
+			opt.Progress(i+1, len(d.Questions))
+		}
+	}
+	metrics := func(b *perQ, chunks int) Metrics {
+		r, p, o, iou := stat(b.r), stat(b.p), stat(b.o), stat(b.iou)
+		return Metrics{r.Mean, r.Std, p.Mean, p.Std, o.Mean, o.Std, iou.Mean, iou.Std, len(b.r), chunks}
+	}
+	res.Overall = metrics(&all, len(refs))
+	for id, b := range corp {
+		res.PerCorpus[id] = metrics(b, len(byCorpus[id]))
+	}
+	res.Efficiency.ScoreSeconds = time.Since(start).Seconds()
+
+	if err := boundaryMetrics(ctx, d, perCorpusChunks, opt.Cohesion, &res.Boundary); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func corpusBucket[T any](m map[string]*T, id string) *T {
+	b := m[id]
+	if b == nil {
+		b = new(T)
+		m[id] = b
+	}
+	return b
+}
+
+func fillSizes(e *Efficiency) {
+	e.Chunks = len(e.TokenCounts)
+	if e.Chunks == 0 {
+		return
+	}
+	s := append([]int(nil), e.TokenCounts...)
+	sort.Ints(s)
+	sum := 0
+	for _, n := range s {
+		sum += n
+	}
+	e.MeanTokens = float64(sum) / float64(len(s))
+	if len(s)%2 == 1 {
+		e.MedianTokens = float64(s[len(s)/2])
+	} else {
+		e.MedianTokens = float64(s[len(s)/2-1]+s[len(s)/2]) / 2
+	}
+	e.MaxTokens = s[len(s)-1]
+}
+
+// boundaryMetrics computes Pk and WindowDiff (corpora with gold
+// boundaries), purity and NMI (corpora with gold labels), and cohesion
+// (with an embedder), averaged over corpora.
+func boundaryMetrics(ctx context.Context, d *Dataset, chunks map[string][]gochunk.Chunk, emb embed.Embedder, out *Boundary) error {
+	var pk, wd, coh []float64
+	var assign []Assignment
+	for _, c := range d.Corpora {
+		cs := chunks[c.ID]
+		if len(c.Boundaries) > 0 {
+			var hyp []int
+			for _, ch := range cs {
+				for _, s := range ch.Spans {
+					hyp = append(hyp, s.StartRune)
+				}
+			}
+			n := c.Runes()
+			pk = append(pk, Pk(c.Boundaries, hyp, n))
+			wd = append(wd, WindowDiff(c.Boundaries, hyp, n))
+		}
+		for ci, ch := range cs {
+			for _, s := range ch.Spans {
+				for _, l := range c.Labels {
+					if in, ok := intersect(Range{s.StartRune, s.EndRune}, l.Range); ok && in.Len() > 0 {
+						assign = append(assign, Assignment{fmt.Sprintf("%s#%d", c.ID, ci), l.Label, float64(in.Len())})
+					}
+				}
+			}
+		}
+		if emb != nil && len(cs) > 0 {
+			v, err := corpusCohesion(ctx, c.Text, cs, emb)
+			if err != nil {
+				return err
+			}
+			coh = append(coh, v)
+		}
+	}
+	mean := func(xs []float64) *float64 {
+		if len(xs) == 0 {
+			return nil
+		}
+		m := stat(xs).Mean
+		return &m
+	}
+	out.Pk, out.WindowDiff, out.Cohesion = mean(pk), mean(wd), mean(coh)
+	if len(assign) > 0 {
+		p, n := Purity(assign), NMI(assign)
+		out.Purity, out.NMI = &p, &n
+	}
+	return nil
+}
+
+// corpusCohesion embeds the sentences of text and averages, over chunks,
+// the pairwise similarity of the sentences that start in each chunk.
+func corpusCohesion(ctx context.Context, text string, chunks []gochunk.Chunk, emb embed.Embedder) (float64, error) {
+	sents := segment.Sentences(text)
+	texts := make([]string, len(sents))
+	for i, s := range sents {
+		texts[i] = text[s.Start:s.End]
+	}
+	e := embed.ForDocument(emb, texts)
+	vs, err := e.Embed(ctx, texts)
+	if err != nil {
+		return 0, fmt.Errorf("cohesion: %w", err)
+	}
+	groups := make([][]int, len(chunks))
+	ci := 0
+	for si, s := range sents {
+		// Where the sentence's text starts, past leading white space.
+		at := s.Start + len(texts[si]) - len(strings.TrimLeftFunc(texts[si], unicode.IsSpace))
+		for ci < len(chunks) && chunks[ci].End() <= at {
+			ci++
+		}
+		if ci == len(chunks) {
+			break
+		}
+		for k := ci; k < len(chunks) && chunks[k].Start() <= at; k++ {
+			if at < chunks[k].End() {
+				groups[k] = append(groups[k], si)
+				break
+			}
+		}
+	}
+	return Cohesion(groups, func(i, j int) float64 { return float64(vec.Cosine(vs[i], vs[j])) }), nil
+}
