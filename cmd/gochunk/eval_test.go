@@ -37,7 +37,7 @@ func TestEvalJSON(t *testing.T) {
 		K         int
 		Configs   []struct {
 			Name      string
-			Overall   map[string]float64          `json:"overall"`
+			Overall   map[string]float64            `json:"overall"`
 			PerCorpus map[string]map[string]float64 `json:"per_corpus"`
 		}
 	}
