@@ -219,18 +219,7 @@ func splitSemantic(text string, a, b int) (string, bool, []pack.Range) {
 	}
 	for _, p := range nonSpaceSplitters {
 		if strings.Contains(s, p) {
-			var out []pack.Range
-			pos := 0
-			for {
-				j := strings.Index(s[pos:], p)
-				if j < 0 {
-					break
-				}
-				out = append(out, pack.Range{Start: a + pos, End: a + pos + j})
-				pos += j + len(p)
-			}
-			out = append(out, pack.Range{Start: a + pos, End: b})
-			return p, false, out
+			return p, false, splitAt(s, a, p)
 		}
 	}
 	return "", false, nil
@@ -259,18 +248,23 @@ func splitLongestRun(s string, base int, in func(rune) bool) (string, bool, []pa
 		}
 		i = j
 	}
+	return best, true, splitAt(s, base, best)
+}
+
+// splitAt returns the ranges of the pieces of s between occurrences of
+// sep, offset by base.
+func splitAt(s string, base int, sep string) []pack.Range {
 	var out []pack.Range
 	pos := 0
 	for {
-		j := strings.Index(s[pos:], best)
+		j := strings.Index(s[pos:], sep)
 		if j < 0 {
 			break
 		}
 		out = append(out, pack.Range{Start: base + pos, End: base + pos + j})
-		pos += j + len(best)
+		pos += j + len(sep)
 	}
-	out = append(out, pack.Range{Start: base + pos, End: base + len(s)})
-	return best, true, out
+	return append(out, pack.Range{Start: base + pos, End: base + len(s)})
 }
 
 // splitAfterPreceder cuts s at each single white-space character that

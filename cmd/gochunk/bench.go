@@ -51,12 +51,9 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	files, err := parseFlags(fs, args)
-	if err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	files, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	var docs []gochunk.Document
 	total := 0

@@ -49,12 +49,9 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	files, err := parseFlags(fs, args)
-	if err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	files, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	b, err := cf.build(registry())
 	if err != nil {
@@ -120,7 +117,7 @@ Flags:
 			results[i] <- result{chunks: chunks, err: err, warn: warn}
 		}()
 	}
-	code := exitOK
+	code = exitOK
 	for i, name := range files {
 		r := <-results[i]
 		if r.warn != "" {

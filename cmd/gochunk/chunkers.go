@@ -16,11 +16,8 @@ func cmdChunkers(e env, args []string) int {
 		fmt.Fprint(e.stderr, "Usage: gochunk chunkers [--json]\n\nLists every chunker with its parameters and their defaults.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if _, err := parseFlags(fs, args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	if _, code, ok := parseArgs(fs, args); !ok {
+		return code
 	}
 	reg := registry()
 	if *asJSON {

@@ -73,12 +73,9 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	files, err := parseFlags(fs, args)
-	if err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	files, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	if len(files) > 1 {
 		fmt.Fprintln(e.stderr, "gochunk embed: give at most one FILE")

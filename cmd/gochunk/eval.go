@@ -267,11 +267,8 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if _, err := parseFlags(fs, args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	if _, code, ok := parseArgs(fs, args); !ok {
+		return code
 	}
 	ctx := context.Background()
 	cands, err := f.expand(sweeps)

@@ -123,6 +123,19 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// parseArgs parses args like parseFlags; when it returns ok false, the
+// command must exit with code (0 after --help, 2 after a bad flag).
+func parseArgs(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
+	pos, err := parseFlags(fs, args)
+	switch {
+	case err == flag.ErrHelp:
+		return nil, exitOK, false
+	case err != nil:
+		return nil, exitUsage, false
+	}
+	return pos, exitOK, true
+}
+
 // usageError is a failure caused by how gochunk was called.
 type usageError struct{ err error }
 

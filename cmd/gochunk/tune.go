@@ -78,11 +78,8 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if _, err := parseFlags(fs, args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	if _, code, ok := parseArgs(fs, args); !ok {
+		return code
 	}
 	fail := func(err error) int {
 		fmt.Fprintln(e.stderr, "gochunk tune:", err)
