@@ -136,3 +136,41 @@ func PrepareText(text string, policy InvalidUTF8Policy) (out string, repaired bo
 		return "", false, fmt.Errorf("%w: unknown invalid-UTF-8 policy %q (want %q or %q)", ErrConfig, policy, Reject, Repair)
 	}
 }
+
+// Trace explains the decisions of a chunker that works on a curve over
+// units of text (sentences, pieces): the units, the curve, its smoothed
+// form, the threshold and the units where chunks start. Chunkers that can
+// explain themselves implement Tracer.
+type Trace struct {
+	Document string `json:"document"`
+	Chunker  string `json:"chunker"`
+	// Units are the byte ranges of the units the curve is over.
+	Units []Span `json:"units"`
+	// CurveName says what Curve holds ("distance", "similarity", ...);
+	// Curve[i] describes the gap after unit CurveOffset+i.
+	CurveName   string    `json:"curve_name,omitempty"`
+	Curve       []float64 `json:"curve,omitempty"`
+	CurveOffset int       `json:"curve_offset,omitempty"`
+	Smoothed    []float64 `json:"smoothed,omitempty"`
+	Threshold   *float64  `json:"threshold,omitempty"`
+	// Breakpoints are the units where chunks start, before the size limit
+	// splits any group further.
+	Breakpoints []int  `json:"breakpoints"`
+	Notes       string `json:"notes,omitempty"`
+}
+
+// Tracer is a Chunker that can also return its Trace.
+type Tracer interface {
+	Chunker
+	ChunkTrace(ctx context.Context, doc Document) ([]Chunk, *Trace, error)
+}
+
+// Embedder turns texts into vectors; it has the method set of
+// embed.Embedder, so any embedder of package embed is one, without this
+// package depending on the providers.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	Dim() int
+	MaxTokens() int
+	ModelID() string
+}

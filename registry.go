@@ -16,6 +16,9 @@ import (
 type Env struct {
 	// Counter measures chunk sizes; nil means runes.
 	Counter tokenize.Counter
+	// Embedder serves the embedding-based chunkers; nil means they use
+	// the built-in lexical embedder.
+	Embedder Embedder
 }
 
 // CounterOrDefault returns env.Counter, or a rune counter when it is nil.
@@ -36,6 +39,8 @@ type Spec struct {
 	// its default values; its exported fields with json and doc tags are its
 	// parameters.
 	Defaults any
+	// Embeds is true for chunkers that use Env.Embedder.
+	Embeds bool
 	// New builds the chunker from a JSON configuration (nil or empty means
 	// all defaults).
 	New func(config []byte, env Env) (Chunker, error)

@@ -5,6 +5,7 @@ package chunkers
 
 import (
 	"gochunk"
+	"gochunk/semantic"
 	"gochunk/split"
 	"gochunk/tokenize"
 )
@@ -30,6 +31,29 @@ func Specs() []gochunk.Spec {
 		spec("semchunk", "semantic delimiter hierarchy with adaptive binary-search merging (semchunk)", split.DefaultSemchunkConfig, split.NewSemchunk),
 		spec("markdown", "markdown structure: sections, blocks, code fences and tables kept whole, heading paths", split.DefaultMarkdownConfig, split.NewMarkdown),
 		spec("code", "source code structure: definitions with their comments, blank lines, lines", split.DefaultCodeConfig, split.NewCode),
+		specE("semantic", "breakpoints where the embedding distance between neighbouring sentences is high (Kamradt, LangChain SemanticChunker)", semantic.DefaultBreakpointConfig, semantic.NewBreakpoint),
+		specE("savgol", "minima of the Savitzky-Golay smoothed window similarity (Chonkie SemanticChunker)", semantic.DefaultSavGolConfig, semantic.NewSavGol),
+		specE("hierarchical", "agglomerative clustering of sentence embeddings, contiguous by default, cut by count, distance or elbow", semantic.DefaultHierarchicalConfig, semantic.NewHierarchical),
+		specE("dp", "dynamic-programming segmentation: similarity reward, size penalty, chunk penalty (the reference Go server)", semantic.DefaultDPConfig, semantic.NewDP),
+		specE("cluster", "Chroma's ClusterSemanticChunker: 50-token pieces grouped by DP on within-chunk similarity", semantic.DefaultClusterConfig, semantic.NewCluster),
+	}
+}
+
+// specE wraps a typed constructor of an embedding-based chunker.
+func specE[C any, K gochunk.Chunker](name, summary string, defaults func() C, build func(C, tokenize.Counter, gochunk.Embedder) (K, error)) gochunk.Spec {
+	d := defaults()
+	return gochunk.Spec{
+		Name:     name,
+		Summary:  summary,
+		Defaults: &d,
+		Embeds:   true,
+		New: func(config []byte, env gochunk.Env) (gochunk.Chunker, error) {
+			cfg := defaults()
+			if err := gochunk.DecodeConfig(config, &cfg); err != nil {
+				return nil, err
+			}
+			return build(cfg, env.CounterOrDefault(), env.Embedder)
+		},
 	}
 }
 

@@ -84,7 +84,8 @@ func (c *Cached) key(text string) [32]byte {
 	return k
 }
 
-// Embed returns cached vectors and embeds the rest.
+// Embed returns cached vectors and embeds the rest. The vectors returned
+// are the caller's own copies.
 func (c *Cached) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	keys := make([][32]byte, len(texts))
@@ -93,7 +94,7 @@ func (c *Cached) Embed(ctx context.Context, texts []string) ([][]float32, error)
 	for i, t := range texts {
 		keys[i] = c.key(t)
 		if v, ok := c.store.get(keys[i]); ok {
-			out[i] = v
+			out[i] = append([]float32(nil), v...)
 			c.store.hits.Add(1)
 			continue
 		}
@@ -115,9 +116,13 @@ func (c *Cached) Embed(ctx context.Context, texts []string) ([][]float32, error)
 	}
 	for j, t := range missTexts {
 		k := c.key(t)
-		c.store.put(k, vs[j])
-		for _, i := range missIdx[k] {
-			out[i] = vs[j]
+		c.store.put(k, append([]float32(nil), vs[j]...))
+		for n, i := range missIdx[k] {
+			if n == 0 {
+				out[i] = vs[j]
+			} else {
+				out[i] = append([]float32(nil), vs[j]...)
+			}
 		}
 	}
 	return out, nil

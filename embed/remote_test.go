@@ -231,3 +231,16 @@ func TestStaticFromHub(t *testing.T) {
 		t.Error("offline load of a model never downloaded: no error")
 	}
 }
+
+// Vectors from the cache are the caller's: changing them does not change
+// the cache.
+func TestCacheReturnsCopies(t *testing.T) {
+	c := NewCached(NewLexical(LexicalConfig{Dim: 8}), CacheOptions{})
+	ctx := context.Background()
+	a, _ := c.Embed(ctx, []string{"some words here", "some words here"})
+	a[0][0], a[1][1] = 42, 43
+	b, _ := c.Embed(ctx, []string{"some words here"})
+	if b[0][0] == 42 || b[0][1] == 43 {
+		t.Error("the cache returned a shared slice")
+	}
+}

@@ -72,13 +72,9 @@ func (s SentenceSplitter) Split(text string) []Range {
 	if len(s.Delimiters) > 0 {
 		return splitAfterDelimiters(text, s.Delimiters)
 	}
-	abbr := s.Abbreviations
-	if abbr == nil {
-		abbr = defaultAbbreviations
-	}
-	set := make(map[string]bool, len(abbr))
-	for _, a := range abbr {
-		set[strings.ToLower(strings.TrimSuffix(a, "."))] = true
+	set := defaultAbbrSet
+	if s.Abbreviations != nil {
+		set = abbrSet(s.Abbreviations)
 	}
 	var out []Range
 	start := 0
@@ -92,6 +88,11 @@ func (s SentenceSplitter) Split(text string) []Range {
 		}
 	}
 	for i := 0; i < len(text); {
+		// Most bytes cannot start a terminator: skip them without decoding.
+		if c := text[i]; !mayEnd[c] {
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(text[i:])
 		switch r {
 		case '\n':
@@ -117,6 +118,25 @@ func (s SentenceSplitter) Split(text string) []Range {
 		out = append(out, Range{start, len(text)})
 	}
 	return out
+}
+
+// mayEnd marks the bytes that can start a terminator or a line break: the
+// ASCII ones and the lead bytes of …, 。, ！, ？ and ｡.
+var mayEnd = func() (t [256]bool) {
+	for _, c := range []byte{'.', '!', '?', '\n', 0xE2, 0xE3, 0xEF} {
+		t[c] = true
+	}
+	return
+}()
+
+var defaultAbbrSet = abbrSet(defaultAbbreviations)
+
+func abbrSet(list []string) map[string]bool {
+	set := make(map[string]bool, len(list))
+	for _, a := range list {
+		set[strings.ToLower(strings.TrimSuffix(a, "."))] = true
+	}
+	return set
 }
 
 // sentenceEndsAt decides whether the terminator run text[i:end] ends a

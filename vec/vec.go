@@ -68,14 +68,19 @@ func Mean(dst []float32, vs ...[]float32) []float32 {
 	return dst
 }
 
-// Valid reports whether v holds only finite numbers.
+// Valid reports whether v holds only finite numbers: x*0 is 0 for every
+// finite x and NaN for infinities and NaN, so one sum tells.
 func Valid(v []float32) bool {
-	for _, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return false
-		}
+	var s0, s1 float32
+	i := 0
+	for ; i+2 <= len(v); i += 2 {
+		s0 += v[i] * 0
+		s1 += v[i+1] * 0
 	}
-	return true
+	for ; i < len(v); i++ {
+		s0 += v[i] * 0
+	}
+	return s0+s1 == 0
 }
 
 // Add adds src to dst element-wise; src must be at least as long as dst.

@@ -63,3 +63,17 @@ func BenchmarkCosine384(b *testing.B) {
 		Cosine(x, y)
 	}
 }
+
+func TestValid(t *testing.T) {
+	inf := float32(math.Inf(1))
+	for _, v := range [][]float32{{1, 2, float32(math.NaN())}, {inf}, {-inf, 0}, {0, 0, 0, 0, float32(math.NaN())}} {
+		if Valid(v) {
+			t.Errorf("Valid(%v) = true", v)
+		}
+	}
+	for _, v := range [][]float32{{}, {0}, {math.MaxFloat32, -math.MaxFloat32, 1e-45}} {
+		if !Valid(v) {
+			t.Errorf("Valid(%v) = false", v)
+		}
+	}
+}

@@ -34,6 +34,9 @@ func cmdChunk(e env, args []string) int {
 	fs.SetOutput(e.stderr)
 	var cf chunkFlags
 	cf.register(fs)
+	var ef embedFlags
+	ef.register(fs)
+	debugOut := fs.String("debug-out", "", "write, for chunkers that explain themselves (the embedding-based ones), one JSON trace per input to `FILE`: units, similarity curve, smoothed curve, threshold, breakpoints")
 	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "files chunked in parallel (output stays in input order)")
 	prog := fs.String("progress", "auto", "progress bar on stderr: auto (when stderr is a terminal), always or never")
 	fs.Usage = func() {
@@ -53,10 +56,25 @@ Flags:
 	if !ok {
 		return code
 	}
+	cf.embedder = ef.lazy(e)
 	b, err := cf.build(registry())
 	if err != nil {
 		fmt.Fprintln(e.stderr, "gochunk chunk:", err)
 		return exitCode(err)
+	}
+	var traces *json.Encoder
+	if *debugOut != "" {
+		if _, ok := b.chunker.(gochunk.Tracer); !ok {
+			fmt.Fprintf(e.stderr, "gochunk chunk: --debug-out: chunker %q has no trace to write\n", b.name)
+			return exitUsage
+		}
+		f, err := os.Create(*debugOut)
+		if err != nil {
+			fmt.Fprintln(e.stderr, "gochunk chunk:", err)
+			return exitInput
+		}
+		defer f.Close()
+		traces = json.NewEncoder(f)
 	}
 	if *jobs < 1 {
 		fmt.Fprintln(e.stderr, "gochunk chunk: --jobs must be at least 1")
@@ -84,6 +102,7 @@ Flags:
 
 	type result struct {
 		chunks []gochunk.Chunk
+		trace  *gochunk.Trace
 		err    error
 		warn   string
 	}
@@ -112,9 +131,16 @@ Flags:
 			if repaired {
 				warn = "invalid UTF-8 replaced with U+FFFD; offsets refer to the repaired text"
 			}
-			chunks, err := b.chunker.Chunk(ctx, gochunk.Document{ID: name, Text: text, Metadata: map[string]any{"source": name}})
+			doc := gochunk.Document{ID: name, Text: text, Metadata: map[string]any{"source": name}}
+			var chunks []gochunk.Chunk
+			var trace *gochunk.Trace
+			if tr, ok := b.chunker.(gochunk.Tracer); ok && traces != nil {
+				chunks, trace, err = tr.ChunkTrace(ctx, doc)
+			} else {
+				chunks, err = b.chunker.Chunk(ctx, doc)
+			}
 			bar.Add(int64(len(text)))
-			results[i] <- result{chunks: chunks, err: err, warn: warn}
+			results[i] <- result{chunks: chunks, trace: trace, err: err, warn: warn}
 		}()
 	}
 	code = exitOK
@@ -127,6 +153,12 @@ Flags:
 			fmt.Fprintf(e.stderr, "gochunk chunk: %s: %v\n", name, r.err)
 			code = max(code, exitInput)
 			continue
+		}
+		if traces != nil && r.trace != nil {
+			if err := traces.Encode(r.trace); err != nil {
+				fmt.Fprintln(e.stderr, "gochunk chunk: --debug-out:", err)
+				return exitInput
+			}
 		}
 		for _, c := range r.chunks {
 			rec := record{

@@ -20,6 +20,8 @@ type chunkFlags struct {
 	chunker, tokenizer, config, invalidUTF8 string
 	size, overlap                           int
 	fs                                      *flag.FlagSet
+	// embedder loads the embedder for chunkers that use one, once.
+	embedder func() (gochunk.Embedder, error)
 }
 
 func (c *chunkFlags) register(fs *flag.FlagSet) {
@@ -126,7 +128,13 @@ func (c *chunkFlags) buildFrom(reg *gochunk.Registry, name, tok string, params m
 	if err != nil {
 		return nil, usageError{err}
 	}
-	ch, err := reg.New(name, raw, gochunk.Env{Counter: counter})
+	env := gochunk.Env{Counter: counter}
+	if spec, ok := reg.Lookup(name); ok && spec.Embeds && c.embedder != nil {
+		if env.Embedder, err = c.embedder(); err != nil {
+			return nil, err
+		}
+	}
+	ch, err := reg.New(name, raw, env)
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"gochunk"
 	"gochunk/embed"
 )
 
@@ -27,6 +28,24 @@ func (f *embedFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.dimensions, "embed-dimensions", 0, "ask an openai:MODEL for vectors of this length")
 	fs.StringVar(&f.cacheDir, "hf-cache", "", "Hugging Face cache directory for downloaded models (default $HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)")
 	fs.BoolVar(&f.offline, "offline", false, "never download models (as HF_HUB_OFFLINE=1)")
+}
+
+// lazy returns a function that builds the embedder on first use only, so
+// that commands load a model only when a chunker needs it.
+func (f *embedFlags) lazy(e env) func() (gochunk.Embedder, error) {
+	var once sync.Once
+	var em gochunk.Embedder
+	var err error
+	return func() (gochunk.Embedder, error) {
+		once.Do(func() {
+			var x embed.Embedder
+			x, err = f.build(context.Background(), e)
+			if err == nil {
+				em = embed.NewCached(x, embed.CacheOptions{})
+			}
+		})
+		return em, err
+	}
 }
 
 // build loads the embedder, drawing download progress on stderr when it

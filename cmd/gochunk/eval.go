@@ -113,6 +113,7 @@ func (c candidate) label(varying []string) string {
 // run evaluates the candidates and returns the report.
 func (f *evalFlags) run(ctx context.Context, e env, ds *eval.Dataset, opt eval.Options, cands []candidate) (*eval.Report, error) {
 	reg := registry()
+	f.cf.embedder = f.ef.lazy(e)
 	rep := &eval.Report{Dataset: ds.Name, Questions: len(ds.Questions), Skipped: ds.Skipped, K: opt.K}
 	show := f.progress == "always" || f.progress == "auto" && e.stderrTTY
 	bar := progress.New(e.stderr, "evaluating", int64(len(cands)*len(ds.Questions)), show)

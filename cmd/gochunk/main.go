@@ -8,6 +8,7 @@
 //	gochunk embed [flags] [FILE|-]      embed one text per line into JSONL vectors
 //	gochunk eval --dataset PATH [flags] score chunkers on a retrieval data set
 //	gochunk tune --dataset PATH --param KEY=RANGE   search chunker parameters
+//	gochunk inspect [flags] FILE        see why each chunk ended, as an HTML page
 //	gochunk version                     print the version
 //
 // Exit status: 0 on success, 1 when an input could not be chunked, 2 on a
@@ -65,6 +66,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdEval(e, args[1:])
 	case "tune":
 		return cmdTune(e, args[1:])
+	case "inspect":
+		return cmdInspect(e, args[1:])
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "gochunk", version)
 		return exitOK
@@ -87,6 +90,7 @@ Usage:
   gochunk embed [flags] [FILE|-]      embed one text per line, JSONL vectors on stdout
   gochunk eval --dataset PATH [flags] score chunkers: recall, precision, precision Ω, IoU
   gochunk tune --dataset PATH --param KEY=RANGE [flags]   search parameters for an objective
+  gochunk inspect [flags] FILE        HTML page: text coloured by chunk, similarity curve, breakpoints
   gochunk version                     print the version
 
 Run 'gochunk COMMAND --help' for a command's flags.

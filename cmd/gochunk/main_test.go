@@ -223,3 +223,49 @@ func TestEmbed(t *testing.T) {
 		t.Errorf("missing model: exit %d, %s", code, errs)
 	}
 }
+
+func TestSemanticChunkersCLI(t *testing.T) {
+	text := "Pasta dough needs flour and eggs. Knead the pasta dough well. Boil the pasta in salted water.\n\n" +
+		"Jupiter is the largest planet. The planet Jupiter has a red storm. Saturn is the next giant planet.\n\n" +
+		"The football match ended in a draw. The football striker scored. Football fans sang in the stadium."
+	path := writeFile(t, "three.txt", text)
+	for _, name := range []string{"semantic", "savgol", "hierarchical", "dp", "cluster"} {
+		trace := filepath.Join(t.TempDir(), "trace.jsonl")
+		out, errs, code := runCmd(t, "", "chunk", "--chunker", name, "--size", "120", "--embedder", "lexical", "--debug-out", trace, path)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, errs)
+		}
+		for _, r := range decodeLines(t, out) {
+			if r.TokenCount > 120 || text[r.Start:r.End] != r.Text {
+				t.Errorf("%s: bad record %+v", name, r)
+			}
+		}
+		b, err := os.ReadFile(trace)
+		if err != nil || !strings.Contains(string(b), `"breakpoints"`) {
+			t.Errorf("%s: trace %q %v", name, b, err)
+		}
+	}
+	if _, errs, code := runCmd(t, "", "chunk", "--chunker", "recursive", "--debug-out", filepath.Join(t.TempDir(), "x"), path); code != 2 {
+		t.Errorf("--debug-out with a rule-based chunker: exit %d %s", code, errs)
+	}
+	if _, _, code := runCmd(t, "", "chunk", "--chunker", "dp", "--embedder", "word2vec", path); code != 2 {
+		t.Errorf("unknown embedder: exit %d", code)
+	}
+	// A rule-based chunker never loads the embedder.
+	if _, errs, code := runCmd(t, "", "chunk", "--chunker", "recursive", "--embedder", "static:/no/such/model", path); code != 0 {
+		t.Errorf("rule-based chunker loaded the embedder: %s", errs)
+	}
+	page := filepath.Join(t.TempDir(), "inspect.html")
+	if _, errs, code := runCmd(t, "", "inspect", "--chunker", "savgol", "--size", "120", "--out", page, path); code != 0 {
+		t.Fatalf("inspect: %s", errs)
+	}
+	b, _ := os.ReadFile(page)
+	for _, want := range []string{"<svg", "polyline", "class=\"c0\"", "Jupiter"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("inspect page lacks %q", want)
+		}
+	}
+	if strings.Contains(string(b), "http") {
+		t.Error("inspect page refers to the network")
+	}
+}

@@ -1,0 +1,166 @@
+package semantic
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gochunk"
+	"gochunk/internal/pack"
+	"gochunk/split"
+	"gochunk/tokenize"
+	"gochunk/vec"
+)
+
+// ClusterConfig configures the Cluster chunker.
+type ClusterConfig struct {
+	Size         int `json:"size" doc:"max_chunk_size: the hard maximum chunk size in tokens of the --tokenizer unit"`
+	MinChunkSize int `json:"min_chunk_size" doc:"size of the pieces the text is first cut into (recursively, on paragraphs, lines, sentence ends, spaces); a chunk holds at most size/min_chunk_size pieces"`
+}
+
+// DefaultClusterConfig returns Chroma's defaults: pieces of 50 tokens,
+// chunks of at most 400.
+func DefaultClusterConfig() ClusterConfig { return ClusterConfig{Size: 400, MinChunkSize: 50} }
+
+// Cluster is the ClusterSemanticChunker of Chroma's report "Evaluating
+// Chunking Strategies for Retrieval": the text is cut into pieces of about
+// MinChunkSize tokens by a recursive splitter (separators "\n\n", "\n",
+// ".", "?", "!", " ", ""), the pieces are embedded and normalised, their
+// pairwise similarities are centred on the mean similarity of all pairs,
+// and dynamic programming picks the contiguous grouping, of at most
+// Size/MinChunkSize pieces per chunk, that maximises the sum over chunks of
+// the centred similarities of all pairs within a chunk.
+//
+// Chroma builds the full n×n similarity matrix; this implementation keeps
+// only the band of pairs that can share a chunk (O(n·w) memory, O(n·w²)
+// time for w pieces per chunk) and gets the mean of all pairs from the sum
+// of the vectors, so long documents fit in memory. Unlike Chroma's code,
+// whose table starts at 0 and so can return one chunk spanning the whole
+// prefix when every reward is negative, the DP here starts at -∞ and always
+// respects the piece limit; any chunk still over Size is then split.
+type Cluster struct {
+	base
+	cfg    ClusterConfig
+	pieces *split.Recursive
+}
+
+// NewCluster returns a Cluster chunker; a nil embedder means the built-in
+// lexical one.
+func NewCluster(cfg ClusterConfig, counter tokenize.Counter, e gochunk.Embedder) (*Cluster, error) {
+	if cfg.Size <= 0 || cfg.MinChunkSize <= 0 {
+		return nil, fmt.Errorf("%w: size and min_chunk_size must be positive", gochunk.ErrConfig)
+	}
+	if cfg.MinChunkSize > cfg.Size {
+		return nil, fmt.Errorf("%w: min_chunk_size (%d) must not exceed size (%d)", gochunk.ErrConfig, cfg.MinChunkSize, cfg.Size)
+	}
+	b, err := newBase("cluster", cfg.Size, Sentences{}, counter, e)
+	if err != nil {
+		return nil, err
+	}
+	rc := split.RecursiveConfig{Size: split.Size{Size: cfg.MinChunkSize}, Separators: []string{"\n\n", "\n", ".", "?", "!", " ", ""},
+		KeepSeparator: split.KeepEnd, StripWhitespace: true}
+	pieces, err := split.NewRecursive(rc, b.counter)
+	if err != nil {
+		return nil, err
+	}
+	return &Cluster{base: b, cfg: cfg, pieces: pieces}, nil
+}
+
+// Chunk implements gochunk.Chunker.
+func (c *Cluster) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, error) {
+	chunks, _, err := c.ChunkTrace(ctx, d)
+	return chunks, err
+}
+
+// ChunkTrace implements gochunk.Tracer: the units are the pieces and the
+// curve is the centred similarity of each piece with the next.
+func (c *Cluster) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, *gochunk.Trace, error) {
+	p, err := c.newDoc(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	pieces, err := c.pieces.Chunk(ctx, gochunk.Document{ID: d.ID, Text: d.Text})
+	if err != nil {
+		return nil, nil, wrapID(d.ID, err)
+	}
+	if len(pieces) == 0 {
+		return nil, nil, nil
+	}
+	for _, pc := range pieces {
+		p.units = append(p.units, pack.Piece{Start: pc.Start(), End: pc.End(), Size: pc.TokenCount})
+	}
+	p.setGaps()
+	tr := p.trace()
+	vs, err := p.embed(ctx, p.embedder(), p.unitTexts())
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, v := range vs {
+		vec.Normalize(v)
+	}
+	w := max(1, c.cfg.Size/c.cfg.MinChunkSize)
+	starts, curve := clusterSegment(vs, w)
+	tr.CurveName, tr.Curve = "centred similarity", curve
+	tr.Breakpoints = starts
+	chunks, err := p.build(ctx, starts)
+	return chunks, tr, err
+}
+
+// clusterSegment returns the chunk starts of the best grouping of n
+// normalised vectors into runs of at most w, and the centred similarity of
+// neighbours.
+func clusterSegment(vs [][]float32, w int) ([]int, []float64) {
+	n := len(vs)
+	if n == 0 {
+		return nil, nil
+	}
+	// Mean similarity of all pairs i < j: (|Σv|² − Σ|v|²) / 2 / pairs.
+	mean := 0.0
+	if n > 1 {
+		sum := make([]float32, len(vs[0]))
+		self := 0.0
+		for _, v := range vs {
+			vec.Add(sum, v)
+			self += float64(vec.Dot(v, v))
+		}
+		mean = (float64(vec.Dot(sum, sum)) - self) / 2 / (float64(n) * float64(n-1) / 2)
+	}
+	// band[i][k] = centred similarity of i and i+k+1, for k < w-1.
+	band := make([][]float64, n)
+	for i := range band {
+		band[i] = make([]float64, min(w-1, n-1-i))
+		for k := range band[i] {
+			band[i][k] = float64(vec.Dot(vs[i], vs[i+k+1])) - mean
+		}
+	}
+	curve := make([]float64, 0, n)
+	for i := 0; i+1 < n; i++ {
+		if len(band[i]) > 0 {
+			curve = append(curve, band[i][0])
+		} else {
+			curve = append(curve, float64(vec.Dot(vs[i], vs[i+1]))-mean)
+		}
+	}
+	dp := make([]float64, n+1) // dp[j]: best score of the first j pieces
+	from := make([]int, n+1)
+	for j := 1; j <= n; j++ {
+		dp[j] = math.Inf(-1)
+		reward := 0.0 // sum over pairs of the run [i, j), both orders, as Chroma's matrix sum
+		for i := j - 1; i >= max(0, j-w); i-- {
+			for k := i + 1; k < j; k++ {
+				reward += 2 * band[i][k-i-1]
+			}
+			if s := dp[i] + reward; s > dp[j] {
+				dp[j], from[j] = s, i
+			}
+		}
+	}
+	var starts []int
+	for j := n; j > 0; j = from[j] {
+		starts = append(starts, from[j])
+	}
+	for l, r := 0, len(starts)-1; l < r; l, r = l+1, r-1 {
+		starts[l], starts[r] = starts[r], starts[l]
+	}
+	return starts, curve
+}

@@ -1,0 +1,263 @@
+// Package semantic holds the embedding-based chunkers that keep chunks
+// contiguous: breakpoints on the distance between neighbouring sentences
+// (Kamradt, LangChain's SemanticChunker), Savitzky-Golay smoothed
+// similarity minima (Chonkie's SemanticChunker), hierarchical clustering,
+// dynamic-programming segmentation with a size penalty, and Chroma's
+// cluster semantic chunker.
+//
+// They share one pipeline: the text is cut into sentences (a sentence over
+// the size limit is cut further, at white space then tokens), the
+// sentences are embedded through an embed.Embedder, each algorithm chooses
+// the sentences where chunks start, and every group of sentences is packed
+// into chunks of at most the size limit, so the contract of package gochunk
+// holds whatever the algorithm decides.
+package semantic
+
+import (
+	"context"
+	"fmt"
+	"unicode/utf8"
+
+	"gochunk"
+	"gochunk/embed"
+	"gochunk/internal/pack"
+	"gochunk/internal/runeoff"
+	"gochunk/segment"
+	"gochunk/tokenize"
+	"gochunk/vec"
+)
+
+// Sentences configures how the text is cut into the units the algorithms
+// work on.
+type Sentences struct {
+	Delimiters    []string `json:"delimiters" doc:"cut sentences after these strings instead of the sentence rules"`
+	MinCharacters int      `json:"min_characters_per_sentence" doc:"a sentence shorter than this (in characters) is joined to the next"`
+}
+
+// base is what every chunker here holds.
+type base struct {
+	name     string
+	counter  tokenize.Counter
+	embedder embed.Embedder
+	size     int
+	splitter segment.SentenceSplitter
+	minChars int
+}
+
+func newBase(name string, size int, sent Sentences, counter tokenize.Counter, e gochunk.Embedder) (base, error) {
+	if size <= 0 {
+		return base{}, fmt.Errorf("%w: size must be positive, got %d", gochunk.ErrConfig, size)
+	}
+	if sent.MinCharacters < 0 {
+		return base{}, fmt.Errorf("%w: min_characters_per_sentence must not be negative", gochunk.ErrConfig)
+	}
+	if counter == nil {
+		counter = tokenize.Runes{}
+	}
+	em := lexicalEmbedder()
+	if e != nil {
+		em = e
+	}
+	return base{name: name, counter: counter, embedder: em, size: size,
+		splitter: segment.SentenceSplitter{Delimiters: sent.Delimiters}, minChars: sent.MinCharacters}, nil
+}
+
+// doc is one document going through the pipeline.
+type doc struct {
+	b      *base
+	id     string
+	text   string
+	engine *pack.Engine
+	units  []pack.Piece // sentences, each within the size limit
+}
+
+// newDoc checks the text and starts its pipeline, with no units yet.
+func (b *base) newDoc(d gochunk.Document) (*doc, error) {
+	if err := gochunk.CheckUTF8(d.Text); err != nil {
+		return nil, wrapID(d.ID, err)
+	}
+	p := &doc{b: b, id: d.ID, text: d.Text}
+	p.engine = &pack.Engine{Text: d.Text, Counter: b.counter, Limit: b.size}
+	p.engine.Init()
+	return p, nil
+}
+
+// prepare checks the text and cuts it into sentence units.
+func (b *base) prepare(ctx context.Context, d gochunk.Document) (*doc, error) {
+	p, err := b.newDoc(d)
+	if err != nil {
+		return nil, err
+	}
+	pending := -1
+	for _, r := range b.splitter.Split(d.Text) {
+		start := r.Start
+		if pending >= 0 {
+			start = pending
+		}
+		t := pack.Trim(d.Text, pack.Range{Start: start, End: r.End})
+		if t.End == t.Start || utf8.RuneCountInString(d.Text[t.Start:t.End]) < b.minChars {
+			pending = start
+			continue
+		}
+		pending = -1
+		if err := p.addUnit(ctx, start, r.End); err != nil {
+			return nil, err
+		}
+	}
+	if pending >= 0 {
+		if n := len(p.units); n > 0 && p.engine.Count(p.units[n-1].Start, len(d.Text)) <= b.size {
+			p.units[n-1].End = len(d.Text)
+			p.units[n-1].Size = p.engine.Count(p.units[n-1].Start, p.units[n-1].End)
+		} else if err := p.addUnit(ctx, pending, len(d.Text)); err != nil {
+			return nil, err
+		}
+	}
+	p.setGaps()
+	return p, nil
+}
+
+func (p *doc) addUnit(ctx context.Context, start, end int) error {
+	if n := p.engine.Count(start, end); n <= p.b.size {
+		p.units = append(p.units, pack.Piece{Start: start, End: end, Size: n})
+		return nil
+	}
+	parts, err := p.engine.Split(ctx, start, end, nil)
+	if err != nil {
+		return wrapID(p.id, err)
+	}
+	for _, r := range parts {
+		p.units = append(p.units, pack.Piece{Start: r.Start, End: r.End, Size: p.engine.Count(r.Start, r.End)})
+	}
+	return nil
+}
+
+// setGaps records the size of the white space between units that do not
+// touch (the parts of a cut sentence), for packing.
+func (p *doc) setGaps() {
+	for i := 0; i+1 < len(p.units); i++ {
+		if p.units[i].End < p.units[i+1].Start {
+			p.units[i].Gap = p.engine.Count(p.units[i].End, p.units[i+1].Start)
+		}
+	}
+}
+
+func (p *doc) unitText(i int) string { return p.text[p.units[i].Start:p.units[i].End] }
+
+func (p *doc) unitTexts() []string {
+	out := make([]string, len(p.units))
+	for i := range p.units {
+		out[i] = p.unitText(i)
+	}
+	return out
+}
+
+// embed embeds texts with the document-adapted embedder, checking what the
+// embedder returns.
+func (p *doc) embed(ctx context.Context, e embed.Embedder, texts []string) ([][]float32, error) {
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	vs, err := e.Embed(ctx, texts)
+	if err != nil {
+		return nil, wrapID(p.id, fmt.Errorf("embedding: %w", err))
+	}
+	if len(vs) != len(texts) {
+		return nil, wrapID(p.id, fmt.Errorf("embedding: %w: got %d vectors for %d texts", embed.ErrCount, len(vs), len(texts)))
+	}
+	dim := -1
+	for i, v := range vs {
+		if dim < 0 {
+			dim = len(v)
+		}
+		if len(v) != dim || dim == 0 {
+			return nil, wrapID(p.id, fmt.Errorf("embedding: %w: vector %d has %d numbers, the first %d", embed.ErrDimension, i, len(v), dim))
+		}
+		if !vec.Valid(v) {
+			return nil, wrapID(p.id, fmt.Errorf("embedding: vector %d holds NaN or infinite numbers", i))
+		}
+	}
+	return vs, nil
+}
+
+// embedder returns the chunker's embedder adapted to this document.
+func (p *doc) embedder() embed.Embedder {
+	return embed.ForDocument(p.b.embedder, p.unitTexts())
+}
+
+// build turns chunk starts (unit indexes, the first 0) into chunks: each
+// group of units is packed greedily into chunks within the size limit.
+func (p *doc) build(ctx context.Context, starts []int) ([]gochunk.Chunk, error) {
+	var ranges []pack.Range
+	for k, s := range starts {
+		e := len(p.units)
+		if k+1 < len(starts) {
+			e = starts[k+1]
+		}
+		if s >= e {
+			continue
+		}
+		ranges = p.engine.Merge(p.units[s:e], ranges)
+	}
+	chunks, err := p.engine.Build(ctx, ranges, true)
+	if err != nil {
+		return nil, wrapID(p.id, err)
+	}
+	// Record how many units (sentences) each chunk holds.
+	u := 0
+	for i := range chunks {
+		n := 0
+		for u < len(p.units) && p.units[u].Start < chunks[i].End() {
+			if p.units[u].End > chunks[i].Start() {
+				n++
+			}
+			if p.units[u].End > chunks[i].End() {
+				break
+			}
+			u++
+		}
+		chunks[i].Metadata = map[string]any{"num_sentences": n}
+	}
+	return chunks, nil
+}
+
+// trace starts the trace of this document.
+func (p *doc) trace() *gochunk.Trace {
+	t := &gochunk.Trace{Document: p.id, Chunker: p.b.name}
+	conv := runeoff.New(p.text)
+	for _, u := range p.units {
+		t.Units = append(t.Units, gochunk.Span{Start: u.Start, End: u.End, StartRune: conv.Rune(u.Start), EndRune: conv.Rune(u.End)})
+	}
+	return t
+}
+
+func wrapID(id string, err error) error {
+	if id == "" {
+		return err
+	}
+	return fmt.Errorf("document %q: %w", id, err)
+}
+
+// cosines returns the cosine similarity of each vector with the next.
+func cosines(vs [][]float32) []float64 {
+	if len(vs) < 2 {
+		return nil
+	}
+	out := make([]float64, len(vs)-1)
+	for i := range out {
+		out[i] = float64(vec.Cosine(vs[i], vs[i+1]))
+	}
+	return out
+}
+
+// startsFrom turns "a chunk ends after unit i" positions into chunk starts.
+func startsFrom(endsAfter []int, n int) []int {
+	starts := []int{0}
+	for _, i := range endsAfter {
+		if s := i + 1; s > starts[len(starts)-1] && s < n {
+			starts = append(starts, s)
+		}
+	}
+	return starts
+}
+
+func lexicalEmbedder() embed.Embedder { return embed.NewLexical(embed.LexicalConfig{}) }

@@ -1,0 +1,351 @@
+package semantic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"gochunk"
+	"gochunk/chunktest"
+	"gochunk/tokenize"
+)
+
+// Three short articles on unrelated subjects.
+var articles = []string{
+	"Pasta dough needs flour, eggs and a pinch of salt. Knead the pasta dough until it is smooth and elastic. Rest the pasta dough for thirty minutes before rolling it thin. Boil the fresh pasta in salted water until it is al dente. Toss the cooked pasta with butter, sage and grated parmesan. Fresh pasta cooks faster than dried pasta from the shop.",
+	"Jupiter is the largest planet of the solar system. The planet Jupiter has a giant red storm larger than Earth. Astronomers count more than ninety moons around the giant planet. Telescopes reveal faint rings around the planet Jupiter too. Saturn, the next giant planet, has brighter rings of ice. Both giant planets are made mostly of hydrogen and helium gas.",
+	"The football match ended in a draw after extra time. The striker scored the first football goal of the match with a header. The goalkeeper saved a penalty in the second half of the football match. Football fans sang in the stadium until the match ended. The coach praised the defence after the football match. The football league table now shows both teams level.",
+}
+
+func threeArticles() (string, []int) {
+	text := strings.Join(articles, "\n\n")
+	seams := []int{len(articles[0]) + 2, len(articles[0]) + 2 + len(articles[1]) + 2}
+	return text, seams
+}
+
+func allChunkers(t testing.TB, size int, counter tokenize.Counter, e gochunk.Embedder) map[string]gochunk.Chunker {
+	t.Helper()
+	out := map[string]gochunk.Chunker{}
+	must := func(name string, c gochunk.Chunker, err error) {
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out[name] = c
+	}
+	bc := DefaultBreakpointConfig()
+	bc.Size = size
+	b, err := NewBreakpoint(bc, counter, e)
+	must("semantic", b, err)
+	sc := DefaultSavGolConfig()
+	sc.Size = size
+	s, err := NewSavGol(sc, counter, e)
+	must("savgol", s, err)
+	hc := DefaultHierarchicalConfig()
+	hc.Size = size
+	h, err := NewHierarchical(hc, counter, e)
+	must("hierarchical", h, err)
+	hc.Contiguous = false
+	hf, err := NewHierarchical(hc, counter, e)
+	must("hierarchical-free", hf, err)
+	dc := DefaultDPConfig()
+	dc.Size = size
+	d, err := NewDP(dc, counter, e)
+	must("dp", d, err)
+	cc := DefaultClusterConfig()
+	cc.Size = size
+	cc.MinChunkSize = max(1, min(50, size/4))
+	c, err := NewCluster(cc, counter, e)
+	must("cluster", c, err)
+	return out
+}
+
+func contractTexts() []string {
+	text, _ := threeArticles()
+	return []string{
+		text,
+		"One sentence only.",
+		"Short. Tiny. Few.",
+		strings.Repeat("Same sentence again. ", 60), // zero variance
+		strings.Repeat("x", 3000),                   // one giant sentence
+		"日本語の文です。" + strings.Repeat("中文句子！", 50),
+		"  \n\n  Leading space. Trailing space.   \n",
+		"nul\x00byte. And more.\x00",
+	}
+}
+
+func TestContract(t *testing.T) {
+	cl100k, err := tokenize.NewTikToken("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, counter := range []tokenize.Counter{tokenize.Runes{}, cl100k} {
+		for _, size := range []int{16, 120, 600} {
+			for name, c := range allChunkers(t, size, counter, nil) {
+				t.Run(fmt.Sprintf("%s/%s/%d", name, counter.Name(), size), func(t *testing.T) {
+					for _, text := range contractTexts() {
+						chunks := chunktest.Check(t, c, text, chunktest.Options{Counter: counter, Limit: size})
+						for _, ch := range chunks {
+							if _, ok := ch.Metadata["num_sentences"]; !ok {
+								t.Fatalf("chunk without num_sentences")
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	for name, c := range allChunkers(t, 200, nil, nil) {
+		t.Run(name, func(t *testing.T) { chunktest.CheckBadInput(t, c) })
+	}
+}
+
+// The check: three concatenated articles on unrelated subjects
+// split at the seams with the lexical embedder.
+func TestTopicShifts(t *testing.T) {
+	text, seams := threeArticles()
+	size := 3 * len(articles[0]) / 2 // room for one article, not two
+	for name, c := range allChunkers(t, size, nil, nil) {
+		switch name {
+		case "dp":
+			cfg := DefaultDPConfig()
+			cfg.Size, cfg.OptimalSize = size, size // no size penalty: similarity decides
+			c, _ = NewDP(cfg, nil, nil)
+		case "semantic":
+			// A buffer blurs a boundary by up to buffer_size sentences (see
+			// TestBreakpointBuffer); the article's 80th percentile.
+			cfg := DefaultBreakpointConfig()
+			cfg.Size, cfg.BufferSize, cfg.Amount = size, 0, 80
+			c, _ = NewBreakpoint(cfg, nil, nil)
+		}
+		t.Run(name, func(t *testing.T) {
+			chunks, err := c.Chunk(context.Background(), gochunk.Document{Text: text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var starts []int
+			for _, ch := range chunks {
+				starts = append(starts, ch.Start())
+				for _, s := range seams {
+					if ch.Start() < s && s < ch.End() {
+						t.Errorf("chunk [%d,%d) straddles the seam at %d: %.60q", ch.Start(), ch.End(), s, ch.Text)
+					}
+				}
+			}
+			for _, s := range seams {
+				if !slices.Contains(starts, s) {
+					t.Errorf("no chunk starts at the seam %d (starts %v)", s, starts)
+				}
+			}
+		})
+	}
+}
+
+// failingEmbedder fails after some calls, or returns vectors of a wrong
+// dimension.
+type failingEmbedder struct {
+	calls, failAt int
+	badDim        bool
+}
+
+func (f *failingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	f.calls++
+	if f.calls >= f.failAt {
+		return nil, errors.New("embedding service unavailable")
+	}
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = []float32{1, float32(i % 3), 0.5}
+		if f.badDim && i == 1 {
+			out[i] = out[i][:2]
+		}
+	}
+	return out, nil
+}
+func (f *failingEmbedder) Dim() int        { return 3 }
+func (f *failingEmbedder) MaxTokens() int  { return 0 }
+func (f *failingEmbedder) ModelID() string { return "failing" }
+
+func TestEmbedderErrors(t *testing.T) {
+	text, _ := threeArticles()
+	for _, tc := range []struct {
+		name string
+		e    *failingEmbedder
+		want string
+	}{
+		{"fails", &failingEmbedder{failAt: 1}, "embedding service unavailable"},
+		{"wrong dimension", &failingEmbedder{failAt: 99, badDim: true}, "wrong dimension"},
+	} {
+		for name, c := range allChunkers(t, 300, nil, tc.e) {
+			tc.e.calls = 0
+			chunks, err := c.Chunk(context.Background(), gochunk.Document{ID: "doc-7", Text: text})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "doc-7") || chunks != nil {
+				t.Errorf("%s/%s: chunks %d, err %v", tc.name, name, len(chunks), err)
+			}
+		}
+	}
+}
+
+func TestTraces(t *testing.T) {
+	text, _ := threeArticles()
+	for name, c := range allChunkers(t, 400, nil, nil) {
+		tc, ok := c.(gochunk.Tracer)
+		if !ok {
+			t.Fatalf("%s is not a Tracer", name)
+		}
+		chunks, tr, err := tc.ChunkTrace(context.Background(), gochunk.Document{ID: "d", Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr == nil || len(tr.Units) == 0 || len(tr.Breakpoints) == 0 || tr.Breakpoints[0] != 0 || len(chunks) < len(tr.Breakpoints) {
+			t.Errorf("%s: trace %+v for %d chunks", name, tr, len(chunks))
+		}
+		if len(tr.Curve) == 0 {
+			t.Errorf("%s: no curve", name)
+		}
+	}
+}
+
+// With the default buffer of one sentence, breakpoints land within one
+// sentence of the seams.
+func TestBreakpointBuffer(t *testing.T) {
+	text, seams := threeArticles()
+	cfg := DefaultBreakpointConfig()
+	cfg.Size, cfg.Amount = 2000, 80
+	c, _ := NewBreakpoint(cfg, nil, nil)
+	_, tr, err := c.ChunkTrace(context.Background(), gochunk.Document{Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range seams {
+		seamUnit := -1
+		for i, u := range tr.Units {
+			if u.Start <= s && s < u.End || u.Start == s {
+				seamUnit = i
+				break
+			}
+		}
+		near := false
+		for _, b := range tr.Breakpoints {
+			if b >= seamUnit-1 && b <= seamUnit+1 {
+				near = true
+			}
+		}
+		if !near {
+			t.Errorf("no breakpoint within one sentence of the seam at unit %d: %v", seamUnit, tr.Breakpoints)
+		}
+	}
+}
+
+func TestBreakpointRules(t *testing.T) {
+	text, seams := threeArticles()
+	for _, rule := range []string{"percentile", "stddev", "iqr", "gradient", "absolute"} {
+		cfg := DefaultBreakpointConfig()
+		cfg.Size, cfg.Threshold = 2000, rule
+		c, err := NewBreakpoint(cfg, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks, err := c.Chunk(context.Background(), gochunk.Document{Text: text})
+		if err != nil || len(chunks) == 0 {
+			t.Fatalf("%s: %v", rule, err)
+		}
+	}
+	// number_of_chunks steers the count.
+	cfg := DefaultBreakpointConfig()
+	cfg.Size, cfg.NumberChunks = 2000, 3
+	c, _ := NewBreakpoint(cfg, nil, nil)
+	chunks, _ := c.Chunk(context.Background(), gochunk.Document{Text: text})
+	if len(chunks) < 2 || len(chunks) > 5 {
+		t.Errorf("number_of_chunks 3 gave %d chunks", len(chunks))
+	}
+	// min_chunk_size skips breakpoints that would leave small chunks.
+	cfg = DefaultBreakpointConfig()
+	cfg.Size, cfg.Threshold, cfg.Amount, cfg.MinChunkSize = 2000, "absolute", 0.01, seams[0]-10
+	c, _ = NewBreakpoint(cfg, nil, nil)
+	chunks, _ = c.Chunk(context.Background(), gochunk.Document{Text: text})
+	for _, ch := range chunks[:len(chunks)-1] {
+		if utf8.RuneCountInString(ch.Text) < seams[0]-20 {
+			t.Errorf("chunk under min_chunk_size: %d runes", utf8.RuneCountInString(ch.Text))
+		}
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	bad := []func() error{
+		func() error { c := DefaultBreakpointConfig(); c.Threshold = "median"; _, err := NewBreakpoint(c, nil, nil); return err },
+		func() error { c := DefaultBreakpointConfig(); c.Amount = 150; _, err := NewBreakpoint(c, nil, nil); return err },
+		func() error { c := DefaultBreakpointConfig(); c.Size = 0; _, err := NewBreakpoint(c, nil, nil); return err },
+		func() error { c := DefaultSavGolConfig(); c.FilterWindow = 4; _, err := NewSavGol(c, nil, nil); return err },
+		func() error { c := DefaultSavGolConfig(); c.Threshold = 1.5; _, err := NewSavGol(c, nil, nil); return err },
+		func() error { c := DefaultHierarchicalConfig(); c.Linkage = "median"; _, err := NewHierarchical(c, nil, nil); return err },
+		func() error { c := DefaultDPConfig(); c.OptimalSize = 600; _, err := NewDP(c, nil, nil); return err },
+		func() error { c := DefaultDPConfig(); c.LambdaSize = -1; _, err := NewDP(c, nil, nil); return err },
+		func() error { c := DefaultClusterConfig(); c.MinChunkSize = 500; _, err := NewCluster(c, nil, nil); return err },
+	}
+	for i, f := range bad {
+		if err := f(); !errors.Is(err, gochunk.ErrConfig) {
+			t.Errorf("case %d: err = %v, want ErrConfig", i, err)
+		}
+	}
+}
+
+// The DP recurrence on a hand-made case: four sentences of 10 tokens,
+// similarities 1, 0, 1 (normalised), max 20: the best is [0,2) [2,4).
+func TestDPSegment(t *testing.T) {
+	c, _ := NewDP(DPConfig{Size: 20, OptimalSize: 20, LambdaSize: 5, ChunkPenalty: 1}, nil, nil)
+	starts, err := c.segment(context.Background(), []float64{1, 0, 1}, []int{10, 10, 10, 10})
+	if err != nil || !slices.Equal(starts, []int{0, 2}) {
+		t.Errorf("starts %v, %v", starts, err)
+	}
+	// A heavy chunk penalty prefers fewer chunks within the size.
+	c.cfg.Size, c.cfg.OptimalSize = 40, 40
+	starts, _ = c.segment(context.Background(), []float64{1, 0, 1}, []int{10, 10, 10, 10})
+	if !slices.Equal(starts, []int{0}) {
+		t.Errorf("one chunk expected, starts %v", starts)
+	}
+	if p := (&DP{cfg: DPConfig{Size: 512, OptimalSize: 470, LambdaSize: 5}}).sizePenalty(491); p != 2.5 {
+		t.Errorf("size penalty %v, want 2.5", p)
+	}
+}
+
+// Chroma's cluster DP on a hand-made case: two groups of identical vectors.
+func TestClusterSegment(t *testing.T) {
+	a, b := []float32{1, 0}, []float32{0, 1}
+	starts, _ := clusterSegment([][]float32{a, a, a, b, b, b}, 4)
+	if !slices.Equal(starts, []int{0, 3}) {
+		t.Errorf("starts %v", starts)
+	}
+	// The piece limit holds even when one group is longer.
+	starts, _ = clusterSegment([][]float32{a, a, a, a, a, b}, 2)
+	for i := range starts {
+		end := 6
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		if end-starts[i] > 2 {
+			t.Errorf("run of %d pieces over the limit 2: %v", end-starts[i], starts)
+		}
+	}
+}
+
+func TestElbowAndSilhouette(t *testing.T) {
+	// The article's find_elbow_point: x at the largest second difference,
+	// shifted by one.
+	if k := elbow([]int{2, 3, 4, 5, 6}, []float64{0.1, 0.2, 0.9, 0.92, 0.93}); k != 3 {
+		t.Errorf("elbow %d", k)
+	}
+	a, b := []float32{1, 0}, []float32{0, 1}
+	good := silhouette([][]float32{a, a, b, b}, []int{0, 0, 1, 1})
+	bad := silhouette([][]float32{a, a, b, b}, []int{0, 1, 0, 1})
+	if good <= bad || good != 1 {
+		t.Errorf("silhouette good %v bad %v", good, bad)
+	}
+}
+
