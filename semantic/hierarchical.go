@@ -296,7 +296,9 @@ func (c *Hierarchical) contiguous(ctx context.Context, p *doc, vs [][]float32, t
 		}
 		k := fewest
 		if c.cfg.Auto == "silhouette" && n <= 2000 {
-			k = c.bestSilhouette(vs, ks, func(keep int) []int { return replay(n, merges, keep, func(m merge) (int, int) { return m.left, m.right }) })
+			k = c.bestSilhouette(vs, ks, func(keep int) []int {
+				return replay(n, merges, keep, func(m merge) (int, int) { return m.left, m.right })
+			})
 		} else {
 			if c.cfg.Auto == "silhouette" {
 				tr.Notes = "more than 2000 sentences: elbow used instead of silhouette"

@@ -279,15 +279,50 @@ func TestBreakpointRules(t *testing.T) {
 
 func TestConfigErrors(t *testing.T) {
 	bad := []func() error{
-		func() error { c := DefaultBreakpointConfig(); c.Threshold = "median"; _, err := NewBreakpoint(c, nil, nil); return err },
-		func() error { c := DefaultBreakpointConfig(); c.Amount = 150; _, err := NewBreakpoint(c, nil, nil); return err },
-		func() error { c := DefaultBreakpointConfig(); c.Size = 0; _, err := NewBreakpoint(c, nil, nil); return err },
-		func() error { c := DefaultSavGolConfig(); c.FilterWindow = 4; _, err := NewSavGol(c, nil, nil); return err },
-		func() error { c := DefaultSavGolConfig(); c.Threshold = 1.5; _, err := NewSavGol(c, nil, nil); return err },
-		func() error { c := DefaultHierarchicalConfig(); c.Linkage = "median"; _, err := NewHierarchical(c, nil, nil); return err },
+		func() error {
+			c := DefaultBreakpointConfig()
+			c.Threshold = "median"
+			_, err := NewBreakpoint(c, nil, nil)
+			return err
+		},
+		func() error {
+			c := DefaultBreakpointConfig()
+			c.Amount = 150
+			_, err := NewBreakpoint(c, nil, nil)
+			return err
+		},
+		func() error {
+			c := DefaultBreakpointConfig()
+			c.Size = 0
+			_, err := NewBreakpoint(c, nil, nil)
+			return err
+		},
+		func() error {
+			c := DefaultSavGolConfig()
+			c.FilterWindow = 4
+			_, err := NewSavGol(c, nil, nil)
+			return err
+		},
+		func() error {
+			c := DefaultSavGolConfig()
+			c.Threshold = 1.5
+			_, err := NewSavGol(c, nil, nil)
+			return err
+		},
+		func() error {
+			c := DefaultHierarchicalConfig()
+			c.Linkage = "median"
+			_, err := NewHierarchical(c, nil, nil)
+			return err
+		},
 		func() error { c := DefaultDPConfig(); c.OptimalSize = 600; _, err := NewDP(c, nil, nil); return err },
 		func() error { c := DefaultDPConfig(); c.LambdaSize = -1; _, err := NewDP(c, nil, nil); return err },
-		func() error { c := DefaultClusterConfig(); c.MinChunkSize = 500; _, err := NewCluster(c, nil, nil); return err },
+		func() error {
+			c := DefaultClusterConfig()
+			c.MinChunkSize = 500
+			_, err := NewCluster(c, nil, nil)
+			return err
+		},
 	}
 	for i, f := range bad {
 		if err := f(); !errors.Is(err, gochunk.ErrConfig) {
@@ -348,4 +383,3 @@ func TestElbowAndSilhouette(t *testing.T) {
 		t.Errorf("silhouette good %v bad %v", good, bad)
 	}
 }
-
