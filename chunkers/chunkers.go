@@ -5,6 +5,7 @@ package chunkers
 
 import (
 	"gochunk"
+	"gochunk/mst"
 	"gochunk/semantic"
 	"gochunk/split"
 	"gochunk/tokenize"
@@ -36,6 +37,7 @@ func Specs() []gochunk.Spec {
 		specE("hierarchical", "agglomerative clustering of sentence embeddings, contiguous by default, cut by count, distance or elbow", semantic.DefaultHierarchicalConfig, semantic.NewHierarchical),
 		specE("dp", "dynamic-programming segmentation: similarity reward, size penalty, chunk penalty (the reference Go server)", semantic.DefaultDPConfig, semantic.NewDP),
 		specE("cluster", "Chroma's ClusterSemanticChunker: 50-token pieces grouped by DP on within-chunk similarity", semantic.DefaultClusterConfig, semantic.NewCluster),
+		specE("mst", "MST Semantic Chunker: minimum spanning tree over pieces with a semantic+positional distance; multi-span chunks", mst.DefaultConfig, mst.New),
 	}
 }
 

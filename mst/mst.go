@@ -1,0 +1,436 @@
+// Package mst is the MST Semantic Chunker: short pieces of text are nodes
+// of a graph whose edge weights mix the semantic distance of the pieces'
+// embeddings with their distance in the document; Kruskal's minimum
+// spanning tree is cut at a threshold λ and each connected component
+// becomes a chunk, even when its pieces are not adjacent (a chunk of
+// several spans, in reading order).
+package mst
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"gochunk"
+	"gochunk/embed"
+	"gochunk/internal/pack"
+	"gochunk/internal/runeoff"
+	"gochunk/tokenize"
+	"gochunk/vec"
+)
+
+// Config holds the reference's parameters, under its names.
+type Config struct {
+	// MaxTokens is the hard maximum chunk size, in tokens of the counter.
+	MaxTokens int `json:"max_tokens" doc:"hard maximum chunk size in tokens of the --tokenizer unit; a component over it is split in reading order, never truncated (also settable as size)"`
+	Size      int `json:"size" doc:"alias of max_tokens (the --size flag)"`
+	// MaxPieceTokens bounds the pre-chunker's pieces.
+	MaxPieceTokens int `json:"max_piece_tokens" doc:"the pre-chunker's largest piece; longer sentences are cut"`
+
+	Gamma          float64 `json:"gamma" doc:"scale of the positional penalty exp(gamma*|a-b|)-1: how fast distance in the document pushes pieces apart"`
+	MinLen         int     `json:"min_len" doc:"token length below which a piece counts as this long in the vicinity reward (avoids rewards for near-empty pieces)"`
+	ShortThreshold int     `json:"short_threshold" doc:"pieces under this many tokens are 'short' for the vicinity reward"`
+	LongTermWindow int     `json:"long_term_window" doc:"short pieces at most this far apart are rewarded (the bullet-list case)"`
+	ImmediateWind  int     `json:"immediate_window" doc:"a short piece followed at exactly this distance by another is rewarded (the heading-paragraph case; directional: the short piece comes first)"`
+	VicinityReward float64 `json:"vicinity_reward" doc:"scale of the bullet-list reward"`
+	HeadingReward  float64 `json:"heading_reward" doc:"scale of the heading-paragraph reward"`
+	SemanticWeight float64 `json:"semantic_weight" doc:"w1: weight of the cosine distance"`
+	LocalityWeight float64 `json:"locality_weight" doc:"w2: weight of the positional penalty"`
+	VicinityWeight float64 `json:"vicinity_weight" doc:"w3: weight of the (negative) vicinity reward"`
+	DistanceThresh int     `json:"distance_threshold" doc:"pairs of pieces at least this far apart in the document get no edge (keeps the graph O(n·window))"`
+	Alpha          float64 `json:"alpha" doc:"adaptive lambda = mean(edge distances)^alpha"`
+	Lambda         float64 `json:"lambda" doc:"a fixed lambda instead of the adaptive one (0: adaptive); MST edges heavier than lambda are cut"`
+	Contiguous     bool    `json:"contiguous" doc:"split components at their gaps so every chunk is one substring of the input"`
+}
+
+// DefaultConfig returns the reference's defaults: max_tokens 400,
+// gamma 0.0275, min_len 5, short_threshold 80, long_term_window 2,
+// immediate_window 1, vicinity_reward 0.275, heading_reward 0.85, weights
+// 1.20, 1.1 and 0.735, distance_threshold 6, alpha 2.26; pieces of at most
+// 80 tokens.
+func DefaultConfig() Config {
+	return Config{MaxTokens: 400, MaxPieceTokens: 80, Gamma: 0.0275, MinLen: 5, ShortThreshold: 80, LongTermWindow: 2, ImmediateWind: 1,
+		VicinityReward: 0.275, HeadingReward: 0.85, SemanticWeight: 1.20, LocalityWeight: 1.1, VicinityWeight: 0.735,
+		DistanceThresh: 6, Alpha: 2.26}
+}
+
+// Chunker is the MST Semantic Chunker.
+type Chunker struct {
+	cfg      Config
+	counter  tokenize.Counter
+	embedder embed.Embedder
+}
+
+// New returns an MST chunker; a nil embedder means the built-in lexical one.
+func New(cfg Config, counter tokenize.Counter, e gochunk.Embedder) (*Chunker, error) {
+	if cfg.Size > 0 {
+		cfg.MaxTokens = cfg.Size
+	}
+	switch {
+	case cfg.MaxTokens <= 0:
+		return nil, fmt.Errorf("%w: max_tokens must be positive", gochunk.ErrConfig)
+	case cfg.MaxPieceTokens <= 0:
+		return nil, fmt.Errorf("%w: max_piece_tokens must be positive", gochunk.ErrConfig)
+	case cfg.DistanceThresh < 2:
+		return nil, fmt.Errorf("%w: distance_threshold must be at least 2 (neighbours must have an edge)", gochunk.ErrConfig)
+	case cfg.ShortThreshold <= 0 || cfg.MinLen < 0 || cfg.LongTermWindow < 0 || cfg.ImmediateWind < 0:
+		return nil, fmt.Errorf("%w: short_threshold must be positive and min_len, long_term_window, immediate_window not negative", gochunk.ErrConfig)
+	case cfg.Lambda < 0 || badFloat(cfg.Gamma, cfg.Alpha, cfg.Lambda, cfg.SemanticWeight, cfg.LocalityWeight, cfg.VicinityWeight, cfg.VicinityReward, cfg.HeadingReward):
+		return nil, fmt.Errorf("%w: weights, rewards, gamma, alpha and lambda must be finite numbers (lambda not negative)", gochunk.ErrConfig)
+	}
+	cfg.MaxPieceTokens = min(cfg.MaxPieceTokens, cfg.MaxTokens)
+	if counter == nil {
+		counter = tokenize.Runes{}
+	}
+	var em embed.Embedder = embed.NewLexical(embed.LexicalConfig{})
+	if e != nil {
+		em = e
+	}
+	return &Chunker{cfg: cfg, counter: counter, embedder: em}, nil
+}
+
+func badFloat(xs ...float64) bool {
+	for _, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// Distance is the reference's distance between pieces a < b, given the
+// cosine distance of their embeddings and their token lengths:
+//
+//	semantic·w1 + (exp(γ·(b−a)) − 1)·w2 + reward·w3
+//
+// where reward (≤ 0) is −vicinity_reward·exp(−min(la, lb)/short) when both
+// are short and at most long_term_window apart, plus
+// −heading_reward·exp(−la/short) when b follows a at immediate_window and a
+// is short; lengths under min_len count as min_len.
+func (c Config) Distance(a, b int, cosineDist float64, lenA, lenB int) float64 {
+	seq := b - a
+	if seq < 0 {
+		seq = -seq
+	}
+	penalty := math.Exp(c.Gamma*float64(seq)) - 1
+	la := float64(max(lenA, c.MinLen))
+	lb := float64(max(lenB, c.MinLen))
+	short := float64(c.ShortThreshold)
+	reward := 0.0
+	if seq <= c.LongTermWindow && la < short && lb < short {
+		reward -= c.VicinityReward * math.Exp(-min(la, lb)/short)
+	}
+	if seq == c.ImmediateWind && la < short {
+		reward -= c.HeadingReward * math.Exp(-la/short)
+	}
+	return cosineDist*c.SemanticWeight + penalty*c.LocalityWeight + reward*c.VicinityWeight
+}
+
+// Edge is a weighted edge of the piece graph, a < b.
+type Edge struct {
+	A, B int
+	W    float64
+}
+
+// Edges returns the edges between pieces less than distance_threshold
+// apart, with vectors vs (normalised or not) and token lengths.
+func (c Config) Edges(vs [][]float32, lengths []int) []Edge {
+	n := len(vs)
+	norms := make([]float64, n)
+	for i, v := range vs {
+		norms[i] = float64(vec.Norm(v))
+	}
+	edges := make([]Edge, 0, n*(c.DistanceThresh-1))
+	for a := range n {
+		for b := a + 1; b < n && b-a < c.DistanceThresh; b++ {
+			cd := 1.0 // a zero vector is as far as can be
+			if norms[a] > 0 && norms[b] > 0 {
+				cd = 1 - float64(vec.Dot(vs[a], vs[b]))/(norms[a]*norms[b])
+			}
+			edges = append(edges, Edge{a, b, c.Distance(a, b, cd, lengths[a], lengths[b])})
+		}
+	}
+	return edges
+}
+
+// Lambda returns the cut threshold: the fixed lambda, or the mean edge
+// weight raised to alpha (0 when the mean is not positive, where the power
+// is undefined).
+func (c Config) LambdaFor(edges []Edge) float64 {
+	if c.Lambda > 0 {
+		return c.Lambda
+	}
+	if len(edges) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, e := range edges {
+		sum += e.W
+	}
+	mean := sum / float64(len(edges))
+	if mean <= 0 {
+		return 0
+	}
+	return math.Pow(mean, c.Alpha)
+}
+
+// Components runs Kruskal's algorithm over n nodes to get the minimum
+// spanning forest, cuts its edges heavier than lambda, and returns each
+// node's component root and the forest's edges (cut ones included).
+func Components(n int, edges []Edge, lambda float64) ([]int, []Edge) {
+	sorted := slices.Clone(edges)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].W != sorted[j].W {
+			return sorted[i].W < sorted[j].W
+		}
+		if sorted[i].A != sorted[j].A {
+			return sorted[i].A < sorted[j].A
+		}
+		return sorted[i].B < sorted[j].B
+	})
+	tree := make([]Edge, 0, n)
+	uf := newUnionFind(n)
+	for _, e := range sorted {
+		if uf.union(e.A, e.B) {
+			tree = append(tree, e)
+		}
+	}
+	cut := newUnionFind(n)
+	for _, e := range tree {
+		if e.W <= lambda {
+			cut.union(e.A, e.B)
+		}
+	}
+	roots := make([]int, n)
+	for i := range roots {
+		roots[i] = cut.find(i)
+	}
+	return roots, tree
+}
+
+type unionFind struct {
+	parent []int
+	rank   []uint8
+}
+
+func newUnionFind(n int) *unionFind {
+	u := &unionFind{parent: make([]int, n), rank: make([]uint8, n)}
+	for i := range u.parent {
+		u.parent[i] = i
+	}
+	return u
+}
+
+func (u *unionFind) find(x int) int {
+	for u.parent[x] != x {
+		u.parent[x] = u.parent[u.parent[x]]
+		x = u.parent[x]
+	}
+	return x
+}
+
+// union joins the sets of a and b and reports whether they were apart.
+func (u *unionFind) union(a, b int) bool {
+	ra, rb := u.find(a), u.find(b)
+	if ra == rb {
+		return false
+	}
+	if u.rank[ra] < u.rank[rb] {
+		ra, rb = rb, ra
+	}
+	u.parent[rb] = ra
+	if u.rank[ra] == u.rank[rb] {
+		u.rank[ra]++
+	}
+	return true
+}
+
+// Chunk implements gochunk.Chunker.
+func (c *Chunker) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, error) {
+	chunks, _, err := c.ChunkTrace(ctx, d)
+	return chunks, err
+}
+
+// ChunkTrace implements gochunk.Tracer: the units are the pieces, the
+// curve the weight of the edge from each piece to the next, the threshold
+// lambda.
+func (c *Chunker) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, *gochunk.Trace, error) {
+	if err := gochunk.CheckUTF8(d.Text); err != nil {
+		return nil, nil, wrapID(d.ID, err)
+	}
+	e := &pack.Engine{Text: d.Text, Counter: c.counter, Limit: c.cfg.MaxTokens}
+	e.Init()
+	pieces, err := Pieces(ctx, e, c.cfg.MaxPieceTokens)
+	if err != nil || len(pieces) == 0 {
+		return nil, nil, wrapID(d.ID, err)
+	}
+	texts := make([]string, len(pieces))
+	lengths := make([]int, len(pieces))
+	for i, p := range pieces {
+		texts[i] = d.Text[p.Start:p.End]
+		lengths[i] = p.Size
+	}
+	em := embed.ForDocument(c.embedder, texts)
+	vs, err := em.Embed(ctx, texts)
+	if err != nil {
+		return nil, nil, wrapID(d.ID, fmt.Errorf("embedding: %w", err))
+	}
+	if len(vs) != len(texts) {
+		return nil, nil, wrapID(d.ID, fmt.Errorf("embedding: %w: got %d vectors for %d pieces", embed.ErrCount, len(vs), len(texts)))
+	}
+	for i, v := range vs {
+		if len(v) != len(vs[0]) || !vec.Valid(v) {
+			return nil, nil, wrapID(d.ID, fmt.Errorf("embedding: %w: vector %d has %d numbers (the first %d) or is not finite", embed.ErrDimension, i, len(v), len(vs[0])))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	edges := c.cfg.Edges(vs, lengths)
+	lambda := c.cfg.LambdaFor(edges)
+	roots, _ := Components(len(pieces), edges, lambda)
+
+	tr := &gochunk.Trace{Document: d.ID, Chunker: "mst", CurveName: "edge weight to the next piece", Threshold: &lambda}
+	conv := runeoff.New(d.Text)
+	for _, p := range pieces {
+		tr.Units = append(tr.Units, gochunk.Span{Start: p.Start, End: p.End, StartRune: conv.Rune(p.Start), EndRune: conv.Rune(p.End)})
+	}
+	for _, ed := range edges {
+		if ed.B == ed.A+1 {
+			tr.Curve = append(tr.Curve, ed.W)
+		}
+	}
+	// Group pieces by component, components in order of their first piece.
+	var groups [][]int
+	index := map[int]int{}
+	for i, r := range roots {
+		g, ok := index[r]
+		if !ok {
+			g = len(groups)
+			index[r] = g
+			groups = append(groups, nil)
+			tr.Breakpoints = append(tr.Breakpoints, i)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	if c.cfg.Contiguous {
+		groups = splitAtGaps(groups)
+		sort.SliceStable(groups, func(i, j int) bool { return groups[i][0] < groups[j][0] })
+	}
+	chunks, err := c.assemble(ctx, e, pieces, groups)
+	if err != nil {
+		return nil, nil, wrapID(d.ID, err)
+	}
+	return chunks, tr, nil
+}
+
+// splitAtGaps cuts each group into runs of consecutive pieces.
+func splitAtGaps(groups [][]int) [][]int {
+	var out [][]int
+	for _, g := range groups {
+		start := 0
+		for i := 1; i <= len(g); i++ {
+			if i == len(g) || g[i] != g[i-1]+1 {
+				out = append(out, g[start:i])
+				start = i
+			}
+		}
+	}
+	return out
+}
+
+// assemble turns groups of pieces into chunks within the size limit: a
+// group's pieces are taken in reading order while the chunk (its spans
+// joined by a newline, measured exactly) fits; consecutive pieces share one
+// span.
+func (c *Chunker) assemble(ctx context.Context, e *pack.Engine, pieces []pack.Piece, groups [][]int) ([]gochunk.Chunk, error) {
+	conv := runeoff.New(e.Text)
+	var chunks []gochunk.Chunk
+	emit := func(ids []int) {
+		var spans []gochunk.Span
+		var parts []string
+		for k := 0; k < len(ids); {
+			j := k
+			for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+				j++
+			}
+			r := pack.Trim(e.Text, pack.Range{Start: pieces[ids[k]].Start, End: pieces[ids[j]].End})
+			if r.End > r.Start {
+				spans = append(spans, gochunk.Span{Start: r.Start, End: r.End, StartRune: conv.Rune(r.Start), EndRune: conv.Rune(r.End)})
+				parts = append(parts, e.Text[r.Start:r.End])
+			}
+			k = j + 1
+		}
+		if len(spans) == 0 {
+			return
+		}
+		text := strings.Join(parts, "\n")
+		chunks = append(chunks, gochunk.Chunk{Text: text, Spans: spans, TokenCount: c.counter.Count(text)})
+	}
+	measure := func(ids []int) int {
+		var parts []string
+		for k := 0; k < len(ids); {
+			j := k
+			for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+				j++
+			}
+			r := pack.Trim(e.Text, pack.Range{Start: pieces[ids[k]].Start, End: pieces[ids[j]].End})
+			parts = append(parts, e.Text[r.Start:r.End])
+			k = j + 1
+		}
+		return c.counter.Count(strings.Join(parts, "\n"))
+	}
+	for gi, g := range groups {
+		if gi%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		start := 0
+		for start < len(g) {
+			// Grow by the summed estimate, then check exactly.
+			end, est := start+1, pieces[g[start]].Size
+			for end < len(g) && est+pieces[g[end]].Size+1 <= c.cfg.MaxTokens {
+				est += pieces[g[end]].Size + 1
+				end++
+			}
+			for end-start > 1 && measure(g[start:end]) > c.cfg.MaxTokens {
+				end--
+			}
+			if end-start == 1 && measure(g[start:end]) > c.cfg.MaxTokens {
+				// A single piece over the limit (possible only for
+				// counters whose counts grow when text is trimmed): cut it.
+				p := pieces[g[start]]
+				sub, err := e.Split(ctx, p.Start, p.End, nil)
+				if err != nil {
+					return nil, err
+				}
+				for _, r := range sub {
+					pieces = append(pieces, pack.Piece{Start: r.Start, End: r.End})
+					emit([]int{len(pieces) - 1})
+				}
+				start = end
+				continue
+			}
+			emit(g[start:end])
+			start = end
+		}
+	}
+	// Chunks in order of their first span.
+	sort.SliceStable(chunks, func(i, j int) bool { return chunks[i].Spans[0].Start < chunks[j].Spans[0].Start })
+	for i := range chunks {
+		chunks[i].Index = i
+		if n := len(chunks[i].Spans); n > 1 {
+			chunks[i].Metadata = map[string]any{"spans": n}
+		}
+	}
+	return chunks, nil
+}
+
+func wrapID(id string, err error) error {
+	if err == nil || id == "" {
+		return err
+	}
+	return fmt.Errorf("document %q: %w", id, err)
+}

@@ -1,0 +1,122 @@
+package mst
+
+import (
+	"context"
+	"strings"
+
+	"gochunk/internal/pack"
+	"gochunk/segment"
+)
+
+// Pieces cuts e.Text into many short pieces for the MST chunker, as the
+// reference's rule-based text segmenter does: every heading line, list
+// item, table row and fenced code block is a piece, paragraphs are cut into
+// sentences, and any piece over maxPiece tokens is cut further (at white
+// space, then tokens). Pieces are in order and cover every non-space
+// character once; Size holds each piece's token count.
+func Pieces(ctx context.Context, e *pack.Engine, maxPiece int) ([]pack.Piece, error) {
+	text := e.Text
+	var out []pack.Piece
+	add := func(a, b int) error {
+		r := pack.Trim(text, pack.Range{Start: a, End: b})
+		if r.End <= r.Start {
+			return nil
+		}
+		if n := e.Count(r.Start, r.End); n <= maxPiece {
+			out = append(out, pack.Piece{Start: r.Start, End: r.End, Size: n})
+			return nil
+		}
+		sub := *e
+		sub.Limit, sub.Overlap = maxPiece, 0
+		parts, err := sub.Split(ctx, r.Start, r.End, nil)
+		if err != nil {
+			return err
+		}
+		for _, p := range parts {
+			if p.End > p.Start {
+				out = append(out, pack.Piece{Start: p.Start, End: p.End, Size: e.Count(p.Start, p.End)})
+			}
+		}
+		return nil
+	}
+	lines := segment.Lines(text)
+	para := -1 // start of the paragraph being collected
+	flushPara := func(end int) error {
+		if para < 0 {
+			return nil
+		}
+		for _, s := range segment.Sentences(text[para:end]) {
+			if err := add(para+s.Start, para+s.End); err != nil {
+				return err
+			}
+		}
+		para = -1
+		return nil
+	}
+	for i := 0; i < len(lines); i++ {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		ln := lines[i]
+		t := strings.TrimSpace(text[ln.Start:ln.End])
+		switch {
+		case t == "":
+			if err := flushPara(ln.Start); err != nil {
+				return nil, err
+			}
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+			if err := flushPara(ln.Start); err != nil {
+				return nil, err
+			}
+			fence := t[:3]
+			j := i + 1
+			for ; j < len(lines); j++ {
+				if strings.HasPrefix(strings.TrimSpace(text[lines[j].Start:lines[j].End]), fence) {
+					break
+				}
+			}
+			end := len(text)
+			if j < len(lines) {
+				end = lines[j].End
+			}
+			if err := add(ln.Start, end); err != nil {
+				return nil, err
+			}
+			i = j
+		case isHeading(t) || isListItem(t) || strings.HasPrefix(t, "|"):
+			if err := flushPara(ln.Start); err != nil {
+				return nil, err
+			}
+			if err := add(ln.Start, ln.End); err != nil {
+				return nil, err
+			}
+		default:
+			if para < 0 {
+				para = ln.Start
+			}
+		}
+	}
+	if err := flushPara(len(text)); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func isHeading(t string) bool {
+	n := 0
+	for n < len(t) && t[n] == '#' {
+		n++
+	}
+	return n > 0 && n <= 6 && (n == len(t) || t[n] == ' ' || t[n] == '\t')
+}
+
+func isListItem(t string) bool {
+	if len(t) >= 2 && (t[0] == '-' || t[0] == '*' || t[0] == '+' || t[0] == '>') && (t[1] == ' ' || t[1] == '\t') {
+		return true
+	}
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && t[i+1] == ' '
+}
