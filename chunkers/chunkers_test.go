@@ -24,8 +24,8 @@ func TestDefaults(t *testing.T) {
 			spec, _ := r.Lookup(name)
 			limit := 0
 			for _, p := range spec.Params() {
-				if p.Name == "size" {
-					limit = p.Default.(int)
+				if p.Name == "size" || p.Name == "max_tokens" {
+					limit = max(limit, p.Default.(int))
 				}
 			}
 			if limit == 0 {
