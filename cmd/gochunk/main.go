@@ -9,6 +9,7 @@
 //	gochunk eval --dataset PATH [flags] score chunkers on a retrieval data set
 //	gochunk tune --dataset PATH --param KEY=RANGE   search chunker parameters
 //	gochunk inspect [flags] FILE        see why each chunk ended, as an HTML page
+//	gochunk serve [flags]               serve the HTTP API
 //	gochunk version                     print the version
 //
 // Exit status: 0 on success, 1 when an input could not be chunked, 2 on a
@@ -68,6 +69,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdTune(e, args[1:])
 	case "inspect":
 		return cmdInspect(e, args[1:])
+	case "serve":
+		return cmdServe(e, args[1:])
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "gochunk", version)
 		return exitOK
@@ -91,6 +94,7 @@ Usage:
   gochunk eval --dataset PATH [flags] score chunkers: recall, precision, precision Ω, IoU
   gochunk tune --dataset PATH --param KEY=RANGE [flags]   search parameters for an objective
   gochunk inspect [flags] FILE        HTML page: text coloured by chunk, similarity curve, breakpoints
+  gochunk serve [flags]               HTTP API: /embed, /v1/chunk, /v1/embeddings, /metrics
   gochunk version                     print the version
 
 Run 'gochunk COMMAND --help' for a command's flags.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"unicode/utf8"
@@ -14,3 +15,5 @@ func isTerminal(w io.Writer) bool {
 }
 
 func utf8Valid(s string) bool { return utf8.ValidString(s) }
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

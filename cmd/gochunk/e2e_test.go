@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestServeBinary builds the static binary as the Dockerfile does and runs
+// it as the image's entry point would (gochunk serve, PORT from the
+// environment), then checks a request and a graceful SIGTERM.
+func TestServeBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping: builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "gochunk")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port), "MAX_BATCH_TOKENS=4096", "READ_TIMEOUT_SECONDS=30", "WRITE_TIMEOUT_SECONDS=30")
+	var logs bytes.Buffer
+	cmd.Stderr = &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get(base + "/readyz")
+		if err == nil && resp.StatusCode == 200 {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server not ready: %v\n%s", err, logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	resp, err := http.Post(base+"/embed", "application/json", strings.NewReader(`{"documents":[{"id":"doc1","text":"First document text. These are separated by delimiters such as. Or? And!"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var er struct {
+		Documents []struct {
+			ID     string
+			Chunks []map[string]any
+			Error  string
+		}
+	}
+	json.NewDecoder(resp.Body).Decode(&er)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || len(er.Documents) != 1 || er.Documents[0].Error != "" || len(er.Documents[0].Chunks) == 0 {
+		t.Fatalf("embed: %d %+v", resp.StatusCode, er)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v\n%s", err, logs.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("no exit after SIGTERM")
+	}
+	if !strings.Contains(logs.String(), "shutting down") {
+		t.Errorf("no shutdown log:\n%s", logs.String())
+	}
+}

@@ -1,0 +1,137 @@
+package server
+
+import "gochunk"
+
+// The /embed API of the reference semantic-chunking server, field for
+// field.
+
+// EmbedRequest is the body of POST /embed.
+type EmbedRequest struct {
+	Documents []EmbedDocument `json:"documents"`
+}
+
+// EmbedDocument is one document of an EmbedRequest.
+type EmbedDocument struct {
+	ID             string          `json:"id"`
+	Text           string          `json:"text"`
+	ChunkingConfig *ChunkingConfig `json:"chunking_config,omitempty"`
+}
+
+// ChunkingConfig are the DP chunker's parameters, with the reference's
+// names; absent fields keep their defaults (optimal_size 470, max_size 512,
+// lambda_size 5.0, chunk_penalty 1.0).
+type ChunkingConfig struct {
+	OptimalSize  *int     `json:"optimal_size,omitempty"`
+	MaxSize      *int     `json:"max_size,omitempty"`
+	LambdaSize   *float64 `json:"lambda_size,omitempty"`
+	ChunkPenalty *float64 `json:"chunk_penalty,omitempty"`
+}
+
+// EmbedResponse is the body of a 200 answer to POST /embed.
+type EmbedResponse struct {
+	Documents []EmbedResult `json:"documents"`
+}
+
+// EmbedResult is one document's chunks, or its error.
+type EmbedResult struct {
+	ID     string       `json:"id"`
+	Chunks []EmbedChunk `json:"chunks"`
+	Error  string       `json:"error"`
+}
+
+// EmbedChunk is one chunk of an EmbedResult.
+type EmbedChunk struct {
+	Text         string    `json:"text"`
+	Embedding    []float32 `json:"embedding"`
+	NumSentences int       `json:"num_sentences"`
+	TokenCount   int       `json:"token_count"`
+	ChunkIndex   int       `json:"chunk_index"`
+}
+
+// ChunkRequest is the body of POST /v1/chunk: any registered chunker by
+// name with its JSON configuration, over one or many documents.
+type ChunkRequest struct {
+	// Chunker is a name from GET /v1/chunkers; empty means "recursive".
+	Chunker string `json:"chunker"`
+	// Config holds the chunker's parameters (as in `gochunk chunkers`).
+	Config map[string]any `json:"config,omitempty"`
+	// Tokenizer is the size unit; empty means the server's.
+	Tokenizer string `json:"tokenizer,omitempty"`
+	// Embed asks for an embedding of every chunk.
+	Embed bool `json:"embed,omitempty"`
+	// Documents to chunk; Text is a shorthand for one document.
+	Documents []gochunk.Document `json:"documents,omitempty"`
+	Text      string             `json:"text,omitempty"`
+}
+
+// ChunkResponse is the body of a 200 answer to POST /v1/chunk.
+type ChunkResponse struct {
+	Chunker   string        `json:"chunker"`
+	Tokenizer string        `json:"tokenizer"`
+	Documents []ChunkResult `json:"documents"`
+}
+
+// ChunkResult is one document's chunks, or its error.
+type ChunkResult struct {
+	ID     string      `json:"id"`
+	Chunks []ChunkJSON `json:"chunks"`
+	Error  string      `json:"error,omitempty"`
+}
+
+// ChunkJSON is a chunk as the CLI writes it, plus an optional embedding.
+type ChunkJSON struct {
+	Text       string         `json:"text"`
+	Start      int            `json:"start"`
+	End        int            `json:"end"`
+	StartRune  int            `json:"start_rune"`
+	EndRune    int            `json:"end_rune"`
+	TokenCount int            `json:"token_count"`
+	ChunkIndex int            `json:"chunk_index"`
+	Spans      []gochunk.Span `json:"spans,omitempty"`
+	Metadata   map[string]any `json:"metadata,omitempty"`
+	Embedding  []float32      `json:"embedding,omitempty"`
+}
+
+// EmbeddingsRequest is the body of POST /v1/embeddings (OpenAI's API).
+type EmbeddingsRequest struct {
+	Model          string `json:"model"`
+	Input          any    `json:"input"`
+	EncodingFormat string `json:"encoding_format,omitempty"`
+	Dimensions     int    `json:"dimensions,omitempty"`
+	User           string `json:"user,omitempty"`
+}
+
+// EmbeddingsResponse is OpenAI's answer shape.
+type EmbeddingsResponse struct {
+	Object string          `json:"object"`
+	Data   []EmbeddingItem `json:"data"`
+	Model  string          `json:"model"`
+	Usage  Usage           `json:"usage"`
+}
+
+// EmbeddingItem is one vector of an EmbeddingsResponse.
+type EmbeddingItem struct {
+	Object    string    `json:"object"`
+	Index     int       `json:"index"`
+	Embedding []float32 `json:"embedding"`
+}
+
+// Usage counts the tokens of an EmbeddingsRequest.
+type Usage struct {
+	PromptTokens int `json:"prompt_tokens"`
+	TotalTokens  int `json:"total_tokens"`
+}
+
+// ErrorBody is the JSON of every error answer: OpenAI's shape, so that
+// clients of either API read it.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail says what went wrong and, in Message, what to fix.
+type ErrorDetail struct {
+	Message   string `json:"message"`
+	Type      string `json:"type"`
+	Code      string `json:"code,omitempty"`
+	RequestID string `json:"request_id,omitempty"`
+}

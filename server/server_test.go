@@ -1,0 +1,305 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gochunk/embed"
+)
+
+func newTest(t *testing.T, mod func(*Config)) (*Server, *httptest.Server) {
+	t.Helper()
+	cfg := DefaultConfig()
+	if mod != nil {
+		mod(&cfg)
+	}
+	s, err := New(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	return s, ts
+}
+
+func post(t *testing.T, url, body string, header ...string) (int, []byte, http.Header) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, resp.Header
+}
+
+func TestEmbedReferenceAPI(t *testing.T) {
+	_, ts := newTest(t, nil)
+	body := `{"documents": [
+		{"id": "doc1", "text": "First document text. These are separated by delimiters such as. Or? And!"},
+		{"id": "doc2", "text": "Second document text.", "chunking_config": {"optimal_size": 300, "max_size": 400, "lambda_size": 1.5, "chunk_penalty": 2.0}},
+		{"id": "bad", "text": "x", "chunking_config": {"optimal_size": 600, "max_size": 400}},
+		{"id": "", "text": "no id"},
+		{"id": "doc1", "text": "duplicate"}]}`
+	code, b, _ := post(t, ts.URL+"/embed", body)
+	if code != 200 {
+		t.Fatalf("status %d: %s", code, b)
+	}
+	// Field names exactly as the reference: decode into a generic map.
+	var resp map[string][]map[string]any
+	if err := json.Unmarshal(b, &resp); err != nil {
+		t.Fatal(err)
+	}
+	docs := resp["documents"]
+	if len(docs) != 5 {
+		t.Fatalf("%d documents", len(docs))
+	}
+	for _, d := range docs[:2] {
+		if d["error"] != "" {
+			t.Errorf("%v: error %v", d["id"], d["error"])
+		}
+		chunks := d["chunks"].([]any)
+		if len(chunks) == 0 {
+			t.Fatalf("%v: no chunks", d["id"])
+		}
+		c := chunks[0].(map[string]any)
+		for _, k := range []string{"text", "embedding", "num_sentences", "token_count", "chunk_index"} {
+			if _, ok := c[k]; !ok {
+				t.Errorf("chunk lacks %q", k)
+			}
+		}
+		if len(c) != 5 {
+			t.Errorf("chunk has fields %v", c)
+		}
+	}
+	if n := docs[0]["chunks"].([]any)[0].(map[string]any)["num_sentences"].(float64); n != 4 {
+		t.Errorf("num_sentences %v, want 4", n)
+	}
+	for i, want := range map[int]string{2: "optimal_size (600) must not exceed max_size (400)", 3: "missing id", 4: "duplicate id"} {
+		if e, _ := docs[i]["error"].(string); !strings.Contains(e, want) || len(docs[i]["chunks"].([]any)) != 0 {
+			t.Errorf("document %d: error %q, want %q", i, e, want)
+		}
+	}
+}
+
+func TestBadRequests(t *testing.T) {
+	_, ts := newTest(t, func(c *Config) { c.BodyLimit = 1 << 20; c.MaxDocuments = 100 })
+	many := make([]string, 101)
+	for i := range many {
+		many[i] = fmt.Sprintf(`{"id":"%d","text":"x"}`, i)
+	}
+	tests := []struct {
+		name, path, body string
+		code             int
+		want             string
+	}{
+		{"malformed json", "/embed", `{"documents": [`, 400, "malformed request JSON"},
+		{"unknown field", "/embed", `{"documents": [{"id": "a", "txt": "x"}]}`, 400, "txt"},
+		{"no documents", "/embed", `{"documents": []}`, 400, "no documents"},
+		{"too many documents", "/embed", `{"documents": [` + strings.Join(many, ",") + `]}`, 413, "limit is 100"},
+		{"body too large", "/embed", `{"documents": [{"id": "a", "text": "` + strings.Repeat("x", 2<<20) + `"}]}`, 413, "over 1048576 bytes"},
+		{"invalid utf-8", "/embed", "{\"documents\": [{\"id\": \"a\", \"text\": \"bad \xff\"}]}", 400, "not valid UTF-8"},
+		{"unknown chunker", "/v1/chunk", `{"chunker": "nope", "text": "x"}`, 400, "unknown chunker"},
+		{"negative size", "/v1/chunk", `{"chunker": "recursive", "config": {"size": -3}, "text": "x"}`, 400, "size must be positive"},
+		{"unknown parameter", "/v1/chunk", `{"chunker": "recursive", "config": {"sise": 3}, "text": "x"}`, 400, "sise"},
+		{"unknown tokenizer", "/v1/chunk", `{"tokenizer": "gpt9", "text": "x"}`, 400, "unknown tokenizer"},
+		{"unknown model", "/v1/embeddings", `{"model": "ada", "input": "x"}`, 400, "not served"},
+		{"bad input", "/v1/embeddings", `{"model": "lexical", "input": [1, 2]}`, 400, "not a string"},
+		{"wrong dimensions", "/v1/embeddings", `{"model": "lexical", "input": "x", "dimensions": 3}`, 400, "512 dimensions"},
+		{"not found", "/nope", `{}`, 404, "no endpoint"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, b, h := post(t, ts.URL+tc.path, tc.body)
+			var eb ErrorBody
+			if code != tc.code || json.Unmarshal(b, &eb) != nil || !strings.Contains(eb.Error.Message, tc.want) || eb.Error.RequestID == "" {
+				t.Errorf("status %d (want %d), body %.300s", code, tc.code, b)
+			}
+			if h.Get("Content-Type") != "application/json" {
+				t.Errorf("content type %q", h.Get("Content-Type"))
+			}
+		})
+	}
+	// The server keeps serving.
+	if code, _, _ := post(t, ts.URL+"/v1/chunk", `{"text": "still alive"}`); code != 200 {
+		t.Errorf("after bad requests: %d", code)
+	}
+}
+
+func TestChunkEndpoint(t *testing.T) {
+	_, ts := newTest(t, nil)
+	body := `{"chunker": "mst", "tokenizer": "words", "embed": true, "documents": [
+		{"id": "a", "text": "# Cats\n\nCats purr. Cats sleep.\n\n# Dogs\n\nDogs bark."},
+		{"id": "b", "text": "bad \ufffd fine"}]}`
+	code, b, _ := post(t, ts.URL+"/v1/chunk", body)
+	if code != 200 {
+		t.Fatalf("%d %s", code, b)
+	}
+	var resp ChunkResponse
+	if err := json.Unmarshal(b, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.Tokenizer != "words" || len(resp.Documents) != 2 {
+		t.Fatalf("%+v", resp)
+	}
+	for _, c := range resp.Documents[0].Chunks {
+		if len(c.Embedding) != 512 || c.TokenCount == 0 {
+			t.Errorf("chunk %+v", c)
+		}
+	}
+	// Every chunker is served.
+	code, b, _ = post(t, ts.URL+"/v1/chunkers", "")
+	if code != 405 && code != 404 {
+		t.Errorf("POST /v1/chunkers: %d", code)
+	}
+	resp2, err := http.Get(ts.URL + "/v1/chunkers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp2.Body.Close()
+	var list struct{ Chunkers []struct{ Name string } }
+	json.NewDecoder(resp2.Body).Decode(&list)
+	if len(list.Chunkers) < 13 {
+		t.Errorf("%d chunkers listed", len(list.Chunkers))
+	}
+}
+
+// gochunk's own openai provider works against /v1/embeddings.
+func TestOpenAIClientAgainstServer(t *testing.T) {
+	_, ts := newTest(t, nil)
+	o, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: ts.URL + "/v1", Model: "lexical"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := o.Embed(context.Background(), []string{"the cat sat", "", "markets fell"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, _ := embed.NewLexical(embed.LexicalConfig{}).Embed(context.Background(), []string{"the cat sat"})
+	if len(vs) != 3 || len(vs[0]) != 512 || vs[0][0] != local[0][0] {
+		t.Errorf("vectors differ from the local lexical embedder")
+	}
+	code, b, _ := post(t, ts.URL+"/v1/embeddings", `{"model": "lexical", "input": ["a b"], "encoding_format": "base64"}`)
+	if code != 200 || !strings.Contains(string(b), `"embedding":"`) {
+		t.Errorf("base64: %d %.100s", code, b)
+	}
+}
+
+func TestAuthHealthMetricsOpenAPI(t *testing.T) {
+	_, ts := newTest(t, func(c *Config) { c.Token = "s3cret" })
+	if code, _, h := post(t, ts.URL+"/v1/chunk", `{"text": "x"}`); code != 401 || h.Get("WWW-Authenticate") == "" {
+		t.Errorf("no token: %d", code)
+	}
+	if code, _, _ := post(t, ts.URL+"/v1/chunk", `{"text": "x"}`, "Authorization", "Bearer s3cret"); code != 200 {
+		t.Errorf("with token: %d", code)
+	}
+	for _, path := range []string{"/healthz", "/readyz", "/metrics", "/openapi.json"} {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("%s: %d", path, resp.StatusCode)
+		}
+		if path == "/metrics" && !strings.Contains(string(b), "gochunk_http_requests_total") {
+			t.Error("metrics lack request counts")
+		}
+		if path == "/openapi.json" && !json.Valid(b) {
+			t.Error("openapi.json is not JSON")
+		}
+	}
+}
+
+// Excess concurrent requests get 429 with Retry-After, not a queue.
+func TestConcurrencyLimit(t *testing.T) {
+	s, ts := newTest(t, func(c *Config) { c.MaxConcurrent = 1 })
+	s.sem <- struct{}{} // one request in flight
+	code, _, h := post(t, ts.URL+"/v1/chunk", `{"text": "x"}`)
+	<-s.sem
+	if code != 429 || h.Get("Retry-After") == "" {
+		t.Errorf("status %d, Retry-After %q", code, h.Get("Retry-After"))
+	}
+	if code, _, _ := post(t, ts.URL+"/v1/chunk", `{"text": "x"}`); code != 200 {
+		t.Errorf("after the slot freed: %d", code)
+	}
+}
+
+// A panic in a handler becomes a 500 with a request id, and the server
+// keeps serving.
+func TestPanicRecovered(t *testing.T) {
+	s, _ := newTest(t, nil)
+	h := s.observe(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/x", nil))
+	if rec.Code != 500 || !strings.Contains(rec.Body.String(), "request id") {
+		t.Errorf("%d %s", rec.Code, rec.Body)
+	}
+}
+
+// An embedder that times out gives 504 once the request deadline passes.
+type slowEmbedder struct{ embed.Embedder }
+
+func (s slowEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	select {
+	case <-time.After(5 * time.Second):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return s.Embedder.Embed(ctx, texts)
+}
+
+func TestEmbedderTimeout(t *testing.T) {
+	s, ts := newTest(t, func(c *Config) { c.RequestTimeout = 100 * time.Millisecond })
+	s.embedder = &countedEmbedder{slowEmbedder{embed.NewLexical(embed.LexicalConfig{})}, s.m}
+	start := time.Now()
+	code, b, _ := post(t, ts.URL+"/embed", `{"documents": [{"id": "a", "text": "One. Two. Three."}]}`)
+	if code != 504 || !strings.Contains(string(b), "did not finish") || time.Since(start) > 3*time.Second {
+		t.Errorf("%d %s after %v", code, b, time.Since(start))
+	}
+}
+
+// Many concurrent requests: all succeed and the answers are right (run
+// with -race).
+func TestConcurrentRequests(t *testing.T) {
+	_, ts := newTest(t, nil)
+	var wg sync.WaitGroup
+	errs := make(chan error, 40)
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body := fmt.Sprintf(`{"documents": [{"id": "d%d", "text": "Sentence one about topic %d. Sentence two."}]}`, i, i)
+			resp, err := http.Post(ts.URL+"/embed", "application/json", bytes.NewReader([]byte(body)))
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer resp.Body.Close()
+			var er EmbedResponse
+			if err := json.NewDecoder(resp.Body).Decode(&er); err != nil || resp.StatusCode != 200 || er.Documents[0].ID != fmt.Sprintf("d%d", i) {
+				errs <- fmt.Errorf("request %d: %d %v", i, resp.StatusCode, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
