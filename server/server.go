@@ -355,4 +355,3 @@ func (c *countedEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 func (c *countedEmbedder) ForDocument(pieces []string) embed.Embedder {
 	return &countedEmbedder{embed.ForDocument(c.Embedder, pieces), c.m}
 }
-
