@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"gochunk/llm"
 	"gochunk/tokenize"
 )
 
@@ -19,6 +20,8 @@ type Env struct {
 	// Embedder serves the embedding-based chunkers; nil means they use
 	// the built-in lexical embedder.
 	Embedder Embedder
+	// LLM serves the LLM-based chunkers, which fail to build without it.
+	LLM *llm.Client
 }
 
 // CounterOrDefault returns env.Counter, or a rune counter when it is nil.
@@ -41,6 +44,8 @@ type Spec struct {
 	Defaults any
 	// Embeds is true for chunkers that use Env.Embedder.
 	Embeds bool
+	// UsesLLM is true for chunkers that need Env.LLM.
+	UsesLLM bool
 	// New builds the chunker from a JSON configuration (nil or empty means
 	// all defaults).
 	New func(config []byte, env Env) (Chunker, error)

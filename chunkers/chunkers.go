@@ -5,6 +5,8 @@ package chunkers
 
 import (
 	"gochunk"
+	"gochunk/llm"
+	"gochunk/llmchunk"
 	"gochunk/mst"
 	"gochunk/semantic"
 	"gochunk/split"
@@ -38,6 +40,8 @@ func Specs() []gochunk.Spec {
 		specE("dp", "dynamic-programming segmentation: similarity reward, size penalty, chunk penalty (the reference Go server)", semantic.DefaultDPConfig, semantic.NewDP),
 		specE("cluster", "Chroma's ClusterSemanticChunker: 50-token pieces grouped by DP on within-chunk similarity", semantic.DefaultClusterConfig, semantic.NewCluster),
 		specE("mst", "MST Semantic Chunker: minimum spanning tree over pieces with a semantic+positional distance; multi-span chunks", mst.DefaultConfig, mst.New),
+		specL("llm-split", "a language model picks split points between numbered pieces (Chroma's LLM chunker, Chonkie's agentic chunker)", llmchunk.DefaultSplitConfig, llmchunk.NewSplit),
+		specL("propositions", "a language model rewrites text into propositions, packed into chunks that cite their source spans", llmchunk.DefaultPropositionsConfig, llmchunk.NewPropositions),
 	}
 }
 
@@ -72,6 +76,24 @@ func spec[C any, K gochunk.Chunker](name, summary string, defaults func() C, bui
 				return nil, err
 			}
 			return build(cfg, env.CounterOrDefault())
+		},
+	}
+}
+
+// specL wraps a typed constructor of an LLM-based chunker.
+func specL[C any, K gochunk.Chunker](name, summary string, defaults func() C, build func(C, tokenize.Counter, *llm.Client) (K, error)) gochunk.Spec {
+	d := defaults()
+	return gochunk.Spec{
+		Name:     name,
+		Summary:  summary,
+		Defaults: &d,
+		UsesLLM:  true,
+		New: func(config []byte, env gochunk.Env) (gochunk.Chunker, error) {
+			cfg := defaults()
+			if err := gochunk.DecodeConfig(config, &cfg); err != nil {
+				return nil, err
+			}
+			return build(cfg, env.CounterOrDefault(), env.LLM)
 		},
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"gochunk"
 	"gochunk/embed"
+	"gochunk/llm"
 	"gochunk/semantic"
 	"gochunk/tokenize"
 )
@@ -234,6 +235,14 @@ func (s *Server) count(endpoint, outcome string, chunks []gochunk.Chunk) {
 	if outcome != "ok" {
 		return
 	}
+	if len(chunks) > 0 {
+		if u, ok := chunks[0].Metadata["llm"].(llm.Usage); ok {
+			s.m.llmCalls.Add(float64(u.Calls))
+			s.m.llmPrompt.Add(float64(u.PromptTokens))
+			s.m.llmCompletion.Add(float64(u.CompletionTokens))
+			s.m.llmSeconds.Add(u.LatencyMS / 1000)
+		}
+	}
 	s.m.chunks.Add(float64(len(chunks)))
 	t := 0
 	for _, c := range chunks {
@@ -276,7 +285,11 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		counter = c
 	}
 	raw, _ := json.Marshal(req.Config)
-	ch, err := s.reg.New(req.Chunker, raw, gochunk.Env{Counter: counter, Embedder: s.embedder})
+	if spec, ok := s.reg.Lookup(req.Chunker); ok && spec.UsesLLM && s.llm == nil {
+		s.fail(w, r, http.StatusBadRequest, "no_model", fmt.Sprintf("chunker %q needs a language model; start the server with --llm-model (and --llm-url)", req.Chunker))
+		return
+	}
+	ch, err := s.reg.New(req.Chunker, raw, gochunk.Env{Counter: counter, Embedder: s.embedder, LLM: s.llm})
 	if err != nil {
 		s.fail(w, r, http.StatusBadRequest, "invalid_chunker", err.Error()+"; see GET /v1/chunkers")
 		return

@@ -20,6 +20,8 @@ type metrics struct {
 	embedErr  prometheus.Counter
 	errors    *prometheus.CounterVec
 	panics    prometheus.Counter
+
+	llmCalls, llmPrompt, llmCompletion, llmSeconds prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -42,9 +44,14 @@ func newMetrics() *metrics {
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "gochunk_errors_total", Help: "Error answers by kind."}, []string{"kind"}),
 		panics: prometheus.NewCounter(prometheus.CounterOpts{Name: "gochunk_panics_total", Help: "Panics recovered into 500 answers."}),
+
+		llmCalls:      prometheus.NewCounter(prometheus.CounterOpts{Name: "gochunk_llm_calls_total", Help: "Language model calls of the LLM chunkers (cached answers included)."}),
+		llmPrompt:     prometheus.NewCounter(prometheus.CounterOpts{Name: "gochunk_llm_prompt_tokens_total", Help: "Prompt tokens the model reported."}),
+		llmCompletion: prometheus.NewCounter(prometheus.CounterOpts{Name: "gochunk_llm_completion_tokens_total", Help: "Completion tokens the model reported."}),
+		llmSeconds:    prometheus.NewCounter(prometheus.CounterOpts{Name: "gochunk_llm_seconds_total", Help: "Time spent waiting for the model."}),
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.inflight, m.rejected, m.documents, m.chunks, m.tokens,
-		m.embedCall, m.embedText, m.embedErr, m.errors, m.panics,
+		m.embedCall, m.embedText, m.embedErr, m.errors, m.panics, m.llmCalls, m.llmPrompt, m.llmCompletion, m.llmSeconds,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -25,6 +25,7 @@ import (
 	"gochunk"
 	"gochunk/chunkers"
 	"gochunk/embed"
+	"gochunk/llm"
 	"gochunk/tokenize"
 )
 
@@ -64,6 +65,10 @@ type Config struct {
 	EmbedURL string `json:"embed_url"`
 	// CacheEntries bounds the embedding cache.
 	CacheEntries int `json:"cache_entries"`
+	// LLMURL and LLMModel configure the chat model of the llm-split and
+	// propositions chunkers (none when LLMModel is empty).
+	LLMURL   string `json:"llm_url"`
+	LLMModel string `json:"llm_model"`
 }
 
 // DefaultConfig returns the defaults: port 8080, batches of 8192 tokens,
@@ -83,6 +88,7 @@ type Server struct {
 	counter   tokenize.Counter
 	embedder  embed.Embedder
 	embedders map[string]embed.Embedder
+	llm       *llm.Client
 	m         *metrics
 	sem       chan struct{}
 	ready     atomic.Bool
@@ -138,6 +144,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	s.embedders = map[string]embed.Embedder{cfg.Embedder: s.embedder}
 	if _, ok := s.embedders["lexical"]; !ok {
 		s.embedders["lexical"] = &countedEmbedder{embed.NewLexical(embed.LexicalConfig{}), s.m}
+	}
+	if cfg.LLMModel != "" {
+		if s.llm, err = llm.New(llm.Config{BaseURL: cfg.LLMURL, Model: cfg.LLMModel, JSONMode: true}); err != nil {
+			return nil, fmt.Errorf("server model: %w", err)
+		}
 	}
 	s.handler = s.routes()
 	s.ready.Store(true)

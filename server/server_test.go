@@ -303,3 +303,11 @@ func TestConcurrentRequests(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestLLMChunkerNeedsModel(t *testing.T) {
+	_, ts := newTest(t, nil)
+	code, b, _ := post(t, ts.URL+"/v1/chunk", `{"chunker": "llm-split", "text": "x"}`)
+	if code != 400 || !strings.Contains(string(b), "--llm-model") {
+		t.Errorf("%d %s", code, b)
+	}
+}

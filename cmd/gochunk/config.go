@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
 	"gochunk"
 	"gochunk/chunkers"
+	"gochunk/llm"
 	"gochunk/tokenize"
 )
 
@@ -22,6 +24,11 @@ type chunkFlags struct {
 	fs                                      *flag.FlagSet
 	// embedder loads the embedder for chunkers that use one, once.
 	embedder func() (gochunk.Embedder, error)
+
+	llmURL, llmModel, llmCache string
+	llmJSON                    bool
+	llmTimeout                 time.Duration
+	llmClient                  *llm.Client
 }
 
 func (c *chunkFlags) register(fs *flag.FlagSet) {
@@ -36,6 +43,11 @@ func (c *chunkFlags) registerChunker(fs *flag.FlagSet) {
 	fs.IntVar(&c.size, "size", 0, "maximum chunk size in tokens of --tokenizer (default: the chunker's)")
 	fs.IntVar(&c.overlap, "overlap", 0, "tokens repeated between consecutive chunks (default: the chunker's)")
 	fs.StringVar(&c.tokenizer, "tokenizer", "runes", "size unit: runes, words, bytes, cl100k_base, o200k_base or hf:PATH (a tokenizer.json)")
+	fs.StringVar(&c.llmURL, "llm-url", "", "base URL of an OpenAI-compatible chat API for llm-split and propositions, e.g. http://localhost:11434/v1 (key from OPENAI_API_KEY)")
+	fs.StringVar(&c.llmModel, "llm-model", "", "chat model for llm-split and propositions")
+	fs.StringVar(&c.llmCache, "llm-cache", "", "directory keeping the model's answers, so re-runs are free and identical")
+	fs.BoolVar(&c.llmJSON, "llm-json", true, "ask for schema-constrained JSON answers (servers that refuse are asked plainly)")
+	fs.DurationVar(&c.llmTimeout, "llm-timeout", 2*time.Minute, "time limit of one model request")
 	fs.StringVar(&c.invalidUTF8, "invalid-utf8", "reject", "what to do with invalid UTF-8: reject (an error) or repair (replace with U+FFFD; offsets refer to the repaired text)")
 }
 
@@ -133,6 +145,17 @@ func (c *chunkFlags) buildFrom(reg *gochunk.Registry, name, tok string, params m
 		if env.Embedder, err = c.embedder(); err != nil {
 			return nil, err
 		}
+	}
+	if spec, ok := reg.Lookup(name); ok && spec.UsesLLM {
+		if c.llmModel == "" {
+			return nil, usageError{fmt.Errorf("chunker %q needs a model: give --llm-model (and --llm-url for a server other than OpenAI)", name)}
+		}
+		if c.llmClient == nil {
+			if c.llmClient, err = llm.New(llm.Config{BaseURL: c.llmURL, Model: c.llmModel, CacheDir: c.llmCache, JSONMode: c.llmJSON, Timeout: c.llmTimeout}); err != nil {
+				return nil, usageError{err}
+			}
+		}
+		env.LLM = c.llmClient
 	}
 	ch, err := reg.New(name, raw, env)
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -267,5 +269,51 @@ func TestSemanticChunkersCLI(t *testing.T) {
 	}
 	if strings.Contains(string(b), "http") {
 		t.Error("inspect page refers to the network")
+	}
+}
+
+// fakeChat answers every chat completion with content.
+func fakeChat(t *testing.T, content string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{
+			"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": content}}},
+			"usage":   map[string]any{"prompt_tokens": 42, "completion_tokens": 7},
+		})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestLLMChunkersCLI(t *testing.T) {
+	text := strings.Repeat("Cats purr. Dogs bark. Birds sing. ", 20)
+	path := writeFile(t, "t.txt", text)
+	srv := fakeChat(t, `{"split_after": [2]}`)
+	out, errs, code := runCmd(t, "", "chunk", "--chunker", "llm-split", "--llm-url", srv.URL, "--llm-model", "m", "--size", "200", "--config", writeFile(t, "c.json", `{"piece_size": 20}`), path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	recs := decodeLines(t, out)
+	if len(recs) < 2 {
+		t.Fatalf("%d chunks", len(recs))
+	}
+	llmMeta, _ := recs[0].Metadata["llm"].(map[string]any)
+	if llmMeta["calls"].(float64) < 1 || llmMeta["prompt_tokens"].(float64) < 42 {
+		t.Errorf("accounting %v", recs[0].Metadata)
+	}
+	prop := fakeChat(t, `{"propositions": [{"text": "Cats purr.", "sources": [1]}]}`)
+	out, errs, code = runCmd(t, "", "chunk", "--chunker", "propositions", "--llm-url", prop.URL, "--llm-model", "m", path)
+	if code != 0 || !strings.Contains(out, `"derived":true`) {
+		t.Fatalf("propositions: exit %d: %s %.200s", code, errs, out)
+	}
+	// No model: a usage error. Endpoint down: status 1, a reason, no chunks.
+	if _, _, code := runCmd(t, "", "chunk", "--chunker", "llm-split", path); code != 2 {
+		t.Errorf("no --llm-model: exit %d", code)
+	}
+	down := httptest.NewServer(http.NotFoundHandler())
+	url := down.URL
+	down.Close()
+	out, errs, code = runCmd(t, "", "chunk", "--chunker", "llm-split", "--llm-url", url, "--llm-model", "m", path)
+	if code != 1 || out != "" || !strings.Contains(errs, "unavailable") {
+		t.Errorf("endpoint down: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }

@@ -33,6 +33,8 @@ type serveFile struct {
 	Tokenizer           string `json:"tokenizer"`
 	Embedder            string `json:"embedder"`
 	EmbedURL            string `json:"embed_url"`
+	LLMURL              string `json:"llm_url"`
+	LLMModel            string `json:"llm_model"`
 }
 
 func cmdServe(e env, args []string) int {
@@ -55,6 +57,8 @@ func cmdServe(e env, args []string) int {
 		tok        = fs.String("tokenizer", def.Tokenizer, "default size unit (env GOCHUNK_TOKENIZER)")
 		emb        = fs.String("embedder", def.Embedder, "embedder: lexical, static:MODEL, onnx:MODEL, openai:MODEL (env GOCHUNK_EMBEDDER)")
 		embURL     = fs.String("embed-url", "", "base URL for openai:MODEL (env GOCHUNK_EMBED_URL)")
+		llmURL     = fs.String("llm-url", "", "base URL of the chat API of the LLM chunkers (env GOCHUNK_LLM_URL)")
+		llmModel   = fs.String("llm-model", "", "chat model of the LLM chunkers; none means they are refused (env GOCHUNK_LLM_MODEL)")
 		logLevel   = fs.String("log-level", "info", "debug, info, warn or error")
 	)
 	fs.Usage = func() {
@@ -135,6 +139,8 @@ Flags:
 		Tokenizer:      pickStr("tokenizer", "GOCHUNK_TOKENIZER", *tok, file.Tokenizer),
 		Embedder:       pickStr("embedder", "GOCHUNK_EMBEDDER", *emb, file.Embedder),
 		EmbedURL:       pickStr("embed-url", "GOCHUNK_EMBED_URL", *embURL, file.EmbedURL),
+		LLMURL:         pickStr("llm-url", "GOCHUNK_LLM_URL", *llmURL, file.LLMURL),
+		LLMModel:       pickStr("llm-model", "GOCHUNK_LLM_MODEL", *llmModel, file.LLMModel),
 	}
 	p := pickInt("port", "PORT", *port, file.Port)
 	cfg.Addr = fmt.Sprintf(":%d", p)

@@ -1,0 +1,363 @@
+// Package llm is a client for OpenAI-compatible chat completion endpoints
+// (OpenAI, Ollama, vLLM, LM Studio, llama.cpp's server), made for chunking:
+// JSON or schema-constrained answers, retries with backoff on 429 and 5xx,
+// bounded concurrency, a cache of answers so re-runs are free and
+// deterministic, and accounting of tokens and latency.
+package llm
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Config configures a Client.
+type Config struct {
+	// BaseURL is the API base URL as OpenAI clients take it, e.g.
+	// "http://localhost:11434/v1" for Ollama; empty means OpenAI's.
+	BaseURL string
+	// Model is the model name the server knows.
+	Model string
+	// APIKey is sent as a bearer token; empty means $OPENAI_API_KEY (and
+	// none when that is empty, as local servers want).
+	APIKey string
+	// Timeout bounds one request; 0 means 120 s.
+	Timeout time.Duration
+	// Retries after a 429, a 5xx or a network error; 0 means 4, negative
+	// none.
+	Retries int
+	// Concurrency bounds requests in flight; 0 means 4.
+	Concurrency int
+	// Temperature of sampling; chunking wants 0 (the default) for
+	// reproducible answers.
+	Temperature float64
+	// MaxTokens bounds an answer; 0 means 2048.
+	MaxTokens int
+	// JSONMode asks for a JSON object (response_format json_object); with a
+	// schema in the request, a json_schema response format is sent
+	// instead. Servers that refuse response_format are retried without it.
+	JSONMode bool
+	// CacheDir, when set, keeps answers on disk; answers are always cached
+	// in memory for the client's life.
+	CacheDir string
+	// Client makes the requests; nil means http.DefaultClient.
+	Client *http.Client
+}
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Request is one chat completion.
+type Request struct {
+	Messages []Message
+	// Schema, when set, is the JSON schema the answer must follow.
+	Schema json.RawMessage
+	// SchemaName names the schema for servers that want one.
+	SchemaName string
+}
+
+// Response is a model's answer with its accounting.
+type Response struct {
+	Content          string
+	PromptTokens     int
+	CompletionTokens int
+	Latency          time.Duration
+	Cached           bool
+}
+
+// Usage sums the accounting of several responses.
+type Usage struct {
+	Calls            int     `json:"calls"`
+	CachedCalls      int     `json:"cached_calls"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	LatencyMS        float64 `json:"latency_ms"`
+	Retries          int     `json:"retries,omitempty"`
+	Fallbacks        int     `json:"fallbacks,omitempty"`
+}
+
+// Add records a response.
+func (u *Usage) Add(r Response) {
+	u.Calls++
+	if r.Cached {
+		u.CachedCalls++
+	}
+	u.PromptTokens += r.PromptTokens
+	u.CompletionTokens += r.CompletionTokens
+	u.LatencyMS += float64(r.Latency.Microseconds()) / 1000
+}
+
+// ErrUnreachable reports an endpoint that could not be reached or kept
+// failing after the retries.
+var ErrUnreachable = errors.New("model endpoint unavailable")
+
+// Client talks to one model. It is safe for concurrent use.
+type Client struct {
+	cfg   Config
+	sem   chan struct{}
+	mu    sync.Mutex
+	cache map[string]Response
+	noFmt bool // the server refused response_format
+}
+
+// New returns a client; it makes no request until Complete.
+func New(cfg Config) (*Client, error) {
+	if cfg.Model == "" {
+		return nil, fmt.Errorf("llm: no model")
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "https://api.openai.com/v1"
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.APIKey == "" {
+		cfg.APIKey = os.Getenv("OPENAI_API_KEY")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 120 * time.Second
+	}
+	if cfg.Retries == 0 {
+		cfg.Retries = 4
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 4
+	}
+	if cfg.MaxTokens <= 0 {
+		cfg.MaxTokens = 2048
+	}
+	if cfg.Client == nil {
+		cfg.Client = http.DefaultClient
+	}
+	return &Client{cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), cache: map[string]Response{}}, nil
+}
+
+// Model returns the model name.
+func (c *Client) Model() string { return c.cfg.Model }
+
+// ID names the endpoint and model, for cache keys of callers.
+func (c *Client) ID() string { return c.cfg.BaseURL + "|" + c.cfg.Model }
+
+func (c *Client) key(req Request) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%g\x00", c.cfg.BaseURL, c.cfg.Model, c.cfg.Temperature)
+	for _, m := range req.Messages {
+		fmt.Fprintf(h, "%s\x00%s\x00", m.Role, m.Content)
+	}
+	h.Write(req.Schema)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Complete returns the model's answer to req, from the cache when the
+// same model was asked the same thing before.
+func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
+	key := c.key(req)
+	c.mu.Lock()
+	if r, ok := c.cache[key]; ok {
+		c.mu.Unlock()
+		r.Cached, r.Latency = true, 0
+		return r, nil
+	}
+	c.mu.Unlock()
+	if c.cfg.CacheDir != "" {
+		if b, err := os.ReadFile(filepath.Join(c.cfg.CacheDir, key+".json")); err == nil {
+			var r Response
+			if json.Unmarshal(b, &r) == nil {
+				c.remember(key, r)
+				r.Cached, r.Latency = true, 0
+				return r, nil
+			}
+		}
+	}
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		return Response{}, ctx.Err()
+	}
+	defer func() { <-c.sem }()
+	r, err := c.withRetries(ctx, req)
+	if err != nil {
+		return Response{}, err
+	}
+	c.remember(key, r)
+	if c.cfg.CacheDir != "" {
+		if err := os.MkdirAll(c.cfg.CacheDir, 0o755); err == nil {
+			b, _ := json.Marshal(r)
+			tmp := filepath.Join(c.cfg.CacheDir, key+".tmp")
+			if os.WriteFile(tmp, b, 0o644) == nil {
+				os.Rename(tmp, filepath.Join(c.cfg.CacheDir, key+".json"))
+			}
+		}
+	}
+	return r, nil
+}
+
+func (c *Client) remember(key string, r Response) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.cache) >= 100_000 {
+		c.cache = map[string]Response{}
+	}
+	c.cache[key] = r
+}
+
+type retryable struct {
+	err  error
+	wait time.Duration
+}
+
+func (r retryable) Error() string { return r.err.Error() }
+func (r retryable) Unwrap() error { return r.err }
+
+func (c *Client) withRetries(ctx context.Context, req Request) (Response, error) {
+	var last error
+	for attempt := 0; attempt <= max(c.cfg.Retries, 0); attempt++ {
+		if attempt > 0 {
+			wait := min(time.Duration(250<<(attempt-1))*time.Millisecond, 20*time.Second)
+			var r retryable
+			if errors.As(last, &r) && r.wait > 0 {
+				wait = r.wait
+			}
+			wait += time.Duration(rand.Int64N(int64(wait)/4 + 1))
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return Response{}, fmt.Errorf("llm: %w (after %v)", ctx.Err(), last)
+			}
+		}
+		resp, err := c.once(ctx, req)
+		if err == nil {
+			return resp, nil
+		}
+		last = err
+		var r retryable
+		if !errors.As(err, &r) || ctx.Err() != nil {
+			return Response{}, err
+		}
+	}
+	return Response{}, fmt.Errorf("%w: %v", ErrUnreachable, last)
+}
+
+type chatRequest struct {
+	Model          string    `json:"model"`
+	Messages       []Message `json:"messages"`
+	Temperature    float64   `json:"temperature"`
+	MaxTokens      int       `json:"max_tokens,omitempty"`
+	ResponseFormat any       `json:"response_format,omitempty"`
+	Seed           int       `json:"seed"`
+}
+
+type chatResponse struct {
+	Choices []struct {
+		Message struct {
+			Content string `json:"content"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+func (c *Client) once(ctx context.Context, req Request) (Response, error) {
+	body := chatRequest{Model: c.cfg.Model, Messages: req.Messages, Temperature: c.cfg.Temperature, MaxTokens: c.cfg.MaxTokens}
+	c.mu.Lock()
+	noFmt := c.noFmt
+	c.mu.Unlock()
+	if !noFmt {
+		switch {
+		case req.Schema != nil:
+			name := req.SchemaName
+			if name == "" {
+				name = "answer"
+			}
+			body.ResponseFormat = map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": name, "schema": req.Schema, "strict": true}}
+		case c.cfg.JSONMode:
+			body.ResponseFormat = map[string]any{"type": "json_object"}
+		}
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return Response{}, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	hreq, err := http.NewRequestWithContext(rctx, http.MethodPost, c.cfg.BaseURL+"/chat/completions", bytes.NewReader(b))
+	if err != nil {
+		return Response{}, fmt.Errorf("llm: %w", err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	if c.cfg.APIKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+	start := time.Now()
+	hresp, err := c.cfg.Client.Do(hreq)
+	if err != nil {
+		return Response{}, retryable{fmt.Errorf("llm: %s: %w", c.cfg.BaseURL, err), 0}
+	}
+	defer hresp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(hresp.Body, 64<<20))
+	if err != nil {
+		return Response{}, retryable{fmt.Errorf("llm: read answer: %w", err), 0}
+	}
+	if hresp.StatusCode != http.StatusOK {
+		msg := strings.TrimSpace(string(data))
+		if len(msg) > 300 {
+			msg = msg[:300] + "…"
+		}
+		err := fmt.Errorf("llm: %s: %s: %s", c.cfg.BaseURL, hresp.Status, msg)
+		if hresp.StatusCode == http.StatusTooManyRequests || hresp.StatusCode >= 500 {
+			wait := time.Duration(0)
+			if s, perr := strconv.Atoi(hresp.Header.Get("Retry-After")); perr == nil && s >= 0 {
+				wait = time.Duration(s) * time.Second
+			}
+			return Response{}, retryable{err, wait}
+		}
+		if hresp.StatusCode == http.StatusBadRequest && body.ResponseFormat != nil && strings.Contains(strings.ToLower(msg), "response_format") {
+			c.mu.Lock()
+			c.noFmt = true // retry plainly: the prompt asks for JSON too
+			c.mu.Unlock()
+			return Response{}, retryable{err, 1}
+		}
+		return Response{}, err
+	}
+	var cr chatResponse
+	if err := json.Unmarshal(data, &cr); err != nil || len(cr.Choices) == 0 {
+		return Response{}, fmt.Errorf("llm: the answer is not a chat completion: %.200s", data)
+	}
+	return Response{Content: cr.Choices[0].Message.Content, PromptTokens: cr.Usage.PromptTokens,
+		CompletionTokens: cr.Usage.CompletionTokens, Latency: time.Since(start)}, nil
+}
+
+// ParseJSON decodes the first JSON object in a model's answer into v,
+// tolerating code fences and prose around it.
+func ParseJSON(content string, v any) error {
+	s := strings.TrimSpace(content)
+	s = strings.TrimPrefix(s, "```json")
+	s = strings.TrimPrefix(s, "```")
+	s = strings.TrimSuffix(s, "```")
+	start := strings.IndexByte(s, '{')
+	end := strings.LastIndexByte(s, '}')
+	if start < 0 || end < start {
+		return fmt.Errorf("no JSON object in the answer %.120q", content)
+	}
+	if err := json.Unmarshal([]byte(s[start:end+1]), v); err != nil {
+		return fmt.Errorf("the answer is not the JSON asked for: %v", err)
+	}
+	return nil
+}
