@@ -1,0 +1,127 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func chatServer(t *testing.T, handle func(n int64, req map[string]any, w http.ResponseWriter)) (*httptest.Server, *atomic.Int64) {
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := calls.Add(1)
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		var req map[string]any
+		json.NewDecoder(r.Body).Decode(&req)
+		handle(n, req, w)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &calls
+}
+
+func reply(w http.ResponseWriter, content string) {
+	json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"content": content}}},
+		"usage": map[string]any{"prompt_tokens": 3, "completion_tokens": 2}})
+}
+
+func TestCacheAndDisk(t *testing.T) {
+	srv, calls := chatServer(t, func(n int64, req map[string]any, w http.ResponseWriter) { reply(w, "hello") })
+	dir := t.TempDir()
+	c, _ := New(Config{BaseURL: srv.URL + "/v1", Model: "m", CacheDir: dir})
+	req := Request{Messages: []Message{{Role: "user", Content: "hi"}}}
+	r1, err := c.Complete(context.Background(), req)
+	if err != nil || r1.Content != "hello" || r1.Cached || r1.PromptTokens != 3 {
+		t.Fatalf("%+v %v", r1, err)
+	}
+	r2, _ := c.Complete(context.Background(), req)
+	if !r2.Cached || calls.Load() != 1 {
+		t.Errorf("memory cache: %+v, %d calls", r2, calls.Load())
+	}
+	c2, _ := New(Config{BaseURL: srv.URL + "/v1", Model: "m", CacheDir: dir})
+	if r3, _ := c2.Complete(context.Background(), req); !r3.Cached || r3.Content != "hello" || calls.Load() != 1 {
+		t.Errorf("disk cache: %+v, %d calls", r3, calls.Load())
+	}
+	// Another model is another key.
+	c3, _ := New(Config{BaseURL: srv.URL + "/v1", Model: "other", CacheDir: dir})
+	c3.Complete(context.Background(), req)
+	if calls.Load() != 2 {
+		t.Errorf("%d calls, want 2", calls.Load())
+	}
+}
+
+// A server that refuses response_format is asked again without it.
+func TestResponseFormatRefused(t *testing.T) {
+	srv, calls := chatServer(t, func(n int64, req map[string]any, w http.ResponseWriter) {
+		if _, ok := req["response_format"]; ok {
+			http.Error(w, `{"error": "unknown field response_format"}`, http.StatusBadRequest)
+			return
+		}
+		reply(w, `{"ok": true}`)
+	})
+	c, _ := New(Config{BaseURL: srv.URL + "/v1", Model: "m", JSONMode: true})
+	r, err := c.Complete(context.Background(), Request{Messages: []Message{{Role: "user", Content: "x"}}, Schema: json.RawMessage(`{"type":"object"}`)})
+	if err != nil || r.Content != `{"ok": true}` || calls.Load() != 2 {
+		t.Errorf("%+v %v %d", r, err, calls.Load())
+	}
+}
+
+func TestErrors(t *testing.T) {
+	srv, calls := chatServer(t, func(n int64, req map[string]any, w http.ResponseWriter) {
+		http.Error(w, "bad key", http.StatusUnauthorized)
+	})
+	c, _ := New(Config{BaseURL: srv.URL + "/v1", Model: "m"})
+	if _, err := c.Complete(context.Background(), Request{Messages: []Message{{Role: "user", Content: "x"}}}); err == nil || !strings.Contains(err.Error(), "401") || calls.Load() != 1 {
+		t.Errorf("401 must not be retried: %v, %d calls", err, calls.Load())
+	}
+	srv2, _ := chatServer(t, func(n int64, req map[string]any, w http.ResponseWriter) {
+		http.Error(w, "overloaded", http.StatusServiceUnavailable)
+	})
+	c2, _ := New(Config{BaseURL: srv2.URL + "/v1", Model: "m", Retries: 1, Timeout: time.Second})
+	if _, err := c2.Complete(context.Background(), Request{Messages: []Message{{Role: "user", Content: "x"}}}); !errors.Is(err, ErrUnreachable) {
+		t.Errorf("503 after retries: %v", err)
+	}
+	if _, err := New(Config{}); err == nil {
+		t.Error("no model accepted")
+	}
+}
+
+func TestParseJSON(t *testing.T) {
+	var v struct{ A int }
+	for _, s := range []string{`{"A": 1}`, "```json\n{\"A\": 1}\n```", `Here you go: {"A": 1} hope it helps`} {
+		v.A = 0
+		if err := ParseJSON(s, &v); err != nil || v.A != 1 {
+			t.Errorf("%q: %v %v", s, v, err)
+		}
+	}
+	for _, s := range []string{"no json", `{"A": "x"}`, "{"} {
+		if err := ParseJSON(s, &v); err == nil {
+			t.Errorf("%q: no error", s)
+		}
+	}
+}
+
+func TestPrompts(t *testing.T) {
+	for _, name := range []string{"split_v1", "propositions_v1"} {
+		p, err := LoadPrompt(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := p.Request(map[string]any{"First": 1, "Last": 2, "MaxSplit": 1, "Pieces": []map[string]any{{"N": 1, "Text": "a"}},
+			"Sentences": []map[string]any{{"N": 1, "Text": "a"}}})
+		if err != nil || len(req.Messages) != 2 || req.Messages[0].Role != "system" || !strings.Contains(req.Messages[1].Content, "a") {
+			t.Errorf("%s: %+v %v", name, req, err)
+		}
+	}
+	if _, err := LoadPrompt("nope"); err == nil {
+		t.Error("unknown prompt loaded")
+	}
+}
