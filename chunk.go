@@ -18,6 +18,36 @@ type Document struct {
 	// Metadata is carried along for callers; chunkers may read hints from it
 	// (the code chunker reads "language" and "source").
 	Metadata map[string]any `json:"metadata,omitempty"`
+	// Elements, when set, are the layout elements of Text (from a PDF or a
+	// layout tool), in reading order; the layout chunker uses them.
+	Elements []Element `json:"elements,omitempty"`
+}
+
+// Element is a region of a laid-out document: a title, heading,
+// paragraph, list item, table, figure, caption, header or footer, with its
+// page and bounding box.
+type Element struct {
+	// Type is title, heading, paragraph, list_item, table, figure, caption,
+	// header, footer or text.
+	Type string `json:"type"`
+	Text string `json:"text"`
+	// Page is 1-based.
+	Page int `json:"page"`
+	// BBox is x0, y0, x1, y1 in page units, y growing downwards.
+	BBox       [4]float64 `json:"bbox"`
+	PageWidth  float64    `json:"page_width,omitempty"`
+	PageHeight float64    `json:"page_height,omitempty"`
+	// Order is the element's position in reading order.
+	Order int `json:"order"`
+	// Start and End are the byte offsets of Text in the document's text;
+	// Excluded elements (repeated headers and footers) are not in it.
+	Start     int  `json:"start"`
+	End       int  `json:"end"`
+	StartRune int  `json:"start_rune"`
+	EndRune   int  `json:"end_rune"`
+	Excluded  bool `json:"excluded,omitempty"`
+	// Label is an optional gold category, for evaluation.
+	Label string `json:"label,omitempty"`
 }
 
 // Span is a contiguous piece of a document's text.

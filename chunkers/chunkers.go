@@ -5,6 +5,7 @@ package chunkers
 
 import (
 	"gochunk"
+	"gochunk/layout"
 	"gochunk/llm"
 	"gochunk/llmchunk"
 	"gochunk/mst"
@@ -40,6 +41,7 @@ func Specs() []gochunk.Spec {
 		specE("dp", "dynamic-programming segmentation: similarity reward, size penalty, chunk penalty (the reference Go server)", semantic.DefaultDPConfig, semantic.NewDP),
 		specE("cluster", "Chroma's ClusterSemanticChunker: 50-token pieces grouped by DP on within-chunk similarity", semantic.DefaultClusterConfig, semantic.NewCluster),
 		specE("mst", "MST Semantic Chunker: minimum spanning tree over pieces with a semantic+positional distance; multi-span chunks", mst.DefaultConfig, mst.New),
+		specE("s2", "S2 layout chunking: spectral clustering of layout elements on spatial proximity and semantic similarity; PDFs and element JSON", layout.DefaultS2Config, layout.NewS2),
 		specL("llm-split", "a language model picks split points between numbered pieces (Chroma's LLM chunker, Chonkie's agentic chunker)", llmchunk.DefaultSplitConfig, llmchunk.NewSplit),
 		specL("propositions", "a language model rewrites text into propositions, packed into chunks that cite their source spans", llmchunk.DefaultPropositionsConfig, llmchunk.NewPropositions),
 	}

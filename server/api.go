@@ -60,8 +60,20 @@ type ChunkRequest struct {
 	// Embed asks for an embedding of every chunk.
 	Embed bool `json:"embed,omitempty"`
 	// Documents to chunk; Text is a shorthand for one document.
-	Documents []gochunk.Document `json:"documents,omitempty"`
-	Text      string             `json:"text,omitempty"`
+	Documents []ChunkDocument `json:"documents,omitempty"`
+	Text      string          `json:"text,omitempty"`
+}
+
+// ChunkDocument is a document of a ChunkRequest: text, layout elements
+// (the text is assembled from them when absent), or a PDF.
+type ChunkDocument struct {
+	ID       string            `json:"id,omitempty"`
+	Text     string            `json:"text,omitempty"`
+	Metadata map[string]any    `json:"metadata,omitempty"`
+	Elements []gochunk.Element `json:"elements,omitempty"`
+	// PDFBase64 is a PDF file, base64-encoded; its text blocks become the
+	// document's text and elements (the server needs Poppler).
+	PDFBase64 string `json:"pdf_base64,omitempty"`
 }
 
 // ChunkResponse is the body of a 200 answer to POST /v1/chunk.

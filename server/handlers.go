@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 
 	"gochunk"
 	"gochunk/embed"
+	"gochunk/layout"
 	"gochunk/llm"
 	"gochunk/semantic"
 	"gochunk/tokenize"
@@ -258,7 +260,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Text != "" {
-		req.Documents = append(req.Documents, gochunk.Document{Text: req.Text})
+		req.Documents = append(req.Documents, ChunkDocument{Text: req.Text})
 	}
 	if len(req.Documents) == 0 {
 		s.fail(w, r, http.StatusBadRequest, "no_documents", `no documents: send "text" or "documents": [{"id": "...", "text": "..."}]`)
@@ -298,11 +300,16 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	resp := ChunkResponse{Chunker: req.Chunker, Tokenizer: counter.Name(), Documents: make([]ChunkResult, len(req.Documents))}
 	chunks := make([][]gochunk.Chunk, len(req.Documents))
 	forEach(len(req.Documents), func(i int) {
-		d := req.Documents[i]
-		if d.ID == "" {
-			d.ID = fmt.Sprint(i)
+		in := req.Documents[i]
+		if in.ID == "" {
+			in.ID = fmt.Sprint(i)
 		}
-		resp.Documents[i] = ChunkResult{ID: d.ID, Chunks: []ChunkJSON{}}
+		resp.Documents[i] = ChunkResult{ID: in.ID, Chunks: []ChunkJSON{}}
+		d, err := s.document(ctx, in)
+		if err != nil {
+			resp.Documents[i].Error = err.Error()
+			return
+		}
 		cs, err := ch.Chunk(ctx, d)
 		if err != nil {
 			resp.Documents[i].Error = err.Error()
@@ -450,4 +457,40 @@ func (s *Server) handleChunkers(w http.ResponseWriter, r *http.Request) {
 		list = append(list, entry{n, spec.Summary, spec.Embeds, spec.Params()})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"chunkers": list})
+}
+
+// document turns a request document into a gochunk.Document: a PDF is
+// extracted, elements without text are assembled into it.
+func (s *Server) document(ctx context.Context, in ChunkDocument) (gochunk.Document, error) {
+	d := gochunk.Document{ID: in.ID, Text: in.Text, Metadata: in.Metadata, Elements: in.Elements}
+	switch {
+	case in.PDFBase64 != "":
+		data, err := base64.StdEncoding.DecodeString(in.PDFBase64)
+		if err != nil {
+			return d, fmt.Errorf("pdf_base64 is not base64: %v", err)
+		}
+		f, err := os.CreateTemp("", "gochunk-*.pdf")
+		if err != nil {
+			return d, err
+		}
+		defer os.Remove(f.Name())
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return d, err
+		}
+		els, err := layout.ExtractPDF(ctx, f.Name(), layout.PDFOptions{})
+		if err != nil {
+			return d, fmt.Errorf("pdf: %w", errors.Unwrap(err))
+		}
+		d.Text, d.Elements = layout.Assemble(els)
+	case len(in.Elements) > 0 && in.Text == "":
+		if err := layout.Validate(in.Elements); err != nil {
+			return d, err
+		}
+		d.Text, d.Elements = layout.Assemble(in.Elements)
+	}
+	return d, nil
 }

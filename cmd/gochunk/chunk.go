@@ -38,6 +38,7 @@ func cmdChunk(e env, args []string) int {
 	ef.register(fs)
 	debugOut := fs.String("debug-out", "", "write, for chunkers that explain themselves (the embedding-based ones), one JSON trace per input to `FILE`: units, similarity curve, smoothed curve, threshold, breakpoints")
 	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "files chunked in parallel (output stays in input order)")
+	input := fs.String("input", "auto", "input kind: auto (PDF by the .pdf extension, else text), text, pdf (needs Poppler's pdftotext), elements (layout JSON: gochunk, Unstructured, Docling, PyMuPDF)")
 	prog := fs.String("progress", "auto", "progress bar on stderr: auto (when stderr is a terminal), always or never")
 	fs.Usage = func() {
 		fmt.Fprint(e.stderr, `Usage: gochunk chunk [flags] [FILE...|-]
@@ -117,21 +118,12 @@ Flags:
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			text, err := readInput(e.stdin, name)
+			doc, warn, err := loadDocument(ctx, e, name, *input, b.policy, nil)
 			if err != nil {
 				results[i] <- result{err: err}
 				return
 			}
-			text, repaired, err := gochunk.PrepareText(text, b.policy)
-			if err != nil {
-				results[i] <- result{err: err}
-				return
-			}
-			var warn string
-			if repaired {
-				warn = "invalid UTF-8 replaced with U+FFFD; offsets refer to the repaired text"
-			}
-			doc := gochunk.Document{ID: name, Text: text, Metadata: map[string]any{"source": name}}
+			text := doc.Text
 			var chunks []gochunk.Chunk
 			var trace *gochunk.Trace
 			if tr, ok := b.chunker.(gochunk.Tracer); ok && traces != nil {

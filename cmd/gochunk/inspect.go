@@ -22,6 +22,7 @@ func cmdInspect(e env, args []string) int {
 	var ef embedFlags
 	ef.register(fs)
 	out := fs.String("out", "inspect.html", "the HTML `FILE` to write (- for standard output)")
+	input := fs.String("input", "auto", "input kind: auto, text, pdf or elements")
 	fs.Usage = func() {
 		fmt.Fprint(e.stderr, `Usage: gochunk inspect [flags] FILE
 
@@ -48,15 +49,12 @@ Flags:
 		fmt.Fprintln(e.stderr, "gochunk inspect:", err)
 		return exitCode(err)
 	}
-	text, err := readInput(e.stdin, files[0])
-	if err == nil {
-		text, _, err = gochunk.PrepareText(text, b.policy)
-	}
+	doc, _, err := loadDocument(context.Background(), e, files[0], *input, b.policy, nil)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "gochunk inspect:", err)
-		return exitInput
+		return exitCode(err)
 	}
-	doc := gochunk.Document{ID: files[0], Text: text, Metadata: map[string]any{"source": files[0]}}
+	text := doc.Text
 	var chunks []gochunk.Chunk
 	var trace *gochunk.Trace
 	if tr, ok := b.chunker.(gochunk.Tracer); ok {

@@ -10,6 +10,7 @@
 //	gochunk tune --dataset PATH --param KEY=RANGE   search chunker parameters
 //	gochunk inspect [flags] FILE        see why each chunk ended, as an HTML page
 //	gochunk serve [flags]               serve the HTTP API
+//	gochunk extract [--elements] FILE   print a PDF's text or layout elements
 //	gochunk version                     print the version
 //
 // Exit status: 0 on success, 1 when an input could not be chunked, 2 on a
@@ -71,6 +72,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdInspect(e, args[1:])
 	case "serve":
 		return cmdServe(e, args[1:])
+	case "extract":
+		return cmdExtract(e, args[1:])
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "gochunk", version)
 		return exitOK
@@ -95,6 +98,7 @@ Usage:
   gochunk tune --dataset PATH --param KEY=RANGE [flags]   search parameters for an objective
   gochunk inspect [flags] FILE        HTML page: text coloured by chunk, similarity curve, breakpoints
   gochunk serve [flags]               HTTP API: /embed, /v1/chunk, /v1/embeddings, /metrics
+  gochunk extract [--elements] FILE   the text (or layout elements) chunk offsets of a PDF refer to
   gochunk version                     print the version
 
 Run 'gochunk COMMAND --help' for a command's flags.

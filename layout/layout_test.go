@@ -1,0 +1,257 @@
+package layout
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"gochunk"
+	"gochunk/chunktest"
+	"gochunk/internal/pdfgen"
+	"gochunk/tokenize"
+)
+
+var paragraphs = []string{
+	"Pasta dough needs flour, eggs and a pinch of salt; knead the pasta dough until smooth.",
+	"Boil the fresh pasta in salted water and toss the pasta with butter and sage.",
+	"Jupiter is the largest planet; the planet has a giant red storm and many moons.",
+	"Saturn is a giant planet with bright rings; both planets are mostly hydrogen gas.",
+	"The football match ended in a draw; the football striker scored with a header.",
+	"Football fans sang in the stadium until the football match ended late at night.",
+}
+
+func TestElementsJSON(t *testing.T) {
+	ours := `[{"type":"title","text":"A title","page":1,"bbox":[10,10,200,30],"page_width":600,"page_height":800},
+	{"type":"NarrativeText","text":"Some text.","page":1,"bbox":[10,40,300,80]}]`
+	unstructured := `[{"type":"Title","text":"A title","metadata":{"page_number":2,"coordinates":{"points":[[10,10],[10,30],[200,30],[200,10]],"layout_width":600,"layout_height":800}}}]`
+	docling := `{"texts":[{"label":"section_header","text":"Intro","prov":[{"page_no":3,"bbox":{"l":10,"t":700,"r":300,"b":680}}]}]}`
+	pymupdf := "{\"bbox\":[1,2,3,4],\"text\":\"block one\"}\n{\"bbox\":[1,5,3,9],\"text\":\"block two\",\"page\":2}\n"
+	for name, tc := range map[string]struct {
+		in    string
+		n     int
+		first gochunk.Element
+	}{
+		"gochunk":      {ours, 2, gochunk.Element{Type: "title", Text: "A title", Page: 1, BBox: [4]float64{10, 10, 200, 30}}},
+		"unstructured": {unstructured, 1, gochunk.Element{Type: "title", Text: "A title", Page: 2, BBox: [4]float64{10, 10, 200, 30}}},
+		"docling":      {docling, 1, gochunk.Element{Type: "heading", Text: "Intro", Page: 3, BBox: [4]float64{10, 680, 300, 700}}},
+		"pymupdf":      {pymupdf, 2, gochunk.Element{Type: "paragraph", Text: "block one", Page: 1, BBox: [4]float64{1, 2, 3, 4}}},
+	} {
+		els, err := ParseElements([]byte(tc.in))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(els) != tc.n || els[0].Type != tc.first.Type || els[0].Text != tc.first.Text || els[0].Page != tc.first.Page || els[0].BBox != tc.first.BBox {
+			t.Errorf("%s: %+v", name, els[0])
+		}
+	}
+	for _, bad := range []string{`[{"text":"x","bbox":[0,0,"a",1]}]`, `[{"text":"x","bbox":[5,5,1,1]}]`, `[{"text":"  "}]`, `[{"text":"x","bbox":[1,2,3]}]`, `not json`} {
+		if _, err := ParseElements([]byte(bad)); !errors.Is(err, ErrElements) {
+			t.Errorf("%s: err %v", bad, err)
+		}
+	}
+	if err := Validate([]gochunk.Element{{Text: "x", BBox: [4]float64{math.NaN(), 0, 1, 1}}}); !errors.Is(err, ErrElements) {
+		t.Errorf("NaN box: %v", err)
+	}
+}
+
+func TestAssemble(t *testing.T) {
+	text, els := Assemble([]gochunk.Element{{Text: " one "}, {Text: "header", Excluded: true}, {Text: "twö"}})
+	if text != "one\n\ntwö" || els[2].Start != 5 || els[2].End != 9 || els[2].EndRune != 8 || !els[1].Excluded {
+		t.Errorf("%q %+v", text, els)
+	}
+}
+
+func newS2(t testing.TB, size int) *S2 {
+	cfg := DefaultS2Config()
+	cfg.Size = size
+	s, err := NewS2(cfg, tokenize.Words{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestS2PlainText(t *testing.T) {
+	text := strings.Join(paragraphs, "\n\n")
+	for _, size := range []int{8, 30, 60, 400} {
+		chunks := chunktest.Check(t, newS2(t, size), text, chunktest.Options{Counter: tokenize.Words{}, Limit: size})
+		for _, c := range chunks {
+			if c.Metadata["pages"] == nil || c.Metadata["elements"] == nil {
+				t.Fatalf("chunk without layout metadata: %+v", c.Metadata)
+			}
+		}
+	}
+	// Topics stay together at a size of two paragraphs.
+	chunks, _ := newS2(t, 35).Chunk(context.Background(), gochunk.Document{Text: text})
+	for _, c := range chunks {
+		if strings.Contains(c.Text, "Pasta") && strings.Contains(c.Text, "football") {
+			t.Errorf("pasta and football in one chunk: %q", c.Text)
+		}
+	}
+	runes, _ := NewS2(DefaultS2Config(), tokenize.Runes{}, nil)
+	chunktest.CheckBadInput(t, runes)
+}
+
+func TestS2Elements(t *testing.T) {
+	// Two columns: a caption far from its figure in reading order but
+	// next to it on the page.
+	els := []gochunk.Element{
+		{Type: "paragraph", Text: paragraphs[0], Page: 1, BBox: [4]float64{50, 100, 290, 160}},
+		{Type: "paragraph", Text: paragraphs[2], Page: 1, BBox: [4]float64{320, 100, 560, 160}},
+		{Type: "paragraph", Text: paragraphs[1], Page: 1, BBox: [4]float64{50, 170, 290, 230}},
+		{Type: "paragraph", Text: paragraphs[3], Page: 1, BBox: [4]float64{320, 170, 560, 230}},
+	}
+	for i := range els {
+		els[i].PageWidth, els[i].PageHeight = 612, 792
+	}
+	text, els := Assemble(els)
+	chunks := chunktest.Check(t, newS2(t, 40), text, chunktest.Options{Counter: tokenize.Words{}, Limit: 40})
+	_ = chunks
+	doc := gochunk.Document{Text: text, Elements: els}
+	got, err := newS2(t, 40).Chunk(context.Background(), doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := chunktest.Verify(text, got, chunktest.Options{Counter: tokenize.Words{}, Limit: 40}); msg != "" {
+		t.Fatal(msg)
+	}
+	multi := false
+	for _, c := range got {
+		if len(c.Spans) > 1 {
+			multi = true
+		}
+		if strings.Contains(c.Text, "Pasta") && strings.Contains(c.Text, "planet") {
+			t.Errorf("columns mixed: %q", c.Text)
+		}
+	}
+	if !multi {
+		t.Error("the pasta paragraphs, apart in reading order, should form one multi-span chunk")
+	}
+	bad := []gochunk.Element{{Text: "x", Start: 0, End: 50, BBox: [4]float64{0, 0, 1, 1}}}
+	if _, err := newS2(t, 40).Chunk(context.Background(), gochunk.Document{Text: "x", Elements: bad}); !errors.Is(err, ErrElements) {
+		t.Errorf("offsets outside the text: %v", err)
+	}
+}
+
+func FuzzS2(f *testing.F) {
+	f.Add(strings.Join(paragraphs, "\n\n"), uint8(20))
+	f.Add("# H\n\n- a\n- b\n\nText.", uint8(3))
+	f.Fuzz(func(t *testing.T, text string, size uint8) {
+		if !utf8.ValidString(text) {
+			return
+		}
+		limit := int(size%100) + 4
+		chunktest.Check(t, newS2(t, limit), text, chunktest.Options{Counter: tokenize.Words{}, Limit: limit})
+	})
+}
+
+func needPoppler(t testing.TB) {
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Skip("skipping: Poppler's pdftotext is not installed (apt-get install poppler-utils)")
+	}
+}
+
+func writePDF(t testing.TB, pages []pdfgen.Page) string {
+	p := filepath.Join(t.TempDir(), "doc.pdf")
+	var buf bytes.Buffer
+	if err := pdfgen.Write(&buf, pages); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, buf.Bytes(), 0o644)
+	return p
+}
+
+func TestPDFTwoColumns(t *testing.T) {
+	needPoppler(t)
+	var paras []string
+	for i := range 30 {
+		paras = append(paras, fmt.Sprintf("Paragraph %d. ", i)+paragraphs[i%len(paragraphs)])
+	}
+	path := writePDF(t, pdfgen.TwoColumn("Chunking Two Columns", paras, "Journal of Layout Tests"))
+	pages := 0
+	els, err := ExtractPDF(context.Background(), path, PDFOptions{PagesPerBatch: 1, Progress: func(done, total int) { pages = total }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages < 2 {
+		t.Fatalf("%d pages", pages)
+	}
+	var order []string
+	headers, footers := 0, 0
+	for _, e := range els {
+		switch e.Type {
+		case "header":
+			headers++
+		case "footer":
+			footers++
+		}
+		if !e.Excluded && strings.HasPrefix(e.Text, "Paragraph") {
+			order = append(order, strings.SplitN(e.Text, ".", 2)[0])
+		}
+	}
+	if headers != pages || footers != pages {
+		t.Errorf("%d headers, %d footers for %d pages", headers, footers, pages)
+	}
+	for _, e := range els {
+		if !e.Excluded {
+			if e.Type != "title" || e.Text != "Chunking Two Columns" {
+				t.Errorf("first element %+v", e)
+			}
+			break
+		}
+	}
+	// Reading order: paragraphs in their order, column by column.
+	for i, o := range order {
+		if o != fmt.Sprintf("Paragraph %d", i) {
+			t.Fatalf("reading order %v", order)
+		}
+	}
+	text, els := Assemble(els)
+	if strings.Contains(text, "Journal of Layout Tests") {
+		t.Error("the running header is in the text")
+	}
+	s := newS2(t, 60)
+	chunks, err := s.Chunk(context.Background(), gochunk.Document{Text: text, Elements: els})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := chunktest.Verify(text, chunks, chunktest.Options{Counter: tokenize.Words{}, Limit: 60}); msg != "" {
+		t.Fatal(msg)
+	}
+}
+
+func TestPDFErrors(t *testing.T) {
+	needPoppler(t)
+	ctx := context.Background()
+	corrupt := filepath.Join(t.TempDir(), "bad.pdf")
+	os.WriteFile(corrupt, []byte("%PDF-1.4 this is not really a pdf"), 0o644)
+	if _, err := ExtractPDF(ctx, corrupt, PDFOptions{}); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("corrupt: %v", err)
+	}
+	imageOnly := writePDF(t, []pdfgen.Page{{Width: 612, Height: 792}})
+	if _, err := ExtractPDF(ctx, imageOnly, PDFOptions{}); !errors.Is(err, ErrNoText) || !strings.Contains(err.Error(), "no text layer") {
+		t.Errorf("image-only: %v", err)
+	}
+	if _, err := ExtractPDF(ctx, filepath.Join(t.TempDir(), "missing.pdf"), PDFOptions{}); err == nil {
+		t.Error("missing file: no error")
+	}
+	t.Setenv("PATH", t.TempDir())
+	if _, err := ExtractPDF(ctx, imageOnly, PDFOptions{}); !errors.Is(err, ErrNoEngine) {
+		t.Errorf("no engine: %v", err)
+	}
+}
+
+func TestEncryptedClassified(t *testing.T) {
+	err := classify("x.pdf", errors.New("exit status 1"), "Command Line Error: Incorrect password\n")
+	if !errors.Is(err, ErrEncrypted) {
+		t.Errorf("%v", err)
+	}
+}

@@ -1,0 +1,390 @@
+package layout
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"math"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gochunk"
+)
+
+// PDF errors.
+var (
+	ErrNoEngine  = errors.New("PDF input needs Poppler's pdftotext and pdfinfo (Debian/Ubuntu: apt-get install poppler-utils; macOS: brew install poppler)")
+	ErrEncrypted = errors.New("the PDF is encrypted")
+	ErrCorrupt   = errors.New("the PDF is corrupt or not a PDF")
+	ErrNoText    = errors.New("no text layer: the PDF holds only images (run OCR first, for example with ocrmypdf)")
+)
+
+// PDFOptions configure PDF extraction.
+type PDFOptions struct {
+	// PagesPerBatch bounds the pages read at once (memory); 0 means 20.
+	PagesPerBatch int
+	// Progress, when set, is called with the pages read so far.
+	Progress func(done, total int)
+}
+
+// ExtractPDF reads the text blocks of a PDF with their bounding boxes, page
+// by page through Poppler's pdftotext -bbox-layout, orders them for
+// reading (columns detected from the blocks' horizontal positions, full-width
+// blocks cutting the page into bands, each column top to bottom), marks
+// headers and footers (text repeated in the top or bottom margin of at
+// least half the pages, and lone page numbers there) as excluded, and types
+// elements: title, heading, list_item, caption, paragraph.
+func ExtractPDF(ctx context.Context, path string, opt PDFOptions) ([]gochunk.Element, error) {
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		return nil, ErrNoEngine
+	}
+	if _, err := exec.LookPath("pdfinfo"); err != nil {
+		return nil, ErrNoEngine
+	}
+	pages, err := pageCount(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	batch := opt.PagesPerBatch
+	if batch <= 0 {
+		batch = 20
+	}
+	var all []pageBlocks
+	for first := 1; first <= pages; first += batch {
+		last := min(first+batch-1, pages)
+		cmd := exec.CommandContext(ctx, "pdftotext", "-q", "-bbox-layout", "-enc", "UTF-8", "-f", strconv.Itoa(first), "-l", strconv.Itoa(last), path, "-")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, classify(path, err, stderr.String())
+		}
+		ps, err := parseBBoxLayout(out, first)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		all = append(all, ps...)
+		if opt.Progress != nil {
+			opt.Progress(last, pages)
+		}
+	}
+	els := order(all)
+	hasText := false
+	for _, e := range els {
+		if !e.Excluded && strings.TrimSpace(e.Text) != "" {
+			hasText = true
+			break
+		}
+	}
+	if !hasText {
+		return nil, fmt.Errorf("%s: %w", path, ErrNoText)
+	}
+	return els, nil
+}
+
+var pagesRe = regexp.MustCompile(`(?m)^Pages:\s+(\d+)`)
+
+func pageCount(ctx context.Context, path string) (int, error) {
+	cmd := exec.CommandContext(ctx, "pdfinfo", path)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, classify(path, err, stderr.String())
+	}
+	m := pagesRe.FindSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("%s: %w (pdfinfo reports no page count)", path, ErrCorrupt)
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	if n == 0 {
+		return 0, fmt.Errorf("%s: %w: no pages", path, ErrNoText)
+	}
+	return n, nil
+}
+
+// classify turns a Poppler failure into one of the PDF errors.
+func classify(path string, err error, stderr string) error {
+	low := strings.ToLower(stderr)
+	switch {
+	case strings.Contains(low, "password") || strings.Contains(low, "encrypt"):
+		return fmt.Errorf("%s: %w (Poppler: %s)", path, ErrEncrypted, strings.TrimSpace(stderr))
+	case strings.Contains(low, "couldn't open file") || strings.Contains(low, "no such file"):
+		return fmt.Errorf("%s: cannot open the file: %s", path, strings.TrimSpace(stderr))
+	case stderr != "":
+		return fmt.Errorf("%s: %w (Poppler: %.300s)", path, ErrCorrupt, strings.TrimSpace(stderr))
+	}
+	return fmt.Errorf("%s: %w: %v", path, ErrCorrupt, err)
+}
+
+type block struct {
+	x0, y0, x1, y1 float64
+	lines          []string
+	lineHeight     float64 // mean
+}
+
+type pageBlocks struct {
+	page          int
+	width, height float64
+	blocks        []block
+}
+
+// parseBBoxLayout reads pdftotext's -bbox-layout XHTML.
+func parseBBoxLayout(data []byte, firstPage int) ([]pageBlocks, error) {
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	dec.Strict = false
+	dec.Entity = xml.HTMLEntity
+	var pages []pageBlocks
+	var cur *block
+	var line []string
+	inWord := false
+	var word strings.Builder
+	attr := func(se xml.StartElement, name string) float64 {
+		for _, a := range se.Attr {
+			if a.Name.Local == name {
+				v, _ := strconv.ParseFloat(a.Value, 64)
+				return v
+			}
+		}
+		return 0
+	}
+	var lineHeights []float64
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "page":
+				pages = append(pages, pageBlocks{page: firstPage + len(pages), width: attr(t, "width"), height: attr(t, "height")})
+			case "block":
+				cur = &block{x0: attr(t, "xMin"), y0: attr(t, "yMin"), x1: attr(t, "xMax"), y1: attr(t, "yMax")}
+				lineHeights = lineHeights[:0]
+			case "line":
+				line = line[:0]
+				lineHeights = append(lineHeights, attr(t, "yMax")-attr(t, "yMin"))
+			case "word":
+				inWord = true
+				word.Reset()
+			}
+		case xml.CharData:
+			if inWord {
+				word.Write(t)
+			}
+		case xml.EndElement:
+			switch t.Name.Local {
+			case "word":
+				inWord = false
+				if w := strings.TrimSpace(word.String()); w != "" {
+					line = append(line, w)
+				}
+			case "line":
+				if cur != nil && len(line) > 0 {
+					cur.lines = append(cur.lines, strings.Join(line, " "))
+				}
+			case "block":
+				if cur != nil && len(cur.lines) > 0 && len(pages) > 0 {
+					sum := 0.0
+					for _, h := range lineHeights {
+						sum += h
+					}
+					cur.lineHeight = sum / float64(max(len(lineHeights), 1))
+					p := &pages[len(pages)-1]
+					p.blocks = append(p.blocks, *cur)
+				}
+				cur = nil
+			}
+		}
+	}
+	if len(pages) == 0 {
+		return nil, fmt.Errorf("%w: pdftotext returned no page", ErrCorrupt)
+	}
+	return pages, nil
+}
+
+var digitsRe = regexp.MustCompile(`\d+`)
+
+// order types the blocks, finds headers and footers, and returns the
+// elements of all pages in reading order.
+func order(pages []pageBlocks) []gochunk.Element {
+	// Headers and footers: normalised text in the margins repeated on at
+	// least half the pages (and on two or more).
+	key := func(b block) string {
+		return digitsRe.ReplaceAllString(strings.ToLower(strings.Join(b.lines, " ")), "#")
+	}
+	count := map[string]int{}
+	for _, p := range pages {
+		seen := map[string]bool{}
+		for _, b := range p.blocks {
+			if inMargin(b, p) {
+				k := key(b)
+				if !seen[k] {
+					seen[k] = true
+					count[k]++
+				}
+			}
+		}
+	}
+	need := max(2, (len(pages)+1)/2)
+	// The typical line height, for headings.
+	var heights []float64
+	for _, p := range pages {
+		for _, b := range p.blocks {
+			heights = append(heights, b.lineHeight)
+		}
+	}
+	sort.Float64s(heights)
+	median := 0.0
+	if len(heights) > 0 {
+		median = heights[len(heights)/2]
+	}
+	var out []gochunk.Element
+	titled := false
+	for _, p := range pages {
+		for _, b := range readingOrder(p) {
+			text := strings.Join(b.lines, " ")
+			e := gochunk.Element{Type: "paragraph", Text: text, Page: p.page, BBox: [4]float64{b.x0, b.y0, b.x1, b.y1}, PageWidth: p.width, PageHeight: p.height}
+			trimmed := strings.TrimSpace(text)
+			switch {
+			case inMargin(b, p) && (count[key(b)] >= need || isPageNumber(trimmed)):
+				e.Type, e.Excluded = "footer", true
+				if b.y1 < p.height/2 {
+					e.Type = "header"
+				}
+			case captionRe.MatchString(trimmed):
+				e.Type = "caption"
+			case strings.HasPrefix(trimmed, "•") || strings.HasPrefix(trimmed, "- ") || startsNumbered(trimmed):
+				e.Type = "list_item"
+			case len(b.lines) <= 2 && len(strings.Fields(trimmed)) <= 14 && median > 0 && b.lineHeight >= 1.3*median:
+				e.Type = "heading"
+				if p.page == pages[0].page && !titled {
+					titled = true
+					e.Type = "title"
+				}
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+var captionRe = regexp.MustCompile(`^(Figure|Fig\.|Table)\s+\d+`)
+
+func inMargin(b block, p pageBlocks) bool {
+	if p.height <= 0 {
+		return false
+	}
+	return b.y1 <= 0.08*p.height || b.y0 >= 0.92*p.height
+}
+
+func isPageNumber(s string) bool {
+	s = strings.TrimSpace(strings.Trim(s, "-–— "))
+	if len(s) == 0 || len(s) > 12 {
+		return false
+	}
+	_, err := strconv.Atoi(strings.TrimPrefix(strings.ToLower(strings.TrimPrefix(s, "Page ")), "page "))
+	return err == nil
+}
+
+// readingOrder sorts a page's blocks. Columns are found from the
+// horizontal projection profile of the blocks narrower than 55% of the page;
+// a block that is wider, or that overlaps two columns (a centred title),
+// spans the page and cuts it into horizontal bands; within a band, blocks
+// are read column by column, left to right, each top to bottom.
+func readingOrder(p pageBlocks) []block {
+	w := p.width
+	if w <= 0 {
+		for _, b := range p.blocks {
+			w = max(w, b.x1)
+		}
+	}
+	// Projection profile: how many narrow blocks cover each 1% of the
+	// width. Columns are runs of positions covered by more than a tenth of
+	// the densest position; a centred title crossing the gutter leaves it
+	// a valley.
+	const bins = 100
+	var cover [bins]int
+	for _, b := range p.blocks {
+		if b.x1-b.x0 > 0.55*w {
+			continue
+		}
+		for i := max(0, int(b.x0/w*bins)); i < min(bins, int(math.Ceil(b.x1/w*bins))); i++ {
+			cover[i]++
+		}
+	}
+	peak := 0
+	for _, c := range cover {
+		peak = max(peak, c)
+	}
+	var merged [][2]float64
+	for i := 0; i < bins; {
+		if float64(cover[i]) <= 0.1*float64(peak) {
+			i++
+			continue
+		}
+		j := i
+		for j < bins && float64(cover[j]) > 0.1*float64(peak) {
+			j++
+		}
+		merged = append(merged, [2]float64{float64(i) * w / bins, float64(j) * w / bins})
+		i = j
+	}
+	if len(merged) == 0 {
+		merged = [][2]float64{{0, w}}
+	}
+	column := func(b block) (int, int) { // the column of most overlap, and how many it touches
+		best, bestOv, touches := 0, -1.0, 0
+		for i, c := range merged {
+			ov := min(b.x1, c[1]) - max(b.x0, c[0])
+			if ov > 0 {
+				touches++
+			}
+			if ov > bestOv {
+				best, bestOv = i, ov
+			}
+		}
+		return best, touches
+	}
+	var wide, narrow []block
+	for _, b := range p.blocks {
+		if _, n := column(b); b.x1-b.x0 > 0.55*w || n > 1 {
+			wide = append(wide, b)
+		} else {
+			narrow = append(narrow, b)
+		}
+	}
+	sort.SliceStable(wide, func(i, j int) bool { return wide[i].y0 < wide[j].y0 })
+	var out []block
+	top := math.Inf(-1)
+	emitBand := func(bottom float64) {
+		byCol := make([][]block, len(merged))
+		rest := narrow[:0]
+		for _, b := range narrow {
+			if c := (b.y0 + b.y1) / 2; c >= top && c < bottom {
+				i, _ := column(b)
+				byCol[i] = append(byCol[i], b)
+			} else {
+				rest = append(rest, b)
+			}
+		}
+		narrow = rest
+		for _, col := range byCol {
+			sort.SliceStable(col, func(i, j int) bool { return col[i].y0 < col[j].y0 })
+			out = append(out, col...)
+		}
+	}
+	for _, b := range wide {
+		emitBand((b.y0 + b.y1) / 2)
+		out = append(out, b)
+		top = (b.y0 + b.y1) / 2
+	}
+	emitBand(math.Inf(1))
+	return out
+}

@@ -1,0 +1,444 @@
+package layout
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"gochunk"
+	"gochunk/embed"
+	"gochunk/internal/pack"
+	"gochunk/internal/runeoff"
+	"gochunk/tokenize"
+	"gochunk/vec"
+)
+
+// S2Config configures the S2 chunker.
+type S2Config struct {
+	Size           int     `json:"size" doc:"maximum chunk size (MaxTokenLength) in tokens of the --tokenizer unit; clusters over it are split in reading order"`
+	SpatialWeight  float64 `json:"spatial_weight" doc:"weight of the spatial proximity 1/(1+d) in the edge weight (the paper averages: 0.5 and 0.5)"`
+	SemanticWeight float64 `json:"semantic_weight" doc:"weight of the cosine similarity of the elements' embeddings (negative similarities count as 0)"`
+	PageDistance   float64 `json:"page_distance" doc:"distance added per page between two elements' centroids (distances are in page diagonals)"`
+	Neighbors      int     `json:"neighbors" doc:"each element is linked to this many elements before and after it in reading order (the sparse graph)"`
+	Window         int     `json:"window" doc:"elements clustered together at most; longer documents are clustered window by window (memory and time grow with its square)"`
+	Seed           uint64  `json:"seed" doc:"seed of the k-means initialisation (results are deterministic for a seed)"`
+}
+
+// DefaultS2Config returns the paper's equal weights, a size of 512,
+// neighbours 8, windows of 200 elements.
+func DefaultS2Config() S2Config {
+	return S2Config{Size: 512, SpatialWeight: 0.5, SemanticWeight: 0.5, PageDistance: 1, Neighbors: 8, Window: 200, Seed: 1}
+}
+
+// S2 is S2 Chunking: document elements are nodes of a graph whose edges
+// weigh the spatial proximity of their bounding boxes, 1/(1+d) for the
+// distance d of their centroids in page diagonals (plus page_distance per
+// page between them), and the cosine similarity of their embeddings,
+// averaged; spectral clustering (the normalised Laplacian's eigenvectors
+// of the smallest eigenvalues, then k-means) cuts the graph into
+// ceil(tokens / size) clusters, and clusters over the size are split in
+// reading order. A cluster whose elements are not adjacent is one chunk of
+// several spans. Chunks carry their elements' pages, boxes and types.
+//
+// The paper's graph is complete and its clustering cubic; here each
+// element is linked to its Neighbors before and after it in reading order
+// (so a figure and its caption, or a heading and its paragraph, stay
+// linked), and documents are clustered in windows of Window elements, so
+// the cost grows linearly with the number of elements.
+//
+// Documents with Elements (from a PDF or a layout tool) use them; plain
+// text gets elements derived from its paragraphs (see FromText).
+type S2 struct {
+	cfg      S2Config
+	counter  tokenize.Counter
+	embedder embed.Embedder
+}
+
+// NewS2 returns an S2 chunker; a nil embedder means the lexical one.
+func NewS2(cfg S2Config, counter tokenize.Counter, e gochunk.Embedder) (*S2, error) {
+	switch {
+	case cfg.Size <= 0:
+		return nil, fmt.Errorf("%w: size must be positive", gochunk.ErrConfig)
+	case cfg.SpatialWeight < 0 || cfg.SemanticWeight < 0 || cfg.SpatialWeight+cfg.SemanticWeight == 0:
+		return nil, fmt.Errorf("%w: spatial_weight and semantic_weight must not be negative nor both 0", gochunk.ErrConfig)
+	case cfg.PageDistance < 0 || cfg.Neighbors < 1 || cfg.Window < 2:
+		return nil, fmt.Errorf("%w: page_distance must not be negative, neighbors at least 1, window at least 2", gochunk.ErrConfig)
+	case cfg.Window > 2000:
+		return nil, fmt.Errorf("%w: window above 2000 elements (memory grows with its square)", gochunk.ErrConfig)
+	}
+	if counter == nil {
+		counter = tokenize.Runes{}
+	}
+	var em embed.Embedder = embed.NewLexical(embed.LexicalConfig{})
+	if e != nil {
+		em = e
+	}
+	return &S2{cfg: cfg, counter: counter, embedder: em}, nil
+}
+
+// node is an element, or a part of one that was over the size.
+type node struct {
+	el         int // element index
+	start, end int // bytes of the document text
+	tokens     int
+	cx, cy     float64 // centroid in page diagonals
+	page       int
+}
+
+// Chunk implements gochunk.Chunker.
+func (s *S2) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, error) {
+	if err := gochunk.CheckUTF8(d.Text); err != nil {
+		return nil, wrapID(d.ID, err)
+	}
+	els := d.Elements
+	if len(els) == 0 {
+		if strings.TrimSpace(d.Text) == "" {
+			return nil, nil
+		}
+		els = FromText(d.Text)
+	}
+	if err := Validate(els); err != nil {
+		return nil, wrapID(d.ID, err)
+	}
+	for i, e := range els {
+		if !e.Excluded && (e.Start < 0 || e.End > len(d.Text) || e.Start > e.End) {
+			return nil, wrapID(d.ID, fmt.Errorf("%w: element %d has offsets [%d,%d) outside the text of %d bytes", ErrElements, i, e.Start, e.End, len(d.Text)))
+		}
+	}
+	e := &pack.Engine{Text: d.Text, Counter: s.counter, Limit: s.cfg.Size}
+	e.Init()
+	nodes, err := s.nodes(ctx, e, els)
+	if err != nil || len(nodes) == 0 {
+		return nil, wrapID(d.ID, err)
+	}
+	texts := make([]string, len(nodes))
+	for i, n := range nodes {
+		texts[i] = d.Text[n.start:n.end]
+	}
+	em := embed.ForDocument(s.embedder, texts)
+	vs, err := em.Embed(ctx, texts)
+	if err != nil {
+		return nil, wrapID(d.ID, fmt.Errorf("embedding: %w", err))
+	}
+	if len(vs) != len(texts) {
+		return nil, wrapID(d.ID, fmt.Errorf("embedding: %w", embed.ErrCount))
+	}
+	for i := range vs {
+		if len(vs[i]) != len(vs[0]) || !vec.Valid(vs[i]) {
+			return nil, wrapID(d.ID, fmt.Errorf("embedding: %w: vector %d", embed.ErrDimension, i))
+		}
+		vs[i] = vec.Normalize(append([]float32(nil), vs[i]...))
+	}
+	var groups [][]int
+	for lo := 0; lo < len(nodes); lo += s.cfg.Window {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		hi := min(lo+s.cfg.Window, len(nodes))
+		for _, g := range s.cluster(nodes[lo:hi], vs[lo:hi]) {
+			for k := range g {
+				g[k] += lo
+			}
+			groups = append(groups, g)
+		}
+	}
+	return s.assemble(e, els, nodes, groups), nil
+}
+
+// nodes makes the graph's nodes: every element in the text, cut when over
+// the size.
+func (s *S2) nodes(ctx context.Context, e *pack.Engine, els []gochunk.Element) ([]node, error) {
+	var out []node
+	for i, el := range els {
+		if el.Excluded || el.End <= el.Start {
+			continue
+		}
+		diag := math.Hypot(el.PageWidth, el.PageHeight)
+		if diag == 0 {
+			diag = 1000
+		}
+		cx, cy := (el.BBox[0]+el.BBox[2])/2/diag, (el.BBox[1]+el.BBox[3])/2/diag
+		r := pack.Trim(e.Text, pack.Range{Start: el.Start, End: el.End})
+		if r.End <= r.Start {
+			continue
+		}
+		if n := e.Count(r.Start, r.End); n <= s.cfg.Size {
+			out = append(out, node{el: i, start: r.Start, end: r.End, tokens: n, cx: cx, cy: cy, page: el.Page})
+			continue
+		}
+		parts, err := e.Split(ctx, r.Start, r.End, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range parts {
+			out = append(out, node{el: i, start: p.Start, end: p.End, tokens: e.Count(p.Start, p.End), cx: cx, cy: cy, page: el.Page})
+		}
+	}
+	return out, nil
+}
+
+// Weight is the edge weight of two nodes with embedding similarity sim.
+func (s *S2) Weight(a, b node, sim float64) float64 {
+	d := math.Hypot(a.cx-b.cx, a.cy-b.cy) + s.cfg.PageDistance*math.Abs(float64(a.page-b.page))
+	spatial := 1 / (1 + d)
+	semantic := max(0, sim)
+	return (s.cfg.SpatialWeight*spatial + s.cfg.SemanticWeight*semantic) / (s.cfg.SpatialWeight + s.cfg.SemanticWeight)
+}
+
+// cluster spectrally clusters one window of nodes into
+// ceil(tokens / size) clusters and returns them as groups of node indexes
+// in reading order.
+func (s *S2) cluster(nodes []node, vs [][]float32) [][]int {
+	n := len(nodes)
+	tokens := 0
+	for _, nd := range nodes {
+		tokens += nd.tokens
+	}
+	k := (tokens + s.cfg.Size - 1) / s.cfg.Size
+	k = max(1, min(k, n))
+	if k == 1 || n <= 2 {
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		return [][]int{all}
+	}
+	// Sparse affinity: neighbours in reading order.
+	w := mat.NewSymDense(n, nil)
+	deg := make([]float64, n)
+	for i := range n {
+		for j := i + 1; j < n && j-i <= s.cfg.Neighbors; j++ {
+			x := s.Weight(nodes[i], nodes[j], float64(vec.Dot(vs[i], vs[j])))
+			w.SetSym(i, j, x)
+			deg[i] += x
+			deg[j] += x
+		}
+	}
+	// Normalised Laplacian L = I − D^-½ W D^-½ (isolated nodes get a tiny
+	// degree, so they form clusters of their own).
+	lap := mat.NewSymDense(n, nil)
+	for i := range n {
+		lap.SetSym(i, i, 1)
+		for j := i + 1; j < n && j-i <= s.cfg.Neighbors; j++ {
+			if x := w.At(i, j); x != 0 {
+				lap.SetSym(i, j, -x/math.Sqrt(max(deg[i], 1e-12)*max(deg[j], 1e-12)))
+			}
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(lap, true) {
+		return splitEven(n, k)
+	}
+	var ev mat.Dense
+	eig.VectorsTo(&ev) // columns, eigenvalues ascending
+	rows := make([][]float64, n)
+	for i := range n {
+		r := make([]float64, k)
+		norm := 0.0
+		for c := range k {
+			r[c] = ev.At(i, c)
+			norm += r[c] * r[c]
+		}
+		if norm = math.Sqrt(norm); norm > 0 {
+			for c := range r {
+				r[c] /= norm
+			}
+		}
+		rows[i] = r
+	}
+	labels := kmeans(rows, k, s.cfg.Seed)
+	byLabel := map[int][]int{}
+	var order []int
+	for i, l := range labels {
+		if _, ok := byLabel[l]; !ok {
+			order = append(order, l)
+		}
+		byLabel[l] = append(byLabel[l], i)
+	}
+	out := make([][]int, 0, len(order))
+	for _, l := range order {
+		out = append(out, byLabel[l])
+	}
+	return out
+}
+
+func splitEven(n, k int) [][]int {
+	out := make([][]int, k)
+	for i := range n {
+		out[i*k/n] = append(out[i*k/n], i)
+	}
+	return out
+}
+
+// kmeans clusters points into k groups with k-means++ seeding from seed
+// and Lloyd iterations; deterministic for a seed.
+func kmeans(points [][]float64, k int, seed uint64) []int {
+	n, dim := len(points), len(points[0])
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	dist := func(a, b []float64) float64 {
+		s := 0.0
+		for i := range a {
+			d := a[i] - b[i]
+			s += d * d
+		}
+		return s
+	}
+	centers := [][]float64{append([]float64(nil), points[r.IntN(n)]...)}
+	d2 := make([]float64, n)
+	for len(centers) < k {
+		total := 0.0
+		for i, p := range points {
+			best := math.Inf(1)
+			for _, c := range centers {
+				best = min(best, dist(p, c))
+			}
+			d2[i] = best
+			total += best
+		}
+		pick := 0
+		if total > 0 {
+			x := r.Float64() * total
+			for pick = 0; pick < n-1 && x > d2[pick]; pick++ {
+				x -= d2[pick]
+			}
+		} else {
+			pick = r.IntN(n)
+		}
+		centers = append(centers, append([]float64(nil), points[pick]...))
+	}
+	labels := make([]int, n)
+	for iter := 0; iter < 100; iter++ {
+		changed := false
+		for i, p := range points {
+			best, bl := math.Inf(1), 0
+			for c, ctr := range centers {
+				if d := dist(p, ctr); d < best {
+					best, bl = d, c
+				}
+			}
+			if labels[i] != bl || iter == 0 {
+				changed = changed || labels[i] != bl
+				labels[i] = bl
+			}
+		}
+		if !changed && iter > 0 {
+			break
+		}
+		counts := make([]int, k)
+		for c := range centers {
+			clear(centers[c])
+		}
+		for i, p := range points {
+			counts[labels[i]]++
+			for j := range dim {
+				centers[labels[i]][j] += p[j]
+			}
+		}
+		for c := range centers {
+			if counts[c] == 0 {
+				copy(centers[c], points[r.IntN(n)])
+				continue
+			}
+			for j := range dim {
+				centers[c][j] /= float64(counts[c])
+			}
+		}
+	}
+	return labels
+}
+
+// assemble packs each group's nodes, in reading order, into chunks within
+// the size, consecutive nodes sharing a span.
+func (s *S2) assemble(e *pack.Engine, els []gochunk.Element, nodes []node, groups [][]int) []gochunk.Chunk {
+	conv := runeoff.New(e.Text)
+	var chunks []gochunk.Chunk
+	build := func(ids []int) (gochunk.Chunk, bool) {
+		var spans []gochunk.Span
+		var parts []string
+		for k := 0; k < len(ids); {
+			j := k
+			for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+				j++
+			}
+			r := pack.Trim(e.Text, pack.Range{Start: nodes[ids[k]].start, End: nodes[ids[j]].end})
+			spans = append(spans, gochunk.Span{Start: r.Start, End: r.End, StartRune: conv.Rune(r.Start), EndRune: conv.Rune(r.End)})
+			parts = append(parts, e.Text[r.Start:r.End])
+			k = j + 1
+		}
+		text := strings.Join(parts, "\n")
+		return gochunk.Chunk{Text: text, Spans: spans, TokenCount: s.counter.Count(text)}, true
+	}
+	for _, g := range groups {
+		sort.Ints(g)
+		start := 0
+		for start < len(g) {
+			end, est := start+1, nodes[g[start]].tokens
+			for end < len(g) && est+nodes[g[end]].tokens+1 <= s.cfg.Size {
+				est += nodes[g[end]].tokens + 1
+				end++
+			}
+			c, _ := build(g[start:end])
+			for end-start > 1 && c.TokenCount > s.cfg.Size {
+				end--
+				c, _ = build(g[start:end])
+			}
+			if c.TokenCount > s.cfg.Size { // one node that grew when trimmed: cut it
+				sub, err := e.Split(context.Background(), c.Spans[0].Start, c.Spans[0].End, nil)
+				if err == nil {
+					for _, r := range sub {
+						t := e.Text[r.Start:r.End]
+						chunks = append(chunks, gochunk.Chunk{Text: t, TokenCount: s.counter.Count(t),
+							Spans:    []gochunk.Span{{Start: r.Start, End: r.End, StartRune: conv.Rune(r.Start), EndRune: conv.Rune(r.End)}},
+							Metadata: elementMeta(els, nodes, g[start:end])})
+					}
+				}
+				start = end
+				continue
+			}
+			c.Metadata = elementMeta(els, nodes, g[start:end])
+			chunks = append(chunks, c)
+			start = end
+		}
+	}
+	sort.SliceStable(chunks, func(i, j int) bool { return chunks[i].Spans[0].Start < chunks[j].Spans[0].Start })
+	for i := range chunks {
+		chunks[i].Index = i
+	}
+	return chunks
+}
+
+// elementMeta lists the pages, boxes and types of a chunk's elements.
+func elementMeta(els []gochunk.Element, nodes []node, ids []int) map[string]any {
+	type box struct {
+		Page int        `json:"page"`
+		BBox [4]float64 `json:"bbox"`
+		Type string     `json:"type"`
+	}
+	var boxes []box
+	pages := []int{}
+	seen := map[int]bool{}
+	for _, id := range ids {
+		el := els[nodes[id].el]
+		if seen[nodes[id].el] {
+			continue
+		}
+		seen[nodes[id].el] = true
+		boxes = append(boxes, box{el.Page, el.BBox, el.Type})
+		if len(pages) == 0 || pages[len(pages)-1] != el.Page {
+			pages = append(pages, el.Page)
+		}
+	}
+	return map[string]any{"pages": pages, "elements": boxes}
+}
+
+func wrapID(id string, err error) error {
+	if err == nil || id == "" {
+		return err
+	}
+	return fmt.Errorf("document %q: %w", id, err)
+}
