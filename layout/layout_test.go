@@ -255,3 +255,39 @@ func TestEncryptedClassified(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// An element over the size is cut into pieces of about equal size that
+// become consecutive chunks of their own, never mixed with other elements.
+func TestS2OversizedElementBalanced(t *testing.T) {
+	long := strings.TrimSpace(strings.Repeat("Glaciers carve deep valleys in hard rock. ", 5)) // 35 words
+	els := []gochunk.Element{
+		{Type: "paragraph", Text: "Short opening words here.", Page: 1, BBox: [4]float64{10, 10, 300, 40}},
+		{Type: "paragraph", Text: long, Page: 1, BBox: [4]float64{10, 50, 300, 200}},
+		{Type: "paragraph", Text: "Short closing words here.", Page: 1, BBox: [4]float64{10, 210, 300, 240}},
+	}
+	text, placed := Assemble(els)
+	chunks, err := newS2(t, 30).Chunk(context.Background(), gochunk.Document{Text: text, Elements: placed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pieces []gochunk.Chunk
+	for _, c := range chunks {
+		inside := c.Spans[0].Start >= placed[1].Start && c.Spans[len(c.Spans)-1].End <= placed[1].End
+		touches := c.Spans[len(c.Spans)-1].End > placed[1].Start && c.Spans[0].Start < placed[1].End
+		if touches && !inside {
+			t.Errorf("chunk %q mixes the long element with others", c.Text)
+		}
+		if inside {
+			pieces = append(pieces, c)
+		}
+	}
+	if len(pieces) != 2 {
+		t.Fatalf("long element in %d chunks, want 2: %+v", len(pieces), pieces)
+	}
+	if a, b := pieces[0].TokenCount, pieces[1].TokenCount; a < 14 || b < 14 {
+		t.Errorf("unbalanced pieces of %d and %d words", a, b)
+	}
+	if pieces[0].Text != strings.TrimSpace(strings.Repeat("Glaciers carve deep valleys in hard rock. ", 3)) {
+		t.Errorf("first piece does not end at a sentence: %q", pieces[0].Text)
+	}
+}

@@ -88,6 +88,7 @@ type node struct {
 	tokens     int
 	cx, cy     float64 // centroid in page diagonals
 	page       int
+	split      bool // a piece of an element over the size
 }
 
 // Chunk implements gochunk.Chunker.
@@ -134,18 +135,42 @@ func (s *S2) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, er
 		}
 		vs[i] = vec.Normalize(append([]float32(nil), vs[i]...))
 	}
+	// Pieces of an element over the size become chunks of their own, in
+	// order: mixing a tail piece into another cluster would scatter one
+	// paragraph over several chunks. The other nodes are clustered.
 	var groups [][]int
-	for lo := 0; lo < len(nodes); lo += s.cfg.Window {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		hi := min(lo+s.cfg.Window, len(nodes))
-		for _, g := range s.cluster(nodes[lo:hi], vs[lo:hi]) {
-			for k := range g {
-				g[k] += lo
+	var free []int
+	for i, n := range nodes {
+		if n.split {
+			if len(groups) > 0 && nodes[groups[len(groups)-1][0]].el == n.el {
+				groups[len(groups)-1] = append(groups[len(groups)-1], i)
+			} else {
+				groups = append(groups, []int{i})
 			}
-			groups = append(groups, g)
+			continue
 		}
+		free = append(free, i)
+		if i+1 < len(nodes) && !nodes[i+1].split {
+			continue
+		}
+		// A run of whole elements ends: cluster it window by window.
+		for lo := 0; lo < len(free); lo += s.cfg.Window {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			hi := min(lo+s.cfg.Window, len(free))
+			sub, subv := make([]node, hi-lo), make([][]float32, hi-lo)
+			for k, id := range free[lo:hi] {
+				sub[k], subv[k] = nodes[id], vs[id]
+			}
+			for _, g := range s.cluster(sub, subv) {
+				for k := range g {
+					g[k] = free[lo+g[k]]
+				}
+				groups = append(groups, g)
+			}
+		}
+		free = free[:0]
 	}
 	return s.assemble(e, els, nodes, groups), nil
 }
@@ -167,19 +192,47 @@ func (s *S2) nodes(ctx context.Context, e *pack.Engine, els []gochunk.Element) (
 		if r.End <= r.Start {
 			continue
 		}
-		if n := e.Count(r.Start, r.End); n <= s.cfg.Size {
+		n := e.Count(r.Start, r.End)
+		if n <= s.cfg.Size {
 			out = append(out, node{el: i, start: r.Start, end: r.End, tokens: n, cx: cx, cy: cy, page: el.Page})
 			continue
 		}
-		parts, err := e.Split(ctx, r.Start, r.End, nil)
+		parts, err := s.balanced(ctx, e, r, n)
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range parts {
-			out = append(out, node{el: i, start: p.Start, end: p.End, tokens: e.Count(p.Start, p.End), cx: cx, cy: cy, page: el.Page})
+			out = append(out, node{el: i, start: p.Start, end: p.End, tokens: e.Count(p.Start, p.End), cx: cx, cy: cy, page: el.Page, split: true})
 		}
 	}
 	return out, nil
+}
+
+// balanced cuts an element of n tokens, over the size, into as few pieces
+// as the size allows, of about equal size, at line and sentence boundaries
+// where it can: it searches for the smallest limit that still gives that
+// number of pieces.
+func (s *S2) balanced(ctx context.Context, e *pack.Engine, r pack.Range, n int) ([]pack.Range, error) {
+	levels := []pack.Level{pack.SplitLines, pack.SplitSentences}
+	split := func(limit int) ([]pack.Range, error) {
+		en := &pack.Engine{Text: e.Text, Counter: e.Counter, Limit: limit, Levels: levels}
+		return en.Split(ctx, r.Start, r.End, nil)
+	}
+	best, err := split(s.cfg.Size)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := (n+len(best)-1)/len(best), s.cfg.Size-1
+	for lo <= hi {
+		mid := (lo + hi) / 2
+		out, err := split(mid)
+		if err == nil && len(out) <= len(best) {
+			best, hi = out, mid-1
+		} else {
+			lo = mid + 1
+		}
+	}
+	return best, nil
 }
 
 // Weight is the edge weight of two nodes with embedding similarity sim.

@@ -483,7 +483,8 @@ func (s *Server) document(ctx context.Context, in ChunkDocument) (gochunk.Docume
 		}
 		els, err := layout.ExtractPDF(ctx, f.Name(), layout.PDFOptions{})
 		if err != nil {
-			return d, fmt.Errorf("pdf: %w", errors.Unwrap(err))
+			// The temporary file's name means nothing to the client.
+			return d, fmt.Errorf("pdf: %s", strings.ReplaceAll(err.Error(), f.Name()+": ", ""))
 		}
 		d.Text, d.Elements = layout.Assemble(els)
 	case len(in.Elements) > 0 && in.Text == "":

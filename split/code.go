@@ -142,5 +142,5 @@ func blankLineLevel(text string, a, b int, dst []pack.Piece) []pack.Piece {
 
 // lineLevel cuts after every line.
 func lineLevel(text string, a, b int, dst []pack.Piece) []pack.Piece {
-	return linePieces(text, a, b, dst)
+	return pack.SplitLines(text, a, b, dst)
 }

@@ -224,29 +224,15 @@ func (md *markdownDoc) cutBefore(a, b int, dst []pack.Piece, at func(mdBlock) bo
 func (md *markdownDoc) lineLevel(text string, a, b int, dst []pack.Piece) []pack.Piece {
 	i := sort.Search(len(md.blocks), func(i int) bool { return md.blocks[i].end > a })
 	if i < len(md.blocks) && md.blocks[i].kind == blockParagraph {
-		return sentencePieces(text, a, b, dst)
+		return pack.SplitSentences(text, a, b, dst)
 	}
-	return linePieces(text, a, b, dst)
+	return pack.SplitLines(text, a, b, dst)
 }
 
 // lineSentenceLevel cuts a single long line (a list item, a table row)
 // between its sentences.
 func lineSentenceLevel(text string, a, b int, dst []pack.Piece) []pack.Piece {
-	return sentencePieces(text, a, b, dst)
-}
-
-func linePieces(text string, a, b int, dst []pack.Piece) []pack.Piece {
-	for _, r := range segment.Lines(text[a:b]) {
-		dst = append(dst, pack.Piece{Start: a + r.Start, End: a + r.End})
-	}
-	return dst
-}
-
-func sentencePieces(text string, a, b int, dst []pack.Piece) []pack.Piece {
-	for _, r := range segment.Sentences(text[a:b]) {
-		dst = append(dst, pack.Piece{Start: a + r.Start, End: a + r.End})
-	}
-	return dst
+	return pack.SplitSentences(text, a, b, dst)
 }
 
 // annotate sets each chunk's "headings" metadata: the titles of the

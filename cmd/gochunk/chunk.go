@@ -77,6 +77,10 @@ Flags:
 		defer f.Close()
 		traces = json.NewEncoder(f)
 	}
+	if err := checkInputMode(*input); err != nil {
+		fmt.Fprintln(e.stderr, "gochunk chunk:", err)
+		return exitUsage
+	}
 	if *jobs < 1 {
 		fmt.Fprintln(e.stderr, "gochunk chunk: --jobs must be at least 1")
 		return exitUsage

@@ -12,6 +12,15 @@ import (
 	"gochunk/layout"
 )
 
+// checkInputMode reports a --input value loadDocument does not know.
+func checkInputMode(mode string) error {
+	switch mode {
+	case "", "auto", "text", "pdf", "elements":
+		return nil
+	}
+	return usageError{fmt.Errorf("--input %q: want auto, text, pdf or elements", mode)}
+}
+
 // loadDocument reads one input as a document: a PDF (its extracted text and
 // layout elements), layout elements as JSON, or text. mode is auto (PDF by
 // the .pdf extension, else text), text, pdf or elements.
@@ -70,7 +79,7 @@ func loadDocument(ctx context.Context, e env, name, mode string, policy gochunk.
 		}
 		return doc, "", nil
 	}
-	return doc, "", usageError{fmt.Errorf("--input %q: want auto, text, pdf or elements", mode)}
+	return doc, "", checkInputMode(mode)
 }
 
 func cmdExtract(e env, args []string) int {

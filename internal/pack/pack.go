@@ -13,6 +13,7 @@ import (
 
 	"gochunk"
 	"gochunk/internal/runeoff"
+	"gochunk/segment"
 	"gochunk/tokenize"
 )
 
@@ -359,6 +360,22 @@ func (e *Engine) Merge(pieces []Piece, out []Range) []Range {
 		i = next
 	}
 	return out
+}
+
+// SplitSentences is a Level that cuts at sentence boundaries.
+func SplitSentences(text string, a, b int, dst []Piece) []Piece {
+	for _, r := range segment.Sentences(text[a:b]) {
+		dst = append(dst, Piece{Start: a + r.Start, End: a + r.End})
+	}
+	return dst
+}
+
+// SplitLines is a Level that cuts at line breaks.
+func SplitLines(text string, a, b int, dst []Piece) []Piece {
+	for _, r := range segment.Lines(text[a:b]) {
+		dst = append(dst, Piece{Start: a + r.Start, End: a + r.End})
+	}
+	return dst
 }
 
 // SplitWhitespace is the word level: pieces are the runs of non-space text,

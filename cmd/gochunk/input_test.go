@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"gochunk"
+	"gochunk/internal/pdfgen"
+)
+
+func needPoppler(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Skip("skipping: Poppler's pdftotext is not installed (apt-get install poppler-utils)")
+	}
+}
+
+func twoColumnPDF(t *testing.T) string {
+	t.Helper()
+	var paras []string
+	topics := []string{
+		"Glaciers carve valleys as the ice moves slowly downhill under its own weight.",
+		"Compilers translate source code into machine instructions after parsing it.",
+		"Bread rises because yeast ferments sugars and releases carbon dioxide gas.",
+	}
+	for i := range 24 {
+		paras = append(paras, fmt.Sprintf("Paragraph %d. %s %s", i, topics[i%3], topics[i%3]))
+	}
+	var buf bytes.Buffer
+	if err := pdfgen.Write(&buf, pdfgen.TwoColumn("Layout Test", paras, "Running Header")); err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, "doc.pdf", buf.String())
+}
+
+func TestPDFChunkAndExtract(t *testing.T) {
+	needPoppler(t)
+	path := twoColumnPDF(t)
+	text, errs, code := runCmd(t, "", "extract", path)
+	if code != 0 {
+		t.Fatalf("extract: exit %d: %s", code, errs)
+	}
+	if strings.Contains(text, "Running Header") || !strings.Contains(text, "Paragraph 23.") {
+		t.Fatalf("extracted text keeps the header or loses a paragraph:\n%s", text)
+	}
+	// Elements point into the extracted text.
+	out, errs, code := runCmd(t, "", "extract", "--elements", path)
+	if code != 0 {
+		t.Fatalf("extract --elements: exit %d: %s", code, errs)
+	}
+	headers := 0
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var el gochunk.Element
+		if err := json.Unmarshal([]byte(line), &el); err != nil {
+			t.Fatalf("bad element %q: %v", line, err)
+		}
+		if el.Excluded {
+			headers++
+			continue
+		}
+		if text[el.Start:el.End] != el.Text {
+			t.Errorf("element %q: offsets [%d,%d) point at %q", el.Text, el.Start, el.End, text[el.Start:el.End])
+		}
+	}
+	if headers == 0 {
+		t.Error("no header or footer element marked excluded")
+	}
+	for _, chunker := range []string{"s2", "recursive"} {
+		out, errs, code := runCmd(t, "", "chunk", "--chunker", chunker, "--size", "80", path)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", chunker, code, errs)
+		}
+		recs := decodeLines(t, out)
+		if len(recs) < 2 {
+			t.Fatalf("%s: %d chunks", chunker, len(recs))
+		}
+		for _, r := range recs {
+			if r.TokenCount > 80 {
+				t.Errorf("%s: chunk of %d tokens", chunker, r.TokenCount)
+			}
+			spans := r.Spans
+			if len(spans) == 0 {
+				spans = []gochunk.Span{{Start: r.Start, End: r.End}}
+			}
+			for _, s := range spans {
+				if !strings.Contains(r.Text, strings.TrimSpace(text[s.Start:s.End])) {
+					t.Errorf("%s: span [%d,%d) not in chunk text", chunker, s.Start, s.End)
+				}
+			}
+			if chunker == "s2" && r.Metadata["pages"] == nil {
+				t.Errorf("s2 chunk without pages metadata: %+v", r.Metadata)
+			}
+		}
+	}
+}
+
+func TestPDFErrors(t *testing.T) {
+	needPoppler(t)
+	bad := writeFile(t, "bad.pdf", "%PDF-1.4\nthis is not a PDF body\n")
+	if _, errs, code := runCmd(t, "", "chunk", bad); code != exitInput || !strings.Contains(errs, "bad.pdf") {
+		t.Errorf("corrupt PDF: exit %d, stderr %q", code, errs)
+	}
+	if _, errs, code := runCmd(t, "", "chunk", "--input", "spreadsheet", bad); code != exitUsage {
+		t.Errorf("unknown --input: exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestElementsInput(t *testing.T) {
+	// Unstructured's element JSON: a list with type, text and metadata.
+	els := `[
+ {"type": "Title", "text": "Results", "metadata": {"page_number": 1, "coordinates": {"points": [[10,10],[10,30],[200,30],[200,10]], "layout_width": 600, "layout_height": 800}}},
+ {"type": "NarrativeText", "text": "The first finding is about glaciers and ice.", "metadata": {"page_number": 1, "coordinates": {"points": [[10,40],[10,80],[300,80],[300,40]], "layout_width": 600, "layout_height": 800}}},
+ {"type": "NarrativeText", "text": "The second finding is about compilers.", "metadata": {"page_number": 2, "coordinates": {"points": [[10,40],[10,80],[300,80],[300,40]], "layout_width": 600, "layout_height": 800}}}
+]`
+	path := writeFile(t, "els.json", els)
+	out, errs, code := runCmd(t, "", "chunk", "--input", "elements", "--chunker", "s2", "--size", "12", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	recs := decodeLines(t, out)
+	var all []string
+	for _, r := range recs {
+		all = append(all, r.Text)
+	}
+	joined := strings.Join(all, " ")
+	for _, want := range []string{"Results", "glaciers", "compilers"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("%q lost: %q", want, joined)
+		}
+	}
+	if _, errs, code := runCmd(t, "", "chunk", "--input", "elements", writeFile(t, "x.json", `{"nope": 1}`)); code != exitInput {
+		t.Errorf("bad elements: exit %d, stderr %q", code, errs)
+	}
+}

@@ -1,0 +1,90 @@
+package server
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"gochunk/internal/pdfgen"
+)
+
+func chunkDocs(t *testing.T, url, body string) ChunkResponse {
+	t.Helper()
+	code, b, _ := post(t, url+"/v1/chunk", body)
+	if code != 200 {
+		t.Fatalf("%d %s", code, b)
+	}
+	var resp ChunkResponse
+	if err := json.Unmarshal(b, &resp); err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+func TestChunkElements(t *testing.T) {
+	_, ts := newTest(t, nil)
+	body := `{"chunker": "s2", "tokenizer": "words", "config": {"size": 10}, "documents": [
+		{"id": "els", "elements": [
+			{"type": "title", "text": "Results", "page": 1, "bbox": [10, 10, 200, 30]},
+			{"type": "paragraph", "text": "Glaciers carve valleys as ice moves downhill.", "page": 1, "bbox": [10, 40, 300, 80]},
+			{"type": "paragraph", "text": "Compilers translate source code.", "page": 2, "bbox": [10, 40, 300, 80]}]},
+		{"id": "bad", "elements": [{"type": "paragraph", "text": "x", "page": 1, "bbox": [50, 50, 10, 10]}]}]}`
+	resp := chunkDocs(t, ts.URL, body)
+	doc := resp.Documents[0]
+	if doc.Error != "" || len(doc.Chunks) == 0 {
+		t.Fatalf("%+v", doc)
+	}
+	var all strings.Builder
+	for _, c := range doc.Chunks {
+		all.WriteString(c.Text + " ")
+		if c.TokenCount > 10 {
+			t.Errorf("chunk of %d tokens: %q", c.TokenCount, c.Text)
+		}
+	}
+	for _, want := range []string{"Results", "Glaciers", "Compilers"} {
+		if !strings.Contains(all.String(), want) {
+			t.Errorf("%q lost in %q", want, all.String())
+		}
+	}
+	if resp.Documents[1].Error == "" {
+		t.Error("a bounding box of negative size is accepted")
+	}
+}
+
+func TestChunkPDF(t *testing.T) {
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Skip("skipping: Poppler's pdftotext is not installed (apt-get install poppler-utils)")
+	}
+	var paras []string
+	for i := range 60 { // several pages: the running header repeats
+		paras = append(paras, fmt.Sprintf("Paragraph %d is about the layout of pages and how text flows in columns.", i))
+	}
+	var buf bytes.Buffer
+	if err := pdfgen.Write(&buf, pdfgen.TwoColumn("Title", paras, "Header")); err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newTest(t, nil)
+	body := fmt.Sprintf(`{"chunker": "s2", "config": {"size": 64}, "documents": [{"id": "p", "pdf_base64": %q}, {"id": "broken", "pdf_base64": %q}, {"id": "notb64", "pdf_base64": "!!"}]}`,
+		base64.StdEncoding.EncodeToString(buf.Bytes()), base64.StdEncoding.EncodeToString([]byte("%PDF-1.4 nothing")))
+	resp := chunkDocs(t, ts.URL, body)
+	p := resp.Documents[0]
+	if p.Error != "" || len(p.Chunks) == 0 {
+		t.Fatalf("%+v", p)
+	}
+	text := ""
+	for _, c := range p.Chunks {
+		text += c.Text
+	}
+	if !strings.Contains(text, "Paragraph 59") || strings.Contains(text, "Header") {
+		t.Errorf("chunks of the PDF: %q", text)
+	}
+	for _, d := range resp.Documents[1:] {
+		if d.Error == "" || strings.Contains(d.Error, "gochunk-") {
+			t.Errorf("%s: error %q", d.ID, d.Error)
+		}
+	}
+}
