@@ -3,6 +3,7 @@ module gochunk
 go 1.26.0
 
 require (
+	github.com/go-pdf/fpdf v0.9.0
 	github.com/gomlx/go-huggingface v0.3.5
 	github.com/knights-analytics/hugot v0.7.5
 	github.com/prometheus/client_golang v1.25.0

@@ -249,10 +249,18 @@ func TestPDFErrors(t *testing.T) {
 	}
 }
 
-func TestEncryptedClassified(t *testing.T) {
-	err := classify("x.pdf", errors.New("exit status 1"), "Command Line Error: Incorrect password\n")
+func TestEncryptedPDF(t *testing.T) {
+	needPoppler(t)
+	var buf bytes.Buffer
+	pages := []pdfgen.Page{{Width: 612, Height: 792, Lines: []pdfgen.Line{{X: 50, Y: 100, Size: 12, Text: "Secret text."}}}}
+	if err := pdfgen.WriteEncrypted(&buf, pages, "hunter2"); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "locked.pdf")
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	_, err := ExtractPDF(context.Background(), path, PDFOptions{})
 	if !errors.Is(err, ErrEncrypted) {
-		t.Errorf("%v", err)
+		t.Errorf("encrypted PDF: %v", err)
 	}
 }
 

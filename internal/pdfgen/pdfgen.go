@@ -1,13 +1,14 @@
 // Package pdfgen writes small PDF files of positioned text, for tests and
 // benchmarks of PDF input: pages of Helvetica text lines at given
-// coordinates. It writes PDFs; it does not read them.
+// coordinates, written with the go-pdf/fpdf library.
 package pdfgen
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/go-pdf/fpdf"
 )
 
 // Line is one line of text; X and Y are in points from the page's top
@@ -23,50 +24,40 @@ type Page struct {
 	Lines         []Line
 }
 
-// Write writes pages as a PDF to w. Text must be ASCII (Helvetica with the
-// standard encoding).
+// Write writes pages as a PDF to w, with go-pdf/fpdf. Text must be
+// Latin-1 (Helvetica with fpdf's core font encoding).
 func Write(w io.Writer, pages []Page) error {
-	var buf bytes.Buffer
-	var offsets []int
-	obj := func(body string) int {
-		offsets = append(offsets, buf.Len())
-		fmt.Fprintf(&buf, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
-		return len(offsets)
-	}
-	buf.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-	catalog := obj("<< /Type /Catalog /Pages 2 0 R >>")
-	_ = catalog
-	pagesObj := len(offsets) + 1
-	// Reserve the pages object; fill it after the pages are known.
-	offsets = append(offsets, 0)
-	font := obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-	var kids []string
-	for _, p := range pages {
-		var content strings.Builder
-		for _, l := range p.Lines {
-			fmt.Fprintf(&content, "BT /F1 %.1f Tf %.2f %.2f Td (%s) Tj ET\n", l.Size, l.X, p.Height-l.Y, escape(l.Text))
-		}
-		stream := obj(fmt.Sprintf("<< /Length %d >>\nstream\n%sendstream", content.Len(), content.String()))
-		page := obj(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %.0f %.0f] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>",
-			pagesObj, p.Width, p.Height, font, stream))
-		kids = append(kids, fmt.Sprintf("%d 0 R", page))
-	}
-	// The pages object, appended now, its offset recorded in its slot.
-	offsets[pagesObj-1] = buf.Len()
-	fmt.Fprintf(&buf, "%d 0 obj\n<< /Type /Pages /Kids [%s] /Count %d >>\nendobj\n", pagesObj, strings.Join(kids, " "), len(kids))
-	xref := buf.Len()
-	fmt.Fprintf(&buf, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&buf, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&buf, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
-	_, err := w.Write(buf.Bytes())
-	return err
+	return write(w, pages, "")
 }
 
-func escape(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `(`, `\(`, `)`, `\)`)
-	return r.Replace(s)
+// WriteEncrypted writes pages as a PDF that opens only with the user
+// password (RC4 encryption, as fpdf does it).
+func WriteEncrypted(w io.Writer, pages []Page, password string) error {
+	return write(w, pages, password)
+}
+
+func write(w io.Writer, pages []Page, password string) error {
+	if len(pages) == 0 {
+		return fmt.Errorf("pdfgen: no pages")
+	}
+	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: pages[0].Width, Ht: pages[0].Height}})
+	pdf.SetAutoPageBreak(false, 0)
+	pdf.SetCompression(false)
+	if password != "" {
+		pdf.SetProtection(0, password, password+"-owner")
+	}
+	for _, p := range pages {
+		pdf.AddPageFormat("P", fpdf.SizeType{Wd: p.Width, Ht: p.Height})
+		if len(p.Lines) == 0 {
+			// An image-only page: a drawn box, no text layer.
+			pdf.Rect(50, 50, p.Width-100, p.Height-100, "F")
+		}
+		for _, l := range p.Lines {
+			pdf.SetFont("Helvetica", "", l.Size)
+			pdf.Text(l.X, l.Y, l.Text)
+		}
+	}
+	return pdf.Output(w)
 }
 
 // TwoColumn lays out paragraphs on US Letter pages in two columns, with a
