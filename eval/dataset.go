@@ -19,6 +19,10 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"gochunk"
+	"gochunk/internal/runeoff"
+	"gochunk/layout"
 )
 
 // Range is [Start, End) in code points.
@@ -69,6 +73,11 @@ type Corpus struct {
 	Boundaries []int `json:"boundaries,omitempty"`
 	// Labels are gold categories of ranges, for purity and NMI.
 	Labels []Label `json:"labels,omitempty"`
+	// Elements are the document's layout elements (the schema of
+	// gochunk extract --elements), for layout chunkers and the layout
+	// consistency metric. Without text, the text is assembled from them;
+	// an element's label becomes a gold label of its range.
+	Elements []gochunk.Element `json:"elements,omitempty"`
 
 	runes int
 }
@@ -79,6 +88,41 @@ func (c *Corpus) Runes() int {
 		c.runes = utf8.RuneCountInString(c.Text)
 	}
 	return c.runes
+}
+
+// prepareElements assembles the text of a corpus given as elements, checks
+// the offsets of elements given with a text, and turns element labels into
+// gold labels when the corpus has none.
+func (c *Corpus) prepareElements() error {
+	if len(c.Elements) == 0 {
+		return nil
+	}
+	if err := layout.Validate(c.Elements); err != nil {
+		return err
+	}
+	if c.Text == "" {
+		c.Text, c.Elements = layout.Assemble(c.Elements)
+	} else {
+		conv := runeoff.New(c.Text)
+		for i := range c.Elements {
+			e := &c.Elements[i]
+			if e.Excluded {
+				continue
+			}
+			if !utf8.ValidString(e.Text) || e.Start < 0 || e.End > len(c.Text) || e.Start > e.End || c.Text[e.Start:e.End] != e.Text {
+				return fmt.Errorf("%w: element %d: offsets [%d,%d) do not hold its text", layout.ErrElements, i, e.Start, e.End)
+			}
+			e.StartRune, e.EndRune = conv.Rune(e.Start), conv.Rune(e.End)
+		}
+	}
+	if len(c.Labels) == 0 {
+		for _, e := range c.Elements {
+			if e.Label != "" && !e.Excluded && e.EndRune > e.StartRune {
+				c.Labels = append(c.Labels, Label{Range{e.StartRune, e.EndRune}, e.Label})
+			}
+		}
+	}
+	return nil
 }
 
 // Skip records a question left out of scoring, and why.
@@ -277,7 +321,7 @@ func readCorpus(dir, id string) (string, error) {
 }
 
 // LoadJSONL reads the generic format: documents.jsonl with one
-// {"id", "text", "boundaries"?, "labels"?} per line, and questions.jsonl with
+// {"id", "text", "boundaries"?, "labels"?, "elements"?} per line, and questions.jsonl with
 // one {"id"?, "question", "references": [{"doc_id", "start", "end",
 // "content"?}]} per line; offsets are code points.
 func LoadJSONL(dir string) (*Dataset, error) {
@@ -289,6 +333,9 @@ func LoadJSONL(dir string) (*Dataset, error) {
 		}
 		if c.ID == "" {
 			return fmt.Errorf("document without id")
+		}
+		if err := c.prepareElements(); err != nil {
+			return fmt.Errorf("document %q: %w", c.ID, err)
 		}
 		d.Corpora = append(d.Corpora, &c)
 		return nil

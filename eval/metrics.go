@@ -3,6 +3,8 @@ package eval
 import (
 	"math"
 	"sort"
+
+	"gochunk"
 )
 
 // The range arithmetic below follows Chroma's evaluation code, which
@@ -325,11 +327,26 @@ func Cohesion(chunks [][]int, sim func(i, j int) float64) float64 {
 }
 
 // LayoutConsistency is the S2 paper's layout consistency score: the mean,
-// over chunks with at least two elements, of the average pairwise proximity
-// 1/(1+d) of the elements' bounding-box centres (d in page units; elements
-// on different pages get proximity 0).
+// over chunks with at least two elements, of the average pairwise spatial
+// proximity of the chunk's elements (see Proximity).
 func LayoutConsistency(chunks [][]int, proximity func(i, j int) float64) float64 {
 	return meanPairwise(chunks, proximity)
+}
+
+// Proximity is the spatial proximity 1/(1+d) of two elements, d the
+// distance of their bounding-box centres in page diagonals (so that pages
+// of any unit compare); elements on different pages have proximity 0.
+func Proximity(a, b gochunk.Element) float64 {
+	if a.Page != b.Page {
+		return 0
+	}
+	diag := math.Hypot(max(a.PageWidth, b.PageWidth), max(a.PageHeight, b.PageHeight))
+	if diag == 0 {
+		diag = 1000
+	}
+	dx := (a.BBox[0] + a.BBox[2] - b.BBox[0] - b.BBox[2]) / 2
+	dy := (a.BBox[1] + a.BBox[3] - b.BBox[1] - b.BBox[3]) / 2
+	return 1 / (1 + math.Hypot(dx, dy)/diag)
 }
 
 func meanPairwise(chunks [][]int, f func(i, j int) float64) float64 {

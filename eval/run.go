@@ -75,6 +75,8 @@ type Boundary struct {
 	Purity     *float64 `json:"purity,omitempty"`
 	NMI        *float64 `json:"nmi,omitempty"`
 	Cohesion   *float64 `json:"cohesion,omitempty"`
+	// LayoutConsistency needs corpora with layout elements.
+	LayoutConsistency *float64 `json:"layout_consistency,omitempty"`
 }
 
 // Result is the evaluation of one configuration.
@@ -113,7 +115,7 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 	perCorpusChunks := map[string][]gochunk.Chunk{}
 	start := time.Now()
 	for _, c := range d.Corpora {
-		chunks, err := cfg.Chunker.Chunk(ctx, gochunk.Document{ID: c.ID, Text: c.Text})
+		chunks, err := cfg.Chunker.Chunk(ctx, gochunk.Document{ID: c.ID, Text: c.Text, Elements: c.Elements})
 		if err != nil {
 			return nil, fmt.Errorf("chunk corpus %q: %w", c.ID, err)
 		}
@@ -236,7 +238,7 @@ func fillSizes(e *Efficiency) {
 // boundaries), purity and NMI (corpora with gold labels), and cohesion
 // (with an embedder), averaged over corpora.
 func boundaryMetrics(ctx context.Context, d *Dataset, chunks map[string][]gochunk.Chunk, emb embed.Embedder, out *Boundary) error {
-	var pk, wd, coh []float64
+	var pk, wd, coh, layoutScores []float64
 	var assign []Assignment
 	for _, c := range d.Corpora {
 		cs := chunks[c.ID]
@@ -260,6 +262,11 @@ func boundaryMetrics(ctx context.Context, d *Dataset, chunks map[string][]gochun
 				}
 			}
 		}
+		if len(c.Elements) > 0 && len(cs) > 0 {
+			layoutScores = append(layoutScores, LayoutConsistency(chunkElements(c.Elements, cs), func(i, j int) float64 {
+				return Proximity(c.Elements[i], c.Elements[j])
+			}))
+		}
 		if emb != nil && len(cs) > 0 {
 			v, err := corpusCohesion(ctx, c.Text, cs, emb)
 			if err != nil {
@@ -276,11 +283,32 @@ func boundaryMetrics(ctx context.Context, d *Dataset, chunks map[string][]gochun
 		return &m
 	}
 	out.Pk, out.WindowDiff, out.Cohesion = mean(pk), mean(wd), mean(coh)
+	out.LayoutConsistency = mean(layoutScores)
 	if len(assign) > 0 {
 		p, n := Purity(assign), NMI(assign)
 		out.Purity, out.NMI = &p, &n
 	}
 	return nil
+}
+
+// chunkElements lists, for every chunk, the indexes of the elements its
+// spans overlap.
+func chunkElements(els []gochunk.Element, chunks []gochunk.Chunk) [][]int {
+	out := make([][]int, len(chunks))
+	for ci, ch := range chunks {
+		for i, e := range els {
+			if e.Excluded || e.End <= e.Start {
+				continue
+			}
+			for _, s := range ch.Spans {
+				if s.Start < e.End && e.Start < s.End {
+					out[ci] = append(out[ci], i)
+					break
+				}
+			}
+		}
+	}
+	return out
 }
 
 // corpusCohesion embeds the sentences of text and averages, over chunks,
