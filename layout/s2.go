@@ -135,9 +135,18 @@ func (s *S2) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, er
 		}
 		vs[i] = vec.Normalize(append([]float32(nil), vs[i]...))
 	}
-	// Pieces of an element over the size become chunks of their own, in
-	// order: mixing a tail piece into another cluster would scatter one
-	// paragraph over several chunks. The other nodes are clustered.
+	groups, err := s.groups(ctx, nodes, vs)
+	if err != nil {
+		return nil, err
+	}
+	return s.assemble(e, els, nodes, groups), nil
+}
+
+// groups clusters the nodes: pieces of an element over the size become
+// chunks of their own, in order (mixing a tail piece into another cluster
+// would scatter one paragraph over several chunks); runs of whole elements
+// are spectrally clustered window by window.
+func (s *S2) groups(ctx context.Context, nodes []node, vs [][]float32) ([][]int, error) {
 	var groups [][]int
 	var free []int
 	for i, n := range nodes {
@@ -172,7 +181,7 @@ func (s *S2) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, er
 		}
 		free = free[:0]
 	}
-	return s.assemble(e, els, nodes, groups), nil
+	return groups, nil
 }
 
 // nodes makes the graph's nodes: every element in the text, cut when over
@@ -342,16 +351,16 @@ func kmeans(points [][]float64, k int, seed uint64) []int {
 		return s
 	}
 	centers := [][]float64{append([]float64(nil), points[r.IntN(n)]...)}
-	d2 := make([]float64, n)
+	d2 := make([]float64, n) // squared distance to the nearest center so far
+	for i := range d2 {
+		d2[i] = math.Inf(1)
+	}
 	for len(centers) < k {
 		total := 0.0
+		last := centers[len(centers)-1]
 		for i, p := range points {
-			best := math.Inf(1)
-			for _, c := range centers {
-				best = min(best, dist(p, c))
-			}
-			d2[i] = best
-			total += best
+			d2[i] = min(d2[i], dist(p, last))
+			total += d2[i]
 		}
 		pick := 0
 		if total > 0 {

@@ -1,0 +1,101 @@
+package layout
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gochunk"
+	"gochunk/internal/pdfgen"
+	"gochunk/internal/textgen"
+	"gochunk/tokenize"
+)
+
+// BenchmarkPDF100Pages chunks a 100-page two-column PDF end to end:
+// Poppler extraction, reading order, lexical embeddings, S2 clustering, at
+// 512 cl100k tokens. The target is under 5 s on one core.
+//
+//	go test ./layout -run '^$' -bench PDF100Pages -benchtime 3x -cpu 1
+func BenchmarkPDF100Pages(b *testing.B) {
+	needPoppler(b)
+	var paras []string
+	for _, p := range strings.Split(textgen.Prose(560_000, 7), "\n\n") {
+		if p = strings.TrimSpace(strings.TrimPrefix(p, "## ")); p != "" {
+			paras = append(paras, p)
+		}
+	}
+	pages := pdfgen.TwoColumn("A Long Two-Column Document", paras, "Benchmark Proceedings")
+	for len(pages) > 100 {
+		pages = pages[:100]
+	}
+	if len(pages) < 100 {
+		b.Fatalf("only %d pages", len(pages))
+	}
+	var buf bytes.Buffer
+	if err := pdfgen.Write(&buf, pages); err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "100.pdf")
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	counter, err := tokenize.New("cl100k_base")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s2, err := NewS2(DefaultS2Config(), counter, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		els, err := ExtractPDF(ctx, path, PDFOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		text, els := Assemble(els)
+		chunks, err := s2.Chunk(ctx, gochunk.Document{Text: text, Elements: els})
+		if err != nil || len(chunks) == 0 {
+			b.Fatal(err, len(chunks))
+		}
+		b.ReportMetric(float64(len(els)), "elements")
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/doc")
+}
+
+// BenchmarkClustering measures the graph and spectral clustering alone on
+// 1k, 10k and 100k elements (random 256-dimensional unit vectors, two
+// columns a page): the cost grows linearly, window by window.
+//
+//	go test ./layout -run '^$' -bench Clustering -benchtime 1x -cpu 1
+func BenchmarkClustering(b *testing.B) {
+	s, err := NewS2(DefaultS2Config(), tokenize.Words{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		r := rand.New(rand.NewPCG(1, 2))
+		nodes := make([]node, n)
+		vs := make([][]float32, n)
+		for i := range nodes {
+			col, row := (i/8)%2, i%8
+			nodes[i] = node{el: i, tokens: 40 + r.IntN(200), cx: 0.1 + 0.4*float64(col), cy: 0.1 + 0.1*float64(row), page: i / 16}
+			v := make([]float32, 256)
+			for k := range v {
+				v[k] = r.Float32() - 0.5
+			}
+			vs[i] = v
+		}
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := s.groups(context.Background(), nodes, vs); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "elements/s")
+		})
+	}
+}
