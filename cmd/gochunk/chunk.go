@@ -122,12 +122,24 @@ Flags:
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			doc, warn, err := loadDocument(ctx, e, name, *input, b.policy, nil)
+			// The bar counts input bytes: a PDF's first half as its pages
+			// are read, the rest (or a text file's all) once chunked.
+			var size, added int64
+			if fi, err := os.Stat(name); err == nil && name != "-" {
+				size = fi.Size()
+			}
+			pages := func(done, total int) {
+				if want := size * int64(done) / int64(max(total, 1)) / 2; want > added {
+					bar.Add(want - added)
+					added = want
+				}
+			}
+			defer func() { bar.Add(size - added) }()
+			doc, warn, err := loadDocument(ctx, e, name, *input, b.policy, pages)
 			if err != nil {
 				results[i] <- result{err: err}
 				return
 			}
-			text := doc.Text
 			var chunks []gochunk.Chunk
 			var trace *gochunk.Trace
 			if tr, ok := b.chunker.(gochunk.Tracer); ok && traces != nil {
@@ -135,7 +147,6 @@ Flags:
 			} else {
 				chunks, err = b.chunker.Chunk(ctx, doc)
 			}
-			bar.Add(int64(len(text)))
 			results[i] <- result{chunks: chunks, trace: trace, err: err, warn: warn}
 		}()
 	}
