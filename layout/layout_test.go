@@ -243,8 +243,13 @@ func TestPDFErrors(t *testing.T) {
 	if _, err := ExtractPDF(ctx, filepath.Join(t.TempDir(), "missing.pdf"), PDFOptions{}); err == nil {
 		t.Error("missing file: no error")
 	}
+}
+
+// Without Poppler, reading a PDF is a clear error, not a crash.
+func TestNoPDFEngine(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	if _, err := ExtractPDF(ctx, imageOnly, PDFOptions{}); !errors.Is(err, ErrNoEngine) {
+	_, err := ExtractPDF(context.Background(), "any.pdf", PDFOptions{})
+	if !errors.Is(err, ErrNoEngine) || !strings.Contains(err.Error(), "poppler") {
 		t.Errorf("no engine: %v", err)
 	}
 }
