@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -178,6 +179,34 @@ func parallel(ctx context.Context, n int, fn func(i int) error) error {
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// Checked embeds texts with e and checks what comes back: one vector per
+// text, all of one non-zero length, every number finite. Chunkers use it so
+// that a misbehaving provider is an error, not a wrong chunk. Errors start
+// with "embedding:".
+func Checked(ctx context.Context, e Embedder, texts []string) ([][]float32, error) {
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	vs, err := e.Embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("embedding: %w", err)
+	}
+	if len(vs) != len(texts) {
+		return nil, fmt.Errorf("embedding: %w: got %d vectors for %d texts", ErrCount, len(vs), len(texts))
+	}
+	for i, v := range vs {
+		if len(v) != len(vs[0]) || len(v) == 0 {
+			return nil, fmt.Errorf("embedding: %w: vector %d has %d numbers, the first %d", ErrDimension, i, len(v), len(vs[0]))
+		}
+		for _, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return nil, fmt.Errorf("embedding: vector %d holds NaN or infinite numbers", i)
+			}
+		}
+	}
+	return vs, nil
 }
 
 // checkVectors verifies count, dimension and finiteness of provider

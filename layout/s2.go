@@ -121,18 +121,11 @@ func (s *S2) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, er
 	for i, n := range nodes {
 		texts[i] = d.Text[n.start:n.end]
 	}
-	em := embed.ForDocument(s.embedder, texts)
-	vs, err := em.Embed(ctx, texts)
+	vs, err := embed.Checked(ctx, embed.ForDocument(s.embedder, texts), texts)
 	if err != nil {
-		return nil, wrapID(d.ID, fmt.Errorf("embedding: %w", err))
-	}
-	if len(vs) != len(texts) {
-		return nil, wrapID(d.ID, fmt.Errorf("embedding: %w", embed.ErrCount))
+		return nil, wrapID(d.ID, err)
 	}
 	for i := range vs {
-		if len(vs[i]) != len(vs[0]) || !vec.Valid(vs[i]) {
-			return nil, wrapID(d.ID, fmt.Errorf("embedding: %w: vector %d", embed.ErrDimension, i))
-		}
 		vs[i] = vec.Normalize(append([]float32(nil), vs[i]...))
 	}
 	groups, err := s.groups(ctx, nodes, vs)

@@ -273,18 +273,9 @@ func (c *Chunker) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk
 		texts[i] = d.Text[p.Start:p.End]
 		lengths[i] = p.Size
 	}
-	em := embed.ForDocument(c.embedder, texts)
-	vs, err := em.Embed(ctx, texts)
+	vs, err := embed.Checked(ctx, embed.ForDocument(c.embedder, texts), texts)
 	if err != nil {
-		return nil, nil, wrapID(d.ID, fmt.Errorf("embedding: %w", err))
-	}
-	if len(vs) != len(texts) {
-		return nil, nil, wrapID(d.ID, fmt.Errorf("embedding: %w: got %d vectors for %d pieces", embed.ErrCount, len(vs), len(texts)))
-	}
-	for i, v := range vs {
-		if len(v) != len(vs[0]) || !vec.Valid(v) {
-			return nil, nil, wrapID(d.ID, fmt.Errorf("embedding: %w: vector %d has %d numbers (the first %d) or is not finite", embed.ErrDimension, i, len(v), len(vs[0])))
-		}
+		return nil, nil, wrapID(d.ID, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err

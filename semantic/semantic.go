@@ -157,24 +157,9 @@ func (p *doc) embed(ctx context.Context, e embed.Embedder, texts []string) ([][]
 	if len(texts) == 0 {
 		return nil, nil
 	}
-	vs, err := e.Embed(ctx, texts)
+	vs, err := embed.Checked(ctx, e, texts)
 	if err != nil {
-		return nil, wrapID(p.id, fmt.Errorf("embedding: %w", err))
-	}
-	if len(vs) != len(texts) {
-		return nil, wrapID(p.id, fmt.Errorf("embedding: %w: got %d vectors for %d texts", embed.ErrCount, len(vs), len(texts)))
-	}
-	dim := -1
-	for i, v := range vs {
-		if dim < 0 {
-			dim = len(v)
-		}
-		if len(v) != dim || dim == 0 {
-			return nil, wrapID(p.id, fmt.Errorf("embedding: %w: vector %d has %d numbers, the first %d", embed.ErrDimension, i, len(v), dim))
-		}
-		if !vec.Valid(v) {
-			return nil, wrapID(p.id, fmt.Errorf("embedding: vector %d holds NaN or infinite numbers", i))
-		}
+		return nil, wrapID(p.id, err)
 	}
 	return vs, nil
 }
