@@ -79,6 +79,15 @@ type Options struct {
 	Offline bool
 	// Progress, when set, receives download progress lines.
 	Progress func(done, total int64, file string)
+	// ONNXBackend runs onnx models: "go" (the default, pure Go, in every
+	// build) or "ort" (ONNX Runtime, faster, in binaries built with
+	// cgo and -tags ORT, with the onnxruntime shared library installed).
+	ONNXBackend string
+	// ONNXRuntimeLibrary is the path of libonnxruntime for the ort
+	// backend; empty means the system's default location.
+	ONNXRuntimeLibrary string
+	// ONNXCUDA runs the ort backend on a CUDA GPU.
+	ONNXCUDA bool
 }
 
 // New returns the embedder a name describes: "lexical", "static:MODEL"

@@ -12,6 +12,7 @@ import (
 	"github.com/gomlx/go-huggingface/tokenizers/api"
 	"github.com/knights-analytics/hugot"
 	"github.com/knights-analytics/hugot/backends"
+	"github.com/knights-analytics/hugot/options"
 	"github.com/knights-analytics/hugot/pipelines"
 
 	"gochunk/vec"
@@ -36,6 +37,35 @@ type ONNX struct {
 	dim       int
 	batch     int
 	id        string
+}
+
+// newSession starts the hugot session of the backend opt names.
+func newSession(ctx context.Context, opt Options) (*hugot.Session, error) {
+	switch opt.ONNXBackend {
+	case "", "go":
+		if opt.ONNXCUDA || opt.ONNXRuntimeLibrary != "" {
+			return nil, fmt.Errorf("%w: the ONNX Runtime library and CUDA need the ort backend", ErrModel)
+		}
+		s, err := hugot.NewGoSession(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%w: start onnx session: %v", ErrModel, err)
+		}
+		return s, nil
+	case "ort":
+		var opts []options.WithOption
+		if opt.ONNXRuntimeLibrary != "" {
+			opts = append(opts, options.WithOnnxLibraryPath(opt.ONNXRuntimeLibrary))
+		}
+		if opt.ONNXCUDA {
+			opts = append(opts, options.WithCuda(map[string]string{"device_id": "0"}))
+		}
+		s, err := hugot.NewORTSession(ctx, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("%w: start ONNX Runtime session (the ort backend needs a binary built with cgo and -tags ORT, and libonnxruntime installed): %v", ErrModel, err)
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("%w: unknown onnx backend %q: want go or ort", ErrModel, opt.ONNXBackend)
 }
 
 // ONNXFiles are the files of a model looked for on the hub; those after the
@@ -102,9 +132,9 @@ func LoadONNX(ctx context.Context, model string, opt Options) (*ONNX, error) {
 		o.maxTokens = st.MaxSeq
 	}
 
-	session, err := hugot.NewGoSession(ctx)
+	session, err := newSession(ctx, opt)
 	if err != nil {
-		return nil, fmt.Errorf("%w: start onnx session: %v", ErrModel, err)
+		return nil, err
 	}
 	pipe, err := hugot.NewPipeline(session, hugot.FeatureExtractionConfig{ModelPath: dir, Name: "gochunk-embed", OnnxFilename: onnxName})
 	if err != nil {

@@ -3,9 +3,11 @@ package embed
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -163,5 +165,16 @@ func TestONNXBadModel(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "model.onnx"), []byte("not a protobuf"), 0o644)
 	if _, err := LoadONNX(context.Background(), dir, Options{}); err == nil {
 		t.Error("corrupt model.onnx: no error")
+	}
+	// The ONNX Runtime backend: without -tags ORT the error says how to
+	// get it; with it, the corrupt model still fails.
+	if _, err := LoadONNX(context.Background(), dir, Options{ONNXBackend: "ort"}); err == nil || !errors.Is(err, ErrModel) {
+		t.Errorf("ort backend: %v", err)
+	}
+	if _, err := LoadONNX(context.Background(), dir, Options{ONNXBackend: "tpu"}); err == nil || !strings.Contains(err.Error(), "want go or ort") {
+		t.Errorf("unknown backend: %v", err)
+	}
+	if _, err := LoadONNX(context.Background(), dir, Options{ONNXCUDA: true}); err == nil || !strings.Contains(err.Error(), "ort backend") {
+		t.Errorf("CUDA with the go backend: %v", err)
 	}
 }

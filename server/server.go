@@ -63,6 +63,11 @@ type Config struct {
 	Embedder string `json:"embedder"`
 	// EmbedURL is the base URL of an openai:MODEL embedder.
 	EmbedURL string `json:"embed_url"`
+	// ONNXBackend, ONNXLibrary and ONNXCUDA choose how onnx:MODEL runs
+	// (see embed.Options).
+	ONNXBackend string `json:"onnx_backend"`
+	ONNXLibrary string `json:"onnx_library"`
+	ONNXCUDA    bool   `json:"onnx_cuda"`
 	// CacheEntries bounds the embedding cache.
 	CacheEntries int `json:"cache_entries"`
 	// LLMURL and LLMModel configure the chat model of the llm-split and
@@ -135,7 +140,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server tokenizer: %w", err)
 	}
-	em, err := embed.New(ctx, cfg.Embedder, embed.Options{BaseURL: cfg.EmbedURL})
+	em, err := embed.New(ctx, cfg.Embedder, embed.Options{BaseURL: cfg.EmbedURL,
+		ONNXBackend: cfg.ONNXBackend, ONNXRuntimeLibrary: cfg.ONNXLibrary, ONNXCUDA: cfg.ONNXCUDA})
 	if err != nil {
 		return nil, fmt.Errorf("server embedder: %w", err)
 	}

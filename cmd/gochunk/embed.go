@@ -17,9 +17,11 @@ import (
 
 // embedFlags are the flags that choose an embedder.
 type embedFlags struct {
-	name, url, cacheDir string
-	dimensions          int
-	offline             bool
+	name, url, cacheDir  string
+	dimensions           int
+	offline              bool
+	onnxBackend, onnxLib string
+	onnxCUDA             bool
 }
 
 func (f *embedFlags) register(fs *flag.FlagSet) {
@@ -28,6 +30,9 @@ func (f *embedFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.dimensions, "embed-dimensions", 0, "ask an openai:MODEL for vectors of this length")
 	fs.StringVar(&f.cacheDir, "hf-cache", "", "Hugging Face cache directory for downloaded models (default $HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)")
 	fs.BoolVar(&f.offline, "offline", false, "never download models (as HF_HUB_OFFLINE=1)")
+	fs.StringVar(&f.onnxBackend, "onnx-backend", "go", "how onnx:MODEL runs: go (pure Go) or ort (ONNX Runtime: faster; needs a binary built with -tags ORT and libonnxruntime)")
+	fs.StringVar(&f.onnxLib, "onnx-library", "", "path of libonnxruntime for --onnx-backend ort (default: the system's)")
+	fs.BoolVar(&f.onnxCUDA, "onnx-cuda", false, "run --onnx-backend ort on a CUDA GPU")
 }
 
 // lazy returns a function that builds the embedder on first use only, so
@@ -52,7 +57,8 @@ func (f *embedFlags) lazy(e env) func() (gochunk.Embedder, error) {
 // is a terminal.
 func (f *embedFlags) build(ctx context.Context, e env) (embed.Embedder, error) {
 	var mu sync.Mutex
-	opt := embed.Options{BaseURL: f.url, Dimensions: f.dimensions, CacheDir: f.cacheDir, Offline: f.offline}
+	opt := embed.Options{BaseURL: f.url, Dimensions: f.dimensions, CacheDir: f.cacheDir, Offline: f.offline,
+		ONNXBackend: f.onnxBackend, ONNXRuntimeLibrary: f.onnxLib, ONNXCUDA: f.onnxCUDA}
 	if e.stderrTTY {
 		opt.Progress = func(done, total int64, file string) {
 			mu.Lock()

@@ -33,6 +33,9 @@ type serveFile struct {
 	Tokenizer           string `json:"tokenizer"`
 	Embedder            string `json:"embedder"`
 	EmbedURL            string `json:"embed_url"`
+	ONNXBackend         string `json:"onnx_backend"`
+	ONNXLibrary         string `json:"onnx_library"`
+	ONNXCUDA            bool   `json:"onnx_cuda"`
 	LLMURL              string `json:"llm_url"`
 	LLMModel            string `json:"llm_model"`
 }
@@ -57,6 +60,9 @@ func cmdServe(e env, args []string) int {
 		tok        = fs.String("tokenizer", def.Tokenizer, "default size unit (env GOCHUNK_TOKENIZER)")
 		emb        = fs.String("embedder", def.Embedder, "embedder: lexical, static:MODEL, onnx:MODEL, openai:MODEL (env GOCHUNK_EMBEDDER)")
 		embURL     = fs.String("embed-url", "", "base URL for openai:MODEL (env GOCHUNK_EMBED_URL)")
+		onnxBack   = fs.String("onnx-backend", "go", "how onnx:MODEL runs: go (pure Go) or ort (ONNX Runtime; binaries built with -tags ORT) (env GOCHUNK_ONNX_BACKEND)")
+		onnxLib    = fs.String("onnx-library", "", "path of libonnxruntime for --onnx-backend ort (env GOCHUNK_ONNX_LIBRARY)")
+		onnxCUDA   = fs.Bool("onnx-cuda", false, "run --onnx-backend ort on a CUDA GPU (env GOCHUNK_ONNX_CUDA=1)")
 		llmURL     = fs.String("llm-url", "", "base URL of the chat API of the LLM chunkers (env GOCHUNK_LLM_URL)")
 		llmModel   = fs.String("llm-model", "", "chat model of the LLM chunkers; none means they are refused (env GOCHUNK_LLM_MODEL)")
 		logLevel   = fs.String("log-level", "info", "debug, info, warn or error")
@@ -139,6 +145,9 @@ Flags:
 		Tokenizer:      pickStr("tokenizer", "GOCHUNK_TOKENIZER", *tok, file.Tokenizer),
 		Embedder:       pickStr("embedder", "GOCHUNK_EMBEDDER", *emb, file.Embedder),
 		EmbedURL:       pickStr("embed-url", "GOCHUNK_EMBED_URL", *embURL, file.EmbedURL),
+		ONNXBackend:    pickStr("onnx-backend", "GOCHUNK_ONNX_BACKEND", *onnxBack, file.ONNXBackend),
+		ONNXLibrary:    pickStr("onnx-library", "GOCHUNK_ONNX_LIBRARY", *onnxLib, file.ONNXLibrary),
+		ONNXCUDA:       *onnxCUDA || !set["onnx-cuda"] && (os.Getenv("GOCHUNK_ONNX_CUDA") == "1" || file.ONNXCUDA),
 		LLMURL:         pickStr("llm-url", "GOCHUNK_LLM_URL", *llmURL, file.LLMURL),
 		LLMModel:       pickStr("llm-model", "GOCHUNK_LLM_MODEL", *llmModel, file.LLMModel),
 	}
