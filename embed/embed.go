@@ -12,10 +12,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"strings"
 	"sync"
+
+	"gochunk/vec"
 )
 
 // Embedder turns texts into vectors.
@@ -209,10 +210,8 @@ func Checked(ctx context.Context, e Embedder, texts []string) ([][]float32, erro
 		if len(v) != len(vs[0]) || len(v) == 0 {
 			return nil, fmt.Errorf("embedding: %w: vector %d has %d numbers, the first %d", ErrDimension, i, len(v), len(vs[0]))
 		}
-		for _, x := range v {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return nil, fmt.Errorf("embedding: vector %d holds NaN or infinite numbers", i)
-			}
+		if !vec.Valid(v) {
+			return nil, fmt.Errorf("embedding: vector %d holds NaN or infinite numbers", i)
 		}
 	}
 	return vs, nil

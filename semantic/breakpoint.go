@@ -3,7 +3,6 @@ package semantic
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"gochunk"
 	"gochunk/internal/signal"
@@ -84,15 +83,7 @@ func (c *Breakpoint) ChunkTrace(ctx context.Context, d gochunk.Document) ([]goch
 		chunks, err := p.build(ctx, tr.Breakpoints)
 		return chunks, tr, err
 	}
-	texts := make([]string, n)
-	for i := range n {
-		var sb strings.Builder
-		for j := max(0, i-c.cfg.BufferSize); j <= min(n-1, i+c.cfg.BufferSize); j++ {
-			sb.WriteString(strings.TrimSpace(p.unitText(j)))
-			sb.WriteByte(' ')
-		}
-		texts[i] = sb.String()
-	}
+	texts := p.windows(c.cfg.BufferSize)
 	vs, err := p.embed(ctx, p.embedder(), texts)
 	if err != nil {
 		return nil, nil, err

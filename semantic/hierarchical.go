@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 
 	"gochunk"
 	"gochunk/tokenize"
@@ -92,16 +91,7 @@ func (c *Hierarchical) ChunkTrace(ctx context.Context, d gochunk.Document) ([]go
 		return nil, nil, err
 	}
 	tr := p.trace()
-	n := len(p.units)
-	texts := make([]string, n)
-	for i := range n {
-		var sb strings.Builder
-		for j := max(0, i-c.cfg.BufferSize); j <= min(n-1, i+c.cfg.BufferSize); j++ {
-			sb.WriteString(strings.TrimSpace(p.unitText(j)))
-			sb.WriteByte(' ')
-		}
-		texts[i] = sb.String()
-	}
+	texts := p.windows(c.cfg.BufferSize)
 	vs, err := p.embed(ctx, p.embedder(), texts)
 	if err != nil {
 		return nil, nil, err

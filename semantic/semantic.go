@@ -143,6 +143,19 @@ func (p *doc) setGaps() {
 
 func (p *doc) unitText(i int) string { return p.text[p.units[i].Start:p.units[i].End] }
 
+// windows returns, for every unit, the text from the unit buffer units
+// before it to the unit buffer units after it: a substring of the
+// document (units are contiguous), so nothing is copied.
+func (p *doc) windows(buffer int) []string {
+	n := len(p.units)
+	out := make([]string, n)
+	for i := range n {
+		lo, hi := max(0, i-buffer), min(n-1, i+buffer)
+		out[i] = p.text[p.units[lo].Start:p.units[hi].End]
+	}
+	return out
+}
+
 func (p *doc) unitTexts() []string {
 	out := make([]string, len(p.units))
 	for i := range p.units {

@@ -68,19 +68,21 @@ func Mean(dst []float32, vs ...[]float32) []float32 {
 	return dst
 }
 
+// zeros is never written: Valid's dot products read it.
+var zeros [1024]float32
+
 // Valid reports whether v holds only finite numbers: x*0 is 0 for every
-// finite x and NaN for infinities and NaN, so one sum tells.
+// finite x and NaN for infinities and NaN, so the dot product with zeros,
+// done by the SIMD kernel, tells.
 func Valid(v []float32) bool {
-	var s0, s1 float32
-	i := 0
-	for ; i+2 <= len(v); i += 2 {
-		s0 += v[i] * 0
-		s1 += v[i+1] * 0
+	for len(v) > 0 {
+		n := min(len(v), len(zeros))
+		if Dot(v[:n], zeros[:n]) != 0 {
+			return false
+		}
+		v = v[n:]
 	}
-	for ; i < len(v); i++ {
-		s0 += v[i] * 0
-	}
-	return s0+s1 == 0
+	return true
 }
 
 // Add adds src to dst element-wise; src must be at least as long as dst.

@@ -76,4 +76,16 @@ func TestValid(t *testing.T) {
 			t.Errorf("Valid(%v) = false", v)
 		}
 	}
+	// Longer than the zero block, bad number in a later block.
+	long := make([]float32, 3000)
+	for i := range long {
+		long[i] = float32(i) - 1500
+	}
+	if !Valid(long) {
+		t.Error("a long finite vector is not valid")
+	}
+	long[2999] = inf
+	if Valid(long) {
+		t.Error("a long vector ending in +Inf is valid")
+	}
 }
