@@ -150,6 +150,24 @@ func FuzzS2(f *testing.F) {
 		}
 		limit := int(size%100) + 4
 		chunktest.Check(t, newS2(t, limit), text, chunktest.Options{Counter: tokenize.Words{}, Limit: limit})
+		// The same paragraphs scattered over pages and positions: chunks
+		// become multi-span, and must still keep the contract.
+		els := FromText(text)
+		x := uint64(size) + 1
+		for i := range els {
+			x = x*6364136223846793005 + 1442695040888963407
+			els[i].Page = 1 + int(x>>60)%3
+			x0, y0 := float64(x>>40%500), float64(x>>20%700)
+			els[i].BBox = [4]float64{x0, y0, x0 + 50, y0 + 20}
+			els[i].PageWidth, els[i].PageHeight = 612, 792
+		}
+		chunks, err := newS2(t, limit).Chunk(context.Background(), gochunk.Document{Text: text, Elements: els})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg := chunktest.Verify(text, chunks, chunktest.Options{Counter: tokenize.Words{}, Limit: limit}); msg != "" {
+			t.Fatal(msg)
+		}
 	})
 }
 
