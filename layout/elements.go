@@ -12,8 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"gochunk"
 	"gochunk/internal/runeoff"
@@ -53,6 +55,69 @@ func Assemble(els []gochunk.Element) (string, []gochunk.Element) {
 		}
 	}
 	return text, out
+}
+
+// inText returns the elements of text in text order, ready for chunking:
+// excluded elements are left out; the others must lie inside text, start
+// and end on character boundaries and not overlap; and text that no
+// element covers (other than white space) becomes an element of type
+// "text" placed like the element before it, so that nothing of the text is
+// lost. The text's order is the reading order.
+func inText(text string, els []gochunk.Element) ([]gochunk.Element, error) {
+	out := make([]gochunk.Element, 0, len(els))
+	for i, e := range els {
+		if e.Excluded {
+			continue
+		}
+		if e.Start < 0 || e.End > len(text) || e.Start > e.End {
+			return nil, fmt.Errorf("%w: element %d has offsets [%d,%d) outside the text of %d bytes", ErrElements, i, e.Start, e.End, len(text))
+		}
+		if !boundary(text, e.Start) || !boundary(text, e.End) {
+			return nil, fmt.Errorf("%w: element %d has offsets [%d,%d) inside a character", ErrElements, i, e.Start, e.End)
+		}
+		if e.End > e.Start {
+			e.Order = i
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Start < out[b].Start })
+	for k := 1; k < len(out); k++ {
+		if out[k].Start < out[k-1].End {
+			return nil, fmt.Errorf("%w: elements %d and %d overlap in the text", ErrElements, out[k-1].Order, out[k].Order)
+		}
+	}
+	gap := func(a, b int, like gochunk.Element) (gochunk.Element, bool) {
+		if strings.TrimSpace(text[a:b]) == "" {
+			return gochunk.Element{}, false
+		}
+		return gochunk.Element{Type: "text", Text: text[a:b], Page: like.Page, BBox: like.BBox,
+			PageWidth: like.PageWidth, PageHeight: like.PageHeight, Order: like.Order, Start: a, End: b}, true
+	}
+	full := make([]gochunk.Element, 0, len(out))
+	prev := 0
+	for k, e := range out {
+		like := e
+		if k > 0 {
+			like = out[k-1]
+		}
+		if g, ok := gap(prev, e.Start, like); ok {
+			full = append(full, g)
+		}
+		full = append(full, e)
+		prev = e.End
+	}
+	if len(out) > 0 {
+		if g, ok := gap(prev, len(text), out[len(out)-1]); ok {
+			full = append(full, g)
+		}
+	} else if g, ok := gap(0, len(text), gochunk.Element{Page: 1}); ok {
+		full = append(full, g)
+	}
+	return full, nil
+}
+
+func boundary(text string, i int) bool {
+	return i == len(text) || utf8.RuneStart(text[i])
 }
 
 // Validate checks elements: finite, non-negative box sizes and some text.

@@ -161,6 +161,17 @@ func FuzzS2(f *testing.F) {
 			els[i].BBox = [4]float64{x0, y0, x0 + 50, y0 + 20}
 			els[i].PageWidth, els[i].PageHeight = 612, 792
 		}
+		// Some elements dropped (their text must still be chunked) and the
+		// list reversed (the text's order is the reading order).
+		var kept []gochunk.Element
+		for i := len(els) - 1; i >= 0; i-- {
+			if (x>>uint(i%61))&3 != 0 {
+				kept = append(kept, els[i])
+			}
+		}
+		if len(kept) > 0 {
+			els = kept
+		}
 		chunks, err := newS2(t, limit).Chunk(context.Background(), gochunk.Document{Text: text, Elements: els})
 		if err != nil {
 			t.Fatal(err)
@@ -320,5 +331,39 @@ func TestS2OversizedElementBalanced(t *testing.T) {
 	}
 	if pieces[0].Text != strings.TrimSpace(strings.Repeat("Glaciers carve deep valleys in hard rock. ", 3)) {
 		t.Errorf("first piece does not end at a sentence: %q", pieces[0].Text)
+	}
+}
+
+// Elements given with a text of the caller's: out of order, not covering
+// all of it, overlapping or cutting a character.
+func TestS2ElementsInText(t *testing.T) {
+	text := "Intro words here. Alpha paragraph text.\n\nBeta paragraph text. Tail words é."
+	at := func(s string) (int, int) {
+		i := strings.Index(text, s)
+		return i, i + len(s)
+	}
+	el := func(s string, page int) gochunk.Element {
+		a, b := at(s)
+		return gochunk.Element{Type: "paragraph", Text: s, Page: page, BBox: [4]float64{10, 10, 100, 30}, Start: a, End: b}
+	}
+	opt := chunktest.Options{Counter: tokenize.Words{}, Limit: 4}
+	// Listed backwards, and "Intro words here." and "Tail words é." in no
+	// element: nothing may be lost, spans stay in text order.
+	els := []gochunk.Element{el("Beta paragraph text.", 2), el("Alpha paragraph text.", 1)}
+	chunks, err := newS2(t, 4).Chunk(context.Background(), gochunk.Document{Text: text, Elements: els})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := chunktest.Verify(text, chunks, opt); msg != "" {
+		t.Fatal(msg)
+	}
+	overlap := []gochunk.Element{el("Alpha paragraph text.", 1), el("paragraph", 1)}
+	if _, err := newS2(t, 4).Chunk(context.Background(), gochunk.Document{Text: text, Elements: overlap}); !errors.Is(err, ErrElements) || !strings.Contains(err.Error(), "overlap") {
+		t.Errorf("overlapping elements: %v", err)
+	}
+	a, b := at("é")
+	cut := []gochunk.Element{{Text: "x", Page: 1, Start: a + 1, End: b}}
+	if _, err := newS2(t, 4).Chunk(context.Background(), gochunk.Document{Text: text, Elements: cut}); !errors.Is(err, ErrElements) || !strings.Contains(err.Error(), "inside a character") {
+		t.Errorf("offsets inside a character: %v", err)
 	}
 }

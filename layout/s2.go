@@ -51,7 +51,10 @@ func DefaultS2Config() S2Config {
 // linked), and documents are clustered in windows of Window elements, so
 // the cost grows linearly with the number of elements.
 //
-// Documents with Elements (from a PDF or a layout tool) use them; plain
+// Documents with Elements (from a PDF or a layout tool) use them, in the
+// order of their offsets in the text (the reading order: Assemble writes
+// the text in that order); text no element covers becomes an element of
+// its own, placed like the element before it, so nothing is lost. Plain
 // text gets elements derived from its paragraphs (see FromText).
 type S2 struct {
 	cfg      S2Config
@@ -106,10 +109,9 @@ func (s *S2) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, er
 	if err := Validate(els); err != nil {
 		return nil, wrapID(d.ID, err)
 	}
-	for i, e := range els {
-		if !e.Excluded && (e.Start < 0 || e.End > len(d.Text) || e.Start > e.End) {
-			return nil, wrapID(d.ID, fmt.Errorf("%w: element %d has offsets [%d,%d) outside the text of %d bytes", ErrElements, i, e.Start, e.End, len(d.Text)))
-		}
+	els, err := inText(d.Text, els)
+	if err != nil {
+		return nil, wrapID(d.ID, err)
 	}
 	e := &pack.Engine{Text: d.Text, Counter: s.counter, Limit: s.cfg.Size}
 	e.Init()
@@ -204,7 +206,17 @@ func (s *S2) nodes(ctx context.Context, e *pack.Engine, els []gochunk.Element) (
 			return nil, err
 		}
 		for _, p := range parts {
-			out = append(out, node{el: i, start: p.Start, end: p.End, tokens: e.Count(p.Start, p.End), cx: cx, cy: cy, page: el.Page, split: true})
+			// Chunks hold trimmed text: count that, so that a chunk of one
+			// node is exactly the node's size.
+			p = pack.Trim(e.Text, p)
+			if p.End <= p.Start {
+				continue
+			}
+			n := e.Count(p.Start, p.End)
+			if n > s.cfg.Size {
+				return nil, fmt.Errorf("a piece of element %d has %d tokens once trimmed, over the size %d", i, n, s.cfg.Size)
+			}
+			out = append(out, node{el: i, start: p.Start, end: p.End, tokens: n, cx: cx, cy: cy, page: el.Page, split: true})
 		}
 	}
 	return out, nil
@@ -407,12 +419,12 @@ func kmeans(points [][]float64, k int, seed uint64) []int {
 	return labels
 }
 
-// assemble packs each group's nodes, in reading order, into chunks within
-// the size, consecutive nodes sharing a span.
+// assemble packs each group's nodes, in text order, into chunks within
+// the size, nodes next to each other in the text sharing a span.
 func (s *S2) assemble(e *pack.Engine, els []gochunk.Element, nodes []node, groups [][]int) []gochunk.Chunk {
 	conv := runeoff.New(e.Text)
 	var chunks []gochunk.Chunk
-	build := func(ids []int) (gochunk.Chunk, bool) {
+	build := func(ids []int) gochunk.Chunk {
 		var spans []gochunk.Span
 		var parts []string
 		for k := 0; k < len(ids); {
@@ -426,7 +438,7 @@ func (s *S2) assemble(e *pack.Engine, els []gochunk.Element, nodes []node, group
 			k = j + 1
 		}
 		text := strings.Join(parts, "\n")
-		return gochunk.Chunk{Text: text, Spans: spans, TokenCount: s.counter.Count(text)}, true
+		return gochunk.Chunk{Text: text, Spans: spans, TokenCount: s.counter.Count(text)}
 	}
 	for _, g := range groups {
 		sort.Ints(g)
@@ -437,23 +449,14 @@ func (s *S2) assemble(e *pack.Engine, els []gochunk.Element, nodes []node, group
 				est += nodes[g[end]].tokens + 1
 				end++
 			}
-			c, _ := build(g[start:end])
+			// The estimate adds a token per boundary; counters where joined
+			// text counts more are measured and the chunk shrunk. One node
+			// always fits: nodes are at most the size, and a chunk of one
+			// node is its text.
+			c := build(g[start:end])
 			for end-start > 1 && c.TokenCount > s.cfg.Size {
 				end--
-				c, _ = build(g[start:end])
-			}
-			if c.TokenCount > s.cfg.Size { // one node that grew when trimmed: cut it
-				sub, err := e.Split(context.Background(), c.Spans[0].Start, c.Spans[0].End, nil)
-				if err == nil {
-					for _, r := range sub {
-						t := e.Text[r.Start:r.End]
-						chunks = append(chunks, gochunk.Chunk{Text: t, TokenCount: s.counter.Count(t),
-							Spans:    []gochunk.Span{{Start: r.Start, End: r.End, StartRune: conv.Rune(r.Start), EndRune: conv.Rune(r.End)}},
-							Metadata: elementMeta(els, nodes, g[start:end])})
-					}
-				}
-				start = end
-				continue
+				c = build(g[start:end])
 			}
 			c.Metadata = elementMeta(els, nodes, g[start:end])
 			chunks = append(chunks, c)
