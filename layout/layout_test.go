@@ -272,6 +272,11 @@ func TestPDFErrors(t *testing.T) {
 	if _, err := ExtractPDF(ctx, filepath.Join(t.TempDir(), "missing.pdf"), PDFOptions{}); err == nil {
 		t.Error("missing file: no error")
 	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := ExtractPDF(cancelled, imageOnly, PDFOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
 }
 
 // Without Poppler, reading a PDF is a clear error, not a crash.
@@ -365,5 +370,17 @@ func TestS2ElementsInText(t *testing.T) {
 	cut := []gochunk.Element{{Text: "x", Page: 1, Start: a + 1, End: b}}
 	if _, err := newS2(t, 4).Chunk(context.Background(), gochunk.Document{Text: text, Elements: cut}); !errors.Is(err, ErrElements) || !strings.Contains(err.Error(), "inside a character") {
 		t.Errorf("offsets inside a character: %v", err)
+	}
+}
+
+// pdftotext output cut short is an error, not a document missing its end.
+func TestParseBBoxLayoutTruncated(t *testing.T) {
+	good := `<html><body><doc><page width="612" height="792"><flow><block xMin="1" yMin="2" xMax="3" yMax="4"><line xMin="1" yMin="2" xMax="3" yMax="4"><word>Hi</word></line></block></flow></page></doc></body></html>`
+	pages, err := parseBBoxLayout([]byte(good), 1)
+	if err != nil || len(pages) != 1 || len(pages[0].blocks) != 1 || pages[0].blocks[0].lines[0] != "Hi" {
+		t.Fatalf("%+v %v", pages, err)
+	}
+	if _, err := parseBBoxLayout([]byte(good[:len(good)/2]), 1); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("truncated output: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os/exec"
 	"regexp"
@@ -62,6 +63,9 @@ func ExtractPDF(ctx context.Context, path string, opt PDFOptions) ([]gochunk.Ele
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			return nil, classify(path, err, stderr.String())
 		}
 		ps, err := parseBBoxLayout(out, first)
@@ -95,6 +99,9 @@ func pageCount(ctx context.Context, path string) (int, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
 		return 0, classify(path, err, stderr.String())
 	}
 	m := pagesRe.FindSubmatch(out)
@@ -156,8 +163,11 @@ func parseBBoxLayout(data []byte, firstPage int) ([]pageBlocks, error) {
 	var lineHeights []float64
 	for {
 		tok, err := dec.Token()
-		if err != nil {
+		if err == io.EOF {
 			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: reading pdftotext's output: %v", ErrCorrupt, err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
