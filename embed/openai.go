@@ -1,21 +1,17 @@
 package embed
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"math/rand/v2"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"gochunk/internal/apiclient"
 	"gochunk/tokenize"
 	"gochunk/vec"
 )
@@ -275,93 +271,36 @@ func (o *OpenAI) request(ctx context.Context, inputs []string) ([][]float32, err
 	if err != nil {
 		return nil, err
 	}
-	url := o.cfg.BaseURL + "/embeddings"
-	retries := max(o.cfg.Retries, 0)
-	backoff := 500 * time.Millisecond
-	var lastErr error
-	for attempt := 0; attempt <= retries; attempt++ {
-		if attempt > 0 {
-			wait := backoff << (attempt - 1)
-			wait = min(wait, 30*time.Second)
-			var re retryAfter
-			if errors.As(lastErr, &re) && re.wait > 0 {
-				wait = re.wait
-			}
-			wait += time.Duration(rand.Int64N(int64(wait)/4 + 1))
-			select {
-			case <-time.After(wait):
-			case <-ctx.Done():
-				return nil, fmt.Errorf("openai embedding: %w (after %v)", ctx.Err(), lastErr)
-			}
-		}
-		vs, err, retry := o.once(ctx, url, body, len(inputs))
-		if err == nil {
-			return vs, nil
-		}
-		lastErr = err
-		if !retry || ctx.Err() != nil {
-			break
-		}
+	var vs [][]float32
+	err = apiclient.Backoff{Retries: o.cfg.Retries, Base: 500 * time.Millisecond, Max: 30 * time.Second}.Do(ctx, func() error {
+		var err error
+		vs, err = o.once(ctx, body, len(inputs))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("openai embedding: %w", err)
 	}
-	return nil, lastErr
+	return vs, nil
 }
 
-type retryAfter struct {
-	err  error
-	wait time.Duration
-}
-
-func (r retryAfter) Error() string { return r.err.Error() }
-func (r retryAfter) Unwrap() error { return r.err }
-
-// once makes one request; retry says whether a failure is worth retrying.
-func (o *OpenAI) once(ctx context.Context, url string, body []byte, n int) ([][]float32, error, bool) {
+// once makes one request and checks the answer.
+func (o *OpenAI) once(ctx context.Context, body []byte, n int) ([][]float32, error) {
 	o.calls.Add(1)
-	rctx, cancel := context.WithTimeout(ctx, o.cfg.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, http.MethodPost, url, bytes.NewReader(body))
+	data, err := apiclient.Post(ctx, o.cfg.Client, o.cfg.BaseURL+"/embeddings", o.cfg.APIKey, body, o.cfg.Timeout, 1<<30)
 	if err != nil {
-		return nil, fmt.Errorf("openai embedding: %w", err), false
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if o.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+o.cfg.APIKey)
-	}
-	resp, err := o.cfg.Client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("openai embedding: %s: %w", url, err), ctx.Err() == nil
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<30))
-	if err != nil {
-		return nil, fmt.Errorf("openai embedding: read response: %w", err), true
-	}
-	if resp.StatusCode != http.StatusOK {
-		msg := strings.TrimSpace(string(data))
-		if len(msg) > 300 {
-			msg = msg[:300] + "…"
-		}
-		err := fmt.Errorf("openai embedding: %s: %s: %s", url, resp.Status, msg)
-		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
-			var wait time.Duration
-			if s, perr := strconv.Atoi(resp.Header.Get("Retry-After")); perr == nil && s >= 0 {
-				wait = time.Duration(s) * time.Second
-			}
-			return nil, retryAfter{err, wait}, true
-		}
-		return nil, err, false
+		return nil, err
 	}
 	var parsed embeddingsResponse
 	if err := json.Unmarshal(data, &parsed); err != nil {
-		return nil, fmt.Errorf("openai embedding: bad response: %w", err), false
+		return nil, fmt.Errorf("bad response: %w", err)
 	}
 	if len(parsed.Data) != n {
-		return nil, fmt.Errorf("openai embedding: %w: got %d for %d inputs", ErrCount, len(parsed.Data), n), false
+		return nil, fmt.Errorf("%w: got %d for %d inputs", ErrCount, len(parsed.Data), n)
 	}
 	out := make([][]float32, n)
 	for _, d := range parsed.Data {
 		if d.Index < 0 || d.Index >= n || out[d.Index] != nil {
-			return nil, fmt.Errorf("openai embedding: bad or repeated index %d in response", d.Index), false
+			return nil, fmt.Errorf("bad or repeated index %d in response", d.Index)
 		}
 		out[d.Index] = d.Embedding
 	}
@@ -373,11 +312,11 @@ func (o *OpenAI) once(ctx context.Context, url string, body []byte, n int) ([][]
 			want = o.Dim()
 		}
 		if len(v) != want || len(v) == 0 {
-			return nil, fmt.Errorf("openai embedding: %w: vector %d has %d numbers, want %d", ErrDimension, i, len(v), want), false
+			return nil, fmt.Errorf("%w: vector %d has %d numbers, want %d", ErrDimension, i, len(v), want)
 		}
 		if !vec.Valid(v) {
-			return nil, fmt.Errorf("openai embedding: vector %d holds NaN or infinite numbers", i), false
+			return nil, fmt.Errorf("vector %d holds NaN or infinite numbers", i)
 		}
 	}
-	return out, nil, false
+	return out, nil
 }

@@ -6,22 +6,20 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"gochunk/internal/apiclient"
 )
 
 // Config configures a Client.
@@ -215,41 +213,21 @@ func (c *Client) remember(key string, r Response) {
 	c.cache[key] = r
 }
 
-type retryable struct {
-	err  error
-	wait time.Duration
-}
-
-func (r retryable) Error() string { return r.err.Error() }
-func (r retryable) Unwrap() error { return r.err }
-
 func (c *Client) withRetries(ctx context.Context, req Request) (Response, error) {
-	var last error
-	for attempt := 0; attempt <= max(c.cfg.Retries, 0); attempt++ {
-		if attempt > 0 {
-			wait := min(time.Duration(250<<(attempt-1))*time.Millisecond, 20*time.Second)
-			var r retryable
-			if errors.As(last, &r) && r.wait > 0 {
-				wait = r.wait
-			}
-			wait += time.Duration(rand.Int64N(int64(wait)/4 + 1))
-			select {
-			case <-time.After(wait):
-			case <-ctx.Done():
-				return Response{}, fmt.Errorf("llm: %w (after %v)", ctx.Err(), last)
-			}
-		}
-		resp, err := c.once(ctx, req)
-		if err == nil {
-			return resp, nil
-		}
-		last = err
-		var r retryable
-		if !errors.As(err, &r) || ctx.Err() != nil {
-			return Response{}, err
-		}
+	var resp Response
+	err := apiclient.Backoff{Retries: c.cfg.Retries, Base: 250 * time.Millisecond, Max: 20 * time.Second}.Do(ctx, func() error {
+		var err error
+		resp, err = c.once(ctx, req)
+		return err
+	})
+	var r apiclient.Retryable
+	switch {
+	case err == nil:
+		return resp, nil
+	case errors.As(err, &r) && ctx.Err() == nil:
+		return Response{}, fmt.Errorf("%w: llm: %v", ErrUnreachable, err)
 	}
-	return Response{}, fmt.Errorf("%w: %v", ErrUnreachable, last)
+	return Response{}, fmt.Errorf("llm: %w", err)
 }
 
 type chatRequest struct {
@@ -295,50 +273,21 @@ func (c *Client) once(ctx context.Context, req Request) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
-	rctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
-	defer cancel()
-	hreq, err := http.NewRequestWithContext(rctx, http.MethodPost, c.cfg.BaseURL+"/chat/completions", bytes.NewReader(b))
-	if err != nil {
-		return Response{}, fmt.Errorf("llm: %w", err)
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	if c.cfg.APIKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
-	}
 	start := time.Now()
-	hresp, err := c.cfg.Client.Do(hreq)
-	if err != nil {
-		return Response{}, retryable{fmt.Errorf("llm: %s: %w", c.cfg.BaseURL, err), 0}
+	data, err := apiclient.Post(ctx, c.cfg.Client, c.cfg.BaseURL+"/chat/completions", c.cfg.APIKey, b, c.cfg.Timeout, 64<<20)
+	var se *apiclient.StatusError
+	if errors.As(err, &se) && se.Code == http.StatusBadRequest && body.ResponseFormat != nil && strings.Contains(strings.ToLower(se.Body), "response_format") {
+		c.mu.Lock()
+		c.noFmt = true // retry plainly: the prompt asks for JSON too
+		c.mu.Unlock()
+		return Response{}, apiclient.Retryable{Err: err, Wait: time.Millisecond}
 	}
-	defer hresp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(hresp.Body, 64<<20))
 	if err != nil {
-		return Response{}, retryable{fmt.Errorf("llm: read answer: %w", err), 0}
-	}
-	if hresp.StatusCode != http.StatusOK {
-		msg := strings.TrimSpace(string(data))
-		if len(msg) > 300 {
-			msg = msg[:300] + "…"
-		}
-		err := fmt.Errorf("llm: %s: %s: %s", c.cfg.BaseURL, hresp.Status, msg)
-		if hresp.StatusCode == http.StatusTooManyRequests || hresp.StatusCode >= 500 {
-			wait := time.Duration(0)
-			if s, perr := strconv.Atoi(hresp.Header.Get("Retry-After")); perr == nil && s >= 0 {
-				wait = time.Duration(s) * time.Second
-			}
-			return Response{}, retryable{err, wait}
-		}
-		if hresp.StatusCode == http.StatusBadRequest && body.ResponseFormat != nil && strings.Contains(strings.ToLower(msg), "response_format") {
-			c.mu.Lock()
-			c.noFmt = true // retry plainly: the prompt asks for JSON too
-			c.mu.Unlock()
-			return Response{}, retryable{err, 1}
-		}
 		return Response{}, err
 	}
 	var cr chatResponse
 	if err := json.Unmarshal(data, &cr); err != nil || len(cr.Choices) == 0 {
-		return Response{}, fmt.Errorf("llm: the answer is not a chat completion: %.200s", data)
+		return Response{}, fmt.Errorf("the answer is not a chat completion: %.200s", data)
 	}
 	return Response{Content: cr.Choices[0].Message.Content, PromptTokens: cr.Usage.PromptTokens,
 		CompletionTokens: cr.Usage.CompletionTokens, Latency: time.Since(start)}, nil
