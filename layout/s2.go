@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -13,7 +12,6 @@ import (
 	"gochunk"
 	"gochunk/embed"
 	"gochunk/internal/pack"
-	"gochunk/internal/runeoff"
 	"gochunk/tokenize"
 	"gochunk/vec"
 )
@@ -134,7 +132,8 @@ func (s *S2) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, er
 	if err != nil {
 		return nil, err
 	}
-	return s.assemble(e, els, nodes, groups), nil
+	chunks, err := s.assemble(ctx, e, els, nodes, groups)
+	return chunks, wrapID(d.ID, err)
 }
 
 // groups clusters the nodes: pieces of an element over the size become
@@ -419,55 +418,21 @@ func kmeans(points [][]float64, k int, seed uint64) []int {
 	return labels
 }
 
-// assemble packs each group's nodes, in text order, into chunks within
-// the size, nodes next to each other in the text sharing a span.
-func (s *S2) assemble(e *pack.Engine, els []gochunk.Element, nodes []node, groups [][]int) []gochunk.Chunk {
-	conv := runeoff.New(e.Text)
-	var chunks []gochunk.Chunk
-	build := func(ids []int) gochunk.Chunk {
-		var spans []gochunk.Span
-		var parts []string
-		for k := 0; k < len(ids); {
-			j := k
-			for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
-				j++
-			}
-			r := pack.Trim(e.Text, pack.Range{Start: nodes[ids[k]].start, End: nodes[ids[j]].end})
-			spans = append(spans, gochunk.Span{Start: r.Start, End: r.End, StartRune: conv.Rune(r.Start), EndRune: conv.Rune(r.End)})
-			parts = append(parts, e.Text[r.Start:r.End])
-			k = j + 1
-		}
-		text := strings.Join(parts, "\n")
-		return gochunk.Chunk{Text: text, Spans: spans, TokenCount: s.counter.Count(text)}
+// assemble packs each group's nodes into chunks within the size (see
+// pack.Engine.PackGroups), with their elements' pages and boxes.
+func (s *S2) assemble(ctx context.Context, e *pack.Engine, els []gochunk.Element, nodes []node, groups [][]int) ([]gochunk.Chunk, error) {
+	items := make([]pack.Piece, len(nodes))
+	for i, n := range nodes {
+		items[i] = pack.Piece{Start: n.start, End: n.end, Size: n.tokens}
 	}
-	for _, g := range groups {
-		sort.Ints(g)
-		start := 0
-		for start < len(g) {
-			end, est := start+1, nodes[g[start]].tokens
-			for end < len(g) && est+nodes[g[end]].tokens+1 <= s.cfg.Size {
-				est += nodes[g[end]].tokens + 1
-				end++
-			}
-			// The estimate adds a token per boundary; counters where joined
-			// text counts more are measured and the chunk shrunk. One node
-			// always fits: nodes are at most the size, and a chunk of one
-			// node is its text.
-			c := build(g[start:end])
-			for end-start > 1 && c.TokenCount > s.cfg.Size {
-				end--
-				c = build(g[start:end])
-			}
-			c.Metadata = elementMeta(els, nodes, g[start:end])
-			chunks = append(chunks, c)
-			start = end
-		}
+	chunks, ids, err := e.PackGroups(ctx, items, groups)
+	if err != nil {
+		return nil, err
 	}
-	sort.SliceStable(chunks, func(i, j int) bool { return chunks[i].Spans[0].Start < chunks[j].Spans[0].Start })
 	for i := range chunks {
-		chunks[i].Index = i
+		chunks[i].Metadata = elementMeta(els, nodes, ids[i])
 	}
-	return chunks
+	return chunks, nil
 }
 
 // elementMeta lists the pages, boxes and types of a chunk's elements.

@@ -12,7 +12,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 
 	"gochunk"
 	"gochunk/embed"
@@ -333,85 +332,15 @@ func splitAtGaps(groups [][]int) [][]int {
 	return out
 }
 
-// assemble turns groups of pieces into chunks within the size limit: a
-// group's pieces are taken in reading order while the chunk (its spans
-// joined by a newline, measured exactly) fits; consecutive pieces share one
-// span.
+// assemble turns groups of pieces into chunks within the size limit (see
+// pack.Engine.PackGroups); a chunk of several spans says how many in its
+// metadata.
 func (c *Chunker) assemble(ctx context.Context, e *pack.Engine, pieces []pack.Piece, groups [][]int) ([]gochunk.Chunk, error) {
-	conv := runeoff.New(e.Text)
-	var chunks []gochunk.Chunk
-	emit := func(ids []int) {
-		var spans []gochunk.Span
-		var parts []string
-		for k := 0; k < len(ids); {
-			j := k
-			for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
-				j++
-			}
-			r := pack.Trim(e.Text, pack.Range{Start: pieces[ids[k]].Start, End: pieces[ids[j]].End})
-			if r.End > r.Start {
-				spans = append(spans, gochunk.Span{Start: r.Start, End: r.End, StartRune: conv.Rune(r.Start), EndRune: conv.Rune(r.End)})
-				parts = append(parts, e.Text[r.Start:r.End])
-			}
-			k = j + 1
-		}
-		if len(spans) == 0 {
-			return
-		}
-		text := strings.Join(parts, "\n")
-		chunks = append(chunks, gochunk.Chunk{Text: text, Spans: spans, TokenCount: c.counter.Count(text)})
+	chunks, _, err := e.PackGroups(ctx, pieces, groups)
+	if err != nil {
+		return nil, err
 	}
-	measure := func(ids []int) int {
-		var parts []string
-		for k := 0; k < len(ids); {
-			j := k
-			for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
-				j++
-			}
-			r := pack.Trim(e.Text, pack.Range{Start: pieces[ids[k]].Start, End: pieces[ids[j]].End})
-			parts = append(parts, e.Text[r.Start:r.End])
-			k = j + 1
-		}
-		return c.counter.Count(strings.Join(parts, "\n"))
-	}
-	for gi, g := range groups {
-		if gi%1024 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		start := 0
-		for start < len(g) {
-			// Grow by the summed estimate, then check exactly.
-			end, est := start+1, pieces[g[start]].Size
-			for end < len(g) && est+pieces[g[end]].Size+1 <= c.cfg.MaxTokens {
-				est += pieces[g[end]].Size + 1
-				end++
-			}
-			for end-start > 1 && measure(g[start:end]) > c.cfg.MaxTokens {
-				end--
-			}
-			if end-start == 1 && measure(g[start:end]) > c.cfg.MaxTokens {
-				// A single piece over the limit (possible only for
-				// counters whose counts grow when text is trimmed): cut it.
-				p := pieces[g[start]]
-				sub, err := e.Split(ctx, p.Start, p.End, nil)
-				if err != nil {
-					return nil, err
-				}
-				for _, r := range sub {
-					pieces = append(pieces, pack.Piece{Start: r.Start, End: r.End})
-					emit([]int{len(pieces) - 1})
-				}
-				start = end
-				continue
-			}
-			emit(g[start:end])
-			start = end
-		}
-	}
-	// Chunks in order of their first span.
-	sort.SliceStable(chunks, func(i, j int) bool { return chunks[i].Spans[0].Start < chunks[j].Spans[0].Start })
 	for i := range chunks {
-		chunks[i].Index = i
 		if n := len(chunks[i].Spans); n > 1 {
 			chunks[i].Metadata = map[string]any{"spans": n}
 		}
