@@ -114,6 +114,18 @@ func (c *Corpus) prepareElements() error {
 			}
 			e.StartRune, e.EndRune = conv.Rune(e.Start), conv.Rune(e.End)
 		}
+		var ranges []Range
+		for _, e := range c.Elements {
+			if !e.Excluded && e.End > e.Start {
+				ranges = append(ranges, Range{e.Start, e.End})
+			}
+		}
+		sort.Slice(ranges, func(a, b int) bool { return ranges[a].Start < ranges[b].Start })
+		for k := 1; k < len(ranges); k++ {
+			if ranges[k].Start < ranges[k-1].End {
+				return fmt.Errorf("%w: elements overlap at byte %d", layout.ErrElements, ranges[k].Start)
+			}
+		}
 	}
 	if len(c.Labels) == 0 {
 		for _, e := range c.Elements {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -80,5 +81,24 @@ func TestElementsDataset(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "documents.jsonl"), []byte(bad+"\n"), 0o644)
 	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "element 0") {
 		t.Errorf("bad element offsets: %v", err)
+	}
+	overlap := `{"id": "x", "text": "abc", "elements": [{"text": "ab", "start": 0, "end": 2, "page": 1}, {"text": "bc", "start": 1, "end": 3, "page": 1}]}`
+	os.WriteFile(filepath.Join(dir, "documents.jsonl"), []byte(overlap+"\n"), 0o644)
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "overlap") {
+		t.Errorf("overlapping elements: %v", err)
+	}
+}
+
+func TestChunkElements(t *testing.T) {
+	// Elements listed out of text order, one excluded; a chunk of two
+	// spans touching three elements, one of them twice.
+	els := []gochunk.Element{{Start: 20, End: 30}, {Start: 0, End: 10}, {Excluded: true}, {Start: 10, End: 20}}
+	chunks := []gochunk.Chunk{
+		{Spans: []gochunk.Span{{Start: 2, End: 12}, {Start: 15, End: 25}}},
+		{Spans: []gochunk.Span{{Start: 29, End: 30}}},
+	}
+	got := chunkElements(els, chunks)
+	if want := [][]int{{1, 3, 0}, {0}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }

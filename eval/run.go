@@ -292,18 +292,23 @@ func boundaryMetrics(ctx context.Context, d *Dataset, chunks map[string][]gochun
 }
 
 // chunkElements lists, for every chunk, the indexes of the elements its
-// spans overlap.
+// spans overlap, by binary search over the elements in text order.
 func chunkElements(els []gochunk.Element, chunks []gochunk.Chunk) [][]int {
+	var order []int
+	for i, e := range els {
+		if !e.Excluded && e.End > e.Start {
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return els[order[a]].Start < els[order[b]].Start })
 	out := make([][]int, len(chunks))
 	for ci, ch := range chunks {
-		for i, e := range els {
-			if e.Excluded || e.End <= e.Start {
-				continue
-			}
-			for _, s := range ch.Spans {
-				if s.Start < e.End && e.Start < s.End {
-					out[ci] = append(out[ci], i)
-					break
+		for _, s := range ch.Spans {
+			// Elements do not overlap, so their ends ascend too.
+			k := sort.Search(len(order), func(k int) bool { return els[order[k]].End > s.Start })
+			for ; k < len(order) && els[order[k]].Start < s.End; k++ {
+				if n := len(out[ci]); n == 0 || out[ci][n-1] != order[k] {
+					out[ci] = append(out[ci], order[k])
 				}
 			}
 		}
