@@ -169,7 +169,8 @@ var ErrDataset = errors.New("bad data set")
 // the others in Skipped: a question with no references, a reference to an
 // unknown corpus, offsets outside the corpus or reversed, or a content that
 // does not match the text at its offsets. It fails only when no question
-// is left.
+// is left, unless the data set is for segmentation only (no questions at
+// all, gold boundaries in every corpus).
 func (d *Dataset) Validate() error {
 	if len(d.Corpora) == 0 {
 		return fmt.Errorf("%w %s: no corpora", ErrDataset, d.Name)
@@ -224,7 +225,7 @@ func (d *Dataset) Validate() error {
 		kept = append(kept, q)
 	}
 	d.Questions = kept
-	if len(d.Questions) == 0 {
+	if len(d.Questions) == 0 && !(len(d.Skipped) == 0 && d.isSegmentation()) {
 		return fmt.Errorf("%w %s: no usable question (%d skipped)", ErrDataset, d.Name, len(d.Skipped))
 	}
 	return nil
@@ -232,7 +233,8 @@ func (d *Dataset) Validate() error {
 
 // Load reads a data set from path, recognising its format: a directory
 // with questions.csv (Chroma), a directory with documents.jsonl and
-// questions.jsonl (the generic format), or a JSON file of SQuAD v1.1 or
+// questions.jsonl (the generic format), a directory with seams.json
+// (stitched documents, see LoadSeams), or a JSON file of SQuAD v1.1 or
 // HotpotQA.
 func Load(path string) (*Dataset, error) {
 	fi, err := os.Stat(path)
@@ -245,8 +247,10 @@ func Load(path string) (*Dataset, error) {
 		d, err = LoadChroma(path)
 	case fi.IsDir() && exists(filepath.Join(path, "documents.jsonl")):
 		d, err = LoadJSONL(path)
+	case fi.IsDir() && exists(filepath.Join(path, "seams.json")):
+		d, err = LoadSeams(path)
 	case fi.IsDir():
-		return nil, fmt.Errorf("%w: %s holds neither questions.csv (Chroma) nor documents.jsonl", ErrDataset, path)
+		return nil, fmt.Errorf("%w: %s holds neither questions.csv (Chroma), documents.jsonl nor seams.json (stitched documents)", ErrDataset, path)
 	default:
 		d, err = loadJSONFile(path)
 	}

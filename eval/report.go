@@ -77,6 +77,8 @@ func (b Boundary) summary() string {
 			parts = append(parts, fmt.Sprintf("%s %.3f", name, *v))
 		}
 	}
+	add("seam recall", b.SeamRecall)
+	add("boundary precision", b.BoundaryPrecision)
 	add("Pk", b.Pk)
 	add("WindowDiff", b.WindowDiff)
 	add("purity", b.Purity)
@@ -102,7 +104,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"config", "chunker", "tokenizer", "corpus", "questions", "chunks", "recall", "recall_std", "precision", "precision_std",
 		"precision_omega", "precision_omega_std", "iou", "iou_std", "mean_tokens", "median_tokens", "max_tokens", "chunk_seconds", "embed_seconds",
-		"pk", "window_diff", "purity", "nmi", "cohesion", "layout_consistency"})
+		"seam_recall", "boundary_precision", "pk", "window_diff", "purity", "nmi", "cohesion", "layout_consistency"})
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
 	opt := func(x *float64) string {
 		if x == nil {
@@ -121,7 +123,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 			cw.Write([]string{c.Name, c.Chunker, c.Tokenizer, corpus, strconv.Itoa(m.Questions), strconv.Itoa(m.Chunks),
 				f(m.Recall), f(m.RecallStd), f(m.Precision), f(m.PrecisionStd), f(m.PrecisionOmega), f(m.PrecisionOmegaStd), f(m.IoU), f(m.IoUStd),
 				f(e.MeanTokens), f(e.MedianTokens), strconv.Itoa(e.MaxTokens), f(e.ChunkSeconds), f(e.EmbedSeconds),
-				opt(b.Pk), opt(b.WindowDiff), opt(b.Purity), opt(b.NMI), opt(b.Cohesion), opt(b.LayoutConsistency)})
+				opt(b.SeamRecall), opt(b.BoundaryPrecision), opt(b.Pk), opt(b.WindowDiff), opt(b.Purity), opt(b.NMI), opt(b.Cohesion), opt(b.LayoutConsistency)})
 		}
 	}
 	cw.Flush()

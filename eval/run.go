@@ -70,11 +70,17 @@ type Efficiency struct {
 // Boundary holds the metrics that need gold structure or embeddings;
 // fields are nil when the data set lacks what they need.
 type Boundary struct {
-	Pk         *float64 `json:"pk,omitempty"`
-	WindowDiff *float64 `json:"window_diff,omitempty"`
-	Purity     *float64 `json:"purity,omitempty"`
-	NMI        *float64 `json:"nmi,omitempty"`
-	Cohesion   *float64 `json:"cohesion,omitempty"`
+	// SeamRecall is the share of gold seams that a chunk boundary finds,
+	// and BoundaryPrecision the share of chunk boundaries at a gold seam
+	// (both within SeamTolerance bytes), over all corpora with gold
+	// boundaries.
+	SeamRecall        *float64 `json:"seam_recall,omitempty"`
+	BoundaryPrecision *float64 `json:"boundary_precision,omitempty"`
+	Pk                *float64 `json:"pk,omitempty"`
+	WindowDiff        *float64 `json:"window_diff,omitempty"`
+	Purity            *float64 `json:"purity,omitempty"`
+	NMI               *float64 `json:"nmi,omitempty"`
+	Cohesion          *float64 `json:"cohesion,omitempty"`
 	// LayoutConsistency needs corpora with layout elements.
 	LayoutConsistency *float64 `json:"layout_consistency,omitempty"`
 }
@@ -136,6 +142,18 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 	}
 	res.Efficiency.ChunkSeconds = time.Since(start).Seconds()
 	fillSizes(&res.Efficiency)
+
+	if len(d.Questions) == 0 {
+		// A segmentation data set: boundary metrics only.
+		for id, cs := range perCorpusChunks {
+			res.PerCorpus[id] = Metrics{Chunks: len(cs)}
+		}
+		res.Overall.Chunks = len(refs)
+		if err := boundaryMetrics(ctx, d, perCorpusChunks, opt.Cohesion, &res.Boundary); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
 
 	// Index and retrieve.
 	retr := newRetriever()
@@ -240,9 +258,13 @@ func fillSizes(e *Efficiency) {
 func boundaryMetrics(ctx context.Context, d *Dataset, chunks map[string][]gochunk.Chunk, emb embed.Embedder, out *Boundary) error {
 	var pk, wd, coh, layoutScores []float64
 	var assign []Assignment
+	seams, found, bounds, atSeam := 0, 0, 0, 0
 	for _, c := range d.Corpora {
 		cs := chunks[c.ID]
 		if len(c.Boundaries) > 0 {
+			s := c.seamBytes()
+			f, b, a := SeamScores(s, cs, SeamTolerance)
+			seams, found, bounds, atSeam = seams+len(s), found+f, bounds+b, atSeam+a
 			var hyp []int
 			for _, ch := range cs {
 				for _, s := range ch.Spans {
@@ -283,6 +305,17 @@ func boundaryMetrics(ctx context.Context, d *Dataset, chunks map[string][]gochun
 		return &m
 	}
 	out.Pk, out.WindowDiff, out.Cohesion = mean(pk), mean(wd), mean(coh)
+	if seams > 0 {
+		r := float64(found) / float64(seams)
+		out.SeamRecall = &r
+	}
+	if bounds > 0 {
+		p := float64(atSeam) / float64(bounds)
+		out.BoundaryPrecision = &p
+	} else if seams > 0 {
+		p := 0.0
+		out.BoundaryPrecision = &p
+	}
 	out.LayoutConsistency = mean(layoutScores)
 	if len(assign) > 0 {
 		p, n := Purity(assign), NMI(assign)
