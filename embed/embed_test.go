@@ -57,7 +57,7 @@ func TestLexical(t *testing.T) {
 	}
 	// The document IDF changes the vectors and the model id.
 	d := ForDocument(l, texts)
-	if d.ModelID() == l.ModelID() || !strings.Contains(d.ModelID(), "idf") {
+	if d.ModelID() == l.ModelID() || !strings.Contains(d.ModelID(), ":doc") {
 		t.Errorf("model ids %q, %q", l.ModelID(), d.ModelID())
 	}
 	dv, _ := d.Embed(context.Background(), texts[:3])
@@ -214,7 +214,7 @@ func TestStaticBadModels(t *testing.T) {
 
 func TestNewByName(t *testing.T) {
 	ctx := context.Background()
-	if e, err := New(ctx, "lexical", Options{}); err != nil || e.Dim() != 512 {
+	if e, err := New(ctx, "lexical", Options{}); err != nil || e.Dim() != 1024 {
 		t.Errorf("lexical: %v", err)
 	}
 	dir := tinyModelDir(t, 11, 4, true)

@@ -23,6 +23,6 @@ func ExampleLexical() {
 	fmt.Println(len(vs[0]), e.ModelID())
 	fmt.Println(vec.Cosine(vs[0], vs[1]) > vec.Cosine(vs[0], vs[2]))
 	// Output:
-	// 512 lexical-v1:d512:c4:btrue:sfalse
+	// 1024 lexical-v2:d1024:c0:bfalse:sfalse:mtrue
 	// true
 }

@@ -1,10 +1,11 @@
 package embed
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"hash/fnv"
 	"math"
+	"slices"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -14,24 +15,40 @@ import (
 
 // LexicalConfig configures the Lexical embedder.
 type LexicalConfig struct {
-	// Dim is the vector length (the number of hash buckets); 0 means 512.
+	// Dim is the vector length (the number of hash buckets); 0 means 1024.
 	Dim int `json:"dim"`
 	// CharNGram is the length, in bytes, of the character n-grams taken
 	// inside words of at least that length (with word boundary marks); 0
-	// means 4, negative disables them.
+	// leaves them out (the default: on topic segmentation they blur
+	// vocabulary that should be disjoint), negative too.
 	CharNGram int `json:"char_ngram"`
-	// NoBigrams leaves out word bigrams.
-	NoBigrams bool `json:"no_bigrams"`
+	// Bigrams adds word bigrams (off by default: on long documents they
+	// take dimensions from the words that tell topics apart).
+	Bigrams bool `json:"bigrams"`
 	// KeepStopwords keeps common English function words as features.
 	KeepStopwords bool `json:"keep_stopwords"`
+	// NoStemming keeps English words whole instead of stripping common
+	// inflections ("valleys", "carved", "carving" → "valley", "carv").
+	NoStemming bool `json:"no_stemming"`
 }
 
 // Lexical is a deterministic lexical embedding: sublinear TF-IDF over
-// lowercased words (without common English function words), word bigrams
-// and character n-grams inside words, hashed into Dim buckets (the hashing
-// trick) and L2-normalised. Chunkers call ForDocument, which takes the IDF
-// from the pieces of the document being chunked, as TextTiling-style topic
-// segmentation does; without it every feature weighs the same.
+// lowercased, lightly stemmed words (without common English function
+// words), optionally word bigrams and character n-grams inside words,
+// projected into Dim
+// dimensions by signed feature hashing and L2-normalised.
+//
+// Term frequencies and document frequencies are those of exact features
+// (64-bit hashes); only the final weighted vector is hashed, each feature
+// added with a sign drawn from its hash, so collisions cancel out on
+// average instead of adding up: the dot product of two vectors is an
+// unbiased estimate of the dot product of their exact TF-IDF vectors, and
+// texts with no word in common have a similarity near 0 (within about
+// 1/√Dim), not the 0.1–0.5 that unsigned hashing gives.
+//
+// Chunkers call ForDocument, which takes the IDF from the pieces of the
+// document being chunked, as TextTiling-style topic segmentation does;
+// without it every feature weighs the same.
 //
 // It measures shared vocabulary, not meaning: "car" and "automobile" are
 // unrelated to it, and so are paraphrases. It is good enough to find where
@@ -39,38 +56,54 @@ type LexicalConfig struct {
 // reproducible, and runs at tens of MB/s per core. For meaning, use a
 // static or transformer model.
 type Lexical struct {
-	cfg  LexicalConfig
-	idf  []float32 // nil: all 1
-	id   string
-	pool *sync.Pool
+	cfg   LexicalConfig
+	idf   map[uint64]float32 // nil: all 1
+	idf0  float32            // IDF of a feature no piece holds
+	index map[uint64]int32   // the dimension of each feature that has one
+	dim   int                // the adapted vector length; 0: cfg.Dim
+	// overflow: more features are shared than there are dimensions; those
+	// without one are hashed over all of them.
+	overflow bool
+	id    string
+	pool  *sync.Pool
 }
 
 // NewLexical returns a Lexical embedder.
 func NewLexical(cfg LexicalConfig) *Lexical {
 	if cfg.Dim <= 0 {
-		cfg.Dim = 512
+		cfg.Dim = 1024
 	}
-	if cfg.CharNGram == 0 {
-		cfg.CharNGram = 4
+	if cfg.CharNGram < 0 {
+		cfg.CharNGram = 0
 	}
 	l := &Lexical{cfg: cfg}
-	l.id = fmt.Sprintf("lexical-v1:d%d:c%d:b%v:s%v", cfg.Dim, cfg.CharNGram, !cfg.NoBigrams, cfg.KeepStopwords)
-	l.pool = &sync.Pool{New: func() any { return &lexScratch{tf: make([]float32, cfg.Dim)} }}
+	l.id = fmt.Sprintf("lexical-v2:d%d:c%d:b%v:s%v:m%v", cfg.Dim, cfg.CharNGram, cfg.Bigrams, cfg.KeepStopwords, !cfg.NoStemming)
+	l.pool = &sync.Pool{New: func() any { return &lexScratch{} }}
 	return l
 }
 
+// feature is one occurrence, or after aggregation the total weight, of a
+// hashed feature.
+type feature struct {
+	h uint64
+	w float32
+}
+
 type lexScratch struct {
-	tf       []float32
-	used     []int32
+	feats    []feature
 	word     []byte
-	prev     []byte
 	padded   []byte
 	prevStop bool
 	prevHash uint64
 }
 
 // Dim returns the vector length.
-func (l *Lexical) Dim() int { return l.cfg.Dim }
+func (l *Lexical) Dim() int {
+	if l.dim > 0 {
+		return l.dim
+	}
+	return l.cfg.Dim
+}
 
 // MaxTokens returns 0: any length is embedded whole.
 func (l *Lexical) MaxTokens() int { return 0 }
@@ -78,34 +111,64 @@ func (l *Lexical) MaxTokens() int { return 0 }
 // ModelID names the configuration, and the document IDF when there is one.
 func (l *Lexical) ModelID() string { return l.id }
 
-// ForDocument returns a Lexical embedder whose IDF comes from pieces (the
-// sentences or passages of the document being chunked): a feature in df of
-// the N pieces weighs ln((1+N)/(1+df)) + 1.
+// ForDocument returns a Lexical embedder adapted to pieces (the sentences
+// or passages of the document being chunked). A feature in df of the N
+// pieces weighs ln((1+N)/(1+df)) + 1. Features that two or more pieces
+// share get a dimension of their own, up to Dim minus the residual
+// dimensions (those with the largest total weight df·idf first): the
+// similarities the chunkers compare, between disjoint blocks of the
+// document, come only from shared features, so they are exact and free of
+// hashing noise. Every other feature is hashed with a sign into the
+// residual dimensions, which keeps the vectors' norms. The adapted
+// embedder's Dim is the number of dimensions used, at most Dim.
 func (l *Lexical) ForDocument(pieces []string) Embedder {
-	df := make([]float32, l.cfg.Dim)
+	df := map[uint64]int32{}
 	sc := l.pool.Get().(*lexScratch)
-	h := fnv.New64a()
 	for _, p := range pieces {
-		l.features(p, sc)
-		for _, b := range sc.used {
-			df[b]++
+		for _, f := range l.aggregate(p, sc) {
+			df[f.h]++
 		}
-		l.reset(sc)
 	}
 	l.pool.Put(sc)
 	n := float64(len(pieces))
-	idf := make([]float32, l.cfg.Dim)
-	for i, d := range df {
-		idf[i] = float32(math.Log((1+n)/(1+float64(d))) + 1)
-		bits := math.Float32bits(idf[i])
-		h.Write([]byte{byte(bits), byte(bits >> 8), byte(bits >> 16), byte(bits >> 24)})
+	idfOf := func(d int32) float32 { return float32(math.Log((1+n)/(1+float64(d))) + 1) }
+	type ranked struct {
+		h      uint64
+		weight float32
 	}
-	return &Lexical{cfg: l.cfg, idf: idf, pool: l.pool, id: fmt.Sprintf("%s:idf%016x", l.id, h.Sum64())}
+	var shared []ranked
+	idf := make(map[uint64]float32, len(df))
+	for h, d := range df {
+		w := idfOf(d)
+		idf[h] = w
+		if d >= 2 {
+			shared = append(shared, ranked{h, float32(d) * w})
+		}
+	}
+	slices.SortFunc(shared, func(a, b ranked) int {
+		if c := cmp.Compare(b.weight, a.weight); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.h, b.h)
+	})
+	overflow := len(shared) > l.cfg.Dim
+	shared = shared[:min(len(shared), l.cfg.Dim)]
+	index := make(map[uint64]int32, len(shared))
+	// The model id hashes the vocabulary and its weights in rank order.
+	sum := uint64(len(pieces))
+	for i, f := range shared {
+		index[f.h] = int32(i)
+		sum = (sum ^ f.h ^ uint64(math.Float32bits(idf[f.h]))) * 0x100000001b3
+	}
+	return &Lexical{cfg: l.cfg, idf: idf, idf0: idfOf(0), index: index, dim: max(1, len(shared)), overflow: overflow, pool: l.pool,
+		id: fmt.Sprintf("%s:doc%d:v%d:%016x", l.id, len(pieces), len(shared), sum)}
 }
+
+
 
 // Embed returns the vectors of texts, computed on all cores.
 func (l *Lexical) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	out := slab(len(texts), l.cfg.Dim)
+	out := slab(len(texts), l.Dim())
 	err := parallel(ctx, len(texts), func(i int) error {
 		l.embedOne(texts[i], out[i])
 		return nil
@@ -120,23 +183,50 @@ func (l *Lexical) Embed(ctx context.Context, texts []string) ([][]float32, error
 func (l *Lexical) embedOne(text string, v []float32) {
 	sc := l.pool.Get().(*lexScratch)
 	defer l.pool.Put(sc)
-	l.features(text, sc)
-	for _, b := range sc.used {
-		w := log1p(sc.tf[b])
+	dim := uint64(len(v))
+	for _, f := range l.aggregate(text, sc) {
+		w := log1p(f.w)
 		if l.idf != nil {
-			w *= l.idf[b]
+			if x, ok := l.idf[f.h]; ok {
+				w *= x
+			} else {
+				w *= l.idf0
+			}
+			if d, ok := l.index[f.h]; ok {
+				v[d] += w
+				continue
+			}
+			if !l.overflow {
+				continue // no other piece holds it
+			}
 		}
-		v[b] = w
+		// Lemire's multiply-shift maps the hash's high bits to [0, dim)
+		// without a division; the lowest bit gives the sign.
+		b := (f.h >> 32) * dim >> 32
+		if f.h&1 != 0 {
+			w = -w
+		}
+		v[b] += w
 	}
-	l.reset(sc)
 	vec.Normalize(v)
 }
 
-func (l *Lexical) reset(sc *lexScratch) {
-	for _, b := range sc.used {
-		sc.tf[b] = 0
+// aggregate returns the features of text with their summed weights, in
+// hash order; the slice is sc's and valid until the next call.
+func (l *Lexical) aggregate(text string, sc *lexScratch) []feature {
+	sc.feats = sc.feats[:0]
+	l.features(text, sc)
+	fs := sc.feats
+	slices.SortFunc(fs, func(a, b feature) int { return cmp.Compare(a.h, b.h) })
+	out := fs[:0]
+	for _, f := range fs {
+		if n := len(out); n > 0 && out[n-1].h == f.h {
+			out[n-1].w += f.w
+			continue
+		}
+		out = append(out, f)
 	}
-	sc.used = sc.used[:0]
+	return out
 }
 
 const (
@@ -146,16 +236,15 @@ const (
 )
 
 func (l *Lexical) add(sc *lexScratch, h uint64, w float32) {
-	// Lemire's multiply-shift maps the hash's high bits to [0, Dim)
-	// without a division.
-	b := int32((h >> 32) * uint64(l.cfg.Dim) >> 32)
-	if sc.tf[b] == 0 {
-		sc.used = append(sc.used, b)
-	}
-	sc.tf[b] += w
+	// Finalise the hash (a murmur3 mix) so that its high bits, which pick
+	// the bucket, and its low bit, the sign, are independent.
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	sc.feats = append(sc.feats, feature{h, w})
 }
 
-// features counts the features of text into sc.tf.
+// features appends the features of text to sc.feats.
 func (l *Lexical) features(text string, sc *lexScratch) {
 	havePrev := false
 	for i := 0; i < len(text); {
@@ -194,6 +283,12 @@ func (l *Lexical) features(text string, sc *lexScratch) {
 		word := sc.word
 		hw := hashBytes(seedWord, word)
 		stop := !l.cfg.KeepStopwords && isStopword(word, hw)
+		if !stop && !l.cfg.NoStemming {
+			if st := stem(word); len(st) < len(word) {
+				word = st
+				hw = hashBytes(seedWord, word)
+			}
+		}
 		if !stop {
 			l.add(sc, hw, 1)
 			if n := l.cfg.CharNGram; n > 0 && len(word) >= n+2 {
@@ -221,7 +316,7 @@ func (l *Lexical) features(text string, sc *lexScratch) {
 				}
 			}
 		}
-		if !l.cfg.NoBigrams {
+		if l.cfg.Bigrams {
 			if havePrev && !(stop && sc.prevStop) {
 				// Combine the two word hashes: no second pass over the bytes.
 				l.add(sc, (sc.prevHash*0x9E3779B97F4A7C15^hw^seedBigram)*0x100000001b3, 0.5)
@@ -305,3 +400,37 @@ var stopBits = func() (bits [1024]uint64) {
 	}
 	return
 }()
+
+// stem strips the common inflectional suffixes of a lowercase English
+// word: plural -s/-es/-ies, -ed, -ing and a final -e, so that "valleys"
+// and "valley", or "carve", "carved" and "carving", are one feature. It
+// is a light stemmer (far less than Porter's): derivational suffixes stay,
+// and words of other scripts or with digits are kept whole.
+func stem(w []byte) []byte {
+	for _, c := range w {
+		if c < 'a' || c > 'z' {
+			return w
+		}
+	}
+	n := len(w)
+	switch {
+	case n > 4 && hasSuffix(w, "ies"):
+		w = append(w[:n-3], 'y')
+	case n > 4 && hasSuffix(w, "sses"):
+		w = w[:n-2]
+	case n > 3 && w[n-1] == 's' && w[n-2] != 's' && w[n-2] != 'u' && w[n-2] != 'i':
+		w = w[:n-1]
+	case n > 5 && hasSuffix(w, "ing"):
+		w = w[:n-3]
+	case n > 4 && hasSuffix(w, "ed"):
+		w = w[:n-2]
+	}
+	if n := len(w); n > 3 && w[n-1] == 'e' {
+		w = w[:n-1]
+	}
+	return w
+}
+
+func hasSuffix(w []byte, s string) bool {
+	return len(w) >= len(s) && string(w[len(w)-len(s):]) == s
+}

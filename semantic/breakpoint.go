@@ -12,30 +12,63 @@ import (
 // BreakpointConfig configures the Breakpoint chunker.
 type BreakpointConfig struct {
 	Size         int     `json:"size" doc:"maximum chunk size in tokens of the --tokenizer unit (a hard limit)"`
-	BufferSize   int     `json:"buffer_size" doc:"sentences on each side joined to a sentence before embedding it, for context"`
-	Threshold    string  `json:"threshold_type" doc:"breakpoint rule: percentile, stddev, iqr, gradient or absolute"`
-	Amount       float64 `json:"threshold_amount" doc:"the rule's parameter: a percentile (0-100) for percentile and gradient, a number of standard deviations for stddev, an IQR multiple for iqr, a cosine distance for absolute; 0 means the rule's default (95, 3, 1.5, 95, 0.5)"`
+	Compare      string  `json:"compare" doc:"what is compared at each gap: blocks (the block_size sentences before it with the block_size after it, TextTiling) or windows (each sentence with buffer_size neighbours on each side against the next such window, the article's and LangChain's method)"`
+	BlockSize    int     `json:"block_size" doc:"sentences on each side of a gap compared with compare=blocks"`
+	BufferSize   int     `json:"buffer_size" doc:"with compare=windows, sentences on each side joined to a sentence before embedding it, for context"`
+	Threshold    string  `json:"threshold_type" doc:"breakpoint rule: depth (Hearst's depth scores of the similarity at local minima), percentile, stddev, iqr, gradient or absolute (of the cosine distance)"`
+	Amount       float64 `json:"threshold_amount" doc:"the rule's parameter: standard deviations below the mean depth for depth, a percentile (0-100) for percentile and gradient, a number of standard deviations for stddev, an IQR multiple for iqr, a cosine distance for absolute; 0 means the rule's default (0.5, 95, 3, 1.5, 95, 0.5)"`
 	NumberChunks int     `json:"number_of_chunks" doc:"aim at this many chunks instead (the percentile is interpolated from it, as LangChain does); 0 to use threshold_type"`
 	MinChunkSize int     `json:"min_chunk_size" doc:"a breakpoint that would leave a chunk under this many tokens is skipped"`
 	Sentences
 }
 
-// DefaultBreakpointConfig returns a size of 512, a buffer of 1, the 95th
-// percentile rule, as LangChain's SemanticChunker.
+// DefaultBreakpointConfig returns a size of 512 and TextTiling's
+// comparison: blocks of 6 sentences, depth scores cut at the mean minus
+// half a standard deviation, at paragraph breaks when the text has them.
+// ArticleBreakpointConfig gives the article's and LangChain's method.
 func DefaultBreakpointConfig() BreakpointConfig {
-	return BreakpointConfig{Size: 512, BufferSize: 1, Threshold: "percentile"}
+	return BreakpointConfig{Size: 512, Compare: "blocks", BlockSize: 6, BufferSize: 1, Threshold: "depth",
+		Sentences: Sentences{Structure: StructureAuto}}
 }
 
-var defaultAmounts = map[string]float64{"percentile": 95, "stddev": 3, "iqr": 1.5, "gradient": 95, "absolute": 0.5}
+// ArticleBreakpointConfig returns the breakpoint method of Kamradt's "5
+// levels of text splitting", LangChain's SemanticChunker and the
+// article: every sentence with one neighbour on each side, compared with
+// the next such window, a chunk ending where the distance is above its
+// 95th percentile, sentences treated alike whatever the layout.
+func ArticleBreakpointConfig() BreakpointConfig {
+	return BreakpointConfig{Size: 512, Compare: "windows", BlockSize: 6, BufferSize: 1, Threshold: "percentile",
+		Sentences: Sentences{Structure: StructureNone}}
+}
 
-// Breakpoint is the breakpoint chunker of Greg Kamradt's "5 levels of text
-// splitting", LangChain's SemanticChunker and the article's first method:
-// each sentence is embedded with BufferSize neighbours on each side, the
-// cosine distance between consecutive buffered sentences is computed, and
-// a chunk ends after every sentence whose distance to the next is above a
-// threshold: a percentile of the distances, the mean plus some standard
-// deviations, the mean plus a multiple of the interquartile range, a
-// percentile of the distances' gradient, or an absolute distance.
+var defaultAmounts = map[string]float64{"depth": 0.5, "percentile": 95, "stddev": 3, "iqr": 1.5, "gradient": 95, "absolute": 0.5}
+
+// Breakpoint cuts where the text stops resembling what came before.
+//
+// By default (Compare "blocks") it is Hearst's TextTiling over embedded
+// sentences: every sentence is embedded once; at each gap the sum of the
+// BlockSize sentence vectors before it is compared with the sum of those
+// after it, so the similarity is lowest on the gap itself, not where the
+// dominant text of an overlapping window changes; chunks end at local
+// minima whose depth score (how far the similarity dips below the peaks on
+// either side) is above the mean depth minus Amount standard deviations.
+// With Structure "auto", only paragraph breaks (or line breaks) are
+// compared when the text has them at a grain a chunk can hold several
+// of: a topic rarely changes inside a paragraph.
+//
+// With Compare "windows" it is the breakpoint chunker of Greg Kamradt's "5
+// levels of text splitting", LangChain's SemanticChunker and the article's
+// first method: each sentence is embedded with BufferSize neighbours on
+// each side, the cosine distance between consecutive buffered sentences is
+// computed, and a chunk ends after every sentence whose distance to the
+// next is above a threshold: a percentile of the distances, the mean plus
+// some standard deviations, the mean plus a multiple of the interquartile
+// range, a percentile of the distances' gradient, or an absolute distance
+// (ArticleBreakpointConfig).
+//
+// Either way, a group of sentences over Size is cut at its weakest gap
+// (strongest break, lowest similarity) that keeps the part before within
+// Size.
 type Breakpoint struct {
 	base
 	cfg BreakpointConfig
@@ -49,7 +82,17 @@ func NewBreakpoint(cfg BreakpointConfig, counter tokenize.Counter, e gochunk.Emb
 		return nil, err
 	}
 	if _, ok := defaultAmounts[cfg.Threshold]; !ok {
-		return nil, fmt.Errorf("%w: threshold_type %q: want percentile, stddev, iqr, gradient or absolute", gochunk.ErrConfig, cfg.Threshold)
+		return nil, fmt.Errorf("%w: threshold_type %q: want depth, percentile, stddev, iqr, gradient or absolute", gochunk.ErrConfig, cfg.Threshold)
+	}
+	switch cfg.Compare {
+	case "":
+		cfg.Compare = "blocks"
+	case "blocks", "windows":
+	default:
+		return nil, fmt.Errorf("%w: compare %q: want blocks or windows", gochunk.ErrConfig, cfg.Compare)
+	}
+	if cfg.BlockSize <= 0 {
+		return nil, fmt.Errorf("%w: block_size must be positive, got %d", gochunk.ErrConfig, cfg.BlockSize)
 	}
 	if cfg.Amount == 0 {
 		cfg.Amount = defaultAmounts[cfg.Threshold]
@@ -69,8 +112,10 @@ func (c *Breakpoint) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.C
 	return chunks, err
 }
 
-// ChunkTrace implements gochunk.Tracer: the curve is the cosine distance
-// after each sentence.
+// ChunkTrace implements gochunk.Tracer. With compare=blocks the curve is
+// the block similarity at every gap and Smoothed holds the depth scores;
+// with compare=windows the curve is the cosine distance after each
+// sentence.
 func (c *Breakpoint) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, *gochunk.Trace, error) {
 	p, err := c.prepare(ctx, d)
 	if err != nil || len(p.units) == 0 {
@@ -83,36 +128,90 @@ func (c *Breakpoint) ChunkTrace(ctx context.Context, d gochunk.Document) ([]goch
 		chunks, err := p.build(ctx, tr.Breakpoints)
 		return chunks, tr, err
 	}
-	texts := p.windows(c.cfg.BufferSize)
-	vs, err := p.embed(ctx, p.embedder(), texts)
-	if err != nil {
-		return nil, nil, err
+	levels := p.levels()
+	cands := p.candidates(c.structure, levels)
+	var endsAfter []int
+	var gapSim []float64
+	if c.cfg.Compare == "blocks" {
+		vs, err := p.unitVectors(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		gapSim = gapSimilarities(vs, c.cfg.BlockSize)
+		tr.CurveName, tr.Curve = "block similarity", gapSim
+		if c.cfg.Threshold == "depth" && c.cfg.NumberChunks == 0 {
+			sims := make([]float64, len(cands))
+			for k, g := range cands {
+				sims[k] = gapSim[g]
+			}
+			cuts, depth, thr := depthCuts(sims, c.cfg.Amount)
+			tr.Threshold = &thr
+			tr.Smoothed = make([]float64, len(gapSim))
+			for k, g := range cands {
+				tr.Smoothed[g] = depth[k]
+			}
+			tr.Notes = "smoothed: depth score at each compared gap; threshold: on depth"
+			for _, k := range cuts {
+				endsAfter = append(endsAfter, cands[k])
+			}
+		} else {
+			dist := make([]float64, len(gapSim))
+			for i, s := range gapSim {
+				dist[i] = 1 - s
+			}
+			endsAfter = c.ruleCuts(dist, cands, tr)
+		}
+	} else {
+		texts := p.windows(c.cfg.BufferSize)
+		vs, err := p.embed(ctx, p.embedder(), texts)
+		if err != nil {
+			return nil, nil, err
+		}
+		dist := cosines(vs)
+		gapSim = make([]float64, len(dist))
+		for i := range dist {
+			gapSim[i] = dist[i]
+			dist[i] = 1 - dist[i]
+		}
+		tr.CurveName, tr.Curve = "cosine distance", dist
+		endsAfter = c.ruleCuts(dist, cands, tr)
 	}
-	dist := cosines(vs)
-	for i := range dist {
-		dist[i] = 1 - dist[i]
+	// min_chunk_size skips breakpoints that would leave a small chunk.
+	if c.cfg.MinChunkSize > 0 {
+		kept, last := endsAfter[:0], 0
+		for _, i := range endsAfter {
+			if p.engine.Count(p.units[last].Start, p.units[i].End) < c.cfg.MinChunkSize {
+				continue
+			}
+			kept = append(kept, i)
+			last = i + 1
+		}
+		endsAfter = kept
 	}
-	tr.CurveName, tr.Curve = "cosine distance", dist
-	values, thr := c.threshold(dist)
+	tr.Breakpoints = p.fitStarts(startsFrom(endsAfter, n), levels, gapSim)
+	chunks, err := p.build(ctx, tr.Breakpoints)
+	return chunks, tr, err
+}
+
+// ruleCuts applies a distance rule (percentile, stddev, iqr, gradient,
+// absolute, or number_of_chunks) to the distances at the candidate gaps.
+func (c *Breakpoint) ruleCuts(dist []float64, cands []int, tr *gochunk.Trace) []int {
+	vals := make([]float64, len(cands))
+	for k, g := range cands {
+		vals[k] = dist[g]
+	}
+	values, thr := c.threshold(vals)
 	tr.Threshold = &thr
-	if c.cfg.Threshold == "gradient" && c.cfg.NumberChunks == 0 {
+	if c.cfg.Threshold == "gradient" && c.cfg.NumberChunks == 0 && len(cands) == len(dist) {
 		tr.Smoothed = values
 	}
 	var endsAfter []int
-	last := 0 // start of the current chunk
-	for i, v := range values {
-		if v <= thr {
-			continue
+	for k, v := range values {
+		if v > thr {
+			endsAfter = append(endsAfter, cands[k])
 		}
-		if c.cfg.MinChunkSize > 0 && p.engine.Count(p.units[last].Start, p.units[i].End) < c.cfg.MinChunkSize {
-			continue
-		}
-		endsAfter = append(endsAfter, i)
-		last = i + 1
 	}
-	tr.Breakpoints = startsFrom(endsAfter, n)
-	chunks, err := p.build(ctx, tr.Breakpoints)
-	return chunks, tr, err
+	return endsAfter
 }
 
 // threshold returns the values compared with the threshold (the distances,
@@ -142,6 +241,19 @@ func (c *Breakpoint) threshold(dist []float64) ([]float64, float64) {
 		return g, signal.Percentile(g, a)
 	case "absolute":
 		return dist, a
+	case "depth":
+		// Depth on distances (compare=windows): Hearst's cut-off on the
+		// depth of the similarity curve.
+		sims := make([]float64, len(dist))
+		for i, d := range dist {
+			sims[i] = 1 - d
+		}
+		cuts, _, _ := depthCuts(sims, a)
+		out := make([]float64, len(dist))
+		for _, i := range cuts {
+			out[i] = 1
+		}
+		return out, 0.5
 	}
 	return dist, signal.Percentile(dist, a)
 }

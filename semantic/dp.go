@@ -17,13 +17,27 @@ type DPConfig struct {
 	OptimalSize  int     `json:"optimal_size" doc:"target chunk size: no size penalty up to it (0 means min(470, size))"`
 	LambdaSize   float64 `json:"lambda_size" doc:"size penalty at max_size, growing linearly from optimal_size"`
 	ChunkPenalty float64 `json:"chunk_penalty" doc:"constant penalty per chunk, against over-splitting"`
+	Similarity   string  `json:"similarity" doc:"what the reward compares at each gap: blocks (block_size sentences each side, at the gaps where a topic may end) or sentences (each sentence with the next, the reference server's)"`
+	BlockSize    int     `json:"block_size" doc:"sentences on each side of a gap with similarity=blocks"`
+	Reward       string  `json:"reward" doc:"how similarities become rewards: zscore (standardised: a gap below the mean costs the chunk that spans it) or minmax (scaled to [0, 1], the reference server's)"`
 	Sentences
 }
 
-// DefaultDPConfig returns the reference server's defaults: max_size 512,
-// optimal_size 470, lambda_size 5.0, chunk_penalty 1.0.
+// DefaultDPConfig returns the reference server's sizes and penalties
+// (max_size 512, optimal_size 470, lambda_size 5.0, chunk_penalty 1.0)
+// with rewards that find topics: standardised block similarities at the
+// gaps where a topic may end.
 func DefaultDPConfig() DPConfig {
-	return DPConfig{Size: 512, LambdaSize: 5.0, ChunkPenalty: 1.0}
+	return DPConfig{Size: 512, LambdaSize: 5.0, ChunkPenalty: 1.0, Similarity: "blocks", BlockSize: 6, Reward: "zscore",
+		Sentences: Sentences{Structure: StructureAuto}}
+}
+
+// ReferenceDPConfig returns the reference server's algorithm and
+// defaults: min-max normalised similarities of neighbouring sentences,
+// max_size 512, optimal_size 470, lambda_size 5.0, chunk_penalty 1.0.
+func ReferenceDPConfig() DPConfig {
+	return DPConfig{Size: 512, LambdaSize: 5.0, ChunkPenalty: 1.0, Similarity: "sentences", BlockSize: 6, Reward: "minmax",
+		Sentences: Sentences{Structure: StructureNone}}
 }
 
 // Validate checks the configuration as the reference server does for a
@@ -40,6 +54,12 @@ func (c DPConfig) Validate() error {
 		return fmt.Errorf("%w: lambda_size must be a non-negative number", gochunk.ErrConfig)
 	case c.ChunkPenalty < 0 || math.IsNaN(c.ChunkPenalty) || math.IsInf(c.ChunkPenalty, 0):
 		return fmt.Errorf("%w: chunk_penalty must be a non-negative number", gochunk.ErrConfig)
+	case c.Similarity != "" && c.Similarity != "blocks" && c.Similarity != "sentences":
+		return fmt.Errorf("%w: similarity %q: want blocks or sentences", gochunk.ErrConfig, c.Similarity)
+	case c.Reward != "" && c.Reward != "zscore" && c.Reward != "minmax":
+		return fmt.Errorf("%w: reward %q: want zscore or minmax", gochunk.ErrConfig, c.Reward)
+	case c.Similarity == "blocks" && c.BlockSize <= 0:
+		return fmt.Errorf("%w: block_size must be positive, got %d", gochunk.ErrConfig, c.BlockSize)
 	}
 	return nil
 }
@@ -91,13 +111,27 @@ func (c *DP) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.Chun
 		return nil, nil, err
 	}
 	tr := p.trace()
-	vs, err := p.embed(ctx, p.embedder(), p.unitTexts())
-	if err != nil {
-		return nil, nil, err
+	var sim []float64
+	if c.cfg.Similarity == "blocks" {
+		vs, err := p.unitVectors(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		sim = gapSimilarities(vs, c.cfg.BlockSize)
+		tr.CurveName, tr.Curve = "block similarity", append([]float64(nil), sim...)
+	} else {
+		vs, err := p.embed(ctx, p.embedder(), p.unitTexts())
+		if err != nil {
+			return nil, nil, err
+		}
+		sim = cosines(vs)
 	}
-	sim := cosines(vs)
-	signal.MinMax(sim)
-	tr.CurveName, tr.Curve = "normalised similarity", sim
+	levels := p.levels()
+	cands := p.candidates(p.b.structure, levels)
+	c.rewards(sim, cands)
+	if tr.Curve == nil {
+		tr.CurveName, tr.Curve = "normalised similarity", sim
+	}
 	tokens := make([]int, len(p.units))
 	for i, u := range p.units {
 		tokens[i] = u.Size + u.Gap
@@ -109,6 +143,43 @@ func (c *DP) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.Chun
 	tr.Breakpoints = starts
 	chunks, err := p.build(ctx, starts)
 	return chunks, tr, err
+}
+
+// noCut is the reward of a gap where no topic may end (Structure): the DP
+// cuts there only when the size limit leaves no other choice.
+const noCut = 1e6
+
+// rewards turns the similarities at the gaps into the DP's rewards, in
+// place: min-max normalised, or standardised over the gaps in cands; gaps
+// not in cands get noCut.
+func (c *DP) rewards(sim []float64, cands []int) {
+	if c.cfg.Reward == "minmax" {
+		signal.MinMax(sim)
+	} else {
+		vals := make([]float64, len(cands))
+		for k, g := range cands {
+			vals[k] = sim[g]
+		}
+		m, sd := signal.MeanStd(vals)
+		for i := range sim {
+			if sd > 0 {
+				sim[i] = (sim[i] - m) / sd
+			} else {
+				sim[i] = 0
+			}
+		}
+	}
+	if len(cands) < len(sim) {
+		ok := make([]bool, len(sim))
+		for _, g := range cands {
+			ok[g] = true
+		}
+		for i := range sim {
+			if !ok[i] {
+				sim[i] = noCut
+			}
+		}
+	}
 }
 
 // segment runs the DP over n sentences with adjacent similarities sim

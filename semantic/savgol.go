@@ -15,6 +15,7 @@ import (
 // SavGolConfig configures the SavGol chunker.
 type SavGolConfig struct {
 	Size             int     `json:"size" doc:"maximum chunk size in tokens of the --tokenizer unit (a hard limit)"`
+	Compare          string  `json:"compare" doc:"the curve that is smoothed: blocks (at each gap that may end a topic, the similarity_window sentences before it against those after it) or window (Chonkie's: each sentence against the similarity_window sentences before it)"`
 	Threshold        float64 `json:"threshold" doc:"percentile (a fraction in (0,1)) of the similarity minima: minima at or below it become splits; also the similarity needed to merge groups with skip_window"`
 	SimilarityWindow int     `json:"similarity_window" doc:"each sentence is compared with the window of this many sentences before it"`
 	MinSentences     int     `json:"min_sentences_per_chunk" doc:"minimum distance, in sentences, between two splits"`
@@ -28,11 +29,14 @@ type SavGolConfig struct {
 // DefaultSavGolConfig returns Chonkie's SemanticChunker defaults, with a
 // size of 512.
 func DefaultSavGolConfig() SavGolConfig {
-	return SavGolConfig{Size: 512, Threshold: 0.8, SimilarityWindow: 3, MinSentences: 1, FilterWindow: 5, FilterPolyorder: 3,
-		FilterTolerance: 0.2, Sentences: Sentences{MinCharacters: 24}}
+	return SavGolConfig{Size: 512, Compare: "blocks", Threshold: 0.8, SimilarityWindow: 3, MinSentences: 1, FilterWindow: 5, FilterPolyorder: 3,
+		FilterTolerance: 0.2, Sentences: Sentences{MinCharacters: 24, Structure: StructureAuto}}
 }
 
-// SavGol is Chonkie's SemanticChunker: the similarity of every sentence
+// SavGol is Chonkie's SemanticChunker, with a two-sided curve by default.
+//
+// With Compare "window" (ChonkieSavGolConfig) it is Chonkie's algorithm:
+// the similarity of every sentence
 // to the window of the SimilarityWindow sentences before it is computed,
 // the curve's first and second derivatives are taken with a Savitzky-Golay
 // filter, local minima (near-zero slope, positive curvature) are
@@ -40,6 +44,13 @@ func DefaultSavGolConfig() SavGolConfig {
 // values become splits (at least MinSentences apart), and, with
 // SkipWindow, a group is merged with a similar group a few groups ahead
 // together with everything between.
+//
+// With Compare "blocks" (the default) the curve is, at every gap where a
+// topic may end (paragraph breaks when the text has them, see Structure),
+// the similarity of the SimilarityWindow sentences before the gap with
+// those after it; the same smoothing, minima and threshold then pick the
+// gaps. A one-sided window dips one sentence after a seam and whenever a
+// single sentence strays; the two-sided block dips on the seam.
 type SavGol struct {
 	base
 	cfg SavGolConfig
@@ -59,6 +70,8 @@ func NewSavGol(cfg SavGolConfig, counter tokenize.Counter, e gochunk.Embedder) (
 		return nil, fmt.Errorf("%w: similarity_window must be positive", gochunk.ErrConfig)
 	case cfg.MinSentences <= 0:
 		return nil, fmt.Errorf("%w: min_sentences_per_chunk must be positive", gochunk.ErrConfig)
+	case cfg.Compare != "blocks" && cfg.Compare != "window":
+		return nil, fmt.Errorf("%w: compare %q: want blocks or window", gochunk.ErrConfig, cfg.Compare)
 	case cfg.SkipWindow < 0:
 		return nil, fmt.Errorf("%w: skip_window must not be negative", gochunk.ErrConfig)
 	case cfg.FilterTolerance <= 0 || cfg.FilterTolerance >= 1:
@@ -85,6 +98,9 @@ func (c *SavGol) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.
 		return nil, nil, err
 	}
 	tr := p.trace()
+	if c.cfg.Compare == "blocks" {
+		return c.blocks(ctx, p, tr)
+	}
 	n, w := len(p.units), c.cfg.SimilarityWindow
 	if n <= w {
 		tr.Breakpoints = []int{0}
@@ -111,32 +127,8 @@ func (c *SavGol) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.
 	}
 	tr.CurveName, tr.Curve, tr.CurveOffset = "window similarity", sims, w
 	var splits []int
-	if len(sims) >= c.cfg.FilterWindow {
-		smooth, _ := signal.SavGol(sims, c.cfg.FilterWindow, c.cfg.FilterPolyorder, 0)
-		tr.Smoothed = smooth
-		d1, _ := signal.SavGol(sims, c.cfg.FilterWindow, c.cfg.FilterPolyorder, 1)
-		d2, _ := signal.SavGol(sims, c.cfg.FilterWindow, c.cfg.FilterPolyorder, 2)
-		var idx []int
-		var vals []float64
-		for i := range sims {
-			if math.Abs(d1[i]) < c.cfg.FilterTolerance && d2[i] > 0 {
-				idx = append(idx, i)
-				vals = append(vals, sims[i])
-			}
-		}
-		if len(idx) > 0 {
-			thr := signal.Percentile(vals, c.cfg.Threshold*100)
-			tr.Threshold = &thr
-			last := -c.cfg.MinSentences - 1
-			for k, i := range idx {
-				if vals[k] <= thr && i-last >= c.cfg.MinSentences {
-					splits = append(splits, i+w)
-					last = i
-				}
-			}
-		}
-	} else {
-		tr.Notes = "fewer similarities than the filter window: no split"
+	for _, i := range c.minima(sims, tr) {
+		splits = append(splits, i+w)
 	}
 	starts := []int{0}
 	for _, s := range splits {
@@ -151,6 +143,86 @@ func (c *SavGol) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.
 	}
 	tr.Breakpoints = starts
 	chunks, err := p.build(ctx, starts)
+	return chunks, tr, err
+}
+
+// minima smooths the curve and returns the positions of its split minima.
+func (c *SavGol) minima(sims []float64, tr *gochunk.Trace) []int {
+	var splits []int
+	if len(sims) < c.cfg.FilterWindow {
+		tr.Notes = "fewer similarities than the filter window: no split"
+		return nil
+	}
+	smooth, _ := signal.SavGol(sims, c.cfg.FilterWindow, c.cfg.FilterPolyorder, 0)
+	tr.Smoothed = smooth
+	d1, _ := signal.SavGol(sims, c.cfg.FilterWindow, c.cfg.FilterPolyorder, 1)
+	d2, _ := signal.SavGol(sims, c.cfg.FilterWindow, c.cfg.FilterPolyorder, 2)
+	var idx []int
+	var vals []float64
+	for i := range sims {
+		if math.Abs(d1[i]) < c.cfg.FilterTolerance && d2[i] > 0 {
+			idx = append(idx, i)
+			vals = append(vals, sims[i])
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	thr := signal.Percentile(vals, c.cfg.Threshold*100)
+	tr.Threshold = &thr
+	last := -c.cfg.MinSentences - 1
+	for k, i := range idx {
+		if vals[k] <= thr && i-last >= c.cfg.MinSentences {
+			splits = append(splits, i)
+			last = i
+		}
+	}
+	return splits
+}
+
+// blocks is ChunkTrace with compare=blocks.
+func (c *SavGol) blocks(ctx context.Context, p *doc, tr *gochunk.Trace) ([]gochunk.Chunk, *gochunk.Trace, error) {
+	n := len(p.units)
+	if n < 2 {
+		tr.Breakpoints = []int{0}
+		chunks, err := p.build(ctx, tr.Breakpoints)
+		return chunks, tr, err
+	}
+	vs, err := p.unitVectors(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	levels := p.levels()
+	cands := p.candidates(p.b.structure, levels)
+	gapSim := gapSimilarities(vs, c.cfg.SimilarityWindow)
+	tr.CurveName, tr.Curve = "block similarity", gapSim
+	isCand := make([]bool, len(gapSim))
+	for _, g := range cands {
+		isCand[g] = true
+	}
+	var endsAfter []int
+	for _, i := range c.minima(gapSim, tr) {
+		// A minimum between sentences moves to the lowest gap where a
+		// topic may end within the window around it (Hearst moves
+		// boundaries to paragraph breaks likewise).
+		best := -1
+		for g := max(0, i-c.cfg.SimilarityWindow); g <= min(len(gapSim)-1, i+c.cfg.SimilarityWindow); g++ {
+			if isCand[g] && (best < 0 || gapSim[g] < gapSim[best]) {
+				best = g
+			}
+		}
+		if best >= 0 && (len(endsAfter) == 0 || endsAfter[len(endsAfter)-1] < best) {
+			endsAfter = append(endsAfter, best)
+		}
+	}
+	starts := startsFrom(endsAfter, n)
+	if c.cfg.SkipWindow > 0 && len(starts) > 1 {
+		if starts, err = c.skipMerge(ctx, p, p.embedder(), starts); err != nil {
+			return nil, nil, err
+		}
+	}
+	tr.Breakpoints = p.fitStarts(starts, levels, gapSim)
+	chunks, err := p.build(ctx, tr.Breakpoints)
 	return chunks, tr, err
 }
 

@@ -32,21 +32,26 @@ import (
 type Sentences struct {
 	Delimiters    []string `json:"delimiters" doc:"cut sentences after these strings instead of the sentence rules"`
 	MinCharacters int      `json:"min_characters_per_sentence" doc:"a sentence shorter than this (in characters) is joined to the next"`
+	Structure     string   `json:"structure" doc:"auto: place topic boundaries only at paragraph breaks (else line breaks) when the text has them at a grain a chunk can hold several of; none: every sentence end alike"`
 }
 
 // base is what every chunker here holds.
 type base struct {
-	name     string
-	counter  tokenize.Counter
-	embedder embed.Embedder
-	size     int
-	splitter segment.SentenceSplitter
-	minChars int
+	name      string
+	counter   tokenize.Counter
+	embedder  embed.Embedder
+	size      int
+	splitter  segment.SentenceSplitter
+	minChars  int
+	structure string
 }
 
 func newBase(name string, size int, sent Sentences, counter tokenize.Counter, e gochunk.Embedder) (base, error) {
 	if size <= 0 {
 		return base{}, fmt.Errorf("%w: size must be positive, got %d", gochunk.ErrConfig, size)
+	}
+	if err := checkStructure(sent.Structure); err != nil {
+		return base{}, err
 	}
 	if sent.MinCharacters < 0 {
 		return base{}, fmt.Errorf("%w: min_characters_per_sentence must not be negative", gochunk.ErrConfig)
@@ -59,7 +64,7 @@ func newBase(name string, size int, sent Sentences, counter tokenize.Counter, e 
 		em = e
 	}
 	return base{name: name, counter: counter, embedder: em, size: size,
-		splitter: segment.SentenceSplitter{Delimiters: sent.Delimiters}, minChars: sent.MinCharacters}, nil
+		splitter: segment.SentenceSplitter{Delimiters: sent.Delimiters}, minChars: sent.MinCharacters, structure: sent.Structure}, nil
 }
 
 // doc is one document going through the pipeline.

@@ -159,7 +159,7 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 		if resp.Documents[i].Error != "" {
 			return
 		}
-		cfg := semantic.DefaultDPConfig()
+		cfg := semantic.ReferenceDPConfig()
 		if c := d.ChunkingConfig; c != nil {
 			if c.MaxSize != nil {
 				cfg.Size = *c.MaxSize
