@@ -298,3 +298,44 @@ func benchSentences() []string {
 	}
 	return out
 }
+
+// Adapted to a document, the lexical embedder compares texts by the
+// features the document's pieces share, exactly: texts that share none
+// are orthogonal, with no hashing noise.
+func TestLexicalDocumentVocabulary(t *testing.T) {
+	pieces := []string{
+		"Glaciers carve valleys in the mountains.",
+		"The glacier carved this valley over millennia.",
+		"Interest rates rose as markets fell.",
+		"Markets recovered when interest rates eased.",
+	}
+	d := ForDocument(NewLexical(LexicalConfig{}), pieces)
+	if d.Dim() > 1024 || d.Dim() < 4 {
+		t.Fatalf("adapted dimension %d", d.Dim())
+	}
+	vs, err := d.Embed(context.Background(), pieces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := vec.Cosine(vs[0], vs[2]); c != 0 {
+		t.Errorf("unrelated pieces: cosine %v, want exactly 0", c)
+	}
+	if c := vec.Cosine(vs[0], vs[1]); c < 0.5 {
+		t.Errorf("glacier pieces: cosine %v (stemming should join glacier/glaciers, valley/valleys, carve/carved)", c)
+	}
+	if c := vec.Cosine(vs[2], vs[3]); c < 0.5 {
+		t.Errorf("market pieces: cosine %v", c)
+	}
+}
+
+func TestStem(t *testing.T) {
+	for in, want := range map[string]string{
+		"valleys": "valley", "glaciers": "glacier", "carved": "carv", "carve": "carv", "carving": "carv",
+		"studies": "study", "classes": "class", "bus": "bus", "this": "this", "glass": "glass",
+		"café": "café", "b2b": "b2b", "sing": "sing",
+	} {
+		if got := string(stem([]byte(in))); got != want {
+			t.Errorf("stem(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -90,7 +90,7 @@ func TestLambda(t *testing.T) {
 // heading reward looks at the earlier piece of a pair only, so a short
 // heading after a long piece gets no reward towards it.
 func TestHeadingJoinsNextParagraph(t *testing.T) {
-	long := strings.Repeat("Ocean tides rise and fall as the moon pulls water across coastlines ", 8) + "every day.\n\n" // over 80 words
+	long := strings.Repeat("Ocean tides ebb and flow as the moon pulls water across coastlines ", 8) + "every day.\n\n" // over 80 words
 	text := long +
 		"# Volcanoes\n\n" +
 		"Volcanoes erupt when magma rises through cracks in the crust and spills out as lava over the land around them."

@@ -40,6 +40,10 @@ func allChunkers(t testing.TB, size int, counter tokenize.Counter, e gochunk.Emb
 	bc.Size = size
 	b, err := NewBreakpoint(bc, counter, e)
 	must("semantic", b, err)
+	ac := ArticleBreakpointConfig()
+	ac.Size = size
+	a, err := NewBreakpoint(ac, counter, e)
+	must("semantic-article", a, err)
 	sc := DefaultSavGolConfig()
 	sc.Size = size
 	s, err := NewSavGol(sc, counter, e)
@@ -117,10 +121,11 @@ func TestTopicShifts(t *testing.T) {
 			cfg := DefaultDPConfig()
 			cfg.Size, cfg.OptimalSize = size, size // no size penalty: similarity decides
 			c, _ = NewDP(cfg, nil, nil)
-		case "semantic":
-			// A buffer blurs a boundary by up to buffer_size sentences (see
-			// TestBreakpointBuffer); the article's 80th percentile.
-			cfg := DefaultBreakpointConfig()
+		case "semantic-article":
+			// The article's method: a buffer blurs a boundary by up to
+			// buffer_size sentences (see TestBreakpointBuffer), so none,
+			// and its 80th percentile.
+			cfg := ArticleBreakpointConfig()
 			cfg.Size, cfg.BufferSize, cfg.Amount = size, 0, 80
 			c, _ = NewBreakpoint(cfg, nil, nil)
 		}
@@ -216,7 +221,7 @@ func TestTraces(t *testing.T) {
 // sentence of the seams.
 func TestBreakpointBuffer(t *testing.T) {
 	text, seams := threeArticles()
-	cfg := DefaultBreakpointConfig()
+	cfg := ArticleBreakpointConfig()
 	cfg.Size, cfg.Amount = 2000, 80
 	c, _ := NewBreakpoint(cfg, nil, nil)
 	_, tr, err := c.ChunkTrace(context.Background(), gochunk.Document{Text: text})
@@ -281,13 +286,39 @@ func TestConfigErrors(t *testing.T) {
 	bad := []func() error{
 		func() error {
 			c := DefaultBreakpointConfig()
+			c.Compare = "pairs"
+			_, err := NewBreakpoint(c, nil, nil)
+			return err
+		},
+		func() error {
+			c := DefaultBreakpointConfig()
+			c.BlockSize = 0
+			_, err := NewBreakpoint(c, nil, nil)
+			return err
+		},
+		func() error {
+			c := DefaultBreakpointConfig()
+			c.Structure = "pages"
+			_, err := NewBreakpoint(c, nil, nil)
+			return err
+		},
+		func() error {
+			c := DefaultSavGolConfig()
+			c.Compare = "blocks2"
+			_, err := NewSavGol(c, nil, nil)
+			return err
+		},
+		func() error { c := DefaultDPConfig(); c.Reward = "softmax"; _, err := NewDP(c, nil, nil); return err },
+		func() error { c := DefaultDPConfig(); c.Similarity = "pairs"; _, err := NewDP(c, nil, nil); return err },
+		func() error {
+			c := DefaultBreakpointConfig()
 			c.Threshold = "median"
 			_, err := NewBreakpoint(c, nil, nil)
 			return err
 		},
 		func() error {
 			c := DefaultBreakpointConfig()
-			c.Amount = 150
+			c.Threshold, c.Amount = "percentile", 150
 			_, err := NewBreakpoint(c, nil, nil)
 			return err
 		},

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -119,7 +120,7 @@ func TestBadRequests(t *testing.T) {
 		{"unknown tokenizer", "/v1/chunk", `{"tokenizer": "gpt9", "text": "x"}`, 400, "unknown tokenizer"},
 		{"unknown model", "/v1/embeddings", `{"model": "ada", "input": "x"}`, 400, "not served"},
 		{"bad input", "/v1/embeddings", `{"model": "lexical", "input": [1, 2]}`, 400, "not a string"},
-		{"wrong dimensions", "/v1/embeddings", `{"model": "lexical", "input": "x", "dimensions": 3}`, 400, "512 dimensions"},
+		{"wrong dimensions", "/v1/embeddings", `{"model": "lexical", "input": "x", "dimensions": 3}`, 400, "1024 dimensions"},
 		{"not found", "/nope", `{}`, 404, "no endpoint"},
 	}
 	for _, tc := range tests {
@@ -157,7 +158,7 @@ func TestChunkEndpoint(t *testing.T) {
 		t.Fatalf("%+v", resp)
 	}
 	for _, c := range resp.Documents[0].Chunks {
-		if len(c.Embedding) != 512 || c.TokenCount == 0 {
+		if len(c.Embedding) != 1024 || c.TokenCount == 0 {
 			t.Errorf("chunk %+v", c)
 		}
 	}
@@ -190,7 +191,7 @@ func TestOpenAIClientAgainstServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	local, _ := embed.NewLexical(embed.LexicalConfig{}).Embed(context.Background(), []string{"the cat sat"})
-	if len(vs) != 3 || len(vs[0]) != 512 || vs[0][0] != local[0][0] {
+	if len(vs) != 3 || len(vs[0]) != len(local[0]) || !slices.Equal(vs[0], local[0]) {
 		t.Errorf("vectors differ from the local lexical embedder")
 	}
 	code, b, _ := post(t, ts.URL+"/v1/embeddings", `{"model": "lexical", "input": ["a b"], "encoding_format": "base64"}`)

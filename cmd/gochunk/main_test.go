@@ -211,7 +211,7 @@ func TestEmbed(t *testing.T) {
 			Index     int
 			Embedding []float32
 		}
-		if err := json.Unmarshal([]byte(l), &r); err != nil || r.Index != i || len(r.Embedding) != 512 {
+		if err := json.Unmarshal([]byte(l), &r); err != nil || r.Index != i || len(r.Embedding) != 1024 {
 			t.Errorf("line %d: %v %+v", i, err, r.Index)
 		}
 	}
