@@ -9,8 +9,6 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
-
-	"gochunk/vec"
 )
 
 // LexicalConfig configures the Lexical embedder.
@@ -64,8 +62,8 @@ type Lexical struct {
 	// overflow: more features are shared than there are dimensions; those
 	// without one are hashed over all of them.
 	overflow bool
-	id    string
-	pool  *sync.Pool
+	id       string
+	pool     *sync.Pool
 }
 
 // NewLexical returns a Lexical embedder.
@@ -91,6 +89,7 @@ type feature struct {
 
 type lexScratch struct {
 	feats    []feature
+	touched  []int32
 	word     []byte
 	padded   []byte
 	prevStop bool
@@ -164,8 +163,6 @@ func (l *Lexical) ForDocument(pieces []string) Embedder {
 		id: fmt.Sprintf("%s:doc%d:v%d:%016x", l.id, len(pieces), len(shared), sum)}
 }
 
-
-
 // Embed returns the vectors of texts, computed on all cores.
 func (l *Lexical) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := slab(len(texts), l.Dim())
@@ -179,11 +176,14 @@ func (l *Lexical) Embed(ctx context.Context, texts []string) ([][]float32, error
 	return out, nil
 }
 
-// embedOne writes the vector of text into v, which must be zero.
+// embedOne writes the vector of text into v, which must be zero. Only
+// the entries it writes are touched, normalisation included, so the cost
+// follows the text's length, not the dimension.
 func (l *Lexical) embedOne(text string, v []float32) {
 	sc := l.pool.Get().(*lexScratch)
 	defer l.pool.Put(sc)
 	dim := uint64(len(v))
+	sc.touched = sc.touched[:0]
 	for _, f := range l.aggregate(text, sc) {
 		w := log1p(f.w)
 		if l.idf != nil {
@@ -194,6 +194,7 @@ func (l *Lexical) embedOne(text string, v []float32) {
 			}
 			if d, ok := l.index[f.h]; ok {
 				v[d] += w
+				sc.touched = append(sc.touched, d)
 				continue
 			}
 			if !l.overflow {
@@ -202,13 +203,26 @@ func (l *Lexical) embedOne(text string, v []float32) {
 		}
 		// Lemire's multiply-shift maps the hash's high bits to [0, dim)
 		// without a division; the lowest bit gives the sign.
-		b := (f.h >> 32) * dim >> 32
+		b := int32((f.h >> 32) * dim >> 32)
 		if f.h&1 != 0 {
 			w = -w
 		}
 		v[b] += w
+		sc.touched = append(sc.touched, b)
 	}
-	vec.Normalize(v)
+	slices.Sort(sc.touched)
+	sc.touched = slices.Compact(sc.touched)
+	var sum float64
+	for _, b := range sc.touched {
+		sum += float64(v[b]) * float64(v[b])
+	}
+	if sum == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(sum))
+	for _, b := range sc.touched {
+		v[b] *= inv
+	}
 }
 
 // aggregate returns the features of text with their summed weights, in

@@ -18,7 +18,7 @@ type HierarchicalConfig struct {
 	Linkage           string  `json:"linkage" doc:"average, complete, single or ward"`
 	NumClusters       int     `json:"num_clusters" doc:"cut the tree into this many clusters (per window when not contiguous); 0 to use distance_threshold or auto"`
 	DistanceThreshold float64 `json:"distance_threshold" doc:"stop merging at this linkage distance; 0 to use num_clusters or auto"`
-	Auto              string  `json:"auto" doc:"how to pick the number of clusters when neither is given: elbow (of the within-cluster sum of squares) or silhouette"`
+	Auto              string  `json:"auto" doc:"how to pick the number of clusters when neither is given: local-silhouette (the silhouette against the neighbouring segments, linear), silhouette (against every cluster, up to 2000 sentences) or elbow (of the within-cluster sum of squares)"`
 	MaxClusters       int     `json:"max_clusters" doc:"largest number of clusters auto considers (per window when not contiguous); 0 means 10 when not contiguous, and 4 times the fewest possible when contiguous"`
 	Contiguous        bool    `json:"contiguous" doc:"only merge neighbouring groups (chunks are runs of sentences, never over size); false clusters freely as the article does and cuts label runs"`
 	Window            int     `json:"window" doc:"when not contiguous, sentences clustered together at most (memory grows with its square)"`
@@ -32,7 +32,7 @@ type HierarchicalConfig struct {
 // from unrelated sources, buffered windows blur every boundary by a
 // sentence and the elbow stops at two or three clusters.
 func DefaultHierarchicalConfig() HierarchicalConfig {
-	return HierarchicalConfig{Size: 512, BufferSize: 0, Linkage: "average", Auto: "silhouette", Contiguous: true, Window: 256, Sentences: Sentences{Structure: StructureAuto}}
+	return HierarchicalConfig{Size: 512, BufferSize: 0, Linkage: "average", Auto: "local-silhouette", Contiguous: true, Window: 256, Sentences: Sentences{Structure: StructureAuto}}
 }
 
 // Hierarchical is the article's hierarchical-clustering chunker: sentences
@@ -69,7 +69,7 @@ func NewHierarchical(cfg HierarchicalConfig, counter tokenize.Counter, e gochunk
 	default:
 		return nil, fmt.Errorf("%w: linkage %q: want average, complete, single or ward", gochunk.ErrConfig, cfg.Linkage)
 	}
-	if cfg.Auto != "elbow" && cfg.Auto != "silhouette" {
+	if cfg.Auto != "elbow" && cfg.Auto != "silhouette" && cfg.Auto != "local-silhouette" {
 		return nil, fmt.Errorf("%w: auto %q: want elbow or silhouette", gochunk.ErrConfig, cfg.Auto)
 	}
 	if cfg.NumClusters < 0 || cfg.DistanceThreshold < 0 || cfg.MaxClusters < 0 || cfg.BufferSize < 0 {
@@ -290,7 +290,9 @@ func (c *Hierarchical) contiguous(ctx context.Context, p *doc, vs [][]float32, t
 			}
 		}
 		k := fewest
-		if c.cfg.Auto == "silhouette" && n <= 2000 {
+		if c.cfg.Auto == "local-silhouette" {
+			k = localSilhouette(vs, n, fewest, maxK, func(j int) (int, int) { return merges[j].left, merges[j].right })
+		} else if c.cfg.Auto == "silhouette" && n <= 2000 {
 			k = c.bestSilhouette(vs, ks, func(keep int) []int {
 				return replay(n, merges, keep, func(m merge) (int, int) { return m.left, m.right })
 			})
@@ -342,6 +344,91 @@ func labelRuns(labels []int) []int {
 		}
 	}
 	return starts
+}
+
+// localSilhouette returns the number of clusters, between fewest and
+// maxK, whose contiguous clustering (the first n-k merges, each merging a
+// run into the run on its left) has the highest mean silhouette, where a
+// unit's alternative is only the closer of the neighbouring segments (the
+// one before or after its own), not every other cluster: for a
+// segmentation, moving a unit to a distant segment is not a choice. With
+// normalised vectors the mean cosine distance of a unit to a segment is
+// 1 − v·S/|S| for the segment's vector sum S. The score is computed once
+// for maxK clusters and then updated merge by merge for the units of the
+// merged run and of its two neighbours only, so the whole search costs
+// O(n·w·dim) for runs of at most w units, not O(n²·dim) per candidate as
+// the full silhouette does.
+func localSilhouette(vs [][]float32, n, fewest, maxK int, mergeAt func(j int) (left, right int)) int {
+	type seg struct {
+		end         int // units [id, end)
+		sum         []float32
+		left, right int // neighbouring segment ids, -1 at the ends
+	}
+	segs := make([]seg, n)
+	for i := range segs {
+		segs[i] = seg{end: i + 1, sum: append([]float32(nil), vs[i]...), left: i - 1, right: i + 1}
+	}
+	segs[n-1].right = -1
+	merge := func(l, r int) {
+		vec.Add(segs[l].sum, segs[r].sum)
+		segs[l].end = segs[r].end
+		segs[l].right = segs[r].right
+		if segs[r].right >= 0 {
+			segs[segs[r].right].left = l
+		}
+	}
+	for j := 0; j < n-maxK; j++ {
+		merge(mergeAt(j))
+	}
+	score := make([]float64, n)
+	total := 0.0
+	// rescore recomputes the silhouette of the units of segment id.
+	rescore := func(id int) {
+		if id < 0 {
+			return
+		}
+		sg := &segs[id]
+		size := float64(sg.end - id)
+		for i := id; i < sg.end; i++ {
+			total -= score[i]
+			score[i] = 0
+			if size < 2 || (sg.left < 0 && sg.right < 0) {
+				continue // a singleton's silhouette is 0
+			}
+			self := float64(vec.Dot(vs[i], vs[i]))
+			a := 1 - (float64(vec.Dot(vs[i], sg.sum))-self)/(size-1)
+			b := math.Inf(1)
+			for _, o := range []int{sg.left, sg.right} {
+				if o >= 0 {
+					b = min(b, 1-float64(vec.Dot(vs[i], segs[o].sum))/float64(segs[o].end-o))
+				}
+			}
+			if d := max(a, b); d > 0 {
+				score[i] = (b - a) / d
+			}
+			total += score[i]
+		}
+	}
+	for id := 0; id >= 0; id = segs[id].right {
+		rescore(id)
+	}
+	best, bestK := math.Inf(-1), fewest
+	k := maxK
+	for {
+		if k >= 2 && k < n && total/float64(n) > best {
+			best, bestK = total/float64(n), k
+		}
+		if k <= fewest || n-k >= n-fewest {
+			break
+		}
+		l, r := mergeAt(n - k)
+		merge(l, r)
+		k--
+		rescore(l)
+		rescore(segs[l].left)
+		rescore(segs[l].right)
+	}
+	return bestK
 }
 
 // elbow returns the x at the largest second difference of y (the article's
