@@ -15,7 +15,10 @@ import (
 // Env holds what a chunker built from a configuration may need besides the
 // configuration itself.
 type Env struct {
-	// Counter measures chunk sizes; nil means runes.
+	// Counter measures chunk sizes; nil means the chunker's default unit:
+	// runes for rule-based chunkers, and for those that embed the
+	// embedder's own tokenizer, else cl100k_base (see
+	// chunkers.DefaultCounter).
 	Counter tokenize.Counter
 	// Embedder serves the embedding-based chunkers; nil means they use
 	// the built-in lexical embedder.

@@ -4,7 +4,11 @@
 package chunkers
 
 import (
+	"reflect"
+	"strings"
+
 	"gochunk"
+	"gochunk/embed"
 	"gochunk/layout"
 	"gochunk/llm"
 	"gochunk/llmchunk"
@@ -60,8 +64,58 @@ func specE[C any, K gochunk.Chunker](name, summary string, defaults func() C, bu
 			if err := gochunk.DecodeConfig(config, &cfg); err != nil {
 				return nil, err
 			}
-			return build(cfg, env.CounterOrDefault(), env.Embedder)
+			counter := env.Counter
+			if counter == nil {
+				var err error
+				if counter, err = DefaultCounter(true, env.Embedder); err != nil {
+					return nil, err
+				}
+			}
+			if tok, limit := embed.TokenizerOf(env.Embedder); tok != nil && limit > 0 && tok == counter {
+				capSizes(&cfg, limit)
+			}
+			return build(cfg, counter, env.Embedder)
 		},
+	}
+}
+
+// DefaultCounter returns the size unit of a chunker when the caller names
+// none. Chunkers that embed (embeds) count tokens, as the seeds they
+// reproduce do: the embedder's own tokenizer when it has one (static and
+// ONNX models; see embed.Tokenized), cl100k_base otherwise. The others
+// count runes (characters), as LangChain and Chonkie do.
+func DefaultCounter(embeds bool, e gochunk.Embedder) (tokenize.Counter, error) {
+	if !embeds {
+		return tokenize.Runes{}, nil
+	}
+	if e != nil {
+		if tok, _ := embed.TokenizerOf(e); tok != nil {
+			return tok, nil
+		}
+	}
+	return tokenize.New("cl100k_base")
+}
+
+// DefaultUnit describes the size unit DefaultCounter picks for s, for
+// listings.
+func DefaultUnit(s gochunk.Spec) string {
+	if s.Embeds {
+		return "tokens of the embedder's tokenizer, else cl100k_base"
+	}
+	return "runes"
+}
+
+// capSizes lowers the size limits of cfg (its fields named size or
+// max_tokens in JSON) to limit, the most tokens the embedder takes whole:
+// a chunk in the model's own tokens is then never truncated by it.
+func capSizes(cfg any, limit int) {
+	v := reflect.ValueOf(cfg).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if f := v.Field(i); (name == "size" || name == "max_tokens") && f.Kind() == reflect.Int && f.Int() > int64(limit) {
+			f.SetInt(int64(limit))
+		}
 	}
 }
 

@@ -1,14 +1,16 @@
 package chunkers_test
 
 import (
+	"context"
 	"errors"
+	"gochunk/embed"
+	"gochunk/tokenize"
 	"strings"
 	"testing"
 
 	"gochunk"
 	"gochunk/chunkers"
 	"gochunk/chunktest"
-	"gochunk/tokenize"
 )
 
 // Every built-in chunker builds from an empty configuration and keeps the
@@ -40,7 +42,11 @@ func TestDefaults(t *testing.T) {
 			if limit == 0 {
 				t.Fatalf("%s has no size parameter", name)
 			}
-			chunktest.Check(t, c, text, chunktest.Options{Counter: tokenize.Runes{}, Limit: limit})
+			counter, err := chunkers.DefaultCounter(spec.Embeds, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			chunktest.Check(t, c, text, chunktest.Options{Counter: counter, Limit: limit})
 		}
 	}
 }
@@ -53,6 +59,54 @@ func TestEverySpecDocumented(t *testing.T) {
 		for _, p := range s.Params() {
 			if p.Doc == "" {
 				t.Errorf("%s.%s has no doc", s.Name, p.Name)
+			}
+		}
+	}
+}
+
+// modelEmbedder is a lexical embedder that claims a tokenizer of its own
+// (words) and a chunk limit, as static and ONNX models do.
+type modelEmbedder struct {
+	*embed.Lexical
+	limit int
+}
+
+func (m modelEmbedder) Tokenizer() tokenize.Counter { return tokenize.Words{} }
+func (m modelEmbedder) ChunkLimit() int             { return m.limit }
+
+// Chunkers that embed count in the embedder's own tokens by default, never
+// over its limit; without a tokenizer, in cl100k_base; rule-based ones in
+// runes.
+func TestDefaultUnits(t *testing.T) {
+	em := modelEmbedder{embed.NewLexical(embed.LexicalConfig{}), 20}
+	for _, tc := range []struct {
+		embeds bool
+		e      gochunk.Embedder
+		want   string
+	}{{false, em, "runes"}, {true, nil, "cl100k_base"}, {true, embed.NewLexical(embed.LexicalConfig{}), "cl100k_base"}, {true, em, "words"}} {
+		c, err := chunkers.DefaultCounter(tc.embeds, tc.e)
+		if err != nil || c.Name() != tc.want {
+			t.Errorf("embeds %v: %v %v, want %s", tc.embeds, c, err, tc.want)
+		}
+	}
+	text := strings.Repeat("Tides rise and fall with the moon across every coast of the sea. ", 30)
+	r := chunkers.New()
+	for _, name := range []string{"semantic", "savgol", "hierarchical", "dp", "cluster", "mst"} {
+		config := `{"size": 512}`
+		if name == "cluster" {
+			config = `{"size": 512, "min_chunk_size": 10}`
+		}
+		c, err := r.New(name, []byte(config), gochunk.Env{Embedder: em})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		chunks, err := c.Chunk(context.Background(), gochunk.Document{Text: text})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, ch := range chunks {
+			if n := (tokenize.Words{}).Count(ch.Text); n > 20 || ch.TokenCount != n {
+				t.Errorf("%s: chunk of %d words (token_count %d) over the embedder's limit of 20", name, n, ch.TokenCount)
 			}
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+
+	"gochunk/tokenize"
 )
 
 // CacheOptions configure Cached.
@@ -68,6 +70,18 @@ func (c *Cached) ModelID() string { return c.inner.ModelID() }
 
 // Stats returns the number of texts served from the cache and embedded.
 func (c *Cached) Stats() (hits, misses int64) { return c.store.hits.Load(), c.store.misses.Load() }
+
+// Tokenizer returns the inner embedder's tokenizer, if it has one.
+func (c *Cached) Tokenizer() tokenize.Counter {
+	t, _ := TokenizerOf(c.inner)
+	return t
+}
+
+// ChunkLimit returns the inner embedder's chunk limit.
+func (c *Cached) ChunkLimit() int {
+	_, n := TokenizerOf(c.inner)
+	return n
+}
 
 // ForDocument adapts the inner embedder to a document and keeps the cache.
 func (c *Cached) ForDocument(pieces []string) Embedder {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"gochunk/tokenize"
 	"gochunk/vec"
 )
 
@@ -34,6 +35,28 @@ type Embedder interface {
 	// ModelID names the model and every setting that changes its vectors,
 	// so that caches never mix vectors of different models.
 	ModelID() string
+}
+
+// Tokenized is implemented by embedders with a tokenizer of their own
+// (static and ONNX models). Tokenizer counts a text's tokens as the model
+// sees them, special tokens left out, or is nil when the model's tokenizer
+// cannot count on its own; ChunkLimit is the most such tokens a text may
+// have to be embedded whole (MaxTokens less the special tokens the model
+// adds), 0 for no limit. Chunkers that embed count their sizes in these
+// tokens by default, so that a chunk is never cut short by the model.
+type Tokenized interface {
+	Tokenizer() tokenize.Counter
+	ChunkLimit() int
+}
+
+// TokenizerOf returns e's own tokenizer and chunk limit, or nil and 0.
+func TokenizerOf(e Embedder) (tokenize.Counter, int) {
+	if t, ok := e.(Tokenized); ok {
+		if c := t.Tokenizer(); c != nil {
+			return c, t.ChunkLimit()
+		}
+	}
+	return nil, 0
 }
 
 // DocumentAware is implemented by embedders whose vectors depend on the

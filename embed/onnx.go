@@ -15,6 +15,7 @@ import (
 	"github.com/knights-analytics/hugot/options"
 	"github.com/knights-analytics/hugot/pipelines"
 
+	"gochunk/tokenize"
 	"gochunk/vec"
 )
 
@@ -37,6 +38,7 @@ type ONNX struct {
 	dim       int
 	batch     int
 	id        string
+	tok       *tokenize.HF // nil when tokenize cannot read the tokenizer
 }
 
 // newSession starts the hugot session of the backend opt names.
@@ -94,6 +96,11 @@ func LoadONNX(ctx context.Context, model string, opt Options) (*ONNX, error) {
 		return nil, fmt.Errorf("%w: no tokenizer.json in %s", ErrModel, dir)
 	}
 	o := &ONNX{batch: 32, maxTokens: 512}
+	// Counting in the model's tokens needs a tokenizer package tokenize
+	// can read; without one, chunkers fall back to cl100k_base.
+	if tok, err := tokenize.LoadHF(filepath.Join(dir, "tokenizer.json")); err == nil {
+		o.tok = tok
+	}
 	var pool struct {
 		CLS  bool `json:"pooling_mode_cls_token"`
 		Mean bool `json:"pooling_mode_mean_tokens"`
@@ -205,6 +212,19 @@ func (o *ONNX) Dim() int { return o.dim }
 
 // MaxTokens returns the longest input embedded whole.
 func (o *ONNX) MaxTokens() int { return o.maxTokens }
+
+// Tokenizer returns the model's tokenizer, or nil when package tokenize
+// cannot read it.
+func (o *ONNX) Tokenizer() tokenize.Counter {
+	if o.tok == nil {
+		return nil
+	}
+	return o.tok
+}
+
+// ChunkLimit returns MaxTokens less the two special tokens ([CLS] and
+// [SEP], or a model's equivalents) that the tokenizer adds.
+func (o *ONNX) ChunkLimit() int { return max(1, o.maxTokens-2) }
 
 // ModelID names the model file, pooling, normalisation and length.
 func (o *ONNX) ModelID() string { return o.id }

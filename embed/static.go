@@ -139,6 +139,13 @@ func fileDigest(path string) (string, error) {
 // Dim returns the table's vector length.
 func (s *Static) Dim() int { return s.dim }
 
+// Tokenizer returns the model's tokenizer: chunk sizes count in it by
+// default.
+func (s *Static) Tokenizer() tokenize.Counter { return s.tok }
+
+// ChunkLimit returns MaxTokens: Model2Vec adds no special tokens.
+func (s *Static) ChunkLimit() int { return s.maxTokens }
+
 // MaxTokens returns how many tokens of a text are used (512, as Model2Vec's
 // encode does by default); later tokens are ignored.
 func (s *Static) MaxTokens() int { return s.maxTokens }

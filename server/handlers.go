@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"gochunk"
+	"gochunk/chunkers"
 	"gochunk/embed"
 	"gochunk/layout"
 	"gochunk/llm"
@@ -180,7 +181,7 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		ch, err := semantic.NewDP(cfg, s.counter, s.embedder)
+		ch, err := semantic.NewDP(cfg, s.embedCounter, s.embedder)
 		if err == nil {
 			chunks[i], err = ch.Chunk(ctx, gochunk.Document{ID: d.ID, Text: d.Text})
 		}
@@ -274,7 +275,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		req.Chunker = "recursive"
 	}
 	counter := s.counter
-	if req.Tokenizer != "" && req.Tokenizer != s.counter.Name() {
+	if req.Tokenizer != "" && (counter == nil || req.Tokenizer != counter.Name()) {
 		if len(req.Tokenizer) > 3 && req.Tokenizer[:3] == "hf:" {
 			s.fail(w, r, http.StatusBadRequest, "invalid_tokenizer", "hf: tokenizers are files of the server's host and cannot be chosen per request; configure the server's tokenizer")
 			return
@@ -290,6 +291,15 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	if spec, ok := s.reg.Lookup(req.Chunker); ok && spec.UsesLLM && s.llm == nil {
 		s.fail(w, r, http.StatusBadRequest, "no_model", fmt.Sprintf("chunker %q needs a language model; start the server with --llm-model (and --llm-url)", req.Chunker))
 		return
+	}
+	if counter == nil {
+		spec, _ := s.reg.Lookup(req.Chunker)
+		c, err := chunkers.DefaultCounter(spec.Embeds, s.embedder)
+		if err != nil {
+			s.fail(w, r, http.StatusInternalServerError, "internal", err.Error())
+			return
+		}
+		counter = c
 	}
 	ch, err := s.reg.New(req.Chunker, raw, gochunk.Env{Counter: counter, Embedder: s.embedder, LLM: s.llm})
 	if err != nil {
@@ -419,7 +429,7 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	resp := EmbeddingsResponse{Object: "list", Model: req.Model, Data: make([]EmbeddingItem, len(vs))}
 	for i, v := range vs {
 		resp.Data[i] = EmbeddingItem{Object: "embedding", Index: i, Embedding: v}
-		n := s.counter.Count(inputs[i])
+		n := s.embedCounter.Count(inputs[i])
 		resp.Usage.PromptTokens += n
 	}
 	resp.Usage.TotalTokens = resp.Usage.PromptTokens

@@ -55,7 +55,8 @@ type Config struct {
 	// Token, when set, is the bearer token every API request must carry
 	// (health, readiness and metrics are open).
 	Token string `json:"token"`
-	// Tokenizer is the default size unit (see package tokenize).
+	// Tokenizer is the default size unit (see package tokenize); empty
+	// means each chunker's own default (chunkers.DefaultCounter).
 	Tokenizer string `json:"tokenizer"`
 	// Embedder names the embedder for /embed, chunk embeddings and the
 	// embedding-based chunkers (see package embed); "lexical" is also
@@ -82,22 +83,24 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{Addr: ":8080", MaxBatchTokens: 8192, ReadTimeout: 60 * time.Second, WriteTimeout: 60 * time.Second,
 		RequestTimeout: 60 * time.Second, ShutdownGrace: 30 * time.Second, BodyLimit: 32 << 20, MaxDocuments: 1000,
-		MaxConcurrent: 64, Tokenizer: "runes", Embedder: "lexical", CacheEntries: 100_000}
+		MaxConcurrent: 64, Embedder: "lexical", CacheEntries: 100_000}
 }
 
 // Server serves the API. Create it with New.
 type Server struct {
-	cfg       Config
-	log       *slog.Logger
-	reg       *gochunk.Registry
-	counter   tokenize.Counter
-	embedder  embed.Embedder
-	embedders map[string]embed.Embedder
-	llm       *llm.Client
-	m         *metrics
-	sem       chan struct{}
-	ready     atomic.Bool
-	handler   http.Handler
+	cfg     Config
+	log     *slog.Logger
+	reg     *gochunk.Registry
+	counter tokenize.Counter // nil: each chunker's default unit
+	// embedCounter counts /embed's chunks and /v1/embeddings usage.
+	embedCounter tokenize.Counter
+	embedder     embed.Embedder
+	embedders    map[string]embed.Embedder
+	llm          *llm.Client
+	m            *metrics
+	sem          chan struct{}
+	ready        atomic.Bool
+	handler      http.Handler
 }
 
 //go:embed openapi.json
@@ -136,9 +139,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	counter, err := tokenize.New(cfg.Tokenizer)
-	if err != nil {
-		return nil, fmt.Errorf("server tokenizer: %w", err)
+	var counter tokenize.Counter // nil: each chunker's default unit
+	if cfg.Tokenizer != "" {
+		c, err := tokenize.New(cfg.Tokenizer)
+		if err != nil {
+			return nil, fmt.Errorf("server tokenizer: %w", err)
+		}
+		counter = c
 	}
 	em, err := embed.New(ctx, cfg.Embedder, embed.Options{BaseURL: cfg.EmbedURL,
 		ONNXBackend: cfg.ONNXBackend, ONNXRuntimeLibrary: cfg.ONNXLibrary, ONNXCUDA: cfg.ONNXCUDA})
@@ -147,6 +154,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: log, reg: chunkers.New(), counter: counter, m: newMetrics(), sem: make(chan struct{}, cfg.MaxConcurrent)}
 	s.embedder = &countedEmbedder{embed.NewCached(em, embed.CacheOptions{Entries: cfg.CacheEntries}), s.m}
+	// /embed sizes its chunks and reports token_count in the embedder's
+	// tokens, as the reference server does, unless a tokenizer is set.
+	if s.embedCounter = counter; counter == nil {
+		if s.embedCounter, err = chunkers.DefaultCounter(true, s.embedder); err != nil {
+			return nil, fmt.Errorf("server tokenizer: %w", err)
+		}
+	}
 	s.embedders = map[string]embed.Embedder{cfg.Embedder: s.embedder}
 	if _, ok := s.embedders["lexical"]; !ok {
 		s.embedders["lexical"] = &countedEmbedder{embed.NewLexical(embed.LexicalConfig{}), s.m}
@@ -175,7 +189,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
-	s.log.Info("serving", "addr", l.Addr().String(), "embedder", s.embedder.ModelID(), "tokenizer", s.counter.Name())
+	s.log.Info("serving", "addr", l.Addr().String(), "embedder", s.embedder.ModelID(), "tokenizer", s.embedCounter.Name())
 	select {
 	case err := <-errc:
 		return err
@@ -366,6 +380,18 @@ func (c *countedEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 		c.m.embedErr.Inc()
 	}
 	return vs, err
+}
+
+// Tokenizer returns the wrapped embedder's own tokenizer, if any.
+func (c *countedEmbedder) Tokenizer() tokenize.Counter {
+	t, _ := embed.TokenizerOf(c.Embedder)
+	return t
+}
+
+// ChunkLimit returns the wrapped embedder's chunk limit.
+func (c *countedEmbedder) ChunkLimit() int {
+	_, n := embed.TokenizerOf(c.Embedder)
+	return n
 }
 
 // ForDocument keeps the document adaptation of the wrapped embedder.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"gochunk/embed"
+	"gochunk/tokenize"
 )
 
 func newTest(t *testing.T, mod func(*Config)) (*Server, *httptest.Server) {
@@ -85,6 +86,13 @@ func TestEmbedReferenceAPI(t *testing.T) {
 		}
 		if len(c) != 5 {
 			t.Errorf("chunk has fields %v", c)
+		}
+		// token_count is in the embedder's tokens (cl100k_base for the
+		// lexical embedder, which has none), as the reference counts model
+		// tokens, not runes.
+		cl, _ := tokenize.New("cl100k_base")
+		if n := c["token_count"].(float64); int(n) != cl.Count(c["text"].(string)) {
+			t.Errorf("token_count %v, want the cl100k_base count %d", n, cl.Count(c["text"].(string)))
 		}
 	}
 	if n := docs[0]["chunks"].([]any)[0].(map[string]any)["num_sentences"].(float64); n != 4 {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"gochunk/chunkers"
+
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -11,9 +13,9 @@ import (
 func cmdChunkers(e env, args []string) int {
 	fs := flag.NewFlagSet("gochunk chunkers", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	asJSON := fs.Bool("json", false, "print JSON: a list of {name, summary, params}")
+	asJSON := fs.Bool("json", false, "print JSON: a list of {name, summary, default_unit, params}")
 	fs.Usage = func() {
-		fmt.Fprint(e.stderr, "Usage: gochunk chunkers [--json]\n\nLists every chunker with its parameters and their defaults.\n\nFlags:\n")
+		fmt.Fprint(e.stderr, "Usage: gochunk chunkers [--json]\n\nLists every chunker with its default size unit (when --tokenizer is not given),\nits parameters and their defaults.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if _, code, ok := parseArgs(fs, args); !ok {
@@ -24,12 +26,13 @@ func cmdChunkers(e env, args []string) int {
 		type entry struct {
 			Name    string `json:"name"`
 			Summary string `json:"summary"`
+			Unit    string `json:"default_unit"`
 			Params  any    `json:"params"`
 		}
 		var list []entry
 		for _, n := range reg.Names() {
 			s, _ := reg.Lookup(n)
-			list = append(list, entry{n, s.Summary, s.Params()})
+			list = append(list, entry{n, s.Summary, chunkers.DefaultUnit(s), s.Params()})
 		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -40,7 +43,7 @@ func cmdChunkers(e env, args []string) int {
 	}
 	for _, n := range reg.Names() {
 		s, _ := reg.Lookup(n)
-		fmt.Fprintf(e.stdout, "%s\n  %s\n", n, s.Summary)
+		fmt.Fprintf(e.stdout, "%s\n  %s\n  sizes in: %s\n", n, s.Summary, chunkers.DefaultUnit(s))
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 		for _, p := range s.Params() {
 			def, _ := json.Marshal(p.Default)

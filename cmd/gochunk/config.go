@@ -42,7 +42,7 @@ func (c *chunkFlags) registerChunker(fs *flag.FlagSet) {
 	fs.StringVar(&c.chunker, "chunker", "recursive", "chunker `NAME` (see 'gochunk chunkers')")
 	fs.IntVar(&c.size, "size", 0, "maximum chunk size in tokens of --tokenizer (default: the chunker's)")
 	fs.IntVar(&c.overlap, "overlap", 0, "tokens repeated between consecutive chunks (default: the chunker's)")
-	fs.StringVar(&c.tokenizer, "tokenizer", "runes", "size unit: runes, words, bytes, cl100k_base, o200k_base or hf:PATH (a tokenizer.json)")
+	fs.StringVar(&c.tokenizer, "tokenizer", "", "size unit: runes, words, bytes, cl100k_base, o200k_base or hf:PATH (a tokenizer.json); default: runes for rule-based chunkers, the embedder's tokenizer (else cl100k_base) for those that embed")
 	fs.StringVar(&c.llmURL, "llm-url", "", "base URL of an OpenAI-compatible chat API for llm-split and propositions, e.g. http://localhost:11434/v1 (key from OPENAI_API_KEY)")
 	fs.StringVar(&c.llmModel, "llm-model", "", "chat model for llm-split and propositions")
 	fs.StringVar(&c.llmCache, "llm-cache", "", "directory keeping the model's answers, so re-runs are free and identical")
@@ -129,22 +129,31 @@ func (c *chunkFlags) buildFrom(reg *gochunk.Registry, name, tok string, params m
 	if policy != gochunk.Reject && policy != gochunk.Repair {
 		return nil, usageError{fmt.Errorf("--invalid-utf8 %q: want reject or repair", c.invalidUTF8)}
 	}
-	counter, err := tokenize.New(tok)
+	spec, known := reg.Lookup(name)
+	var env gochunk.Env
+	if known && spec.Embeds && c.embedder != nil {
+		var err error
+		if env.Embedder, err = c.embedder(); err != nil {
+			return nil, err
+		}
+	}
+	var counter tokenize.Counter
+	var err error
+	if tok == "" {
+		counter, err = chunkers.DefaultCounter(known && spec.Embeds, env.Embedder)
+	} else {
+		counter, err = tokenize.New(tok)
+	}
 	if err != nil {
 		if errors.Is(err, tokenize.ErrUnknown) || strings.HasPrefix(tok, "hf:") {
 			return nil, usageError{err}
 		}
 		return nil, err
 	}
+	env.Counter = counter
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return nil, usageError{err}
-	}
-	env := gochunk.Env{Counter: counter}
-	if spec, ok := reg.Lookup(name); ok && spec.Embeds && c.embedder != nil {
-		if env.Embedder, err = c.embedder(); err != nil {
-			return nil, err
-		}
 	}
 	if spec, ok := reg.Lookup(name); ok && spec.UsesLLM {
 		if c.llmModel == "" {
