@@ -16,9 +16,9 @@ func ExampleNew() {
 		"Cats sleep most of the day, purring. Dogs fetch sticks and bark."
 	cfg := mst.DefaultConfig()
 	cfg.MaxTokens = 30
-	cfg.MaxPieceTokens = 8 // one sentence a piece
-	cfg.VicinityWeight = 0 // no reward for short pieces near each other (lists)
-	cfg.Lambda = 1.15      // a fixed cut: the adaptive one suits longer documents
+	cfg.Segmenter = mst.SegmentSentences // one sentence a piece
+	cfg.VicinityWeight = 0               // no reward for short pieces near each other (lists)
+	cfg.Lambda = 1.15                    // a fixed cut: the adaptive one suits longer documents
 	c, err := mst.New(cfg, tokenize.Words{}, nil)
 	if err != nil {
 		panic(err)

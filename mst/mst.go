@@ -27,7 +27,8 @@ type Config struct {
 	MaxTokens int `json:"max_tokens" doc:"hard maximum chunk size in tokens of the --tokenizer unit; a component over it is split in reading order, never truncated (also settable as size)"`
 	Size      int `json:"size" doc:"alias of max_tokens (the --size flag)"`
 	// MaxPieceTokens bounds the pre-chunker's pieces.
-	MaxPieceTokens int `json:"max_piece_tokens" doc:"the pre-chunker's largest piece; longer sentences are cut"`
+	MaxPieceTokens int    `json:"max_piece_tokens" doc:"the pre-chunker's largest piece; longer pieces are cut"`
+	Segmenter      string `json:"segmenter" doc:"the pre-chunker: lines (the seed's Jina segmenter: headings, list items, code blocks, tables of up to 20 rows, lines of up to 800 characters whole, longer lines cut into sentences) or sentences (every paragraph cut into sentences)"`
 
 	Gamma          float64 `json:"gamma" doc:"scale of the positional penalty exp(gamma*|a-b|)-1: how fast distance in the document pushes pieces apart"`
 	MinLen         int     `json:"min_len" doc:"token length below which a piece counts as this long in the vicinity reward (avoids rewards for near-empty pieces)"`
@@ -48,10 +49,11 @@ type Config struct {
 // DefaultConfig returns the reference's defaults: max_tokens 400,
 // gamma 0.0275, min_len 5, short_threshold 80, long_term_window 2,
 // immediate_window 1, vicinity_reward 0.275, heading_reward 0.85, weights
-// 1.20, 1.1 and 0.735, distance_threshold 6, alpha 2.26; pieces of at most
-// 80 tokens.
+// 1.20, 1.1 and 0.735, distance_threshold 6, alpha 2.26; the seed's
+// segmenter (lines of up to 800 characters whole), pieces of at most 200
+// tokens.
 func DefaultConfig() Config {
-	return Config{MaxTokens: 400, MaxPieceTokens: 80, Gamma: 0.0275, MinLen: 5, ShortThreshold: 80, LongTermWindow: 2, ImmediateWind: 1,
+	return Config{MaxTokens: 400, MaxPieceTokens: 200, Segmenter: SegmentLines, Gamma: 0.0275, MinLen: 5, ShortThreshold: 80, LongTermWindow: 2, ImmediateWind: 1,
 		VicinityReward: 0.275, HeadingReward: 0.85, SemanticWeight: 1.20, LocalityWeight: 1.1, VicinityWeight: 0.735,
 		DistanceThresh: 6, Alpha: 2.26}
 }
@@ -73,6 +75,8 @@ func New(cfg Config, counter tokenize.Counter, e gochunk.Embedder) (*Chunker, er
 		return nil, fmt.Errorf("%w: max_tokens must be positive", gochunk.ErrConfig)
 	case cfg.MaxPieceTokens <= 0:
 		return nil, fmt.Errorf("%w: max_piece_tokens must be positive", gochunk.ErrConfig)
+	case cfg.Segmenter != "" && cfg.Segmenter != SegmentLines && cfg.Segmenter != SegmentSentences:
+		return nil, fmt.Errorf("%w: segmenter %q: want lines or sentences", gochunk.ErrConfig, cfg.Segmenter)
 	case cfg.DistanceThresh < 2:
 		return nil, fmt.Errorf("%w: distance_threshold must be at least 2 (neighbours must have an edge)", gochunk.ErrConfig)
 	case cfg.ShortThreshold <= 0 || cfg.MinLen < 0 || cfg.LongTermWindow < 0 || cfg.ImmediateWind < 0:
@@ -138,21 +142,53 @@ type Edge struct {
 // apart, with vectors vs (normalised or not) and token lengths.
 func (c Config) Edges(vs [][]float32, lengths []int) []Edge {
 	n := len(vs)
-	norms := make([]float64, n)
+	return c.appendEdges(make([]Edge, 0, n*(c.DistanceThresh-1)), vs, 0, 0, n, lengths)
+}
+
+// appendEdges appends the edges from the pieces a in [from, to) to the
+// pieces after them, where vs[i-off] is the vector of piece i and holds
+// every piece up to distance_threshold-1 after to (or to the end).
+func (c Config) appendEdges(edges []Edge, vs [][]float32, off, from, to int, lengths []int) []Edge {
+	n := len(lengths)
+	norms := make([]float64, len(vs))
 	for i, v := range vs {
 		norms[i] = float64(vec.Norm(v))
 	}
-	edges := make([]Edge, 0, n*(c.DistanceThresh-1))
-	for a := range n {
+	norm := func(i int) float64 { return norms[i-off] }
+	for a := from; a < to; a++ {
+		na := norm(a)
 		for b := a + 1; b < n && b-a < c.DistanceThresh; b++ {
 			cd := 1.0 // a zero vector is as far as can be
-			if norms[a] > 0 && norms[b] > 0 {
-				cd = 1 - float64(vec.Dot(vs[a], vs[b]))/(norms[a]*norms[b])
+			if nb := norm(b); na > 0 && nb > 0 {
+				cd = 1 - float64(vec.Dot(vs[a-off], vs[b-off]))/(na*nb)
 			}
 			edges = append(edges, Edge{a, b, c.Distance(a, b, cd, lengths[a], lengths[b])})
 		}
 	}
 	return edges
+}
+
+// streamBatch is how many pieces are embedded at a time: only their
+// vectors (and those of the distance_threshold pieces after them) are
+// held, so memory does not grow with the document beyond the pieces and
+// their edges.
+const streamBatch = 4096
+
+// streamEdges embeds the pieces batch by batch and returns the graph's
+// edges.
+func (c *Chunker) streamEdges(ctx context.Context, e embed.Embedder, texts []string, lengths []int) ([]Edge, error) {
+	n := len(texts)
+	edges := make([]Edge, 0, n*(c.cfg.DistanceThresh-1))
+	for s := 0; s < n; s += streamBatch {
+		to := min(n, s+streamBatch)
+		hi := min(n, to+c.cfg.DistanceThresh-1)
+		vs, err := embed.Checked(ctx, e, texts[s:hi])
+		if err != nil {
+			return nil, err
+		}
+		edges = c.cfg.appendEdges(edges, vs, s, s, to, lengths)
+	}
+	return edges, nil
 }
 
 // Lambda returns the cut threshold: the fixed lambda, or the mean edge
@@ -262,7 +298,7 @@ func (c *Chunker) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk
 	}
 	e := &pack.Engine{Text: d.Text, Counter: c.counter, Limit: c.cfg.MaxTokens}
 	e.Init()
-	pieces, err := Pieces(ctx, e, c.cfg.MaxPieceTokens)
+	pieces, err := Pieces(ctx, e, c.cfg.MaxPieceTokens, c.cfg.Segmenter)
 	if err != nil || len(pieces) == 0 {
 		return nil, nil, wrapID(d.ID, err)
 	}
@@ -272,14 +308,13 @@ func (c *Chunker) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk
 		texts[i] = d.Text[p.Start:p.End]
 		lengths[i] = p.Size
 	}
-	vs, err := embed.Checked(ctx, embed.ForDocument(c.embedder, texts), texts)
+	edges, err := c.streamEdges(ctx, embed.ForDocument(c.embedder, texts), texts, lengths)
 	if err != nil {
 		return nil, nil, wrapID(d.ID, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	edges := c.cfg.Edges(vs, lengths)
 	lambda := c.cfg.LambdaFor(edges)
 	roots, _ := Components(len(pieces), edges, lambda)
 

@@ -251,7 +251,7 @@ func TestPieces(t *testing.T) {
 	text := "# Head\n\nFirst sentence. Second one!\n- item one\n- item two\n\n```go\nx := 1\n```\n| a | b |"
 	e := &pack.Engine{Text: text, Counter: tokenize.Runes{}, Limit: 100}
 	e.Init()
-	ps, err := Pieces(context.Background(), e, 100)
+	ps, err := Pieces(context.Background(), e, 100, SegmentSentences)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,6 +262,34 @@ func TestPieces(t *testing.T) {
 	want := []string{"# Head", "First sentence.", "Second one!", "- item one", "- item two", "```go\nx := 1\n```", "| a | b |"}
 	if !slices.Equal(got, want) {
 		t.Errorf("pieces %q\nwant %q", got, want)
+	}
+}
+
+// The seed's segmenter keeps lines of up to 800 characters whole, cuts
+// longer ones into sentences, and groups table rows 20 at a time.
+func TestPiecesLines(t *testing.T) {
+	short := strings.Repeat("word ", 150) + "end."                              // 754 characters
+	long := strings.Repeat("A sentence of ten words goes on and on here. ", 20) // 900 characters
+	var table strings.Builder
+	for i := range 25 {
+		fmt.Fprintf(&table, "| row %d | x |\n", i)
+	}
+	text := "# Head\n\n" + short + "\n" + long + "\n\n" + table.String()
+	e := &pack.Engine{Text: text, Counter: tokenize.Runes{}, Limit: 1000}
+	e.Init()
+	ps, err := Pieces(context.Background(), e, 1000, SegmentLines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range ps {
+		got = append(got, text[p.Start:p.End])
+	}
+	if len(got) != 1+1+20+2 {
+		t.Fatalf("%d pieces, want 24 (heading, short line, 20 sentences, 2 table runs)", len(got))
+	}
+	if got[1] != short || !strings.HasPrefix(got[2], "A sentence") || strings.Count(got[22], "\n") != 19 || strings.Count(got[23], "|") != 15 {
+		t.Errorf("pieces %q", got)
 	}
 }
 

@@ -3,18 +3,39 @@ package mst
 import (
 	"context"
 	"strings"
+	"unicode/utf8"
 
 	"gochunk/internal/pack"
 	"gochunk/segment"
 )
 
+// Segmenter values: how the MST chunker's pre-chunker cuts text.
+const (
+	// SegmentLines follows the seed's pre-chunker, Jina AI's rule-based
+	// text segmenter: headings, list items and fenced code blocks are
+	// pieces, runs of table rows up to MaxTableRows, and every other line
+	// is a piece whole when it holds at most MaxLineChars characters, or
+	// is cut into sentences otherwise.
+	SegmentLines = "lines"
+	// SegmentSentences cuts every paragraph into sentences.
+	SegmentSentences = "sentences"
+)
+
+// The limits of Jina AI's segmenter that the lines mode keeps.
+const (
+	MaxLineChars = 800 // a standalone line up to this long is one piece
+	MaxTableRows = 20  // table rows in one piece
+)
+
 // Pieces cuts e.Text into many short pieces for the MST chunker, as the
 // reference's rule-based text segmenter does: every heading line, list
-// item, table row and fenced code block is a piece, paragraphs are cut into
-// sentences, and any piece over maxPiece tokens is cut further (at white
-// space, then tokens). Pieces are in order and cover every non-space
-// character once; Size holds each piece's token count.
-func Pieces(ctx context.Context, e *pack.Engine, maxPiece int) ([]pack.Piece, error) {
+// item and fenced code block is a piece, runs of up to MaxTableRows table
+// rows are a piece, and the lines of paragraphs are pieces whole up to
+// MaxLineChars characters (mode SegmentLines) or cut into sentences
+// (SegmentSentences, or a longer line); any piece over maxPiece tokens is
+// cut further (at white space, then tokens). Pieces are in order and cover
+// every non-space character once; Size holds each piece's token count.
+func Pieces(ctx context.Context, e *pack.Engine, maxPiece int, mode string) ([]pack.Piece, error) {
 	text := e.Text
 	var out []pack.Piece
 	add := func(a, b int) error {
@@ -40,7 +61,7 @@ func Pieces(ctx context.Context, e *pack.Engine, maxPiece int) ([]pack.Piece, er
 		return nil
 	}
 	lines := segment.Lines(text)
-	para := -1 // start of the paragraph being collected
+	para := -1 // start of the paragraph being collected (sentences mode)
 	flushPara := func(end int) error {
 		if para < 0 {
 			return nil
@@ -83,11 +104,39 @@ func Pieces(ctx context.Context, e *pack.Engine, maxPiece int) ([]pack.Piece, er
 				return nil, err
 			}
 			i = j
-		case isHeading(t) || isListItem(t) || strings.HasPrefix(t, "|"):
+		case strings.HasPrefix(t, "|"):
+			if err := flushPara(ln.Start); err != nil {
+				return nil, err
+			}
+			// A run of table rows, MaxTableRows at a time in lines mode.
+			rows := 1
+			if mode == SegmentLines {
+				rows = MaxTableRows
+			}
+			j := i
+			for j+1 < len(lines) && j+1-i < rows && strings.HasPrefix(strings.TrimSpace(text[lines[j+1].Start:lines[j+1].End]), "|") {
+				j++
+			}
+			if err := add(ln.Start, lines[j].End); err != nil {
+				return nil, err
+			}
+			i = j
+		case isHeading(t) || isListItem(t):
 			if err := flushPara(ln.Start); err != nil {
 				return nil, err
 			}
 			if err := add(ln.Start, ln.End); err != nil {
+				return nil, err
+			}
+		case mode == SegmentLines:
+			if utf8.RuneCountInString(t) <= MaxLineChars {
+				if err := add(ln.Start, ln.End); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			para = ln.Start
+			if err := flushPara(ln.End); err != nil {
 				return nil, err
 			}
 		default:

@@ -133,11 +133,10 @@ func (c *Breakpoint) ChunkTrace(ctx context.Context, d gochunk.Document) ([]goch
 	var endsAfter []int
 	var gapSim []float64
 	if c.cfg.Compare == "blocks" {
-		vs, err := p.unitVectors(ctx)
-		if err != nil {
+		var err error
+		if gapSim, err = p.gapSims(ctx, c.cfg.BlockSize); err != nil {
 			return nil, nil, err
 		}
-		gapSim = gapSimilarities(vs, c.cfg.BlockSize)
 		tr.CurveName, tr.Curve = "block similarity", gapSim
 		if c.cfg.Threshold == "depth" && c.cfg.NumberChunks == 0 {
 			sims := make([]float64, len(cands))

@@ -91,55 +91,114 @@ func (c *Cluster) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk
 	}
 	p.setGaps()
 	tr := p.trace()
-	vs, err := p.embed(ctx, p.embedder(), p.unitTexts())
+	w := max(1, c.cfg.Size/c.cfg.MinChunkSize)
+	b, err := p.streamBand(ctx, w)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, v := range vs {
-		vec.Normalize(v)
-	}
-	w := max(1, c.cfg.Size/c.cfg.MinChunkSize)
-	starts, curve := clusterSegment(vs, w)
+	starts, curve := b.segment()
 	tr.CurveName, tr.Curve = "centred similarity", curve
 	tr.Breakpoints = starts
 	chunks, err := p.build(ctx, starts)
 	return chunks, tr, err
 }
 
+// simBand is what Chroma's DP needs of n normalised vectors: the
+// similarities of the pairs that can share a chunk (dots[i][k] for i and
+// i+k+1, k < max(w-1, 1)), and the sums that give the mean similarity of all pairs.
+type simBand struct {
+	n, w int
+	dots [][]float64
+	sum  []float64 // sum of the vectors
+	self float64   // sum of their squared norms
+}
+
+func newSimBand(n, w, dim int) *simBand {
+	return &simBand{n: n, w: w, dots: make([][]float64, n), sum: make([]float64, dim)}
+}
+
+// add records the vectors of units [from, to), where vs[i-off] is the
+// vector of unit i and vs holds every unit up to max(w-1, 1) after to.
+func (b *simBand) add(vs [][]float32, off, from, to int) {
+	for i := from; i < to; i++ {
+		v := vs[i-off]
+		for d, x := range v {
+			b.sum[d] += float64(x)
+		}
+		b.self += float64(vec.Dot(v, v))
+		// At least the next unit, for the trace's curve when w is 1.
+		b.dots[i] = make([]float64, min(max(b.w-1, 1), b.n-1-i))
+		for k := range b.dots[i] {
+			b.dots[i][k] = float64(vec.Dot(v, vs[i+k+1-off]))
+		}
+	}
+}
+
+// streamBand embeds the units in batches, holding one batch of vectors at
+// a time, and returns their similarity band.
+func (p *doc) streamBand(ctx context.Context, w int) (*simBand, error) {
+	n := len(p.units)
+	e := p.embedder()
+	var b *simBand
+	for s := 0; s < n; s += streamBatch {
+		to := min(n, s+streamBatch)
+		hi := min(n, to+max(w-1, 1))
+		texts := make([]string, 0, hi-s)
+		for i := s; i < hi; i++ {
+			texts = append(texts, p.unitText(i))
+		}
+		vs, err := p.embed(ctx, e, texts)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vs {
+			vec.Normalize(v)
+		}
+		if b == nil {
+			b = newSimBand(n, w, len(vs[0]))
+		}
+		b.add(vs, s, s, to)
+	}
+	return b, nil
+}
+
 // clusterSegment returns the chunk starts of the best grouping of n
 // normalised vectors into runs of at most w, and the centred similarity of
 // neighbours.
 func clusterSegment(vs [][]float32, w int) ([]int, []float64) {
-	n := len(vs)
+	if len(vs) == 0 {
+		return nil, nil
+	}
+	b := newSimBand(len(vs), w, len(vs[0]))
+	b.add(vs, 0, 0, len(vs))
+	return b.segment()
+}
+
+// segment centres the band on the mean similarity of all pairs and runs
+// the DP.
+func (b *simBand) segment() ([]int, []float64) {
+	n, w := b.n, b.w
 	if n == 0 {
 		return nil, nil
 	}
 	// Mean similarity of all pairs i < j: (|Σv|² − Σ|v|²) / 2 / pairs.
 	mean := 0.0
 	if n > 1 {
-		sum := make([]float32, len(vs[0]))
-		self := 0.0
-		for _, v := range vs {
-			vec.Add(sum, v)
-			self += float64(vec.Dot(v, v))
+		sq := 0.0
+		for _, x := range b.sum {
+			sq += x * x
 		}
-		mean = (float64(vec.Dot(sum, sum)) - self) / 2 / (float64(n) * float64(n-1) / 2)
+		mean = (sq - b.self) / 2 / (float64(n) * float64(n-1) / 2)
 	}
-	// band[i][k] = centred similarity of i and i+k+1, for k < w-1.
-	band := make([][]float64, n)
+	band := b.dots
 	for i := range band {
-		band[i] = make([]float64, min(w-1, n-1-i))
 		for k := range band[i] {
-			band[i][k] = float64(vec.Dot(vs[i], vs[i+k+1])) - mean
+			band[i][k] -= mean
 		}
 	}
 	curve := make([]float64, 0, n)
 	for i := 0; i+1 < n; i++ {
-		if len(band[i]) > 0 {
-			curve = append(curve, band[i][0])
-		} else {
-			curve = append(curve, float64(vec.Dot(vs[i], vs[i+1]))-mean)
-		}
+		curve = append(curve, band[i][0])
 	}
 	dp := make([]float64, n+1) // dp[j]: best score of the first j pieces
 	from := make([]int, n+1)

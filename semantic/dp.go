@@ -113,11 +113,10 @@ func (c *DP) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.Chun
 	tr := p.trace()
 	var sim []float64
 	if c.cfg.Similarity == "blocks" {
-		vs, err := p.unitVectors(ctx)
-		if err != nil {
+		var err error
+		if sim, err = p.gapSims(ctx, c.cfg.BlockSize); err != nil {
 			return nil, nil, err
 		}
-		sim = gapSimilarities(vs, c.cfg.BlockSize)
 		tr.CurveName, tr.Curve = "block similarity", append([]float64(nil), sim...)
 	} else {
 		vs, err := p.embed(ctx, p.embedder(), p.unitTexts())

@@ -247,30 +247,41 @@ func (p *doc) fitStarts(starts []int, levels []int8, score []float64) []int {
 	return out
 }
 
-// unitVectors embeds every unit once and normalises the vectors, so that
-// sums of them weigh every unit alike.
-func (p *doc) unitVectors(ctx context.Context) ([][]float32, error) {
-	vs, err := p.embed(ctx, p.embedder(), p.unitTexts())
-	if err != nil {
-		return nil, err
-	}
-	for _, v := range vs {
-		vec.Normalize(v)
-	}
-	return vs, nil
-}
+// streamBatch is how many units gapSims embeds at a time.
+const streamBatch = 4096
 
-// gapSimilarities returns the block similarity at every gap (k units each
-// side), for the size rule of fitStarts and for traces.
-func gapSimilarities(vs [][]float32, k int) []float64 {
-	if len(vs) < 2 {
-		return nil
+// gapSims embeds the units in batches and returns the block similarity at
+// every gap (k units each side). Only one batch of vectors (and the k
+// units on each side of it) is held at a time, so memory does not grow
+// with the document beyond the units and one similarity per gap.
+func (p *doc) gapSims(ctx context.Context, k int) ([]float64, error) {
+	n := len(p.units)
+	if n < 2 {
+		return nil, nil
 	}
-	gaps := make([]int, len(vs)-1)
-	for i := range gaps {
-		gaps[i] = i
+	e := p.embedder()
+	out := make([]float64, 0, n-1)
+	texts := make([]string, 0, streamBatch+2*k)
+	for s := 0; s < n-1; s += streamBatch {
+		lo, hi := max(0, s-k+1), min(n, s+streamBatch+k)
+		texts = texts[:0]
+		for i := lo; i < hi; i++ {
+			texts = append(texts, p.unitText(i))
+		}
+		vs, err := p.embed(ctx, e, texts)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vs {
+			vec.Normalize(v)
+		}
+		var gaps []int
+		for g := s; g < min(n-1, s+streamBatch); g++ {
+			gaps = append(gaps, g-lo)
+		}
+		out = append(out, blockSimilarities(vs, k, gaps)...)
 	}
-	return blockSimilarities(vs, k, gaps)
+	return out, nil
 }
 
 // groupUnits replaces the units by runs of units between the gaps where a

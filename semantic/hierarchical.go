@@ -97,22 +97,22 @@ func (c *Hierarchical) ChunkTrace(ctx context.Context, d gochunk.Document) ([]go
 	p.groupUnits(c.structure)
 	tr := p.trace()
 	texts := p.windows(c.cfg.BufferSize)
-	vs, err := p.embed(ctx, p.embedder(), texts)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, v := range vs {
-		vec.Normalize(v)
-	}
-	dist := cosines(vs)
-	for i := range dist {
-		dist[i] = 1 - dist[i]
-	}
-	tr.CurveName, tr.Curve = "cosine distance", dist
 	var starts []int
 	if c.cfg.Contiguous {
-		starts, err = c.contiguous(ctx, p, vs, tr)
+		starts, err = c.contiguousWindows(ctx, p, texts, tr)
 	} else {
+		var vs [][]float32
+		if vs, err = p.embed(ctx, p.embedder(), texts); err != nil {
+			return nil, nil, err
+		}
+		for _, v := range vs {
+			vec.Normalize(v)
+		}
+		dist := cosines(vs)
+		for i := range dist {
+			dist[i] = 1 - dist[i]
+		}
+		tr.CurveName, tr.Curve = "cosine distance", dist
 		starts, err = c.windows(ctx, vs, tr)
 	}
 	if err != nil {
@@ -121,6 +121,44 @@ func (c *Hierarchical) ChunkTrace(ctx context.Context, d gochunk.Document) ([]go
 	tr.Breakpoints = starts
 	chunks, err := p.build(ctx, starts)
 	return chunks, tr, err
+}
+
+// contiguousWindow is how many units the contiguous variant clusters at a
+// time: merges never cross a window's end, which bounds memory by the
+// window (clusters are local anyway: none grows over the size limit).
+const contiguousWindow = 4096
+
+// contiguousWindows embeds and clusters the units window by window and
+// returns the chunk starts; the trace's curve is the cosine distance of
+// each unit to the next.
+func (c *Hierarchical) contiguousWindows(ctx context.Context, p *doc, texts []string, tr *gochunk.Trace) ([]int, error) {
+	e := p.embedder()
+	n := len(texts)
+	tr.CurveName, tr.Curve = "cosine distance", make([]float64, 0, max(0, n-1))
+	var starts []int
+	var prev []float32
+	for s := 0; s < n; s += contiguousWindow {
+		vs, err := p.embed(ctx, e, texts[s:min(n, s+contiguousWindow)])
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vs {
+			vec.Normalize(v)
+		}
+		if prev != nil {
+			tr.Curve = append(tr.Curve, 1-float64(vec.Cosine(prev, vs[0])))
+		}
+		for _, x := range cosines(vs) {
+			tr.Curve = append(tr.Curve, 1-x)
+		}
+		prev = append(prev[:0], vs[len(vs)-1]...)
+		st, err := c.contiguous(ctx, p, vs, s, tr)
+		if err != nil {
+			return nil, err
+		}
+		starts = append(starts, st...)
+	}
+	return starts, nil
 }
 
 // run is a cluster of consecutive sentences in the contiguous variant.
@@ -161,12 +199,12 @@ func (h *candHeap) Pop() any {
 // recording each merge's distance and its increase of the within-cluster
 // sum of squares; then cuts the merge sequence where the configuration
 // says.
-func (c *Hierarchical) contiguous(ctx context.Context, p *doc, vs [][]float32, tr *gochunk.Trace) ([]int, error) {
+func (c *Hierarchical) contiguous(ctx context.Context, p *doc, vs [][]float32, off int, tr *gochunk.Trace) ([]int, error) {
 	n := len(vs)
 	runs := make([]run, n)
 	band := 1
 	for i := range runs {
-		runs[i] = run{start: i, end: i + 1, tokens: p.units[i].Size + p.units[i].Gap, sum: append([]float32(nil), vs[i]...), left: i - 1, right: i + 1, alive: true}
+		runs[i] = run{start: i, end: i + 1, tokens: p.units[off+i].Size + p.units[off+i].Gap, sum: append([]float32(nil), vs[i]...), left: i - 1, right: i + 1, alive: true}
 	}
 	runs[n-1].right = -1
 	// The band: the most sentences that fit in one chunk.
@@ -305,7 +343,11 @@ func (c *Hierarchical) contiguous(ctx context.Context, p *doc, vs [][]float32, t
 		keep = n - k
 	}
 	labels := replay(n, merges, keep, func(m merge) (int, int) { return m.left, m.right })
-	return labelRuns(labels), nil
+	starts := labelRuns(labels)
+	for i := range starts {
+		starts[i] += off
+	}
+	return starts, nil
 }
 
 // replay applies the first keep merges to n singletons and returns each

@@ -188,13 +188,12 @@ func (c *SavGol) blocks(ctx context.Context, p *doc, tr *gochunk.Trace) ([]gochu
 		chunks, err := p.build(ctx, tr.Breakpoints)
 		return chunks, tr, err
 	}
-	vs, err := p.unitVectors(ctx)
+	gapSim, err := p.gapSims(ctx, c.cfg.SimilarityWindow)
 	if err != nil {
 		return nil, nil, err
 	}
 	levels := p.levels()
 	cands := p.candidates(p.b.structure, levels)
-	gapSim := gapSimilarities(vs, c.cfg.SimilarityWindow)
 	tr.CurveName, tr.Curve = "block similarity", gapSim
 	isCand := make([]bool, len(gapSim))
 	for _, g := range cands {
