@@ -112,6 +112,12 @@ type Options struct {
 	ONNXRuntimeLibrary string
 	// ONNXCUDA runs the ort backend on a CUDA GPU.
 	ONNXCUDA bool
+	// ONNXPooling overrides how an onnx model's token vectors become one:
+	// "cls" (the first token), "mean" (over the attention mask) or "last"
+	// (the last token the mask keeps, as Qwen3-Embedding and other
+	// decoder models need); empty means what the model's
+	// sentence-transformers 1_Pooling/config.json says, else mean.
+	ONNXPooling string
 }
 
 // New returns the embedder a name describes: "lexical", "static:MODEL"

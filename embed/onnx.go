@@ -32,7 +32,7 @@ type ONNX struct {
 	mu        sync.Mutex // one inference at a time per model
 	session   *hugot.Session
 	pipe      *pipelines.FeatureExtractionPipeline
-	cls       bool
+	pooling   string // cls, mean or last
 	normalize bool
 	maxTokens int
 	dim       int
@@ -78,6 +78,9 @@ var onnxFiles = []string{"tokenizer.json", "config.json", "onnx/model.onnx", "mo
 // onnx/model.onnx, tokenizer.json, config.json, and the sentence-transformers
 // files when present) or from the Hugging Face hub by repository id.
 func LoadONNX(ctx context.Context, model string, opt Options) (*ONNX, error) {
+	if p := opt.ONNXPooling; p != "" && p != "cls" && p != "mean" && p != "last" {
+		return nil, fmt.Errorf("%w: onnx pooling %q: want cls, mean or last", ErrModel, p)
+	}
 	dir, err := modelDir(ctx, model, onnxFiles, onnxFiles[1:], opt)
 	if err != nil {
 		return nil, err
@@ -104,11 +107,21 @@ func LoadONNX(ctx context.Context, model string, opt Options) (*ONNX, error) {
 	var pool struct {
 		CLS  bool `json:"pooling_mode_cls_token"`
 		Mean bool `json:"pooling_mode_mean_tokens"`
+		Last bool `json:"pooling_mode_lasttoken"`
 	}
 	if err := readJSONIf(filepath.Join(dir, "1_Pooling", "config.json"), &pool); err != nil {
 		return nil, err
 	}
-	o.cls = pool.CLS && !pool.Mean
+	switch {
+	case opt.ONNXPooling != "":
+		o.pooling = opt.ONNXPooling
+	case pool.Last && !pool.Mean:
+		o.pooling = "last"
+	case pool.CLS && !pool.Mean:
+		o.pooling = "cls"
+	default:
+		o.pooling = "mean"
+	}
 	var modules []struct {
 		Type string `json:"type"`
 	}
@@ -165,11 +178,7 @@ func LoadONNX(ctx context.Context, model string, opt Options) (*ONNX, error) {
 		session.Destroy()
 		return nil, fmt.Errorf("%w: %v", ErrModel, err)
 	}
-	pooling := "mean"
-	if o.cls {
-		pooling = "cls"
-	}
-	o.id = fmt.Sprintf("onnx:%s@%s:%s:n%v:t%d", filepath.Base(strings.TrimRight(model, "/")), sum, pooling, o.normalize, o.maxTokens)
+	o.id = fmt.Sprintf("onnx:%s@%s:%s:n%v:t%d", filepath.Base(strings.TrimRight(model, "/")), sum, o.pooling, o.normalize, o.maxTokens)
 	return o, nil
 }
 
@@ -298,15 +307,25 @@ func (o *ONNX) run(ctx context.Context, texts []string) ([][]float32, error) {
 	return out, nil
 }
 
-// pool reduces token vectors to one: the first ([CLS]) token, or the mean
-// over the tokens the attention mask keeps.
+// pool reduces token vectors to one: the first ([CLS]) token, the last
+// token the attention mask keeps, or the mean over the tokens it keeps.
 func (o *ONNX) pool(tokens [][]float32, in backends.TokenizedInput) []float32 {
 	v := make([]float32, o.dim)
 	if len(tokens) == 0 {
 		return v
 	}
-	if o.cls {
+	switch o.pooling {
+	case "cls":
 		copy(v, tokens[0])
+		return v
+	case "last":
+		last := len(tokens) - 1
+		if len(in.AttentionMask) > 0 {
+			for last > 0 && (last >= len(in.AttentionMask) || in.AttentionMask[last] == 0) {
+				last--
+			}
+		}
+		copy(v, tokens[last])
 		return v
 	}
 	n := 0

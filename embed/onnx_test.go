@@ -102,26 +102,36 @@ func TestONNXPooling(t *testing.T) {
 	for i := range table {
 		table[i] = float32(math.Cos(float64(i) * 0.11))
 	}
-	for _, pooling := range []string{"mean", "cls"} {
+	// "last (override)": the configuration says mean, Options say last.
+	for _, pooling := range []string{"mean", "cls", "last", "last (override)"} {
 		t.Run(pooling, func(t *testing.T) {
+			override := ""
+			if pooling == "last (override)" {
+				pooling, override = "last", "last"
+			}
 			dir := t.TempDir()
 			writeGatherModel(t, filepath.Join(dir, "model.onnx"), table, rows, dim)
 			b, _ := os.ReadFile(tokPath)
 			os.WriteFile(filepath.Join(dir, "tokenizer.json"), b, 0o644)
 			os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"max_position_embeddings": 512}`), 0o644)
 			os.MkdirAll(filepath.Join(dir, "1_Pooling"), 0o755)
-			pc, _ := json.Marshal(map[string]bool{"pooling_mode_cls_token": pooling == "cls", "pooling_mode_mean_tokens": pooling == "mean"})
+			pc, _ := json.Marshal(map[string]bool{"pooling_mode_cls_token": pooling == "cls", "pooling_mode_mean_tokens": pooling == "mean" || override != "",
+				"pooling_mode_lasttoken": pooling == "last" && override == ""})
 			os.WriteFile(filepath.Join(dir, "1_Pooling", "config.json"), pc, 0o644)
 			os.WriteFile(filepath.Join(dir, "modules.json"), []byte(`[{"type":"sentence_transformers.models.Transformer"},{"type":"sentence_transformers.models.Pooling"},{"type":"sentence_transformers.models.Normalize"}]`), 0o644)
 			os.WriteFile(filepath.Join(dir, "sentence_bert_config.json"), []byte(`{"max_seq_length": 256}`), 0o644)
 
-			o, err := LoadONNX(context.Background(), dir, Options{})
+			o, err := LoadONNX(context.Background(), dir, Options{ONNXPooling: override})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer o.Close()
 			if o.Dim() != dim || o.MaxTokens() != 256 {
 				t.Fatalf("dim %d max %d", o.Dim(), o.MaxTokens())
+			}
+			// Sizes count in the model's own tokens, within what it embeds.
+			if c, limit := TokenizerOf(o); c == nil || limit != 254 || c.Count("Hello, world!") != len(tok.Encode("Hello, world!")) {
+				t.Errorf("tokenizer %v, chunk limit %d", c, limit)
 			}
 			texts := []string{"Hello, world! This is gochunk.", "Short one", ""}
 			vs, err := o.Embed(context.Background(), texts)
@@ -132,9 +142,12 @@ func TestONNXPooling(t *testing.T) {
 			for i, text := range texts[:2] {
 				ids := append(append([]int{cls}, tok.Encode(text)...), sep)
 				want := make([]float32, dim)
-				if pooling == "cls" {
+				switch pooling {
+				case "cls":
 					copy(want, table[cls*dim:(cls+1)*dim])
-				} else {
+				case "last":
+					copy(want, table[sep*dim:(sep+1)*dim])
+				default:
 					for _, id := range ids {
 						vec.Add(want, table[id*dim:(id+1)*dim])
 					}
@@ -158,6 +171,9 @@ func TestONNXPooling(t *testing.T) {
 
 func TestONNXBadModel(t *testing.T) {
 	dir := t.TempDir()
+	if _, err := LoadONNX(context.Background(), dir, Options{ONNXPooling: "max"}); err == nil || !strings.Contains(err.Error(), "want cls, mean or last") {
+		t.Errorf("unknown pooling: %v", err)
+	}
 	os.WriteFile(filepath.Join(dir, "tokenizer.json"), []byte(tinyTokenizer), 0o644)
 	if _, err := LoadONNX(context.Background(), dir, Options{}); err == nil {
 		t.Error("no model.onnx: no error")

@@ -384,3 +384,27 @@ func TestParseBBoxLayoutTruncated(t *testing.T) {
 		t.Errorf("truncated output: %v", err)
 	}
 }
+
+// The paper's cluster count (fewer clusters) and the dense graph keep the
+// contract; the dense graph links elements far apart in reading order.
+func TestS2GraphAndClusterOptions(t *testing.T) {
+	text := strings.Repeat("Pasta dough needs flour and eggs; knead the pasta dough.\n\nJupiter is the largest planet of the solar system.\n\n", 12)
+	for _, cfg := range []S2Config{
+		func() S2Config { c := DefaultS2Config(); c.Graph = "dense"; c.Size = 60; return c }(),
+		func() S2Config { c := DefaultS2Config(); c.Clusters = "paper"; c.Size = 60; return c }(),
+		func() S2Config { c := DefaultS2Config(); c.Graph, c.Clusters, c.Size = "dense", "paper", 60; return c }(),
+	} {
+		c, err := NewS2(cfg, tokenize.Words{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunktest.Check(t, c, text, chunktest.Options{Counter: tokenize.Words{}, Limit: 60})
+	}
+	for _, bad := range []func(*S2Config){func(c *S2Config) { c.Graph = "full" }, func(c *S2Config) { c.Clusters = "auto" }} {
+		cfg := DefaultS2Config()
+		bad(&cfg)
+		if _, err := NewS2(cfg, nil, nil); !errors.Is(err, gochunk.ErrConfig) {
+			t.Errorf("%+v: err = %v, want ErrConfig", cfg, err)
+		}
+	}
+}

@@ -166,5 +166,20 @@ func TestS2BeatsFixedSizeOnLabelledPDF(t *testing.T) {
 		if sp <= bp || sn <= bn {
 			t.Errorf("size %d: S2 (purity %.3f, NMI %.3f) does not beat fixed-size windows (purity %.3f, NMI %.3f)", size, sp, sn, bp, bn)
 		}
+		// The paper's options, measured for the README (go test -v).
+		for _, v := range []struct{ graph, clusters string }{{"dense", "tokens"}, {"sparse", "paper"}, {"dense", "paper"}} {
+			c := cfg
+			c.Graph, c.Clusters = v.graph, v.clusters
+			alt, err := layout.NewS2(c, words, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			chunks, err := alt.Chunk(context.Background(), doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ap, an := score(els, chunks)
+			t.Logf("size %d, graph %s, clusters %s: purity %.3f NMI %.3f (%d chunks)", size, v.graph, v.clusters, ap, an, len(chunks))
+		}
 	}
 }

@@ -14,13 +14,16 @@ import (
 
 // ClusterConfig configures the Cluster chunker.
 type ClusterConfig struct {
-	Size         int `json:"size" doc:"max_chunk_size: the hard maximum chunk size in tokens of the --tokenizer unit"`
-	MinChunkSize int `json:"min_chunk_size" doc:"size of the pieces the text is first cut into (recursively, on paragraphs, lines, sentence ends, spaces); a chunk holds at most size/min_chunk_size pieces"`
+	Size          int    `json:"size" doc:"max_chunk_size: the hard maximum chunk size in tokens of the --tokenizer unit"`
+	MinChunkSize  int    `json:"min_chunk_size" doc:"size of the pieces the text is first cut into (recursively, on paragraphs, lines, sentence ends, spaces); a chunk holds at most size/min_chunk_size pieces"`
+	KeepSeparator string `json:"keep_separator" doc:"where the piece splitter keeps a separator: end (with the text before it, so a period ends its sentence) or start (with the text after it, as Chroma's splitter does: pieces then begin with the previous sentence's period)"`
 }
 
 // DefaultClusterConfig returns Chroma's defaults: pieces of 50 tokens,
 // chunks of at most 400.
-func DefaultClusterConfig() ClusterConfig { return ClusterConfig{Size: 400, MinChunkSize: 50} }
+func DefaultClusterConfig() ClusterConfig {
+	return ClusterConfig{Size: 400, MinChunkSize: 50, KeepSeparator: split.KeepEnd}
+}
 
 // Cluster is the ClusterSemanticChunker of Chroma's report "Evaluating
 // Chunking Strategies for Retrieval": the text is cut into pieces of about
@@ -38,6 +41,13 @@ func DefaultClusterConfig() ClusterConfig { return ClusterConfig{Size: 400, MinC
 // whose table starts at 0 and so can return one chunk spanning the whole
 // prefix when every reward is negative, the DP here starts at -∞ and always
 // respects the piece limit; any chunk still over Size is then split.
+//
+// Chroma's splitter keeps a separator with the text after it
+// (KeepSeparator "start"): a period then begins the next piece, and since
+// chunks are runs of pieces, every chunk but the first starts with the
+// previous sentence's period and ends without its own. The default keeps
+// it with the text before it ("end"), so chunks end where sentences do;
+// "start" reproduces Chroma's pieces.
 type Cluster struct {
 	base
 	cfg    ClusterConfig
@@ -50,6 +60,9 @@ func NewCluster(cfg ClusterConfig, counter tokenize.Counter, e gochunk.Embedder)
 	if cfg.Size <= 0 || cfg.MinChunkSize <= 0 {
 		return nil, fmt.Errorf("%w: size and min_chunk_size must be positive", gochunk.ErrConfig)
 	}
+	if cfg.KeepSeparator != split.KeepEnd && cfg.KeepSeparator != split.KeepStart {
+		return nil, fmt.Errorf("%w: keep_separator %q: want end or start", gochunk.ErrConfig, cfg.KeepSeparator)
+	}
 	if cfg.MinChunkSize > cfg.Size {
 		return nil, fmt.Errorf("%w: min_chunk_size (%d) must not exceed size (%d)", gochunk.ErrConfig, cfg.MinChunkSize, cfg.Size)
 	}
@@ -58,7 +71,7 @@ func NewCluster(cfg ClusterConfig, counter tokenize.Counter, e gochunk.Embedder)
 		return nil, err
 	}
 	rc := split.RecursiveConfig{Size: split.Size{Size: cfg.MinChunkSize}, Separators: []string{"\n\n", "\n", ".", "?", "!", " ", ""},
-		KeepSeparator: split.KeepEnd, StripWhitespace: true}
+		KeepSeparator: cfg.KeepSeparator, StripWhitespace: true}
 	pieces, err := split.NewRecursive(rc, b.counter)
 	if err != nil {
 		return nil, err

@@ -414,3 +414,42 @@ func TestElbowAndSilhouette(t *testing.T) {
 		t.Errorf("silhouette good %v bad %v", good, bad)
 	}
 }
+
+// keep_separator start cuts pieces as Chroma's splitter does: a period
+// begins the next piece.
+func TestClusterKeepSeparator(t *testing.T) {
+	text, _ := threeArticles()
+	for sep, check := range map[string]func(string) bool{
+		"start": func(c string) bool { return strings.HasPrefix(c, ".") || !strings.HasSuffix(c, ".") },
+		"end":   func(c string) bool { return strings.HasSuffix(c, ".") },
+	} {
+		cfg := DefaultClusterConfig()
+		cfg.Size, cfg.MinChunkSize, cfg.KeepSeparator = 60, 20, sep
+		c, err := NewCluster(cfg, tokenize.Words{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks, err := c.Chunk(context.Background(), gochunk.Document{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dotFirst := 0
+		for _, ch := range chunks[1 : len(chunks)-1] {
+			if !check(ch.Text) {
+				t.Errorf("keep_separator %s: chunk %q", sep, ch.Text)
+			}
+			if strings.HasPrefix(ch.Text, ".") {
+				dotFirst++
+			}
+		}
+		if (sep == "start") != (dotFirst > 0) {
+			t.Errorf("keep_separator %s: %d chunks start with a period", sep, dotFirst)
+		}
+		chunktest.Check(t, c, text, chunktest.Options{Counter: tokenize.Words{}, Limit: 60})
+	}
+	cfg := DefaultClusterConfig()
+	cfg.KeepSeparator = "none"
+	if _, err := NewCluster(cfg, nil, nil); !errors.Is(err, gochunk.ErrConfig) {
+		t.Errorf("keep_separator none: %v", err)
+	}
+}

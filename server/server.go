@@ -69,6 +69,8 @@ type Config struct {
 	ONNXBackend string `json:"onnx_backend"`
 	ONNXLibrary string `json:"onnx_library"`
 	ONNXCUDA    bool   `json:"onnx_cuda"`
+	// ONNXPooling overrides the model's pooling: cls, mean or last.
+	ONNXPooling string `json:"onnx_pooling"`
 	// CacheEntries bounds the embedding cache.
 	CacheEntries int `json:"cache_entries"`
 	// LLMURL and LLMModel configure the chat model of the llm-split and
@@ -148,7 +150,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		counter = c
 	}
 	em, err := embed.New(ctx, cfg.Embedder, embed.Options{BaseURL: cfg.EmbedURL,
-		ONNXBackend: cfg.ONNXBackend, ONNXRuntimeLibrary: cfg.ONNXLibrary, ONNXCUDA: cfg.ONNXCUDA})
+		ONNXBackend: cfg.ONNXBackend, ONNXRuntimeLibrary: cfg.ONNXLibrary, ONNXCUDA: cfg.ONNXCUDA, ONNXPooling: cfg.ONNXPooling})
 	if err != nil {
 		return nil, fmt.Errorf("server embedder: %w", err)
 	}

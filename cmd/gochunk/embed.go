@@ -22,6 +22,7 @@ type embedFlags struct {
 	offline              bool
 	onnxBackend, onnxLib string
 	onnxCUDA             bool
+	onnxPooling          string
 }
 
 func (f *embedFlags) register(fs *flag.FlagSet) {
@@ -33,6 +34,7 @@ func (f *embedFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.onnxBackend, "onnx-backend", "go", "how onnx:MODEL runs: go (pure Go) or ort (ONNX Runtime: faster; needs a binary built with -tags ORT and libonnxruntime)")
 	fs.StringVar(&f.onnxLib, "onnx-library", "", "path of libonnxruntime for --onnx-backend ort (default: the system's)")
 	fs.BoolVar(&f.onnxCUDA, "onnx-cuda", false, "run --onnx-backend ort on a CUDA GPU")
+	fs.StringVar(&f.onnxPooling, "onnx-pooling", "", "how onnx:MODEL pools token vectors: cls, mean or last (Qwen3-Embedding and other decoder models); default: the model's 1_Pooling/config.json")
 }
 
 // lazy returns a function that builds the embedder on first use only, so
@@ -58,7 +60,7 @@ func (f *embedFlags) lazy(e env) func() (gochunk.Embedder, error) {
 func (f *embedFlags) build(ctx context.Context, e env) (embed.Embedder, error) {
 	var mu sync.Mutex
 	opt := embed.Options{BaseURL: f.url, Dimensions: f.dimensions, CacheDir: f.cacheDir, Offline: f.offline,
-		ONNXBackend: f.onnxBackend, ONNXRuntimeLibrary: f.onnxLib, ONNXCUDA: f.onnxCUDA}
+		ONNXBackend: f.onnxBackend, ONNXRuntimeLibrary: f.onnxLib, ONNXCUDA: f.onnxCUDA, ONNXPooling: f.onnxPooling}
 	if e.stderrTTY {
 		opt.Progress = func(done, total int64, file string) {
 			mu.Lock()

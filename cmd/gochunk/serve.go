@@ -36,6 +36,7 @@ type serveFile struct {
 	ONNXBackend         string `json:"onnx_backend"`
 	ONNXLibrary         string `json:"onnx_library"`
 	ONNXCUDA            bool   `json:"onnx_cuda"`
+	ONNXPooling         string `json:"onnx_pooling"`
 	LLMURL              string `json:"llm_url"`
 	LLMModel            string `json:"llm_model"`
 }
@@ -63,6 +64,7 @@ func cmdServe(e env, args []string) int {
 		onnxBack   = fs.String("onnx-backend", "go", "how onnx:MODEL runs: go (pure Go) or ort (ONNX Runtime; binaries built with -tags ORT) (env GOCHUNK_ONNX_BACKEND)")
 		onnxLib    = fs.String("onnx-library", "", "path of libonnxruntime for --onnx-backend ort (env GOCHUNK_ONNX_LIBRARY)")
 		onnxCUDA   = fs.Bool("onnx-cuda", false, "run --onnx-backend ort on a CUDA GPU (env GOCHUNK_ONNX_CUDA=1)")
+		onnxPool   = fs.String("onnx-pooling", "", "how onnx:MODEL pools token vectors: cls, mean or last; default: the model's configuration (env GOCHUNK_ONNX_POOLING)")
 		llmURL     = fs.String("llm-url", "", "base URL of the chat API of the LLM chunkers (env GOCHUNK_LLM_URL)")
 		llmModel   = fs.String("llm-model", "", "chat model of the LLM chunkers; none means they are refused (env GOCHUNK_LLM_MODEL)")
 		logLevel   = fs.String("log-level", "info", "debug, info, warn or error")
@@ -147,6 +149,7 @@ Flags:
 		EmbedURL:       pickStr("embed-url", "GOCHUNK_EMBED_URL", *embURL, file.EmbedURL),
 		ONNXBackend:    pickStr("onnx-backend", "GOCHUNK_ONNX_BACKEND", *onnxBack, file.ONNXBackend),
 		ONNXLibrary:    pickStr("onnx-library", "GOCHUNK_ONNX_LIBRARY", *onnxLib, file.ONNXLibrary),
+		ONNXPooling:    pickStr("onnx-pooling", "GOCHUNK_ONNX_POOLING", *onnxPool, file.ONNXPooling),
 		ONNXCUDA:       *onnxCUDA || !set["onnx-cuda"] && (os.Getenv("GOCHUNK_ONNX_CUDA") == "1" || file.ONNXCUDA),
 		LLMURL:         pickStr("llm-url", "GOCHUNK_LLM_URL", *llmURL, file.LLMURL),
 		LLMModel:       pickStr("llm-model", "GOCHUNK_LLM_MODEL", *llmModel, file.LLMModel),
