@@ -155,17 +155,9 @@ func (p *doc) streamBand(ctx context.Context, w int) (*simBand, error) {
 	var b *simBand
 	for s := 0; s < n; s += streamBatch {
 		to := min(n, s+streamBatch)
-		hi := min(n, to+max(w-1, 1))
-		texts := make([]string, 0, hi-s)
-		for i := s; i < hi; i++ {
-			texts = append(texts, p.unitText(i))
-		}
-		vs, err := p.embed(ctx, e, texts)
+		vs, err := p.embedUnits(ctx, e, s, min(n, to+max(w-1, 1)))
 		if err != nil {
 			return nil, err
-		}
-		for _, v := range vs {
-			vec.Normalize(v)
 		}
 		if b == nil {
 			b = newSimBand(n, w, len(vs[0]))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"gochunk"
+	"gochunk/embed"
 	"gochunk/internal/pack"
 	"gochunk/internal/signal"
 	"gochunk/vec"
@@ -250,6 +251,22 @@ func (p *doc) fitStarts(starts []int, levels []int8, score []float64) []int {
 // streamBatch is how many units gapSims embeds at a time.
 const streamBatch = 4096
 
+// embedUnits returns the normalised vectors of units [lo, hi).
+func (p *doc) embedUnits(ctx context.Context, e embed.Embedder, lo, hi int) ([][]float32, error) {
+	texts := make([]string, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		texts = append(texts, p.unitText(i))
+	}
+	vs, err := p.embed(ctx, e, texts)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range vs {
+		vec.Normalize(v)
+	}
+	return vs, nil
+}
+
 // gapSims embeds the units in batches and returns the block similarity at
 // every gap (k units each side). Only one batch of vectors (and the k
 // units on each side of it) is held at a time, so memory does not grow
@@ -261,19 +278,11 @@ func (p *doc) gapSims(ctx context.Context, k int) ([]float64, error) {
 	}
 	e := p.embedder()
 	out := make([]float64, 0, n-1)
-	texts := make([]string, 0, streamBatch+2*k)
 	for s := 0; s < n-1; s += streamBatch {
 		lo, hi := max(0, s-k+1), min(n, s+streamBatch+k)
-		texts = texts[:0]
-		for i := lo; i < hi; i++ {
-			texts = append(texts, p.unitText(i))
-		}
-		vs, err := p.embed(ctx, e, texts)
+		vs, err := p.embedUnits(ctx, e, lo, hi)
 		if err != nil {
 			return nil, err
-		}
-		for _, v := range vs {
-			vec.Normalize(v)
 		}
 		var gaps []int
 		for g := s; g < min(n-1, s+streamBatch); g++ {
