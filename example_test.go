@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"gochunk"
-	"gochunk/chunkers"
-	"gochunk/split"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/chunkers"
+	"github.com/gochunk/gochunk/split"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // Chunk a document with LangChain-style recursive splitting, sizes in code

@@ -1,4 +1,4 @@
-module gochunk
+module github.com/gochunk/gochunk
 
 go 1.26.0
 

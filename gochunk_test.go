@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"gochunk"
+	"github.com/gochunk/gochunk"
 )
 
 func TestPrepareText(t *testing.T) {

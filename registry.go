@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 
-	"gochunk/llm"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk/llm"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // Env holds what a chunker built from a configuration may need besides the

@@ -7,15 +7,15 @@ import (
 	"reflect"
 	"strings"
 
-	"gochunk"
-	"gochunk/embed"
-	"gochunk/layout"
-	"gochunk/llm"
-	"gochunk/llmchunk"
-	"gochunk/mst"
-	"gochunk/semantic"
-	"gochunk/split"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/layout"
+	"github.com/gochunk/gochunk/llm"
+	"github.com/gochunk/gochunk/llmchunk"
+	"github.com/gochunk/gochunk/mst"
+	"github.com/gochunk/gochunk/semantic"
+	"github.com/gochunk/gochunk/split"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // New returns a registry holding every built-in chunker.

@@ -3,14 +3,14 @@ package chunkers_test
 import (
 	"context"
 	"errors"
-	"gochunk/embed"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/tokenize"
 	"strings"
 	"testing"
 
-	"gochunk"
-	"gochunk/chunkers"
-	"gochunk/chunktest"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/chunkers"
+	"github.com/gochunk/gochunk/chunktest"
 )
 
 // Every built-in chunker builds from an empty configuration and keeps the

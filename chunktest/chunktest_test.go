@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"gochunk"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 func one(text string, start, end, index int) gochunk.Chunk {

@@ -3,9 +3,9 @@ package chunktest_test
 import (
 	"fmt"
 
-	"gochunk"
-	"gochunk/chunktest"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/chunktest"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // Verify reports the first broken promise of a list of chunks: here a

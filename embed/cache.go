@@ -13,7 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // CacheOptions configure Cached.

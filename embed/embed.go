@@ -16,8 +16,8 @@ import (
 	"strings"
 	"sync"
 
-	"gochunk/tokenize"
-	"gochunk/vec"
+	"github.com/gochunk/gochunk/tokenize"
+	"github.com/gochunk/gochunk/vec"
 )
 
 // Embedder turns texts into vectors.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"gochunk/tokenize"
-	"gochunk/vec"
+	"github.com/gochunk/gochunk/tokenize"
+	"github.com/gochunk/gochunk/vec"
 )
 
 func sharedTokenizer(t testing.TB, name string) string {

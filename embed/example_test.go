@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"gochunk/embed"
-	"gochunk/vec"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/vec"
 )
 
 // The built-in lexical embedder needs no model: texts that share words

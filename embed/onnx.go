@@ -15,8 +15,8 @@ import (
 	"github.com/knights-analytics/hugot/options"
 	"github.com/knights-analytics/hugot/pipelines"
 
-	"gochunk/tokenize"
-	"gochunk/vec"
+	"github.com/gochunk/gochunk/tokenize"
+	"github.com/gochunk/gochunk/vec"
 )
 
 // ONNX is a transformer embedding model exported to ONNX (such as

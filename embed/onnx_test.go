@@ -12,8 +12,8 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"gochunk/tokenize"
-	"gochunk/vec"
+	"github.com/gochunk/gochunk/tokenize"
+	"github.com/gochunk/gochunk/vec"
 )
 
 // The ONNX protobuf, written field by field (onnx.proto numbers).

@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"gochunk/internal/apiclient"
-	"gochunk/tokenize"
-	"gochunk/vec"
+	"github.com/gochunk/gochunk/internal/apiclient"
+	"github.com/gochunk/gochunk/tokenize"
+	"github.com/gochunk/gochunk/vec"
 )
 
 // OpenAIConfig configures the OpenAI-compatible embeddings client.

@@ -12,9 +12,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gochunk/hfhub"
-	"gochunk/tokenize"
-	"gochunk/vec"
+	"github.com/gochunk/gochunk/hfhub"
+	"github.com/gochunk/gochunk/tokenize"
+	"github.com/gochunk/gochunk/vec"
 )
 
 // Static is a Model2Vec static embedding model (such as

@@ -20,9 +20,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"gochunk"
-	"gochunk/internal/runeoff"
-	"gochunk/layout"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/runeoff"
+	"github.com/gochunk/gochunk/layout"
 )
 
 // Range is [Start, End) in code points.

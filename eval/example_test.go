@@ -3,7 +3,7 @@ package eval_test
 import (
 	"fmt"
 
-	"gochunk/eval"
+	"github.com/gochunk/gochunk/eval"
 )
 
 // Score one question the way Chroma's evaluation does: the reference

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"gochunk"
-	"gochunk/layout"
-	"gochunk/split"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/layout"
+	"github.com/gochunk/gochunk/split"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 func TestProximityAndLayoutConsistency(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"math"
 	"sort"
 
-	"gochunk"
+	"github.com/gochunk/gochunk"
 )
 
 // The range arithmetic below follows Chroma's evaluation code, which

@@ -8,8 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"gochunk/embed"
-	"gochunk/vec"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/vec"
 )
 
 // Retriever finds the chunks most relevant to a query.

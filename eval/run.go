@@ -8,10 +8,10 @@ import (
 	"time"
 	"unicode"
 
-	"gochunk"
-	"gochunk/embed"
-	"gochunk/segment"
-	"gochunk/vec"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/segment"
+	"github.com/gochunk/gochunk/vec"
 )
 
 // Config is one chunker configuration to evaluate.

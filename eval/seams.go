@@ -8,7 +8,7 @@ import (
 	"sort"
 	"unicode/utf8"
 
-	"gochunk"
+	"github.com/gochunk/gochunk"
 )
 
 // SeamTolerance is how far, in bytes, a chunk boundary may lie from a gold

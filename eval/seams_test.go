@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"gochunk"
+	"github.com/gochunk/gochunk"
 )
 
 func chunksAt(bounds ...[2]int) []gochunk.Chunk {

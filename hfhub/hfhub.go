@@ -174,7 +174,7 @@ func newRequest(ctx context.Context, method, url, token string) (*http.Request, 
 	if err != nil {
 		return nil, fmt.Errorf("hub: %w", err)
 	}
-	req.Header.Set("User-Agent", "gochunk")
+	req.Header.Set("User-Agent", "github.com/gochunk/gochunk")
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"gochunk"
-	"gochunk/internal/pdfgen"
-	"gochunk/internal/textgen"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/pdfgen"
+	"github.com/gochunk/gochunk/internal/textgen"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // BenchmarkPDF100Pages chunks a 100-page two-column PDF end to end:

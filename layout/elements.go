@@ -17,9 +17,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"gochunk"
-	"gochunk/internal/runeoff"
-	"gochunk/segment"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/runeoff"
+	"github.com/gochunk/gochunk/segment"
 )
 
 // ErrElements reports unusable element input.

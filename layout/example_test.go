@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"gochunk"
-	"gochunk/layout"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/layout"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // Chunk layout elements with S2: each column is about one subject; the

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"gochunk"
-	"gochunk/chunktest"
-	"gochunk/internal/pdfgen"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/chunktest"
+	"github.com/gochunk/gochunk/internal/pdfgen"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 var paragraphs = []string{
@@ -39,10 +39,10 @@ func TestElementsJSON(t *testing.T) {
 		n     int
 		first gochunk.Element
 	}{
-		"gochunk":      {ours, 2, gochunk.Element{Type: "title", Text: "A title", Page: 1, BBox: [4]float64{10, 10, 200, 30}}},
-		"unstructured": {unstructured, 1, gochunk.Element{Type: "title", Text: "A title", Page: 2, BBox: [4]float64{10, 10, 200, 30}}},
-		"docling":      {docling, 1, gochunk.Element{Type: "heading", Text: "Intro", Page: 3, BBox: [4]float64{10, 680, 300, 700}}},
-		"pymupdf":      {pymupdf, 2, gochunk.Element{Type: "paragraph", Text: "block one", Page: 1, BBox: [4]float64{1, 2, 3, 4}}},
+		"github.com/gochunk/gochunk": {ours, 2, gochunk.Element{Type: "title", Text: "A title", Page: 1, BBox: [4]float64{10, 10, 200, 30}}},
+		"unstructured":               {unstructured, 1, gochunk.Element{Type: "title", Text: "A title", Page: 2, BBox: [4]float64{10, 10, 200, 30}}},
+		"docling":                    {docling, 1, gochunk.Element{Type: "heading", Text: "Intro", Page: 3, BBox: [4]float64{10, 680, 300, 700}}},
+		"pymupdf":                    {pymupdf, 2, gochunk.Element{Type: "paragraph", Text: "block one", Page: 1, BBox: [4]float64{1, 2, 3, 4}}},
 	} {
 		els, err := ParseElements([]byte(tc.in))
 		if err != nil {

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gochunk"
+	"github.com/gochunk/gochunk"
 )
 
 // PDF errors.

@@ -10,12 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"gochunk"
-	"gochunk/eval"
-	"gochunk/internal/pdfgen"
-	"gochunk/layout"
-	"gochunk/split"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/eval"
+	"github.com/gochunk/gochunk/internal/pdfgen"
+	"github.com/gochunk/gochunk/layout"
+	"github.com/gochunk/gochunk/split"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // Three sections on unrelated subjects, each paragraph made of its

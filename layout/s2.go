@@ -9,11 +9,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"gochunk"
-	"gochunk/embed"
-	"gochunk/internal/pack"
-	"gochunk/tokenize"
-	"gochunk/vec"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/tokenize"
+	"github.com/gochunk/gochunk/vec"
 )
 
 // S2Config configures the S2 chunker.

@@ -19,7 +19,7 @@ import (
 	"sync"
 	"time"
 
-	"gochunk/internal/apiclient"
+	"github.com/gochunk/gochunk/internal/apiclient"
 )
 
 // Config configures a Client.

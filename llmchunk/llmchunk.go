@@ -14,11 +14,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"gochunk"
-	"gochunk/internal/pack"
-	"gochunk/llm"
-	"gochunk/split"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/llm"
+	"github.com/gochunk/gochunk/split"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // SplitConfig configures the Split chunker.

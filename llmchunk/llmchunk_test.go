@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"gochunk"
-	"gochunk/chunktest"
-	"gochunk/llm"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/chunktest"
+	"github.com/gochunk/gochunk/llm"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // acct is the run accounting the LLM chunkers put in metadata.

@@ -8,12 +8,12 @@ import (
 	"sync"
 	"unicode"
 
-	"gochunk"
-	"gochunk/internal/pack"
-	"gochunk/internal/runeoff"
-	"gochunk/llm"
-	"gochunk/segment"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/internal/runeoff"
+	"github.com/gochunk/gochunk/llm"
+	"github.com/gochunk/gochunk/segment"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // PropositionsConfig configures the Propositions chunker.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"gochunk"
-	"gochunk/internal/textgen"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/textgen"
 )
 
 // BenchmarkClustering measures the clustering step alone (edges, lambda,

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"gochunk"
-	"gochunk/mst"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/mst"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // The MST chunker may join pieces that are not next to each other: a chunk

@@ -13,12 +13,12 @@ import (
 	"slices"
 	"sort"
 
-	"gochunk"
-	"gochunk/embed"
-	"gochunk/internal/pack"
-	"gochunk/internal/runeoff"
-	"gochunk/tokenize"
-	"gochunk/vec"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/internal/runeoff"
+	"github.com/gochunk/gochunk/tokenize"
+	"github.com/gochunk/gochunk/vec"
 )
 
 // Config holds the reference's parameters, under its names.

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"gochunk"
-	"gochunk/chunktest"
-	"gochunk/internal/pack"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/chunktest"
+	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-6 }

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"gochunk/internal/pack"
-	"gochunk/segment"
+	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/segment"
 )
 
 // Segmenter values: how the MST chunker's pre-chunker cuts text.

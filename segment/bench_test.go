@@ -3,7 +3,7 @@ package segment
 import (
 	"testing"
 
-	"gochunk/internal/textgen"
+	"github.com/gochunk/gochunk/internal/textgen"
 )
 
 func BenchmarkSentences(b *testing.B) {

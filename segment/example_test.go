@@ -3,7 +3,7 @@ package segment_test
 import (
 	"fmt"
 
-	"gochunk/segment"
+	"github.com/gochunk/gochunk/segment"
 )
 
 // Sentences keeps abbreviations, initials and decimals inside sentences

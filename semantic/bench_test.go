@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"gochunk"
-	"gochunk/embed"
-	"gochunk/internal/textgen"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/internal/textgen"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // BenchmarkLexical runs every chunker with the built-in lexical embedder

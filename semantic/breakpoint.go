@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"gochunk"
-	"gochunk/internal/signal"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/signal"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // BreakpointConfig configures the Breakpoint chunker.

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"math"
 
-	"gochunk"
-	"gochunk/internal/pack"
-	"gochunk/split"
-	"gochunk/tokenize"
-	"gochunk/vec"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/split"
+	"github.com/gochunk/gochunk/tokenize"
+	"github.com/gochunk/gochunk/vec"
 )
 
 // ClusterConfig configures the Cluster chunker.

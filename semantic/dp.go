@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math"
 
-	"gochunk"
-	"gochunk/internal/signal"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/signal"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // DPConfig configures the DP chunker. Its JSON names are those of the

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"gochunk"
-	"gochunk/semantic"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/semantic"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // Split where the topic changes: with a nil embedder the built-in lexical

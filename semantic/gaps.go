@@ -6,11 +6,11 @@ import (
 	"math"
 	"strings"
 
-	"gochunk"
-	"gochunk/embed"
-	"gochunk/internal/pack"
-	"gochunk/internal/signal"
-	"gochunk/vec"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/internal/signal"
+	"github.com/gochunk/gochunk/vec"
 )
 
 // The strength of the break between two units, read from the white space

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"gochunk/vec"
+	"github.com/gochunk/gochunk/vec"
 )
 
 func TestDepthScores(t *testing.T) {

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"math"
 
-	"gochunk"
-	"gochunk/tokenize"
-	"gochunk/vec"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/tokenize"
+	"github.com/gochunk/gochunk/vec"
 )
 
 // HierarchicalConfig configures the Hierarchical chunker.

@@ -6,10 +6,10 @@ import (
 	"math"
 	"strings"
 
-	"gochunk"
-	"gochunk/internal/signal"
-	"gochunk/tokenize"
-	"gochunk/vec"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/signal"
+	"github.com/gochunk/gochunk/tokenize"
+	"github.com/gochunk/gochunk/vec"
 )
 
 // SavGolConfig configures the SavGol chunker.

@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"gochunk"
-	"gochunk/chunkers"
-	"gochunk/eval"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/chunkers"
+	"github.com/gochunk/gochunk/eval"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // The topic-finding targets on the stitched development set of

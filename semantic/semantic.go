@@ -18,13 +18,13 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"gochunk"
-	"gochunk/embed"
-	"gochunk/internal/pack"
-	"gochunk/internal/runeoff"
-	"gochunk/segment"
-	"gochunk/tokenize"
-	"gochunk/vec"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/internal/runeoff"
+	"github.com/gochunk/gochunk/segment"
+	"github.com/gochunk/gochunk/tokenize"
+	"github.com/gochunk/gochunk/vec"
 )
 
 // Sentences configures how the text is cut into the units the algorithms

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"gochunk"
-	"gochunk/chunktest"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/chunktest"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // Three short articles on unrelated subjects.

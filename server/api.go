@@ -1,6 +1,6 @@
 package server
 
-import "gochunk"
+import "github.com/gochunk/gochunk"
 
 // The /embed API of the reference semantic-chunking server, field for
 // field.

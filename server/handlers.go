@@ -17,13 +17,13 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"gochunk"
-	"gochunk/chunkers"
-	"gochunk/embed"
-	"gochunk/layout"
-	"gochunk/llm"
-	"gochunk/semantic"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/chunkers"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/layout"
+	"github.com/gochunk/gochunk/llm"
+	"github.com/gochunk/gochunk/semantic"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // readJSON reads the body into dst, answering the error itself (413 for a

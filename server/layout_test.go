@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"gochunk/internal/pdfgen"
+	"github.com/gochunk/gochunk/internal/pdfgen"
 )
 
 func chunkDocs(t *testing.T, url, body string) ChunkResponse {

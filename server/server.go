@@ -22,11 +22,11 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"gochunk"
-	"gochunk/chunkers"
-	"gochunk/embed"
-	"gochunk/llm"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/chunkers"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/llm"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // Config configures a Server. Zero fields take the defaults of

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"gochunk/embed"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 func newTest(t *testing.T, mod func(*Config)) (*Server, *httptest.Server) {

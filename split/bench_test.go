@@ -9,9 +9,9 @@ import (
 	"sync"
 	"testing"
 
-	"gochunk"
-	"gochunk/internal/textgen"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/textgen"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // Benchmarks use the corpus directory in $GOCHUNK_BENCH_CORPUS, else

@@ -5,10 +5,10 @@ import (
 	"regexp"
 	"strings"
 
-	"gochunk"
-	"gochunk/internal/pack"
-	"gochunk/segment"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/segment"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // CodeConfig configures the Code chunker.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"gochunk"
-	"gochunk/split"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/split"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // The markdown chunker keeps a heading with its text and records the

@@ -4,9 +4,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"gochunk"
-	"gochunk/chunktest"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/chunktest"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // fuzzChunker checks the contract on random text, sizes and overlaps.

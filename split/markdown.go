@@ -5,10 +5,10 @@ import (
 	"sort"
 	"strings"
 
-	"gochunk"
-	"gochunk/internal/pack"
-	"gochunk/segment"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/segment"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // MarkdownConfig configures the Markdown chunker.

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"gochunk"
+	"github.com/gochunk/gochunk"
 )
 
 // language describes what the code chunker and the recursive splitter's

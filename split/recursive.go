@@ -7,9 +7,9 @@ import (
 	"strings"
 	"unicode"
 
-	"gochunk"
-	"gochunk/internal/pack"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // Where a separator goes when text is cut at it.

@@ -8,9 +8,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"gochunk"
-	"gochunk/internal/pack"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // SemchunkConfig configures the Semchunk splitter.

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"gochunk"
-	"gochunk/internal/pack"
-	"gochunk/segment"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/segment"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // SentenceConfig configures the Sentence chunker.

@@ -12,9 +12,9 @@ import (
 	"context"
 	"fmt"
 
-	"gochunk"
-	"gochunk/internal/pack"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // Size is the sizing configuration every chunker here shares.

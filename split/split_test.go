@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"gochunk"
-	"gochunk/chunktest"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/chunktest"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"gochunk"
-	"gochunk/internal/pack"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // TokenConfig configures the Token chunker.

@@ -3,7 +3,7 @@ package tokenize_test
 import (
 	"fmt"
 
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // Count the same text in several units; tiktoken vocabularies are compiled

@@ -13,8 +13,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"gochunk"
-	"gochunk/internal/textgen"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/textgen"
 )
 
 // benchResult is one line of 'gochunk bench' output.

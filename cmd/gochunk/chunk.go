@@ -11,8 +11,8 @@ import (
 	"runtime"
 	"sync"
 
-	"gochunk"
-	"gochunk/internal/progress"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/progress"
 )
 
 // record is one line of 'gochunk chunk' output.

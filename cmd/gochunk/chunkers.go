@@ -1,7 +1,7 @@
 package main
 
 import (
-	"gochunk/chunkers"
+	"github.com/gochunk/gochunk/chunkers"
 
 	"encoding/json"
 	"flag"

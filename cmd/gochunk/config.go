@@ -11,10 +11,10 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"gochunk"
-	"gochunk/chunkers"
-	"gochunk/llm"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/chunkers"
+	"github.com/gochunk/gochunk/llm"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // chunkFlags are the flags shared by the commands that build a chunker.

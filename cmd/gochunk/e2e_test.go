@@ -22,7 +22,7 @@ func TestServeBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping: builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "gochunk")
+	bin := filepath.Join(t.TempDir(), "github.com/gochunk/gochunk")
 	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, ".")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {

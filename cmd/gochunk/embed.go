@@ -11,8 +11,8 @@ import (
 	"strings"
 	"sync"
 
-	"gochunk"
-	"gochunk/embed"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/embed"
 )
 
 // embedFlags are the flags that choose an embedder.

@@ -11,9 +11,9 @@ import (
 	"sort"
 	"strings"
 
-	"gochunk/embed"
-	"gochunk/eval"
-	"gochunk/internal/progress"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/eval"
+	"github.com/gochunk/gochunk/internal/progress"
 )
 
 // listFlag collects a repeatable string flag.

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gochunk"
-	"gochunk/layout"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/layout"
 )
 
 // checkInputMode reports a --input value loadDocument does not know.

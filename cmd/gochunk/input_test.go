@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"gochunk"
-	"gochunk/internal/pdfgen"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/pdfgen"
 )
 
 func needPoppler(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"gochunk"
+	"github.com/gochunk/gochunk"
 )
 
 func cmdInspect(e env, args []string) int {

@@ -75,7 +75,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "extract":
 		return cmdExtract(e, args[1:])
 	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "gochunk", version)
+		fmt.Fprintln(stdout, "github.com/gochunk/gochunk", version)
 		return exitOK
 	case "help", "-h", "-help", "--help":
 		usage(stdout)

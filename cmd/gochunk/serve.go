@@ -14,7 +14,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"gochunk/server"
+	"github.com/gochunk/gochunk/server"
 )
 
 // serveFile is the config file of gochunk serve (JSON or YAML).

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"gochunk/eval"
+	"github.com/gochunk/gochunk/eval"
 )
 
 // parseRange parses "KEY=LO:HI:STEP" (inclusive, numeric) or

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"gochunk"
-	"gochunk/internal/runeoff"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/runeoff"
 )
 
 // PackGroups turns groups of items into chunks of at most Limit tokens,

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 func TestPackGroups(t *testing.T) {

@@ -11,10 +11,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"gochunk"
-	"gochunk/internal/runeoff"
-	"gochunk/segment"
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/runeoff"
+	"github.com/gochunk/gochunk/segment"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // Range is the byte range Text[Start:End].

@@ -4,7 +4,7 @@ package runeoff
 import (
 	"unicode/utf8"
 
-	"gochunk/tokenize"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // Converter answers byte-to-rune offset queries on one string. Queries that
