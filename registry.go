@@ -49,6 +49,10 @@ type Spec struct {
 	Embeds bool
 	// UsesLLM is true for chunkers that need Env.LLM.
 	UsesLLM bool
+	// Unit names the tokenizer the chunker counts in when the caller names
+	// none, where that is neither runes nor, for chunkers that embed, the
+	// embedder's tokens (bytes for fast).
+	Unit string
 	// New builds the chunker from a JSON configuration (nil or empty means
 	// all defaults).
 	New func(config []byte, env Env) (Chunker, error)

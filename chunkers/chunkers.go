@@ -38,6 +38,7 @@ func Specs() []gochunk.Spec {
 		spec("sentence", "pack whole sentences up to the size (Chonkie SentenceChunker)", split.DefaultSentenceConfig, split.NewSentence),
 		spec("semchunk", "semantic delimiter hierarchy with adaptive binary-search merging (semchunk)", split.DefaultSemchunkConfig, split.NewSemchunk),
 		spec("markdown", "markdown structure: sections, blocks, code fences and tables kept whole, heading paths", split.DefaultMarkdownConfig, split.NewMarkdown),
+		specFast(),
 		spec("code", "source code structure: definitions with their comments, blank lines, lines", split.DefaultCodeConfig, split.NewCode),
 		specE("semantic", "breakpoints where the embedding distance between neighbouring sentences is high (Kamradt, LangChain SemanticChunker)", semantic.DefaultBreakpointConfig, semantic.NewBreakpoint),
 		specE("savgol", "minima of the Savitzky-Golay smoothed window similarity (Chonkie SemanticChunker)", semantic.DefaultSavGolConfig, semantic.NewSavGol),
@@ -49,6 +50,20 @@ func Specs() []gochunk.Spec {
 		specL("llm-split", "a language model picks split points between numbered pieces (Chroma's LLM chunker, Chonkie's agentic chunker)", llmchunk.DefaultSplitConfig, llmchunk.NewSplit),
 		specL("propositions", "a language model rewrites text into propositions, packed into chunks that cite their source spans", llmchunk.DefaultPropositionsConfig, llmchunk.NewPropositions),
 	}
+}
+
+// specFast is the fast chunker's spec: sizes in bytes by default.
+func specFast() gochunk.Spec {
+	s := spec("fast", "windows of size bytes cut at the last delimiter, searched backwards (Chonkie's chunk library): speed over structure", split.DefaultFastConfig, split.NewFast)
+	s.Unit = "bytes"
+	inner := s.New
+	s.New = func(config []byte, env gochunk.Env) (gochunk.Chunker, error) {
+		if env.Counter == nil {
+			env.Counter = tokenize.Bytes{}
+		}
+		return inner(config, env)
+	}
+	return s
 }
 
 // specE wraps a typed constructor of an embedding-based chunker.
@@ -67,7 +82,7 @@ func specE[C any, K gochunk.Chunker](name, summary string, defaults func() C, bu
 			counter := env.Counter
 			if counter == nil {
 				var err error
-				if counter, err = DefaultCounter(true, env.Embedder); err != nil {
+				if counter, err = DefaultCounter(gochunk.Spec{Embeds: true}, env.Embedder); err != nil {
 					return nil, err
 				}
 			}
@@ -79,13 +94,17 @@ func specE[C any, K gochunk.Chunker](name, summary string, defaults func() C, bu
 	}
 }
 
-// DefaultCounter returns the size unit of a chunker when the caller names
-// none. Chunkers that embed (embeds) count tokens, as the seeds they
-// reproduce do: the embedder's own tokenizer when it has one (static and
-// ONNX models; see embed.Tokenized), cl100k_base otherwise. The others
-// count runes (characters), as LangChain and Chonkie do.
-func DefaultCounter(embeds bool, e gochunk.Embedder) (tokenize.Counter, error) {
-	if !embeds {
+// DefaultCounter returns the size unit of chunker s when the caller names
+// none: s.Unit when it names one (bytes for fast); for chunkers that embed,
+// tokens, as the seeds they reproduce count: the embedder's own tokenizer
+// when it has one (static and ONNX models; see embed.Tokenized),
+// cl100k_base otherwise; for the others runes (characters), as LangChain
+// and Chonkie count.
+func DefaultCounter(s gochunk.Spec, e gochunk.Embedder) (tokenize.Counter, error) {
+	if s.Unit != "" {
+		return tokenize.New(s.Unit)
+	}
+	if !s.Embeds {
 		return tokenize.Runes{}, nil
 	}
 	if e != nil {
@@ -99,6 +118,9 @@ func DefaultCounter(embeds bool, e gochunk.Embedder) (tokenize.Counter, error) {
 // DefaultUnit describes the size unit DefaultCounter picks for s, for
 // listings.
 func DefaultUnit(s gochunk.Spec) string {
+	if s.Unit != "" {
+		return s.Unit
+	}
 	if s.Embeds {
 		return "tokens of the embedder's tokenizer, else cl100k_base"
 	}

@@ -42,7 +42,7 @@ func TestDefaults(t *testing.T) {
 			if limit == 0 {
 				t.Fatalf("%s has no size parameter", name)
 			}
-			counter, err := chunkers.DefaultCounter(spec.Embeds, nil)
+			counter, err := chunkers.DefaultCounter(spec, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +84,7 @@ func TestDefaultUnits(t *testing.T) {
 		e      gochunk.Embedder
 		want   string
 	}{{false, em, "runes"}, {true, nil, "cl100k_base"}, {true, embed.NewLexical(embed.LexicalConfig{}), "cl100k_base"}, {true, em, "words"}} {
-		c, err := chunkers.DefaultCounter(tc.embeds, tc.e)
+		c, err := chunkers.DefaultCounter(gochunk.Spec{Embeds: tc.embeds}, tc.e)
 		if err != nil || c.Name() != tc.want {
 			t.Errorf("embeds %v: %v %v, want %s", tc.embeds, c, err, tc.want)
 		}

@@ -294,7 +294,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	}
 	if counter == nil {
 		spec, _ := s.reg.Lookup(req.Chunker)
-		c, err := chunkers.DefaultCounter(spec.Embeds, s.embedder)
+		c, err := chunkers.DefaultCounter(spec, s.embedder)
 		if err != nil {
 			s.fail(w, r, http.StatusInternalServerError, "internal", err.Error())
 			return

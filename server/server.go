@@ -159,7 +159,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	// /embed sizes its chunks and reports token_count in the embedder's
 	// tokens, as the reference server does, unless a tokenizer is set.
 	if s.embedCounter = counter; counter == nil {
-		if s.embedCounter, err = chunkers.DefaultCounter(true, s.embedder); err != nil {
+		if s.embedCounter, err = chunkers.DefaultCounter(gochunk.Spec{Embeds: true}, s.embedder); err != nil {
 			return nil, fmt.Errorf("server tokenizer: %w", err)
 		}
 	}

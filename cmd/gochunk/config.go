@@ -140,7 +140,7 @@ func (c *chunkFlags) buildFrom(reg *gochunk.Registry, name, tok string, params m
 	var counter tokenize.Counter
 	var err error
 	if tok == "" {
-		counter, err = chunkers.DefaultCounter(known && spec.Embeds, env.Embedder)
+		counter, err = chunkers.DefaultCounter(spec, env.Embedder)
 	} else {
 		counter, err = tokenize.New(tok)
 	}
