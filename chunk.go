@@ -102,6 +102,15 @@ func (c Chunk) End() int {
 	return c.Spans[len(c.Spans)-1].End
 }
 
+// Offsetter is implemented by chunkers that can give their chunks' byte
+// offsets without building the chunks: start and end of each chunk in
+// turn, for callers that hold the text (the fast chunker). The caller
+// checks that doc.Text is valid UTF-8 (CheckUTF8 or PrepareText);
+// Offsets may not.
+type Offsetter interface {
+	Offsets(ctx context.Context, doc Document) ([]int, error)
+}
+
 // Chunker splits documents into chunks.
 //
 // Implementations are safe for concurrent use by several goroutines and

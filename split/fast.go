@@ -3,6 +3,7 @@ package split
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -52,9 +53,10 @@ type Fast struct {
 	cfg   FastConfig
 	runes bool
 	delim [256]bool
-	nd    int    // number of distinct delimiter bytes
-	d0    byte   // the delimiter when there is one
-	pat   []byte // the pattern, when set
+	nd    int       // number of distinct delimiter bytes
+	d0    byte      // the delimiter when there is one
+	rep   [3]uint64 // each of up to three delimiters repeated in a word
+	pat   []byte    // the pattern, when set
 }
 
 // NewFast returns a Fast chunker. The counter must be nil, bytes or runes.
@@ -82,9 +84,15 @@ func NewFast(cfg FastConfig, counter tokenize.Counter) (*Fast, error) {
 		}
 		if !f.delim[c] {
 			f.delim[c] = true
+			if f.nd < len(f.rep) {
+				f.rep[f.nd] = uint64(c) * 0x0101010101010101
+			}
 			f.nd++
 			f.d0 = c
 		}
+	}
+	for k := f.nd; k < len(f.rep) && f.nd > 0; k++ {
+		f.rep[k] = f.rep[0]
 	}
 	if cfg.Pattern != "" {
 		f.pat = []byte(cfg.Pattern)
@@ -92,18 +100,20 @@ func NewFast(cfg FastConfig, counter tokenize.Counter) (*Fast, error) {
 	return f, nil
 }
 
-// Offsets returns the chunks' byte offsets, start and end of each in turn,
-// without building the chunks: for callers that hold the text.
+// Offsets implements gochunk.Offsetter: the chunks' byte offsets, start
+// and end of each in turn, without building the chunks, for callers that
+// hold the text. It does not check that the text is valid UTF-8 (Chunk
+// does): the offsets of invalid text fall at byte boundaries only.
 func (f *Fast) Offsets(ctx context.Context, doc gochunk.Document) ([]int, error) {
-	if err := gochunk.CheckUTF8(doc.Text); err != nil {
-		return nil, err
-	}
 	return f.offsets(ctx, doc.Text)
 }
 
 // Chunk implements gochunk.Chunker.
 func (f *Fast) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chunk, error) {
-	offs, err := f.Offsets(ctx, doc)
+	if err := gochunk.CheckUTF8(doc.Text); err != nil {
+		return nil, err
+	}
+	offs, err := f.offsets(ctx, doc.Text)
 	if err != nil {
 		return nil, err
 	}
@@ -295,20 +305,59 @@ func (f *Fast) continuesRun(text string, q int) bool {
 	return q > 0 && text[q-1] == text[q]
 }
 
-// lastDelim returns the index of the last delimiter byte of w, or -1.
+// lastDelim returns the index of the last delimiter byte of w, or -1. Up
+// to three delimiters are searched eight bytes at a time (SWAR: a word
+// compared with each delimiter repeated, zero bytes found exactly); more
+// with the lookup table, a byte at a time.
 func (f *Fast) lastDelim(w string) int {
-	switch f.nd {
-	case 0:
+	if f.nd == 0 {
 		return -1
-	case 1:
-		return strings.LastIndexByte(w, f.d0)
 	}
-	for i := len(w) - 1; i >= 0; i-- {
+	if f.nd > 3 {
+		for i := len(w) - 1; i >= 0; i-- {
+			if f.delim[w[i]] {
+				return i
+			}
+		}
+		return -1
+	}
+	i := len(w)
+	for ; i >= 8; i -= 8 {
+		if m := f.matches(load64(w, i-8)); m != 0 {
+			return i - 8 + (63-bits.LeadingZeros64(m))/8
+		}
+	}
+	for i--; i >= 0; i-- {
 		if f.delim[w[i]] {
 			return i
 		}
 	}
 	return -1
+}
+
+// matches returns the high bit of every byte of x (eight bytes, the first
+// in the lowest) that is one of the delimiters.
+func (f *Fast) matches(x uint64) uint64 {
+	// Unused entries of rep repeat the first delimiter.
+	return zeroBytes(x^f.rep[0]) | zeroBytes(x^f.rep[1]) | zeroBytes(x^f.rep[2])
+}
+
+// zeroBytes returns the high bit of every zero byte of v: a byte is zero
+// exactly when adding 0x7F to its low seven bits does not set its high bit
+// and its high bit is clear (no carry crosses bytes, so none is missed or
+// invented).
+func zeroBytes(v uint64) uint64 { return ^(((v & lo7) + lo7) | v) & hi1 }
+
+const (
+	lo7 = 0x7F7F7F7F7F7F7F7F
+	hi1 = 0x8080808080808080
+)
+
+// load64 returns the eight bytes of s at i as a little-endian word.
+func load64(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
 }
 
 // firstDelim returns the index of the first delimiter byte of s, or -1.

@@ -10,24 +10,12 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/jsonl"
 	"github.com/gochunk/gochunk/internal/progress"
 )
-
-// record is one line of 'gochunk chunk' output.
-type record struct {
-	Text       string         `json:"text"`
-	Start      int            `json:"start"`
-	End        int            `json:"end"`
-	StartRune  int            `json:"start_rune"`
-	EndRune    int            `json:"end_rune"`
-	TokenCount int            `json:"token_count"`
-	ChunkIndex int            `json:"chunk_index"`
-	Source     string         `json:"source"`
-	Spans      []gochunk.Span `json:"spans,omitempty"`
-	Metadata   map[string]any `json:"metadata,omitempty"`
-}
 
 func cmdChunk(e env, args []string) int {
 	fs := flag.NewFlagSet("gochunk chunk", flag.ContinueOnError)
@@ -40,6 +28,7 @@ func cmdChunk(e env, args []string) int {
 	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "files chunked in parallel (output stays in input order)")
 	input := fs.String("input", "auto", "input kind: auto (PDF by the .pdf extension, else text), text, pdf (needs Poppler's pdftotext), elements (layout JSON: gochunk, Unstructured, Docling, PyMuPDF)")
 	prog := fs.String("progress", "auto", "progress bar on stderr: auto (when stderr is a terminal), always or never")
+	output := fs.String("output", "records", "what each line holds: records (text, offsets, counts, source) or offsets ({\"start\": B, \"end\": B}, byte offsets, for callers that hold the text; one input only)")
 	fs.Usage = func() {
 		fmt.Fprint(e.stderr, `Usage: gochunk chunk [flags] [FILE...|-]
 
@@ -88,6 +77,15 @@ Flags:
 	if len(files) == 0 {
 		files = []string{"-"}
 	}
+	if *output != "records" && *output != "offsets" {
+		fmt.Fprintln(e.stderr, "gochunk chunk: --output: want records or offsets")
+		return exitUsage
+	}
+	offsetsOnly := *output == "offsets"
+	if offsetsOnly && len(files) > 1 {
+		fmt.Fprintln(e.stderr, "gochunk chunk: --output offsets takes one input: offsets do not say which file they index; run it once per file")
+		return exitUsage
+	}
 	showProgress := *prog == "always" || *prog == "auto" && e.stderrTTY
 	if *prog != "auto" && *prog != "always" && *prog != "never" {
 		fmt.Fprintln(e.stderr, "gochunk chunk: --progress: want auto, always or never")
@@ -102,14 +100,13 @@ Flags:
 	bar := progress.New(e.stderr, "chunking", total, showProgress && total > 0)
 
 	out := bufio.NewWriterSize(e.stdout, 1<<16)
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
 
 	type result struct {
-		chunks []gochunk.Chunk
-		trace  *gochunk.Trace
-		err    error
-		warn   string
+		chunks  []gochunk.Chunk
+		offsets []int // with --output offsets: start and end of each chunk
+		trace   *gochunk.Trace
+		err     error
+		warn    string
 	}
 	results := make([]chan result, len(files))
 	sem := make(chan struct{}, *jobs)
@@ -142,6 +139,11 @@ Flags:
 			}
 			var chunks []gochunk.Chunk
 			var trace *gochunk.Trace
+			if o, ok := b.chunker.(gochunk.Offsetter); ok && offsetsOnly {
+				offs, err := o.Offsets(ctx, doc)
+				results[i] <- result{offsets: offs, err: err, warn: warn}
+				return
+			}
 			if tr, ok := b.chunker.(gochunk.Tracer); ok && traces != nil {
 				chunks, trace, err = tr.ChunkTrace(ctx, doc)
 			} else {
@@ -167,16 +169,26 @@ Flags:
 				return exitInput
 			}
 		}
+		if offsetsOnly && r.offsets == nil {
+			for _, c := range r.chunks {
+				r.offsets = append(r.offsets, c.Start(), c.End())
+			}
+		}
+		var line []byte
+		for k := 0; k+1 < len(r.offsets); k += 2 {
+			line = jsonl.AppendOffsets(line[:0], r.offsets[k], r.offsets[k+1])
+			out.Write(line)
+		}
 		for _, c := range r.chunks {
-			rec := record{
-				Text: c.Text, TokenCount: c.TokenCount, ChunkIndex: c.Index, Source: name, Metadata: c.Metadata,
-				Start: c.Spans[0].Start, StartRune: c.Spans[0].StartRune,
-				End: c.Spans[len(c.Spans)-1].End, EndRune: c.Spans[len(c.Spans)-1].EndRune,
+			if offsetsOnly {
+				break
 			}
-			if len(c.Spans) > 1 {
-				rec.Spans = c.Spans
+			var err error
+			if line, err = jsonl.AppendRecord(line[:0], jsonl.FromChunk(c, name)); err != nil {
+				fmt.Fprintln(e.stderr, "gochunk chunk: write:", err)
+				return exitInput
 			}
-			if err := enc.Encode(rec); err != nil {
+			if _, err := out.Write(line); err != nil {
 				fmt.Fprintln(e.stderr, "gochunk chunk: write:", err)
 				return exitInput
 			}
@@ -202,5 +214,10 @@ func readInput(stdin io.Reader, name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("read: %w", err)
 	}
-	return string(data), nil
+	if len(data) == 0 {
+		return "", nil
+	}
+	// The bytes are never written again: use them as the string, without
+	// a copy of the whole input.
+	return unsafe.String(unsafe.SliceData(data), len(data)), nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"github.com/gochunk/gochunk/internal/jsonl"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -29,13 +30,13 @@ func writeFile(t *testing.T, name, content string) string {
 	return p
 }
 
-func decodeLines(t *testing.T, out string) []record {
+func decodeLines(t *testing.T, out string) []jsonl.Record {
 	t.Helper()
-	var recs []record
+	var recs []jsonl.Record
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
-		var r record
+		var r jsonl.Record
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r); err != nil {
