@@ -58,7 +58,8 @@ Flags:
 	var docs []gochunk.Document
 	total := 0
 	for _, f := range files {
-		text, err := readInput(e.stdin, f)
+		text, release, err := readInput(e.stdin, f)
+		defer release()
 		if err != nil {
 			fmt.Fprintf(e.stderr, "gochunk bench: %s: %v\n", f, err)
 			return exitInput

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/internal/jsonl"
+	"github.com/gochunk/gochunk/internal/mapfile"
 	"github.com/gochunk/gochunk/internal/progress"
 )
 
@@ -107,6 +108,7 @@ Flags:
 		trace   *gochunk.Trace
 		err     error
 		warn    string
+		release func() // frees the input the chunks' texts point into
 	}
 	results := make([]chan result, len(files))
 	sem := make(chan struct{}, *jobs)
@@ -132,8 +134,9 @@ Flags:
 				}
 			}
 			defer func() { bar.Add(size - added) }()
-			doc, warn, err := loadDocument(ctx, e, name, *input, b.policy, pages)
+			doc, warn, release, err := loadDocument(ctx, e, name, *input, b.policy, pages)
 			if err != nil {
+				release()
 				results[i] <- result{err: err}
 				return
 			}
@@ -141,7 +144,7 @@ Flags:
 			var trace *gochunk.Trace
 			if o, ok := b.chunker.(gochunk.Offsetter); ok && offsetsOnly {
 				offs, err := o.Offsets(ctx, doc)
-				results[i] <- result{offsets: offs, err: err, warn: warn}
+				results[i] <- result{offsets: offs, err: err, warn: warn, release: release}
 				return
 			}
 			if tr, ok := b.chunker.(gochunk.Tracer); ok && traces != nil {
@@ -149,49 +152,18 @@ Flags:
 			} else {
 				chunks, err = b.chunker.Chunk(ctx, doc)
 			}
-			results[i] <- result{chunks: chunks, trace: trace, err: err, warn: warn}
+			results[i] <- result{chunks: chunks, trace: trace, err: err, warn: warn, release: release}
 		}()
 	}
 	code = exitOK
 	for i, name := range files {
 		r := <-results[i]
-		if r.warn != "" {
-			fmt.Fprintf(e.stderr, "gochunk chunk: %s: %s\n", name, r.warn)
+		fatal := writeResult(e, out, traces, name, r.chunks, r.offsets, r.trace, r.err, r.warn, offsetsOnly, &code)
+		if r.release != nil {
+			r.release() // the output holds copies now
 		}
-		if r.err != nil {
-			fmt.Fprintf(e.stderr, "gochunk chunk: %s: %v\n", name, r.err)
-			code = max(code, exitInput)
-			continue
-		}
-		if traces != nil && r.trace != nil {
-			if err := traces.Encode(r.trace); err != nil {
-				fmt.Fprintln(e.stderr, "gochunk chunk: --debug-out:", err)
-				return exitInput
-			}
-		}
-		if offsetsOnly && r.offsets == nil {
-			for _, c := range r.chunks {
-				r.offsets = append(r.offsets, c.Start(), c.End())
-			}
-		}
-		var line []byte
-		for k := 0; k+1 < len(r.offsets); k += 2 {
-			line = jsonl.AppendOffsets(line[:0], r.offsets[k], r.offsets[k+1])
-			out.Write(line)
-		}
-		for _, c := range r.chunks {
-			if offsetsOnly {
-				break
-			}
-			var err error
-			if line, err = jsonl.AppendRecord(line[:0], jsonl.FromChunk(c, name)); err != nil {
-				fmt.Fprintln(e.stderr, "gochunk chunk: write:", err)
-				return exitInput
-			}
-			if _, err := out.Write(line); err != nil {
-				fmt.Fprintln(e.stderr, "gochunk chunk: write:", err)
-				return exitInput
-			}
+		if fatal {
+			return exitInput
 		}
 	}
 	wg.Wait()
@@ -203,21 +175,75 @@ Flags:
 	return code
 }
 
-func readInput(stdin io.Reader, name string) (string, error) {
+// writeResult writes one input's chunks (or offsets, or trace) and
+// reports its errors; it returns true when writing failed, which ends the
+// command.
+func writeResult(e env, out io.Writer, traces *json.Encoder, name string, chunks []gochunk.Chunk, offsets []int, trace *gochunk.Trace,
+	err error, warn string, offsetsOnly bool, code *int) bool {
+	if warn != "" {
+		fmt.Fprintf(e.stderr, "gochunk chunk: %s: %s\n", name, warn)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "gochunk chunk: %s: %v\n", name, err)
+		*code = max(*code, exitInput)
+		return false
+	}
+	if traces != nil && trace != nil {
+		if err := traces.Encode(trace); err != nil {
+			fmt.Fprintln(e.stderr, "gochunk chunk: --debug-out:", err)
+			return true
+		}
+	}
+	if offsetsOnly && offsets == nil {
+		for _, c := range chunks {
+			offsets = append(offsets, c.Start(), c.End())
+		}
+	}
+	var line []byte
+	for k := 0; k+1 < len(offsets); k += 2 {
+		line = jsonl.AppendOffsets(line[:0], offsets[k], offsets[k+1])
+		if _, err := out.Write(line); err != nil {
+			fmt.Fprintln(e.stderr, "gochunk chunk: write:", err)
+			return true
+		}
+	}
+	if offsetsOnly {
+		return false
+	}
+	for _, c := range chunks {
+		if line, err = jsonl.AppendRecord(line[:0], jsonl.FromChunk(c, name)); err == nil {
+			_, err = out.Write(line)
+		}
+		if err != nil {
+			fmt.Fprintln(e.stderr, "gochunk chunk: write:", err)
+			return true
+		}
+	}
+	return false
+}
+
+// readInput returns the contents of name ("-": standard input) and a
+// function that releases them; the text must not be used after it.
+func readInput(stdin io.Reader, name string) (string, func(), error) {
 	var data []byte
+	release := func() {}
 	var err error
 	if name == "-" {
 		data, err = io.ReadAll(stdin)
 	} else {
-		data, err = os.ReadFile(name)
+		var free func() error
+		data, free, err = mapfile.Read(name)
+		if err == nil {
+			release = func() { free() }
+		}
 	}
 	if err != nil {
-		return "", fmt.Errorf("read: %w", err)
+		return "", release, fmt.Errorf("read: %w", err)
 	}
 	if len(data) == 0 {
-		return "", nil
+		return "", release, nil
 	}
-	// The bytes are never written again: use them as the string, without
-	// a copy of the whole input.
-	return unsafe.String(unsafe.SliceData(data), len(data)), nil
+	// The bytes are never written: use them as the string, without a copy
+	// of the whole input.
+	return unsafe.String(unsafe.SliceData(data), len(data)), release, nil
 }

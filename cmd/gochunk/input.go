@@ -24,7 +24,16 @@ func checkInputMode(mode string) error {
 // loadDocument reads one input as a document: a PDF (its extracted text and
 // layout elements), layout elements as JSON, or text. mode is auto (PDF by
 // the .pdf extension, else text), text, pdf or elements.
-func loadDocument(ctx context.Context, e env, name, mode string, policy gochunk.InvalidUTF8Policy, progress func(done, total int)) (gochunk.Document, string, error) {
+//
+// The returned function releases the input, which the document's text may
+// point into: call it once the document and its chunks are no longer used.
+func loadDocument(ctx context.Context, e env, name, mode string, policy gochunk.InvalidUTF8Policy, progress func(done, total int)) (doc gochunk.Document, warn string, release func(), err error) {
+	release = func() {}
+	doc, warn, err = loadDocumentWith(ctx, e, name, mode, policy, progress, &release)
+	return doc, warn, release, err
+}
+
+func loadDocumentWith(ctx context.Context, e env, name, mode string, policy gochunk.InvalidUTF8Policy, progress func(done, total int), release *func()) (gochunk.Document, string, error) {
 	if mode == "auto" || mode == "" {
 		mode = "text"
 		if strings.EqualFold(filepath.Ext(name), ".pdf") {
@@ -54,7 +63,8 @@ func loadDocument(ctx context.Context, e env, name, mode string, policy gochunk.
 		doc.Text, doc.Elements = layout.Assemble(els)
 		return doc, "", nil
 	case "elements":
-		data, err := readInput(e.stdin, name)
+		data, free, err := readInput(e.stdin, name)
+		defer free() // the elements are parsed into new strings
 		if err != nil {
 			return doc, "", err
 		}
@@ -65,7 +75,8 @@ func loadDocument(ctx context.Context, e env, name, mode string, policy gochunk.
 		doc.Text, doc.Elements = layout.Assemble(els)
 		return doc, "", nil
 	case "text":
-		text, err := readInput(e.stdin, name)
+		text, free, err := readInput(e.stdin, name)
+		*release = free
 		if err != nil {
 			return doc, "", err
 		}
@@ -105,7 +116,8 @@ Flags:
 		fmt.Fprintln(e.stderr, "gochunk extract: give one FILE")
 		return exitUsage
 	}
-	doc, _, err := loadDocument(context.Background(), e, files[0], *input, gochunk.Reject, nil)
+	doc, _, release, err := loadDocument(context.Background(), e, files[0], *input, gochunk.Reject, nil)
+	defer release()
 	if err != nil {
 		fmt.Fprintln(e.stderr, "gochunk extract:", err)
 		return exitCode(err)

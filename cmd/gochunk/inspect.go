@@ -49,7 +49,8 @@ Flags:
 		fmt.Fprintln(e.stderr, "gochunk inspect:", err)
 		return exitCode(err)
 	}
-	doc, _, err := loadDocument(context.Background(), e, files[0], *input, b.policy, nil)
+	doc, _, release, err := loadDocument(context.Background(), e, files[0], *input, b.policy, nil)
+	defer release()
 	if err != nil {
 		fmt.Fprintln(e.stderr, "gochunk inspect:", err)
 		return exitCode(err)

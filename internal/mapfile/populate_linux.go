@@ -1,0 +1,5 @@
+package mapfile
+
+import "syscall"
+
+const populate = syscall.MAP_POPULATE

@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package mapfile
+
+const populate = 0
