@@ -3,8 +3,11 @@ package gochunk
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -164,6 +167,7 @@ func (r *Registry) Names() []string {
 }
 
 // New builds the chunker registered under name from a JSON configuration.
+// A parameter error names the chunker (see ParamError).
 func (r *Registry) New(name string, config []byte, env Env) (Chunker, error) {
 	s, ok := r.specs[name]
 	if !ok {
@@ -171,23 +175,108 @@ func (r *Registry) New(name string, config []byte, env Env) (Chunker, error) {
 	}
 	c, err := s.New(config, env)
 	if err != nil {
+		var pe *ParamError
+		if errors.As(err, &pe) && pe.Chunker == "" {
+			pe.Chunker = name
+			return nil, pe
+		}
 		return nil, fmt.Errorf("chunker %q: %w", name, err)
 	}
 	return c, nil
 }
 
+// ParamError reports a chunker parameter that is unknown or has a value of
+// the wrong type. It wraps ErrConfig; its message is the same from the
+// command line and the HTTP API.
+type ParamError struct {
+	Chunker string   // the chunker, when known
+	Param   string   // the parameter's name
+	Want    string   // the type wanted ("an integer"); empty for an unknown parameter
+	Got     string   // the value given, as JSON
+	Known   []string // the chunker's parameters, for an unknown one
+}
+
+func (e *ParamError) Error() string {
+	of, forC := "", ""
+	if e.Chunker != "" {
+		of, forC = " of "+e.Chunker, " for "+e.Chunker
+	}
+	if e.Want == "" {
+		return fmt.Sprintf("unknown parameter %q%s (it has: %s)", e.Param, forC, strings.Join(e.Known, ", "))
+	}
+	return fmt.Sprintf("parameter %q%s: want %s, got %s", e.Param, of, e.Want, e.Got)
+}
+
+// Unwrap makes a ParamError match ErrConfig.
+func (e *ParamError) Unwrap() error { return ErrConfig }
+
 // DecodeConfig fills dst, a pointer to a configuration struct already
-// holding defaults, from JSON. Unknown fields are an error, so that a typo in
-// a parameter name is reported rather than ignored. Empty input keeps the
-// defaults.
+// holding defaults, from a JSON object. An unknown parameter or a value of
+// the wrong type is a *ParamError, so that a typo is reported rather than
+// ignored; numbers keep their exact value (a seed of 2^53+1 stays so, one
+// that does not fit is an error). Empty input keeps the defaults.
 func DecodeConfig(config []byte, dst any) error {
-	if len(bytes.TrimSpace(config)) == 0 || bytes.Equal(bytes.TrimSpace(config), []byte("null")) {
+	trimmed := bytes.TrimSpace(config)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(config))
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &fields); err != nil {
+		return fmt.Errorf("%w: the configuration is not a JSON object of parameters: %v", ErrConfig, err)
+	}
+	var params []Param
+	collectParams(reflect.ValueOf(dst).Elem(), &params)
+	known := make([]string, len(params))
+	types := map[string]string{}
+	for i, p := range params {
+		known[i] = p.Name
+		types[p.Name] = p.Type
+	}
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		if _, ok := types[k]; !ok {
+			return &ParamError{Param: k, Known: known}
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			name := te.Field
+			if i := strings.LastIndexByte(name, '.'); i >= 0 {
+				name = name[i+1:]
+			}
+			got := string(fields[name])
+			if len(got) > 60 {
+				got = got[:57] + "..."
+			}
+			return &ParamError{Param: name, Want: wantOf(types[name]), Got: got}
+		}
 		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	return nil
+}
+
+// wantOf says what a parameter of a type (as Param.Type names it) takes.
+func wantOf(typ string) string {
+	switch typ {
+	case "int":
+		return "an integer"
+	case "uint64":
+		return "a non-negative integer"
+	case "float":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "string":
+		return "a string"
+	}
+	if elem, ok := strings.CutPrefix(typ, "[]"); ok {
+		plural := map[string]string{"int": "integers", "float": "numbers", "bool": "booleans", "string": "strings"}[elem]
+		if plural == "" {
+			plural = elem + " values"
+		}
+		return "a list of " + plural
+	}
+	return "a " + typ
 }

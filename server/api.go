@@ -1,6 +1,10 @@
 package server
 
-import "github.com/gochunk/gochunk"
+import (
+	"encoding/json"
+
+	"github.com/gochunk/gochunk"
+)
 
 // The /embed API of the reference semantic-chunking server, field for
 // field.
@@ -54,7 +58,8 @@ type ChunkRequest struct {
 	// Chunker is a name from GET /v1/chunkers; empty means "recursive".
 	Chunker string `json:"chunker"`
 	// Config holds the chunker's parameters (as in `gochunk chunkers`).
-	Config map[string]any `json:"config,omitempty"`
+	// It is kept as JSON, so numbers keep their exact value.
+	Config json.RawMessage `json:"config,omitempty"`
 	// Tokenizer is the size unit; empty means the server's.
 	Tokenizer string `json:"tokenizer,omitempty"`
 	// Embed asks for an embedding of every chunk.

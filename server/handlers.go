@@ -287,7 +287,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		}
 		counter = c
 	}
-	raw, _ := json.Marshal(req.Config)
+	raw := req.Config
 	if spec, ok := s.reg.Lookup(req.Chunker); ok && spec.UsesLLM && s.llm == nil {
 		s.fail(w, r, http.StatusBadRequest, "no_model", fmt.Sprintf("chunker %q needs a language model; start the server with --llm-model (and --llm-url)", req.Chunker))
 		return

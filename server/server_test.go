@@ -119,6 +119,9 @@ func TestBadRequests(t *testing.T) {
 		{"malformed json", "/embed", `{"documents": [`, 400, "malformed request JSON"},
 		{"unknown field", "/embed", `{"documents": [{"id": "a", "txt": "x"}]}`, 400, "txt"},
 		{"no documents", "/embed", `{"documents": []}`, 400, "no documents"},
+		// The same words as the command line's.
+		{"mistyped parameter", "/v1/chunk", `{"chunker": "savgol", "config": {"size": "ten"}, "documents": [{"text": "x"}]}`, 400, `parameter "size" of savgol: want an integer, got "ten"`},
+		{"unknown parameter", "/v1/chunk", `{"chunker": "savgol", "config": {"overlap": 3}, "documents": [{"text": "x"}]}`, 400, `unknown parameter "overlap" for savgol (it has: size,`},
 		{"too many documents", "/embed", `{"documents": [` + strings.Join(many, ",") + `]}`, 413, "limit is 100"},
 		{"body too large", "/embed", `{"documents": [{"id": "a", "text": "` + strings.Repeat("x", 2<<20) + `"}]}`, 413, "over 1048576 bytes"},
 		{"invalid utf-8", "/embed", "{\"documents\": [{\"id\": \"a\", \"text\": \"bad \xff\"}]}", 400, "not valid UTF-8"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -116,8 +117,11 @@ func readParams(path string) (map[string]any, error) {
 	if err != nil {
 		return nil, usageError{fmt.Errorf("config %s: %w", path, err)}
 	}
+	// Numbers stay exact (json.Number): a seed of 2^53+1 is not rounded.
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber()
 	var params map[string]any
-	if err := json.Unmarshal(js, &params); err != nil || params == nil {
+	if err := dec.Decode(&params); err != nil || params == nil {
 		return nil, usageError{fmt.Errorf("config %s: want an object of parameters", path)}
 	}
 	return params, nil

@@ -145,8 +145,11 @@ func parseValues(s string) []any {
 	var out []any
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
+		// Numbers stay exact (json.Number), as in configuration files.
+		dec := json.NewDecoder(strings.NewReader(part))
+		dec.UseNumber()
 		var v any
-		if err := json.Unmarshal([]byte(part), &v); err != nil {
+		if err := dec.Decode(&v); err != nil || dec.More() {
 			v = part
 		}
 		out = append(out, v)
