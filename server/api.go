@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/record"
 )
 
 // The /embed API of the reference semantic-chunking server, field for
@@ -90,23 +91,11 @@ type ChunkResponse struct {
 
 // ChunkResult is one document's chunks, or its error.
 type ChunkResult struct {
-	ID     string      `json:"id"`
-	Chunks []ChunkJSON `json:"chunks"`
-	Error  string      `json:"error,omitempty"`
-}
-
-// ChunkJSON is a chunk as the CLI writes it, plus an optional embedding.
-type ChunkJSON struct {
-	Text       string         `json:"text"`
-	Start      int            `json:"start"`
-	End        int            `json:"end"`
-	StartRune  int            `json:"start_rune"`
-	EndRune    int            `json:"end_rune"`
-	TokenCount int            `json:"token_count"`
-	ChunkIndex int            `json:"chunk_index"`
-	Spans      []gochunk.Span `json:"spans,omitempty"`
-	Metadata   map[string]any `json:"metadata,omitempty"`
-	Embedding  []float32      `json:"embedding,omitempty"`
+	ID string `json:"id"`
+	// Chunks are the records gochunk chunk writes, their source the
+	// document's id, byte for byte.
+	Chunks []record.Record `json:"chunks"`
+	Error  string          `json:"error,omitempty"`
 }
 
 // EmbeddingsRequest is the body of POST /v1/embeddings (OpenAI's API).

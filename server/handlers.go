@@ -22,6 +22,7 @@ import (
 	"github.com/gochunk/gochunk/embed"
 	"github.com/gochunk/gochunk/layout"
 	"github.com/gochunk/gochunk/llm"
+	"github.com/gochunk/gochunk/record"
 	"github.com/gochunk/gochunk/semantic"
 	"github.com/gochunk/gochunk/tokenize"
 )
@@ -314,7 +315,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		if in.ID == "" {
 			in.ID = fmt.Sprint(i)
 		}
-		resp.Documents[i] = ChunkResult{ID: in.ID, Chunks: []ChunkJSON{}}
+		resp.Documents[i] = ChunkResult{ID: in.ID, Chunks: []record.Record{}}
 		d, err := s.document(ctx, in)
 		if err != nil {
 			resp.Documents[i].Error = err.Error()
@@ -326,13 +327,9 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		chunks[i] = cs
-		out := make([]ChunkJSON, len(cs))
+		out := make([]record.Record, len(cs))
 		for j, c := range cs {
-			out[j] = ChunkJSON{Text: c.Text, Start: c.Spans[0].Start, End: c.Spans[len(c.Spans)-1].End, StartRune: c.Spans[0].StartRune,
-				EndRune: c.Spans[len(c.Spans)-1].EndRune, TokenCount: c.TokenCount, ChunkIndex: c.Index, Metadata: c.Metadata}
-			if len(c.Spans) > 1 {
-				out[j].Spans = c.Spans
-			}
+			out[j] = record.FromChunk(c, in.ID)
 		}
 		resp.Documents[i].Chunks = out
 	})
@@ -366,7 +363,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	for i := range resp.Documents {
 		outcome := "ok"
 		if resp.Documents[i].Error != "" {
-			resp.Documents[i].Chunks = []ChunkJSON{}
+			resp.Documents[i].Chunks = []record.Record{}
 			outcome = "error"
 		}
 		s.count("chunk", outcome, chunks[i])

@@ -13,9 +13,9 @@ import (
 	"unsafe"
 
 	"github.com/gochunk/gochunk"
-	"github.com/gochunk/gochunk/internal/jsonl"
 	"github.com/gochunk/gochunk/internal/mapfile"
 	"github.com/gochunk/gochunk/internal/progress"
+	"github.com/gochunk/gochunk/record"
 )
 
 func cmdChunk(e env, args []string) int {
@@ -201,7 +201,7 @@ func writeResult(e env, out io.Writer, traces *json.Encoder, name string, chunks
 	}
 	var line []byte
 	for k := 0; k+1 < len(offsets); k += 2 {
-		line = jsonl.AppendOffsets(line[:0], offsets[k], offsets[k+1])
+		line = record.AppendOffsets(line[:0], offsets[k], offsets[k+1])
 		if _, err := out.Write(line); err != nil {
 			fmt.Fprintln(e.stderr, "gochunk chunk: write:", err)
 			return true
@@ -211,7 +211,7 @@ func writeResult(e env, out io.Writer, traces *json.Encoder, name string, chunks
 		return false
 	}
 	for _, c := range chunks {
-		if line, err = jsonl.AppendRecord(line[:0], jsonl.FromChunk(c, name)); err == nil {
+		if line, err = record.AppendJSON(line[:0], record.FromChunk(c, name)); err == nil {
 			_, err = out.Write(line)
 		}
 		if err != nil {

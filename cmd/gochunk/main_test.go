@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"github.com/gochunk/gochunk/internal/jsonl"
+	"github.com/gochunk/gochunk/record"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -30,13 +30,13 @@ func writeFile(t *testing.T, name, content string) string {
 	return p
 }
 
-func decodeLines(t *testing.T, out string) []jsonl.Record {
+func decodeLines(t *testing.T, out string) []record.Record {
 	t.Helper()
-	var recs []jsonl.Record
+	var recs []record.Record
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
-		var r jsonl.Record
+		var r record.Record
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r); err != nil {

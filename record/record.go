@@ -1,19 +1,25 @@
-// Package jsonl writes chunk records as JSON Lines, byte for byte as
-// encoding/json's Encoder with SetEscapeHTML(false) writes them, several
-// times faster: strings are escaped with a table, integers appended
-// without reflection.
-package jsonl
+// Package record holds the one wire shape of a chunk: the JSON Lines of
+// gochunk chunk and the chunk objects of the HTTP API are the same Record,
+// written by AppendJSON byte for byte as encoding/json's Encoder with
+// SetEscapeHTML(false) writes it, several times faster: strings are
+// escaped with a table, numbers appended without reflection.
+package record
 
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/gochunk/gochunk"
 )
 
-// Record is one chunk as the command line writes it.
+// Record is one chunk as gochunk writes it: its text, byte and code-point
+// offsets (those of the first and last span), token count, index, source
+// (a file name or a document id), the spans of a chunk of several, the
+// chunker's metadata and, when asked for, its embedding.
 type Record struct {
 	Text       string         `json:"text"`
 	Start      int            `json:"start"`
@@ -25,6 +31,7 @@ type Record struct {
 	Source     string         `json:"source"`
 	Spans      []gochunk.Span `json:"spans,omitempty"`
 	Metadata   map[string]any `json:"metadata,omitempty"`
+	Embedding  []float32      `json:"embedding,omitempty"`
 }
 
 // FromChunk returns the record of chunk c of the input named source.
@@ -40,8 +47,17 @@ func FromChunk(c gochunk.Chunk, source string) Record {
 	return r
 }
 
-// AppendRecord appends r as one JSON line (with its newline) to dst.
-func AppendRecord(dst []byte, r Record) ([]byte, error) {
+// MarshalJSON returns AppendJSON's bytes without the newline.
+func (r Record) MarshalJSON() ([]byte, error) {
+	b, err := AppendJSON(nil, r)
+	if err != nil {
+		return nil, err
+	}
+	return b[:len(b)-1], nil
+}
+
+// AppendJSON appends r as one JSON line (with its newline) to dst.
+func AppendJSON(dst []byte, r Record) ([]byte, error) {
 	dst = append(dst, `{"text":`...)
 	dst = AppendString(dst, r.Text)
 	dst = appendInt(dst, `,"start":`, r.Start)
@@ -76,6 +92,19 @@ func AppendRecord(dst []byte, r Record) ([]byte, error) {
 		dst = append(dst, `,"metadata":`...)
 		dst = append(dst, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...)
 	}
+	if len(r.Embedding) > 0 {
+		dst = append(dst, `,"embedding":[`...)
+		for i, x := range r.Embedding {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendFloat32(dst, x); err != nil {
+				return dst, err
+			}
+		}
+		dst = append(dst, ']')
+	}
 	return append(dst, '}', '\n'), nil
 }
 
@@ -84,6 +113,28 @@ func AppendOffsets(dst []byte, start, end int) []byte {
 	dst = appendInt(dst, `{"start":`, start)
 	dst = appendInt(dst, `,"end":`, end)
 	return append(dst, '}', '\n')
+}
+
+// appendFloat32 appends x as encoding/json writes a float32.
+func appendFloat32(dst []byte, x float32) ([]byte, error) {
+	f := float64(x)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return dst, fmt.Errorf("record: unsupported value %v in an embedding", x)
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 32)
+	if format == 'e' {
+		// Clean up e-09 to e-9, as encoding/json does.
+		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst, nil
 }
 
 func appendInt(dst []byte, key string, v int) []byte {
