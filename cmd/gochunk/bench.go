@@ -92,7 +92,7 @@ Flags:
 			fmt.Fprintln(e.stderr, "gochunk bench:", err)
 			return exitCode(err)
 		}
-		r, err := measure(b, docs, *minTime)
+		r, err := measure(e.ctx, b, docs, *minTime)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "gochunk bench: %s: %v\n", name, err)
 			return exitInput
@@ -119,8 +119,7 @@ Flags:
 
 // measure runs b over docs until minTime has passed (at least once) and
 // samples the heap while it runs.
-func measure(b *built, docs []gochunk.Document, minTime time.Duration) (benchResult, error) {
-	ctx := context.Background()
+func measure(ctx context.Context, b *built, docs []gochunk.Document, minTime time.Duration) (benchResult, error) {
 	runtime.GC()
 	base := heapInUse()
 	var ms0, ms1 runtime.MemStats

@@ -9,8 +9,9 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"sync"
 	"unsafe"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/internal/mapfile"
@@ -102,77 +103,101 @@ Flags:
 
 	out := bufio.NewWriterSize(e.stdout, 1<<16)
 
-	type result struct {
-		chunks  []gochunk.Chunk
-		offsets []int // with --output offsets: start and end of each chunk
-		trace   *gochunk.Trace
-		err     error
-		warn    string
-		release func() // frees the input the chunks' texts point into
-	}
+	// A bounded window of files is in flight: a file is started only when
+	// fewer than 2×jobs files wait to be written, so memory does not grow
+	// with the number of files, and output stays in input order.
 	results := make([]chan result, len(files))
-	sem := make(chan struct{}, *jobs)
-	var wg sync.WaitGroup
-	ctx := context.Background()
-	for i, name := range files {
+	for i := range results {
 		results[i] = make(chan result, 1)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			// The bar counts input bytes: a PDF's first half as its pages
-			// are read, the rest (or a text file's all) once chunked.
-			var size, added int64
-			if fi, err := os.Stat(name); err == nil && name != "-" {
-				size = fi.Size()
-			}
-			pages := func(done, total int) {
-				if want := size * int64(done) / int64(max(total, 1)) / 2; want > added {
-					bar.Add(want - added)
-					added = want
-				}
-			}
-			defer func() { bar.Add(size - added) }()
-			doc, warn, release, err := loadDocument(ctx, e, name, *input, b.policy, pages)
-			if err != nil {
-				release()
-				results[i] <- result{err: err}
-				return
-			}
-			var chunks []gochunk.Chunk
-			var trace *gochunk.Trace
-			if o, ok := b.chunker.(gochunk.Offsetter); ok && offsetsOnly {
-				offs, err := o.Offsets(ctx, doc)
-				results[i] <- result{offsets: offs, err: err, warn: warn, release: release}
-				return
-			}
-			if tr, ok := b.chunker.(gochunk.Tracer); ok && traces != nil {
-				chunks, trace, err = tr.ChunkTrace(ctx, doc)
-			} else {
-				chunks, err = b.chunker.Chunk(ctx, doc)
-			}
-			results[i] <- result{chunks: chunks, trace: trace, err: err, warn: warn, release: release}
-		}()
 	}
+	slots := make(chan struct{}, 2**jobs)
+	ctx := e.ctx
+	var workers errgroup.Group
+	workers.SetLimit(*jobs)
+	go func() {
+		for i, name := range files {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				results[i] <- result{err: ctx.Err()}
+				continue
+			}
+			workers.Go(func() error {
+				results[i] <- chunkFile(ctx, e, name, *input, b, bar, offsetsOnly, traces != nil)
+				return nil
+			})
+		}
+	}()
 	code = exitOK
 	for i, name := range files {
 		r := <-results[i]
+		if ctx.Err() != nil {
+			break
+		}
 		fatal := writeResult(e, out, traces, name, r.chunks, r.offsets, r.trace, r.err, r.warn, offsetsOnly, &code)
 		if r.release != nil {
 			r.release() // the output holds copies now
 		}
+		<-slots
 		if fatal {
 			return exitInput
 		}
 	}
-	wg.Wait()
+	if ctx.Err() != nil {
+		out.Flush()
+		fmt.Fprintln(e.stderr, "gochunk chunk: interrupted")
+		return exitInterrupted
+	}
+	workers.Wait()
 	bar.Finish()
 	if err := out.Flush(); err != nil {
 		fmt.Fprintln(e.stderr, "gochunk chunk: write:", err)
 		return exitInput
 	}
 	return code
+}
+
+// result is one input's chunks (or offsets), or its error.
+type result struct {
+	chunks  []gochunk.Chunk
+	offsets []int // with --output offsets: start and end of each chunk
+	trace   *gochunk.Trace
+	err     error
+	warn    string
+	release func() // frees the input the chunks' texts point into
+}
+
+// chunkFile loads and chunks one input.
+func chunkFile(ctx context.Context, e env, name, input string, b *built, bar *progress.Bar, offsetsOnly, trace bool) result {
+	// The bar counts input bytes: a PDF's first half as its pages are
+	// read, the rest (or a text file's all) once chunked.
+	var size, added int64
+	if fi, err := os.Stat(name); err == nil && name != "-" {
+		size = fi.Size()
+	}
+	pages := func(done, total int) {
+		if want := size * int64(done) / int64(max(total, 1)) / 2; want > added {
+			bar.Add(want - added)
+			added = want
+		}
+	}
+	defer func() { bar.Add(size - added) }()
+	doc, warn, release, err := loadDocument(ctx, e, name, input, b.policy, pages)
+	if err != nil {
+		release()
+		return result{err: err}
+	}
+	r := result{warn: warn, release: release}
+	if o, ok := b.chunker.(gochunk.Offsetter); ok && offsetsOnly {
+		r.offsets, r.err = o.Offsets(ctx, doc)
+		return r
+	}
+	if tr, ok := b.chunker.(gochunk.Tracer); ok && trace {
+		r.chunks, r.trace, r.err = tr.ChunkTrace(ctx, doc)
+	} else {
+		r.chunks, r.err = b.chunker.Chunk(ctx, doc)
+	}
+	return r
 }
 
 // writeResult writes one input's chunks (or offsets, or trace) and

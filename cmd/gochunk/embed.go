@@ -46,7 +46,7 @@ func (f *embedFlags) lazy(e env) func() (gochunk.Embedder, error) {
 	return func() (gochunk.Embedder, error) {
 		once.Do(func() {
 			var x embed.Embedder
-			x, err = f.build(context.Background(), e)
+			x, err = f.build(e.ctx, e)
 			if err == nil {
 				em = embed.NewCached(x, embed.CacheOptions{})
 			}
@@ -112,7 +112,7 @@ Flags:
 		fmt.Fprintln(e.stderr, "gochunk embed: --batch must be at least 1")
 		return exitUsage
 	}
-	ctx := context.Background()
+	ctx := e.ctx
 	em, err := ef.build(ctx, e)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "gochunk embed:", err)

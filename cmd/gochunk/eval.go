@@ -274,7 +274,7 @@ Flags:
 	if _, code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
-	ctx := context.Background()
+	ctx := e.ctx
 	cands, err := f.expand(sweeps)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "gochunk eval:", err)

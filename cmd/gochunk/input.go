@@ -116,7 +116,7 @@ Flags:
 		fmt.Fprintln(e.stderr, "gochunk extract: give one FILE")
 		return exitUsage
 	}
-	doc, _, release, err := loadDocument(context.Background(), e, files[0], *input, gochunk.Reject, nil)
+	doc, _, release, err := loadDocument(e.ctx, e, files[0], *input, gochunk.Reject, nil)
 	defer release()
 	if err != nil {
 		fmt.Fprintln(e.stderr, "gochunk extract:", err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"html/template"
@@ -49,7 +48,7 @@ Flags:
 		fmt.Fprintln(e.stderr, "gochunk inspect:", err)
 		return exitCode(err)
 	}
-	doc, _, release, err := loadDocument(context.Background(), e, files[0], *input, b.policy, nil)
+	doc, _, release, err := loadDocument(e.ctx, e, files[0], *input, b.policy, nil)
 	defer release()
 	if err != nil {
 		fmt.Fprintln(e.stderr, "gochunk inspect:", err)
@@ -59,9 +58,9 @@ Flags:
 	var chunks []gochunk.Chunk
 	var trace *gochunk.Trace
 	if tr, ok := b.chunker.(gochunk.Tracer); ok {
-		chunks, trace, err = tr.ChunkTrace(context.Background(), doc)
+		chunks, trace, err = tr.ChunkTrace(e.ctx, doc)
 	} else {
-		chunks, err = b.chunker.Chunk(context.Background(), doc)
+		chunks, err = b.chunker.Chunk(e.ctx, doc)
 	}
 	if err != nil {
 		fmt.Fprintln(e.stderr, "gochunk inspect:", err)

@@ -19,30 +19,74 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"runtime/debug"
 	"strings"
+	"syscall"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version is set at build time with -ldflags "-X main.version=..."; else
+// the build information says it (go install ...@v1.2.3), else "dev".
+var version = ""
+
+// versionString names the module, its version and, for builds from a
+// checkout, the commit and whether the tree was modified.
+func versionString() string {
+	v, extra := version, ""
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+			v = info.Main.Version
+		}
+		var rev, modified string
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					modified = ", modified"
+				}
+			}
+		}
+		if rev != "" {
+			extra = fmt.Sprintf(" (commit %.12s%s)", rev, modified)
+		}
+		extra += " " + info.GoVersion
+	}
+	if v == "" {
+		v = "dev"
+	}
+	return "github.com/gochunk/gochunk " + v + extra
+}
 
 // Exit codes.
 const (
 	exitOK    = 0
 	exitInput = 1
 	exitUsage = 2
+	// exitInterrupted is the shells' code for a command ended by Ctrl-C.
+	exitInterrupted = 130
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	// Ctrl-C and SIGTERM cancel the command's context: it stops cleanly,
+	// writing what it has, and a second signal ends it at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := runContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // env is what a command reads and writes, so tests can run it in-process.
 type env struct {
+	// ctx is cancelled by Ctrl-C or SIGTERM.
+	ctx            context.Context
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	// stderrTTY says whether stderr is a terminal (for progress bars).
@@ -50,7 +94,11 @@ type env struct {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := env{stdin: stdin, stdout: stdout, stderr: stderr, stderrTTY: isTerminal(stderr)}
+	return runContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, stderrTTY: isTerminal(stderr)}
 	if len(args) == 0 {
 		usage(stderr)
 		return exitUsage
@@ -75,7 +123,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "extract":
 		return cmdExtract(e, args[1:])
 	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "github.com/gochunk/gochunk", version)
+		fmt.Fprintln(stdout, versionString())
 		return exitOK
 	case "help", "-h", "-help", "--help":
 		usage(stdout)

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,4 +80,50 @@ func postJSON(t *testing.T, url, body string) (int, []byte, error) {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	return resp.StatusCode, b, err
+}
+
+// Many files with a few workers: output in input order, each file once.
+func TestChunkManyFilesInOrder(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for i := range 40 {
+		p := filepath.Join(dir, fmt.Sprintf("f%02d.txt", i))
+		os.WriteFile(p, []byte(strings.Repeat(fmt.Sprintf("File %d says hello. ", i), 1+i%7)), 0o644)
+		files = append(files, p)
+	}
+	out, errs, code := runCmd(t, "", append([]string{"chunk", "--jobs", "3", "--size", "30"}, files...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	last := -1
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r struct{ Source string }
+		json.Unmarshal([]byte(l), &r)
+		i := slices.Index(files, r.Source)
+		if i < last {
+			t.Fatalf("%s after file %d", r.Source, last)
+		}
+		last = i
+	}
+	if last != len(files)-1 {
+		t.Errorf("last source %d", last)
+	}
+}
+
+// A cancelled run (Ctrl-C) stops and says so, with the shells' code.
+func TestChunkInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := runContext(ctx, []string{"chunk", "-"}, strings.NewReader("Some text."), &out, &errb)
+	if code != exitInterrupted || !strings.Contains(errb.String(), "interrupted") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, code := runCmd(t, "", "version")
+	if code != 0 || !strings.HasPrefix(out, "github.com/gochunk/gochunk ") {
+		t.Errorf("exit %d: %q", code, out)
+	}
 }

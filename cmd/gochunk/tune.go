@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -113,7 +112,7 @@ Flags:
 		r.Shuffle(len(cands), func(i, j int) { cands[i], cands[j] = cands[j], cands[i] })
 		cands = cands[:*random]
 	}
-	ctx := context.Background()
+	ctx := e.ctx
 	ds, opt, err := f.setup(ctx, e)
 	if err != nil {
 		return fail(err)
