@@ -43,7 +43,7 @@ func Pieces(ctx context.Context, e *pack.Engine, maxPiece int, mode string) ([]p
 		if r.End <= r.Start {
 			return nil
 		}
-		if n := e.Count(r.Start, r.End); n <= maxPiece {
+		if n := e.CountUpTo(r.Start, r.End, maxPiece); n <= maxPiece {
 			out = append(out, pack.Piece{Start: r.Start, End: r.End, Size: n})
 			return nil
 		}

@@ -110,7 +110,7 @@ func (b *base) prepare(ctx context.Context, d gochunk.Document) (*doc, error) {
 		}
 	}
 	if pending >= 0 {
-		if n := len(p.units); n > 0 && p.engine.Count(p.units[n-1].Start, len(d.Text)) <= b.size {
+		if n := len(p.units); n > 0 && p.engine.CountUpTo(p.units[n-1].Start, len(d.Text), b.size) <= b.size {
 			p.units[n-1].End = len(d.Text)
 			p.units[n-1].Size = p.engine.Count(p.units[n-1].Start, p.units[n-1].End)
 		} else if err := p.addUnit(ctx, pending, len(d.Text)); err != nil {
@@ -122,7 +122,7 @@ func (b *base) prepare(ctx context.Context, d gochunk.Document) (*doc, error) {
 }
 
 func (p *doc) addUnit(ctx context.Context, start, end int) error {
-	if n := p.engine.Count(start, end); n <= p.b.size {
+	if n := p.engine.CountUpTo(start, end, p.b.size); n <= p.b.size {
 		p.units = append(p.units, pack.Piece{Start: start, End: end, Size: n})
 		return nil
 	}

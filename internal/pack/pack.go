@@ -75,6 +75,24 @@ func (e *Engine) Init() {
 	e.ready = true
 }
 
+// maxTokenBytes bounds the mean length of a token in bytes for CountUpTo:
+// a range longer than limit×maxTokenBytes is taken to be over the limit
+// without counting it. Real text averages 3 to 5 bytes a token; only a
+// range of long repeated runs could average more, and such a range is then
+// cut finer than it had to be, never over the limit.
+const maxTokenBytes = 64
+
+// CountUpTo measures Text[a:b] when it may be within limit; a range too
+// long to be counts as limit+1 without being measured, so that a huge
+// range (a 20 MB line with no white space) is not tokenised whole only to
+// learn that it must be cut.
+func (e *Engine) CountUpTo(a, b, limit int) int {
+	if !e.additive && !e.runes && b-a > limit*maxTokenBytes {
+		return limit + 1
+	}
+	return e.Count(a, b)
+}
+
 // Count measures Text[a:b].
 func (e *Engine) Count(a, b int) int {
 	if e.runes {
@@ -116,7 +134,7 @@ func (e *Engine) split(ctx context.Context, a, b, level int, out []Range) ([]Ran
 	defer func() { e.scratch[level][1] = good[:0] }()
 	var err error
 	for i, p := range pieces {
-		p.Size = e.Count(p.Start, p.End)
+		p.Size = e.CountUpTo(p.Start, p.End, e.Limit)
 		if i+1 < len(pieces) && pieces[i+1].Start > p.End {
 			p.Gap = e.Count(p.End, pieces[i+1].Start)
 		}
