@@ -204,12 +204,19 @@ type Tracer interface {
 	ChunkTrace(ctx context.Context, doc Document) ([]Chunk, *Trace, error)
 }
 
-// Embedder turns texts into vectors; it has the method set of
-// embed.Embedder, so any embedder of package embed is one, without this
-// package depending on the providers.
+// Embedder turns texts into vectors (package embed holds the providers).
+//
+// Embed returns one vector of Dim() numbers per text, in order. An empty
+// text gets a zero vector. Implementations are safe for concurrent use.
 type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	// Dim is the length of every vector.
 	Dim() int
+	// MaxTokens is the longest input, in the model's tokens, that is
+	// embedded whole; 0 means no limit. What happens to longer input is
+	// the provider's documented choice.
 	MaxTokens() int
+	// ModelID names the model and every setting that changes its vectors,
+	// so that caches never mix vectors of different models.
 	ModelID() string
 }

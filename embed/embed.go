@@ -16,26 +16,14 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/tokenize"
 	"github.com/gochunk/gochunk/vec"
 )
 
-// Embedder turns texts into vectors.
-//
-// Embed returns one vector of Dim() numbers per text, in order. An empty
-// text gets a zero vector. Implementations are safe for concurrent use.
-type Embedder interface {
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-	// Dim is the length of every vector.
-	Dim() int
-	// MaxTokens is the longest input, in the model's tokens, that is
-	// embedded whole; 0 means no limit. What happens to longer input is
-	// the provider's documented choice.
-	MaxTokens() int
-	// ModelID names the model and every setting that changes its vectors,
-	// so that caches never mix vectors of different models.
-	ModelID() string
-}
+// Embedder turns texts into vectors: gochunk.Embedder, declared once, in
+// the root package, with the contract every provider here keeps.
+type Embedder = gochunk.Embedder
 
 // Tokenized is implemented by embedders with a tokenizer of their own
 // (static and ONNX models). Tokenizer counts a text's tokens as the model
@@ -86,6 +74,9 @@ var (
 	// ErrModel reports a model that cannot be loaded: missing or corrupt
 	// files, a tokenizer that does not match the embedding table.
 	ErrModel = errors.New("bad embedding model")
+	// ErrName reports an embedder name New does not know or that lacks
+	// its model.
+	ErrName = errors.New("bad embedder name")
 )
 
 // Options are the settings New passes to the providers that take them.
@@ -127,12 +118,12 @@ func New(ctx context.Context, name string, opt Options) (Embedder, error) {
 	switch kind {
 	case "", "lexical":
 		if model != "" {
-			return nil, fmt.Errorf("embedder %q: lexical takes no model", name)
+			return nil, fmt.Errorf("%w %q: lexical takes no model", ErrName, name)
 		}
 		return NewLexical(LexicalConfig{}), nil
 	case "static":
 		if model == "" {
-			return nil, fmt.Errorf("embedder %q: want static:DIR or static:ORG/NAME", name)
+			return nil, fmt.Errorf("%w %q: want static:DIR or static:ORG/NAME", ErrName, name)
 		}
 		s, err := LoadStatic(ctx, model, opt)
 		if err != nil {
@@ -141,7 +132,7 @@ func New(ctx context.Context, name string, opt Options) (Embedder, error) {
 		return s, nil
 	case "openai":
 		if model == "" {
-			return nil, fmt.Errorf("embedder %q: want openai:MODEL", name)
+			return nil, fmt.Errorf("%w %q: want openai:MODEL", ErrName, name)
 		}
 		o, err := NewOpenAI(OpenAIConfig{BaseURL: opt.BaseURL, APIKey: opt.APIKey, Model: model, Dimensions: opt.Dimensions})
 		if err != nil {
@@ -150,7 +141,7 @@ func New(ctx context.Context, name string, opt Options) (Embedder, error) {
 		return o, nil
 	case "onnx":
 		if model == "" {
-			return nil, fmt.Errorf("embedder %q: want onnx:DIR or onnx:ORG/NAME", name)
+			return nil, fmt.Errorf("%w %q: want onnx:DIR or onnx:ORG/NAME", ErrName, name)
 		}
 		o, err := LoadONNX(ctx, model, opt)
 		if err != nil {
@@ -158,7 +149,7 @@ func New(ctx context.Context, name string, opt Options) (Embedder, error) {
 		}
 		return o, nil
 	}
-	return nil, fmt.Errorf("unknown embedder %q: want lexical, static:MODEL, onnx:MODEL or openai:MODEL", name)
+	return nil, fmt.Errorf("%w %q: want lexical, static:MODEL, onnx:MODEL or openai:MODEL", ErrName, name)
 }
 
 // parallel runs fn(i) for i in [0, n) on up to GOMAXPROCS goroutines and

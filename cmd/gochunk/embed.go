@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -75,7 +76,7 @@ func (f *embedFlags) build(ctx context.Context, e env) (embed.Embedder, error) {
 	}
 	em, err := embed.New(ctx, f.name, opt)
 	if err != nil {
-		if strings.HasPrefix(err.Error(), "unknown embedder") || strings.HasPrefix(err.Error(), "embedder ") {
+		if errors.Is(err, embed.ErrName) {
 			return nil, usageError{err}
 		}
 		return nil, err
