@@ -19,8 +19,8 @@ import (
 )
 
 // New returns a registry holding every built-in chunker.
-func New() *gochunk.Registry {
-	r := gochunk.NewRegistry()
+func New() *Registry {
+	r := NewRegistry()
 	for _, s := range Specs() {
 		if err := r.Register(s); err != nil {
 			panic(err) // a programming error in this package, caught by its tests
@@ -30,8 +30,8 @@ func New() *gochunk.Registry {
 }
 
 // Specs returns the specs of the built-in chunkers.
-func Specs() []gochunk.Spec {
-	return []gochunk.Spec{
+func Specs() []Spec {
+	return []Spec{
 		spec("token", "fixed windows of N tokens with overlap (Chonkie TokenChunker)", split.DefaultTokenConfig, split.NewToken),
 		spec("character", "split on one separator, merge up to the size (LangChain CharacterTextSplitter)", split.DefaultCharacterConfig, split.NewCharacter),
 		spec("recursive", "split on a list of separators, recursing into oversized pieces (LangChain RecursiveCharacterTextSplitter)", split.DefaultRecursiveConfig, split.NewRecursive),
@@ -53,11 +53,11 @@ func Specs() []gochunk.Spec {
 }
 
 // specFast is the fast chunker's spec: sizes in bytes by default.
-func specFast() gochunk.Spec {
+func specFast() Spec {
 	s := spec("fast", "windows of size bytes cut at the last delimiter, searched backwards (Chonkie's chunk library): speed over structure", split.DefaultFastConfig, split.NewFast)
 	s.Unit = "bytes"
 	inner := s.New
-	s.New = func(config []byte, env gochunk.Env) (gochunk.Chunker, error) {
+	s.New = func(config []byte, env Env) (gochunk.Chunker, error) {
 		if env.Counter == nil {
 			env.Counter = tokenize.Bytes{}
 		}
@@ -67,22 +67,22 @@ func specFast() gochunk.Spec {
 }
 
 // specE wraps a typed constructor of an embedding-based chunker.
-func specE[C any, K gochunk.Chunker](name, summary string, defaults func() C, build func(C, tokenize.Counter, gochunk.Embedder) (K, error)) gochunk.Spec {
+func specE[C any, K gochunk.Chunker](name, summary string, defaults func() C, build func(C, tokenize.Counter, gochunk.Embedder) (K, error)) Spec {
 	d := defaults()
-	return gochunk.Spec{
+	return Spec{
 		Name:     name,
 		Summary:  summary,
 		Defaults: &d,
 		Embeds:   true,
-		New: func(config []byte, env gochunk.Env) (gochunk.Chunker, error) {
+		New: func(config []byte, env Env) (gochunk.Chunker, error) {
 			cfg := defaults()
-			if err := gochunk.DecodeConfig(config, &cfg); err != nil {
+			if err := DecodeConfig(config, &cfg); err != nil {
 				return nil, err
 			}
 			counter := env.Counter
 			if counter == nil {
 				var err error
-				if counter, err = DefaultCounter(gochunk.Spec{Embeds: true}, env.Embedder); err != nil {
+				if counter, err = DefaultCounter(Spec{Embeds: true}, env.Embedder); err != nil {
 					return nil, err
 				}
 			}
@@ -100,7 +100,7 @@ func specE[C any, K gochunk.Chunker](name, summary string, defaults func() C, bu
 // when it has one (static and ONNX models; see embed.Tokenized),
 // cl100k_base otherwise; for the others runes (characters), as LangChain
 // and Chonkie count.
-func DefaultCounter(s gochunk.Spec, e gochunk.Embedder) (tokenize.Counter, error) {
+func DefaultCounter(s Spec, e gochunk.Embedder) (tokenize.Counter, error) {
 	if s.Unit != "" {
 		return tokenize.New(s.Unit)
 	}
@@ -117,7 +117,7 @@ func DefaultCounter(s gochunk.Spec, e gochunk.Embedder) (tokenize.Counter, error
 
 // DefaultUnit describes the size unit DefaultCounter picks for s, for
 // listings.
-func DefaultUnit(s gochunk.Spec) string {
+func DefaultUnit(s Spec) string {
 	if s.Unit != "" {
 		return s.Unit
 	}
@@ -142,15 +142,15 @@ func capSizes(cfg any, limit int) {
 }
 
 // spec wraps a typed constructor as a Spec.
-func spec[C any, K gochunk.Chunker](name, summary string, defaults func() C, build func(C, tokenize.Counter) (K, error)) gochunk.Spec {
+func spec[C any, K gochunk.Chunker](name, summary string, defaults func() C, build func(C, tokenize.Counter) (K, error)) Spec {
 	d := defaults()
-	return gochunk.Spec{
+	return Spec{
 		Name:     name,
 		Summary:  summary,
 		Defaults: &d,
-		New: func(config []byte, env gochunk.Env) (gochunk.Chunker, error) {
+		New: func(config []byte, env Env) (gochunk.Chunker, error) {
 			cfg := defaults()
-			if err := gochunk.DecodeConfig(config, &cfg); err != nil {
+			if err := DecodeConfig(config, &cfg); err != nil {
 				return nil, err
 			}
 			return build(cfg, env.CounterOrDefault())
@@ -159,16 +159,16 @@ func spec[C any, K gochunk.Chunker](name, summary string, defaults func() C, bui
 }
 
 // specL wraps a typed constructor of an LLM-based chunker.
-func specL[C any, K gochunk.Chunker](name, summary string, defaults func() C, build func(C, tokenize.Counter, *llm.Client) (K, error)) gochunk.Spec {
+func specL[C any, K gochunk.Chunker](name, summary string, defaults func() C, build func(C, tokenize.Counter, *llm.Client) (K, error)) Spec {
 	d := defaults()
-	return gochunk.Spec{
+	return Spec{
 		Name:     name,
 		Summary:  summary,
 		Defaults: &d,
 		UsesLLM:  true,
-		New: func(config []byte, env gochunk.Env) (gochunk.Chunker, error) {
+		New: func(config []byte, env Env) (gochunk.Chunker, error) {
 			cfg := defaults()
-			if err := gochunk.DecodeConfig(config, &cfg); err != nil {
+			if err := DecodeConfig(config, &cfg); err != nil {
 				return nil, err
 			}
 			return build(cfg, env.CounterOrDefault(), env.LLM)

@@ -23,13 +23,13 @@ func TestDefaults(t *testing.T) {
 		if spec.UsesLLM {
 			// Without a model there is nothing to call: the chunker must say
 			// so instead of building. llmchunk tests them with a fake model.
-			if _, err := r.New(name, nil, gochunk.Env{}); !errors.Is(err, gochunk.ErrConfig) {
+			if _, err := r.New(name, nil, chunkers.Env{}); !errors.Is(err, gochunk.ErrConfig) {
 				t.Errorf("%s without a model: err = %v, want ErrConfig", name, err)
 			}
 			continue
 		}
 		for _, config := range []string{"", "{}", "null"} {
-			c, err := r.New(name, []byte(config), gochunk.Env{})
+			c, err := r.New(name, []byte(config), chunkers.Env{})
 			if err != nil {
 				t.Fatalf("%s with %q: %v", name, config, err)
 			}
@@ -84,7 +84,7 @@ func TestDefaultUnits(t *testing.T) {
 		e      gochunk.Embedder
 		want   string
 	}{{false, em, "runes"}, {true, nil, "cl100k_base"}, {true, embed.NewLexical(embed.LexicalConfig{}), "cl100k_base"}, {true, em, "words"}} {
-		c, err := chunkers.DefaultCounter(gochunk.Spec{Embeds: tc.embeds}, tc.e)
+		c, err := chunkers.DefaultCounter(chunkers.Spec{Embeds: tc.embeds}, tc.e)
 		if err != nil || c.Name() != tc.want {
 			t.Errorf("embeds %v: %v %v, want %s", tc.embeds, c, err, tc.want)
 		}
@@ -96,7 +96,7 @@ func TestDefaultUnits(t *testing.T) {
 		if name == "cluster" {
 			config = `{"size": 512, "min_chunk_size": 10}`
 		}
-		c, err := r.New(name, []byte(config), gochunk.Env{Embedder: em})
+		c, err := r.New(name, []byte(config), chunkers.Env{Embedder: em})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/chunkers"
 	"github.com/gochunk/gochunk/eval"
 	"github.com/gochunk/gochunk/tokenize"
@@ -33,7 +32,7 @@ func TestStitchedSeams(t *testing.T) {
 	reg := chunkers.New()
 	want := map[string][2]float64{"semantic": {0.9, 0.5}, "savgol": {0.7, 0}, "hierarchical": {0.7, 0}, "dp": {0.7, 0}, "cluster": {0.7, 0}}
 	for name, w := range want {
-		c, err := reg.New(name, []byte(`{"size": 1024}`), gochunk.Env{Counter: counter})
+		c, err := reg.New(name, []byte(`{"size": 1024}`), chunkers.Env{Counter: counter})
 		if err != nil {
 			t.Fatal(err)
 		}

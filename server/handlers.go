@@ -302,7 +302,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		}
 		counter = c
 	}
-	ch, err := s.reg.New(req.Chunker, raw, gochunk.Env{Counter: counter, Embedder: s.embedder, LLM: s.llm})
+	ch, err := s.reg.New(req.Chunker, raw, chunkers.Env{Counter: counter, Embedder: s.embedder, LLM: s.llm})
 	if err != nil {
 		s.fail(w, r, http.StatusBadRequest, "invalid_chunker", err.Error()+"; see GET /v1/chunkers")
 		return
@@ -453,10 +453,10 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 // handleChunkers is GET /v1/chunkers.
 func (s *Server) handleChunkers(w http.ResponseWriter, r *http.Request) {
 	type entry struct {
-		Name    string          `json:"name"`
-		Summary string          `json:"summary"`
-		Embeds  bool            `json:"uses_embedder"`
-		Params  []gochunk.Param `json:"params"`
+		Name    string           `json:"name"`
+		Summary string           `json:"summary"`
+		Embeds  bool             `json:"uses_embedder"`
+		Params  []chunkers.Param `json:"params"`
 	}
 	var list []entry
 	for _, n := range s.reg.Names() {

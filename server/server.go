@@ -22,7 +22,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/chunkers"
 	"github.com/gochunk/gochunk/embed"
 	"github.com/gochunk/gochunk/llm"
@@ -92,7 +91,7 @@ func DefaultConfig() Config {
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
-	reg     *gochunk.Registry
+	reg     *chunkers.Registry
 	counter tokenize.Counter // nil: each chunker's default unit
 	// embedCounter counts /embed's chunks and /v1/embeddings usage.
 	embedCounter tokenize.Counter
@@ -159,7 +158,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	// /embed sizes its chunks and reports token_count in the embedder's
 	// tokens, as the reference server does, unless a tokenizer is set.
 	if s.embedCounter = counter; counter == nil {
-		if s.embedCounter, err = chunkers.DefaultCounter(gochunk.Spec{Embeds: true}, s.embedder); err != nil {
+		if s.embedCounter, err = chunkers.DefaultCounter(chunkers.Spec{Embeds: true}, s.embedder); err != nil {
 			return nil, fmt.Errorf("server tokenizer: %w", err)
 		}
 	}

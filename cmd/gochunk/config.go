@@ -72,7 +72,7 @@ type built struct {
 }
 
 // build makes the chunker the flags and the config file describe.
-func (c *chunkFlags) build(reg *gochunk.Registry) (*built, error) {
+func (c *chunkFlags) build(reg *chunkers.Registry) (*built, error) {
 	name, tok, params, err := c.resolve()
 	if err != nil {
 		return nil, err
@@ -128,13 +128,13 @@ func readParams(path string) (map[string]any, error) {
 }
 
 // buildFrom makes a chunker from a name, a tokenizer name and parameters.
-func (c *chunkFlags) buildFrom(reg *gochunk.Registry, name, tok string, params map[string]any) (*built, error) {
+func (c *chunkFlags) buildFrom(reg *chunkers.Registry, name, tok string, params map[string]any) (*built, error) {
 	policy := gochunk.InvalidUTF8Policy(c.invalidUTF8)
 	if policy != gochunk.Reject && policy != gochunk.Repair {
 		return nil, usageError{fmt.Errorf("--invalid-utf8 %q: want reject or repair", c.invalidUTF8)}
 	}
 	spec, known := reg.Lookup(name)
-	var env gochunk.Env
+	var env chunkers.Env
 	if known && spec.Embeds && c.embedder != nil {
 		var err error
 		if env.Embedder, err = c.embedder(); err != nil {
@@ -177,4 +177,4 @@ func (c *chunkFlags) buildFrom(reg *gochunk.Registry, name, tok string, params m
 	return &built{name: name, chunker: ch, counter: counter, params: params, policy: policy}, nil
 }
 
-func registry() *gochunk.Registry { return chunkers.New() }
+func registry() *chunkers.Registry { return chunkers.New() }

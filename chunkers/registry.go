@@ -1,4 +1,4 @@
-package gochunk
+package chunkers
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/llm"
 	"github.com/gochunk/gochunk/tokenize"
 )
@@ -25,7 +26,7 @@ type Env struct {
 	Counter tokenize.Counter
 	// Embedder serves the embedding-based chunkers; nil means they use
 	// the built-in lexical embedder.
-	Embedder Embedder
+	Embedder gochunk.Embedder
 	// LLM serves the LLM-based chunkers, which fail to build without it.
 	LLM *llm.Client
 }
@@ -58,7 +59,7 @@ type Spec struct {
 	Unit string
 	// New builds the chunker from a JSON configuration (nil or empty means
 	// all defaults).
-	New func(config []byte, env Env) (Chunker, error)
+	New func(config []byte, env Env) (gochunk.Chunker, error)
 }
 
 // Param is one documented parameter of a chunker.
@@ -168,10 +169,10 @@ func (r *Registry) Names() []string {
 
 // New builds the chunker registered under name from a JSON configuration.
 // A parameter error names the chunker (see ParamError).
-func (r *Registry) New(name string, config []byte, env Env) (Chunker, error) {
+func (r *Registry) New(name string, config []byte, env Env) (gochunk.Chunker, error) {
 	s, ok := r.specs[name]
 	if !ok {
-		return nil, fmt.Errorf("%w: unknown chunker %q (known: %s)", ErrConfig, name, strings.Join(r.Names(), ", "))
+		return nil, fmt.Errorf("%w: unknown chunker %q (known: %s)", gochunk.ErrConfig, name, strings.Join(r.Names(), ", "))
 	}
 	c, err := s.New(config, env)
 	if err != nil {
@@ -208,7 +209,7 @@ func (e *ParamError) Error() string {
 }
 
 // Unwrap makes a ParamError match ErrConfig.
-func (e *ParamError) Unwrap() error { return ErrConfig }
+func (e *ParamError) Unwrap() error { return gochunk.ErrConfig }
 
 // DecodeConfig fills dst, a pointer to a configuration struct already
 // holding defaults, from a JSON object. An unknown parameter or a value of
@@ -222,7 +223,7 @@ func DecodeConfig(config []byte, dst any) error {
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &fields); err != nil {
-		return fmt.Errorf("%w: the configuration is not a JSON object of parameters: %v", ErrConfig, err)
+		return fmt.Errorf("%w: the configuration is not a JSON object of parameters: %v", gochunk.ErrConfig, err)
 	}
 	var params []Param
 	collectParams(reflect.ValueOf(dst).Elem(), &params)
@@ -252,7 +253,7 @@ func DecodeConfig(config []byte, dst any) error {
 			}
 			return &ParamError{Param: name, Want: wantOf(types[name]), Got: got}
 		}
-		return fmt.Errorf("%w: %v", ErrConfig, err)
+		return fmt.Errorf("%w: %v", gochunk.ErrConfig, err)
 	}
 	return nil
 }
