@@ -12,6 +12,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -23,7 +24,6 @@ import (
 	"github.com/gochunk/gochunk/layout"
 	"github.com/gochunk/gochunk/llm"
 	"github.com/gochunk/gochunk/record"
-	"github.com/gochunk/gochunk/semantic"
 	"github.com/gochunk/gochunk/tokenize"
 )
 
@@ -161,34 +161,30 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 		if resp.Documents[i].Error != "" {
 			return
 		}
-		cfg := semantic.ReferenceDPConfig()
+		// The reference server's algorithm (semantic.ReferenceDPConfig),
+		// built by name like every chunker; DP's own defaults fill in what
+		// chunking_config leaves out.
+		params := map[string]any{"similarity": "sentences", "reward": "minmax", "structure": "none"}
 		if c := d.ChunkingConfig; c != nil {
-			if c.MaxSize != nil {
-				cfg.Size = *c.MaxSize
-			}
-			if c.OptimalSize != nil {
-				cfg.OptimalSize = *c.OptimalSize
-			} else {
-				cfg.OptimalSize = min(470, cfg.Size)
-			}
-			if c.LambdaSize != nil {
-				cfg.LambdaSize = *c.LambdaSize
-			}
-			if c.ChunkPenalty != nil {
-				cfg.ChunkPenalty = *c.ChunkPenalty
-			}
-			if cfg.OptimalSize == 0 && c.OptimalSize != nil {
+			if c.OptimalSize != nil && *c.OptimalSize == 0 {
 				resp.Documents[i].Error = "invalid chunking_config: optimal_size must be positive"
 				return
 			}
+			for k, v := range map[string]any{"size": c.MaxSize, "optimal_size": c.OptimalSize, "lambda_size": c.LambdaSize, "chunk_penalty": c.ChunkPenalty} {
+				if !reflect.ValueOf(v).IsNil() {
+					params[k] = v
+				}
+			}
 		}
-		ch, err := semantic.NewDP(cfg, s.embedCounter, s.embedder)
+		raw, _ := json.Marshal(params)
+		ch, err := s.reg.New("dp", raw, chunkers.Env{Counter: s.embedCounter, Embedder: s.embedder})
 		if err == nil {
 			chunks[i], err = ch.Chunk(ctx, gochunk.Document{ID: d.ID, Text: d.Text})
 		}
 		if err != nil {
 			if errors.Is(err, gochunk.ErrConfig) {
-				resp.Documents[i].Error = "invalid chunking_config: " + strings.TrimPrefix(err.Error(), gochunk.ErrConfig.Error()+": ")
+				msg := strings.TrimPrefix(err.Error(), `chunker "dp": `)
+				resp.Documents[i].Error = "invalid chunking_config: " + strings.TrimPrefix(msg, gochunk.ErrConfig.Error()+": ")
 			} else {
 				resp.Documents[i].Error = err.Error()
 			}
@@ -197,28 +193,18 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 	if s.timedOut(w, r) {
 		return
 	}
-	// Embed all chunks once, batched across documents.
-	var texts []string
-	var tokens []int
-	type ref struct{ doc, chunk int }
-	var refs []ref
 	for i, cs := range chunks {
-		for j, c := range cs {
-			texts = append(texts, c.Text)
-			tokens = append(tokens, c.TokenCount)
-			refs = append(refs, ref{i, j})
-		}
 		resp.Documents[i].Chunks = make([]EmbedChunk, len(cs))
 	}
-	s.embedChunks(ctx, texts, tokens, func(k int, v []float32, err error) {
-		d := &resp.Documents[refs[k].doc]
+	s.embedAll(ctx, chunks, func(i, j int, v []float32, err error) {
+		d := &resp.Documents[i]
 		if err != nil {
 			d.Error = "embedding failed: " + err.Error()
 			return
 		}
-		c := chunks[refs[k].doc][refs[k].chunk]
+		c := chunks[i][j]
 		n, _ := c.Metadata["num_sentences"].(int)
-		d.Chunks[refs[k].chunk] = EmbedChunk{Text: c.Text, Embedding: v, NumSentences: n, TokenCount: c.TokenCount, ChunkIndex: c.Index}
+		d.Chunks[j] = EmbedChunk{Text: c.Text, Embedding: v, NumSentences: n, TokenCount: c.TokenCount, ChunkIndex: c.Index}
 	})
 	if s.timedOut(w, r) {
 		return
@@ -232,6 +218,26 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 		s.count("embed", outcome, chunks[i])
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// embedAll embeds the chunks of every document once, batched across
+// documents, and hands each vector (or the batch's error) to set with the
+// chunk's document and index.
+func (s *Server) embedAll(ctx context.Context, chunks [][]gochunk.Chunk, set func(doc, chunk int, v []float32, err error)) {
+	var texts []string
+	var tokens []int
+	type ref struct{ doc, chunk int }
+	var refs []ref
+	for i, cs := range chunks {
+		for j, c := range cs {
+			texts = append(texts, c.Text)
+			tokens = append(tokens, c.TokenCount)
+			refs = append(refs, ref{i, j})
+		}
+	}
+	s.embedChunks(ctx, texts, tokens, func(k int, v []float32, err error) {
+		set(refs[k].doc, refs[k].chunk, v, err)
+	})
 }
 
 func (s *Server) count(endpoint, outcome string, chunks []gochunk.Chunk) {
@@ -337,24 +343,13 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Embed {
-		var texts []string
-		var tokens []int
-		type ref struct{ doc, chunk int }
-		var refs []ref
-		for i, cs := range chunks {
-			for j, c := range cs {
-				texts = append(texts, c.Text)
-				tokens = append(tokens, c.TokenCount)
-				refs = append(refs, ref{i, j})
-			}
-		}
-		s.embedChunks(ctx, texts, tokens, func(k int, v []float32, err error) {
-			d := &resp.Documents[refs[k].doc]
+		s.embedAll(ctx, chunks, func(i, j int, v []float32, err error) {
+			d := &resp.Documents[i]
 			if err != nil {
 				d.Error = "embedding failed: " + err.Error()
 				return
 			}
-			d.Chunks[refs[k].chunk].Embedding = v
+			d.Chunks[j].Embedding = v
 		})
 		if s.timedOut(w, r) {
 			return
