@@ -18,26 +18,16 @@ import (
 
 // serveFile is the config file of gochunk serve (JSON or YAML).
 type serveFile struct {
-	Port                int    `json:"port"`
-	Addr                string `json:"addr"`
-	MaxBatchTokens      int    `json:"max_batch_tokens"`
-	ReadTimeoutSeconds  int    `json:"read_timeout_seconds"`
-	WriteTimeoutSeconds int    `json:"write_timeout_seconds"`
-	RequestTimeoutSecs  int    `json:"request_timeout_seconds"`
-	ShutdownGraceSecs   int    `json:"shutdown_grace_seconds"`
-	BodyLimitBytes      int64  `json:"body_limit_bytes"`
-	MaxDocuments        int    `json:"max_documents"`
-	MaxConcurrent       int    `json:"max_concurrent"`
-	Token               string `json:"token"`
-	Tokenizer           string `json:"tokenizer"`
-	Embedder            string `json:"embedder"`
-	EmbedURL            string `json:"embed_url"`
-	ONNXBackend         string `json:"onnx_backend"`
-	ONNXLibrary         string `json:"onnx_library"`
-	ONNXCUDA            bool   `json:"onnx_cuda"`
-	ONNXPooling         string `json:"onnx_pooling"`
-	LLMURL              string `json:"llm_url"`
-	LLMModel            string `json:"llm_model"`
+	// The settings named as server.Config names them in JSON (addr,
+	// token, tokenizer, embedder, embed_url, onnx_*, llm_*, max_*).
+	server.Config
+	// Those given in other units.
+	Port                int   `json:"port"`
+	ReadTimeoutSeconds  int   `json:"read_timeout_seconds"`
+	WriteTimeoutSeconds int   `json:"write_timeout_seconds"`
+	RequestTimeoutSecs  int   `json:"request_timeout_seconds"`
+	ShutdownGraceSecs   int   `json:"shutdown_grace_seconds"`
+	BodyLimitBytes      int64 `json:"body_limit_bytes"`
 }
 
 func cmdServe(e env, args []string) int {
