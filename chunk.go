@@ -111,6 +111,22 @@ type Offsetter interface {
 	Offsets(ctx context.Context, doc Document) ([]int, error)
 }
 
+// WrapDocument names the document id in err, as every chunker reports an
+// error about one document ("document \"a.txt\": ..."); a nil error or an
+// empty id leaves err as it is.
+func WrapDocument(id string, err error) error {
+	if err == nil || id == "" {
+		return err
+	}
+	return fmt.Errorf("document %q: %w", id, err)
+}
+
+// CheckDocument is the prologue of a chunker's Chunk: the document's text
+// must be valid UTF-8, and the error names the document.
+func CheckDocument(d Document) error {
+	return WrapDocument(d.ID, CheckUTF8(d.Text))
+}
+
 // Chunker splits documents into chunks.
 //
 // Implementations are safe for concurrent use by several goroutines and

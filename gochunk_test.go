@@ -23,3 +23,16 @@ func TestPrepareText(t *testing.T) {
 		t.Errorf("unknown policy: %v", err)
 	}
 }
+
+func TestCheckDocument(t *testing.T) {
+	err := gochunk.CheckDocument(gochunk.Document{ID: "a.txt", Text: "x\xff"})
+	if !errors.Is(err, gochunk.ErrInvalidUTF8) || err.Error() != `document "a.txt": invalid UTF-8 at byte 1` {
+		t.Errorf("%v", err)
+	}
+	if err := gochunk.CheckDocument(gochunk.Document{Text: "ok"}); err != nil {
+		t.Error(err)
+	}
+	if gochunk.WrapDocument("a", nil) != nil || gochunk.WrapDocument("", errors.New("x")).Error() != "x" {
+		t.Error("WrapDocument")
+	}
+}

@@ -37,6 +37,15 @@ type Tokenized interface {
 	ChunkLimit() int
 }
 
+// OrLexical returns e, or the built-in lexical embedder (default
+// configuration) when e is nil: the embedder of a chunker given none.
+func OrLexical(e Embedder) Embedder {
+	if e == nil {
+		return NewLexical(LexicalConfig{})
+	}
+	return e
+}
+
 // TokenizerOf returns e's own tokenizer and chunk limit, or nil and 0.
 func TokenizerOf(e Embedder) (tokenize.Counter, int) {
 	if t, ok := e.(Tokenized); ok {

@@ -84,13 +84,7 @@ func NewS2(cfg S2Config, counter tokenize.Counter, e gochunk.Embedder) (*S2, err
 	case cfg.Window > 2000:
 		return nil, fmt.Errorf("%w: window above 2000 elements (memory grows with its square)", gochunk.ErrConfig)
 	}
-	if counter == nil {
-		counter = tokenize.Runes{}
-	}
-	var em embed.Embedder = embed.NewLexical(embed.LexicalConfig{})
-	if e != nil {
-		em = e
-	}
+	counter, em := tokenize.OrRunes(counter), embed.OrLexical(e)
 	return &S2{cfg: cfg, counter: counter, embedder: em}, nil
 }
 
@@ -106,8 +100,8 @@ type node struct {
 
 // Chunk implements gochunk.Chunker.
 func (s *S2) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, error) {
-	if err := gochunk.CheckUTF8(d.Text); err != nil {
-		return nil, wrapID(d.ID, err)
+	if err := gochunk.CheckDocument(d); err != nil {
+		return nil, err
 	}
 	els := d.Elements
 	if len(els) == 0 {
@@ -117,17 +111,17 @@ func (s *S2) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, er
 		els = FromText(d.Text)
 	}
 	if err := Validate(els); err != nil {
-		return nil, wrapID(d.ID, err)
+		return nil, gochunk.WrapDocument(d.ID, err)
 	}
 	els, err := inText(d.Text, els)
 	if err != nil {
-		return nil, wrapID(d.ID, err)
+		return nil, gochunk.WrapDocument(d.ID, err)
 	}
 	e := &pack.Engine{Text: d.Text, Counter: s.counter, Limit: s.cfg.Size}
 	e.Init()
 	nodes, err := s.nodes(ctx, e, els)
 	if err != nil || len(nodes) == 0 {
-		return nil, wrapID(d.ID, err)
+		return nil, gochunk.WrapDocument(d.ID, err)
 	}
 	texts := make([]string, len(nodes))
 	for i, n := range nodes {
@@ -135,7 +129,7 @@ func (s *S2) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, er
 	}
 	vs, err := embed.Checked(ctx, embed.ForDocument(s.embedder, texts), texts)
 	if err != nil {
-		return nil, wrapID(d.ID, err)
+		return nil, gochunk.WrapDocument(d.ID, err)
 	}
 	for i := range vs {
 		vs[i] = vec.Normalize(append([]float32(nil), vs[i]...))
@@ -145,7 +139,7 @@ func (s *S2) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, er
 		return nil, err
 	}
 	chunks, err := s.assemble(ctx, e, els, nodes, groups)
-	return chunks, wrapID(d.ID, err)
+	return chunks, gochunk.WrapDocument(d.ID, err)
 }
 
 // groups clusters the nodes: pieces of an element over the size become
@@ -490,11 +484,4 @@ func elementMeta(els []gochunk.Element, nodes []node, ids []int) map[string]any 
 		}
 	}
 	return map[string]any{"pages": pages, "elements": boxes}
-}
-
-func wrapID(id string, err error) error {
-	if err == nil || id == "" {
-		return err
-	}
-	return fmt.Errorf("document %q: %w", id, err)
 }

@@ -62,9 +62,7 @@ func NewSplit(cfg SplitConfig, counter tokenize.Counter, client *llm.Client) (*S
 		return nil, fmt.Errorf("%w: size, piece_size and window_tokens must be positive, retries not negative", gochunk.ErrConfig)
 	}
 	cfg.PieceSize = min(cfg.PieceSize, cfg.Size)
-	if counter == nil {
-		counter = tokenize.Runes{}
-	}
+	counter = tokenize.OrRunes(counter)
 	p, err := llm.LoadPrompt(cfg.Prompt)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", gochunk.ErrConfig, err)
@@ -92,12 +90,12 @@ type splitData struct {
 
 // Chunk implements gochunk.Chunker.
 func (s *Split) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, error) {
-	if err := gochunk.CheckUTF8(d.Text); err != nil {
-		return nil, wrapID(d.ID, err)
+	if err := gochunk.CheckDocument(d); err != nil {
+		return nil, err
 	}
 	pcs, err := s.pieces.Chunk(ctx, gochunk.Document{ID: d.ID, Text: d.Text})
 	if err != nil || len(pcs) == 0 {
-		return nil, wrapID(d.ID, err)
+		return nil, gochunk.WrapDocument(d.ID, err)
 	}
 	e := &pack.Engine{Text: d.Text, Counter: s.counter, Limit: s.cfg.Size}
 	e.Init()
@@ -128,7 +126,7 @@ func (s *Split) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk,
 			continue
 		}
 		if err != nil && !errors.As(err, &ctxErr) {
-			return nil, wrapID(d.ID, err)
+			return nil, gochunk.WrapDocument(d.ID, err)
 		}
 		if err != nil || splits == nil {
 			// Invalid after the retries, or the context is too small: the
@@ -163,7 +161,7 @@ func (s *Split) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk,
 	}
 	chunks, err := e.Build(ctx, ranges, true)
 	if err != nil {
-		return nil, wrapID(d.ID, err)
+		return nil, gochunk.WrapDocument(d.ID, err)
 	}
 	for i := range chunks {
 		chunks[i].Metadata = map[string]any{"llm": usage}
@@ -268,13 +266,6 @@ func isContextLength(err error) bool {
 	m := strings.ToLower(err.Error())
 	return strings.Contains(m, "context_length") || strings.Contains(m, "context length") || strings.Contains(m, "maximum context") ||
 		strings.Contains(m, "too many tokens") || strings.Contains(m, "prompt is too long")
-}
-
-func wrapID(id string, err error) error {
-	if err == nil || id == "" {
-		return err
-	}
-	return fmt.Errorf("document %q: %w", id, err)
 }
 
 func utf8Valid(s string) bool { return utf8.ValidString(s) }

@@ -57,9 +57,7 @@ func NewPropositions(cfg PropositionsConfig, counter tokenize.Counter, client *l
 	if cfg.Size <= 0 || cfg.PassageTokens <= 0 || cfg.Retries < 0 {
 		return nil, fmt.Errorf("%w: size and passage_tokens must be positive, retries not negative", gochunk.ErrConfig)
 	}
-	if counter == nil {
-		counter = tokenize.Runes{}
-	}
+	counter = tokenize.OrRunes(counter)
 	p, err := llm.LoadPrompt(cfg.Prompt)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", gochunk.ErrConfig, err)
@@ -85,8 +83,8 @@ type propData struct {
 
 // Chunk implements gochunk.Chunker.
 func (p *Propositions) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, error) {
-	if err := gochunk.CheckUTF8(d.Text); err != nil {
-		return nil, wrapID(d.ID, err)
+	if err := gochunk.CheckDocument(d); err != nil {
+		return nil, err
 	}
 	e := &pack.Engine{Text: d.Text, Counter: p.counter, Limit: p.cfg.Size}
 	e.Init()
@@ -103,7 +101,7 @@ func (p *Propositions) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk
 		}
 		parts, err := e.Split(ctx, t.Start, t.End, nil)
 		if err != nil {
-			return nil, wrapID(d.ID, err)
+			return nil, gochunk.WrapDocument(d.ID, err)
 		}
 		sents = append(sents, parts...)
 	}
@@ -136,7 +134,7 @@ func (p *Propositions) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk
 	var usage llm.Usage
 	for i, err := range errs {
 		if err != nil {
-			return nil, wrapID(d.ID, err)
+			return nil, gochunk.WrapDocument(d.ID, err)
 		}
 		u := usages[i]
 		usage.Calls += u.Calls

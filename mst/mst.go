@@ -85,13 +85,7 @@ func New(cfg Config, counter tokenize.Counter, e gochunk.Embedder) (*Chunker, er
 		return nil, fmt.Errorf("%w: weights, rewards, gamma, alpha and lambda must be finite numbers (lambda not negative)", gochunk.ErrConfig)
 	}
 	cfg.MaxPieceTokens = min(cfg.MaxPieceTokens, cfg.MaxTokens)
-	if counter == nil {
-		counter = tokenize.Runes{}
-	}
-	var em embed.Embedder = embed.NewLexical(embed.LexicalConfig{})
-	if e != nil {
-		em = e
-	}
+	counter, em := tokenize.OrRunes(counter), embed.OrLexical(e)
 	return &Chunker{cfg: cfg, counter: counter, embedder: em}, nil
 }
 
@@ -293,14 +287,14 @@ func (c *Chunker) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chun
 // curve the weight of the edge from each piece to the next, the threshold
 // lambda.
 func (c *Chunker) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, *gochunk.Trace, error) {
-	if err := gochunk.CheckUTF8(d.Text); err != nil {
-		return nil, nil, wrapID(d.ID, err)
+	if err := gochunk.CheckDocument(d); err != nil {
+		return nil, nil, err
 	}
 	e := &pack.Engine{Text: d.Text, Counter: c.counter, Limit: c.cfg.MaxTokens}
 	e.Init()
 	pieces, err := Pieces(ctx, e, c.cfg.MaxPieceTokens, c.cfg.Segmenter)
 	if err != nil || len(pieces) == 0 {
-		return nil, nil, wrapID(d.ID, err)
+		return nil, nil, gochunk.WrapDocument(d.ID, err)
 	}
 	texts := make([]string, len(pieces))
 	lengths := make([]int, len(pieces))
@@ -310,7 +304,7 @@ func (c *Chunker) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk
 	}
 	edges, err := c.streamEdges(ctx, embed.ForDocument(c.embedder, texts), texts, lengths)
 	if err != nil {
-		return nil, nil, wrapID(d.ID, err)
+		return nil, nil, gochunk.WrapDocument(d.ID, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -347,7 +341,7 @@ func (c *Chunker) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk
 	}
 	chunks, err := c.assemble(ctx, e, pieces, groups)
 	if err != nil {
-		return nil, nil, wrapID(d.ID, err)
+		return nil, nil, gochunk.WrapDocument(d.ID, err)
 	}
 	return chunks, tr, nil
 }
@@ -381,11 +375,4 @@ func (c *Chunker) assemble(ctx context.Context, e *pack.Engine, pieces []pack.Pi
 		}
 	}
 	return chunks, nil
-}
-
-func wrapID(id string, err error) error {
-	if err == nil || id == "" {
-		return err
-	}
-	return fmt.Errorf("document %q: %w", id, err)
 }

@@ -94,7 +94,7 @@ func (c *Cluster) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk
 	}
 	pieces, err := c.pieces.Chunk(ctx, gochunk.Document{ID: d.ID, Text: d.Text})
 	if err != nil {
-		return nil, nil, wrapID(d.ID, err)
+		return nil, nil, gochunk.WrapDocument(d.ID, err)
 	}
 	if len(pieces) == 0 {
 		return nil, nil, nil

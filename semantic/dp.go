@@ -137,7 +137,7 @@ func (c *DP) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.Chun
 	}
 	starts, err := c.segment(ctx, sim, tokens)
 	if err != nil {
-		return nil, nil, wrapID(d.ID, err)
+		return nil, nil, gochunk.WrapDocument(d.ID, err)
 	}
 	tr.Breakpoints = starts
 	chunks, err := p.build(ctx, starts)

@@ -116,7 +116,7 @@ func (c *Hierarchical) ChunkTrace(ctx context.Context, d gochunk.Document) ([]go
 		starts, err = c.windows(ctx, vs, tr)
 	}
 	if err != nil {
-		return nil, nil, wrapID(d.ID, err)
+		return nil, nil, gochunk.WrapDocument(d.ID, err)
 	}
 	tr.Breakpoints = starts
 	chunks, err := p.build(ctx, starts)

@@ -56,13 +56,7 @@ func newBase(name string, size int, sent Sentences, counter tokenize.Counter, e 
 	if sent.MinCharacters < 0 {
 		return base{}, fmt.Errorf("%w: min_characters_per_sentence must not be negative", gochunk.ErrConfig)
 	}
-	if counter == nil {
-		counter = tokenize.Runes{}
-	}
-	em := lexicalEmbedder()
-	if e != nil {
-		em = e
-	}
+	counter, em := tokenize.OrRunes(counter), embed.OrLexical(e)
 	return base{name: name, counter: counter, embedder: em, size: size,
 		splitter: segment.SentenceSplitter{Delimiters: sent.Delimiters}, minChars: sent.MinCharacters, structure: sent.Structure}, nil
 }
@@ -78,8 +72,8 @@ type doc struct {
 
 // newDoc checks the text and starts its pipeline, with no units yet.
 func (b *base) newDoc(d gochunk.Document) (*doc, error) {
-	if err := gochunk.CheckUTF8(d.Text); err != nil {
-		return nil, wrapID(d.ID, err)
+	if err := gochunk.CheckDocument(d); err != nil {
+		return nil, err
 	}
 	p := &doc{b: b, id: d.ID, text: d.Text}
 	p.engine = &pack.Engine{Text: d.Text, Counter: b.counter, Limit: b.size}
@@ -128,7 +122,7 @@ func (p *doc) addUnit(ctx context.Context, start, end int) error {
 	}
 	parts, err := p.engine.Split(ctx, start, end, nil)
 	if err != nil {
-		return wrapID(p.id, err)
+		return gochunk.WrapDocument(p.id, err)
 	}
 	for _, r := range parts {
 		p.units = append(p.units, pack.Piece{Start: r.Start, End: r.End, Size: p.engine.Count(r.Start, r.End)})
@@ -177,7 +171,7 @@ func (p *doc) embed(ctx context.Context, e embed.Embedder, texts []string) ([][]
 	}
 	vs, err := embed.Checked(ctx, e, texts)
 	if err != nil {
-		return nil, wrapID(p.id, err)
+		return nil, gochunk.WrapDocument(p.id, err)
 	}
 	return vs, nil
 }
@@ -203,7 +197,7 @@ func (p *doc) build(ctx context.Context, starts []int) ([]gochunk.Chunk, error) 
 	}
 	chunks, err := p.engine.Build(ctx, ranges, true)
 	if err != nil {
-		return nil, wrapID(p.id, err)
+		return nil, gochunk.WrapDocument(p.id, err)
 	}
 	// Record how many units (sentences) each chunk holds.
 	u := 0
@@ -233,13 +227,6 @@ func (p *doc) trace() *gochunk.Trace {
 	return t
 }
 
-func wrapID(id string, err error) error {
-	if id == "" {
-		return err
-	}
-	return fmt.Errorf("document %q: %w", id, err)
-}
-
 // cosines returns the cosine similarity of each vector with the next.
 func cosines(vs [][]float32) []float64 {
 	if len(vs) < 2 {
@@ -262,5 +249,3 @@ func startsFrom(endsAfter []int, n int) []int {
 	}
 	return starts
 }
-
-func lexicalEmbedder() embed.Embedder { return embed.NewLexical(embed.LexicalConfig{}) }

@@ -110,7 +110,7 @@ func (f *Fast) Offsets(ctx context.Context, doc gochunk.Document) ([]int, error)
 
 // Chunk implements gochunk.Chunker.
 func (f *Fast) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chunk, error) {
-	if err := gochunk.CheckUTF8(doc.Text); err != nil {
+	if err := gochunk.CheckDocument(doc); err != nil {
 		return nil, err
 	}
 	offs, err := f.offsets(ctx, doc.Text)

@@ -46,7 +46,7 @@ func NewMarkdown(cfg MarkdownConfig, counter tokenize.Counter) (*Markdown, error
 
 // Chunk implements gochunk.Chunker.
 func (m *Markdown) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chunk, error) {
-	if err := gochunk.CheckUTF8(doc.Text); err != nil {
+	if err := gochunk.CheckDocument(doc); err != nil {
 		return nil, err
 	}
 	md := parseMarkdown(doc.Text)

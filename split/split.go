@@ -53,10 +53,7 @@ func start(doc gochunk.Document, counter tokenize.Counter, sz Size, levels []pac
 
 // startEngine checks the document and completes e for its text.
 func startEngine(doc gochunk.Document, e *pack.Engine) (*pack.Engine, error) {
-	if err := gochunk.CheckUTF8(doc.Text); err != nil {
-		if doc.ID != "" {
-			return nil, fmt.Errorf("document %q: %w", doc.ID, err)
-		}
+	if err := gochunk.CheckDocument(doc); err != nil {
 		return nil, err
 	}
 	e.Text = doc.Text

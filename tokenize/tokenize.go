@@ -198,3 +198,12 @@ func (f Func) Name() string {
 	}
 	return f.Label
 }
+
+// OrRunes returns c, or Runes when c is nil: the size unit of a chunker
+// given none.
+func OrRunes(c Counter) Counter {
+	if c == nil {
+		return Runes{}
+	}
+	return c
+}
