@@ -408,3 +408,22 @@ func TestS2GraphAndClusterOptions(t *testing.T) {
 		}
 	}
 }
+
+// A PDF given as a stream goes through a temporary file, removed when the
+// extraction ends, cancelled or not, and errors do not name it.
+func TestExtractPDFReaderRemovesTemp(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := ExtractPDFReader(ctx, strings.NewReader("%PDF-1.4 not really"), PDFOptions{})
+	if err == nil {
+		t.Fatal("a cancelled extraction gave no error")
+	}
+	if strings.Contains(err.Error(), dir) {
+		t.Errorf("the error names the temporary file: %v", err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"os/exec"
 	"regexp"
 	"sort"
@@ -31,6 +32,30 @@ type PDFOptions struct {
 	PagesPerBatch int
 	// Progress, when set, is called with the pages read so far.
 	Progress func(done, total int)
+}
+
+// ExtractPDFReader is ExtractPDF for a PDF that is not a file (standard
+// input, a request body): it is copied to a temporary file, which is
+// removed when the extraction ends, cancelled or not; errors do not name
+// that file.
+func ExtractPDFReader(ctx context.Context, r io.Reader, opt PDFOptions) ([]gochunk.Element, error) {
+	f, err := os.CreateTemp("", "gochunk-*.pdf")
+	if err != nil {
+		return nil, fmt.Errorf("pdf: %w", err)
+	}
+	defer os.Remove(f.Name())
+	_, err = io.Copy(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pdf: read: %w", err)
+	}
+	els, err := ExtractPDF(ctx, f.Name(), opt)
+	if err != nil {
+		return nil, fmt.Errorf("pdf: %s", strings.ReplaceAll(err.Error(), f.Name()+": ", ""))
+	}
+	return els, nil
 }
 
 // ExtractPDF reads the text blocks of a PDF with their bounding boxes, page

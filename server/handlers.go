@@ -11,7 +11,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"os"
 	"reflect"
 	"runtime"
 	"strings"
@@ -471,22 +470,9 @@ func (s *Server) document(ctx context.Context, in ChunkDocument) (gochunk.Docume
 		if err != nil {
 			return d, fmt.Errorf("pdf_base64 is not base64: %v", err)
 		}
-		f, err := os.CreateTemp("", "gochunk-*.pdf")
+		els, err := layout.ExtractPDFReader(ctx, bytes.NewReader(data), layout.PDFOptions{})
 		if err != nil {
 			return d, err
-		}
-		defer os.Remove(f.Name())
-		_, err = f.Write(data)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return d, err
-		}
-		els, err := layout.ExtractPDF(ctx, f.Name(), layout.PDFOptions{})
-		if err != nil {
-			// The temporary file's name means nothing to the client.
-			return d, fmt.Errorf("pdf: %s", strings.ReplaceAll(err.Error(), f.Name()+": ", ""))
 		}
 		d.Text, d.Elements = layout.Assemble(els)
 	case len(in.Elements) > 0 && in.Text == "":

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -43,20 +42,13 @@ func loadDocumentWith(ctx context.Context, e env, name, mode string, policy goch
 	doc := gochunk.Document{ID: name, Metadata: map[string]any{"source": name}}
 	switch mode {
 	case "pdf":
+		var els []gochunk.Element
+		var err error
 		if name == "-" {
-			f, err := os.CreateTemp("", "gochunk-*.pdf")
-			if err != nil {
-				return doc, "", err
-			}
-			defer os.Remove(f.Name())
-			if _, err := io.Copy(f, e.stdin); err != nil {
-				f.Close()
-				return doc, "", fmt.Errorf("read: %w", err)
-			}
-			f.Close()
-			name = f.Name()
+			els, err = layout.ExtractPDFReader(ctx, e.stdin, layout.PDFOptions{Progress: progress})
+		} else {
+			els, err = layout.ExtractPDF(ctx, name, layout.PDFOptions{Progress: progress})
 		}
-		els, err := layout.ExtractPDF(ctx, name, layout.PDFOptions{Progress: progress})
 		if err != nil {
 			return doc, "", err
 		}
