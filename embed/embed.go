@@ -161,6 +161,38 @@ func New(ctx context.Context, name string, opt Options) (Embedder, error) {
 	return nil, fmt.Errorf("%w %q: want lexical, static:MODEL, onnx:MODEL or openai:MODEL", ErrName, name)
 }
 
+// Batches embeds texts with e in calls of at most budget tokens (tokens[i]
+// is the size of texts[i]; a text over the budget goes alone), in order,
+// and hands each vector, or its call's error, to done. It is how chunk
+// embeddings are computed for the server and the command line.
+func Batches(ctx context.Context, e Embedder, texts []string, tokens []int, budget int, done func(i int, v []float32, err error)) {
+	start, used := 0, 0
+	flush := func(end int) {
+		if end <= start {
+			return
+		}
+		vs, err := e.Embed(ctx, texts[start:end])
+		if err == nil && len(vs) != end-start {
+			err = fmt.Errorf("%w: got %d vectors for %d texts", ErrCount, len(vs), end-start)
+		}
+		for i := start; i < end; i++ {
+			if err != nil {
+				done(i, nil, err)
+			} else {
+				done(i, vs[i-start], nil)
+			}
+		}
+		start, used = end, 0
+	}
+	for i := range texts {
+		if i > start && used+tokens[i] > budget {
+			flush(i)
+		}
+		used += tokens[i]
+	}
+	flush(len(texts))
+}
+
 // parallel runs fn(i) for i in [0, n) on up to GOMAXPROCS goroutines and
 // returns the first error.
 func parallel(ctx context.Context, n int, fn func(i int) error) error {

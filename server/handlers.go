@@ -98,31 +98,7 @@ func forEach(n int, fn func(i int)) {
 // embedChunks embeds texts in batches of at most MaxBatchTokens tokens and
 // calls done for each text with its vector or the error of its batch.
 func (s *Server) embedChunks(ctx context.Context, texts []string, tokens []int, done func(i int, v []float32, err error)) {
-	start, budget := 0, 0
-	flush := func(end int) {
-		if end <= start {
-			return
-		}
-		vs, err := s.embedder.Embed(ctx, texts[start:end])
-		if err == nil && len(vs) != end-start {
-			err = fmt.Errorf("%w: got %d vectors for %d texts", embed.ErrCount, len(vs), end-start)
-		}
-		for i := start; i < end; i++ {
-			if err != nil {
-				done(i, nil, err)
-			} else {
-				done(i, vs[i-start], nil)
-			}
-		}
-		start, budget = end, 0
-	}
-	for i := range texts {
-		if i > start && budget+tokens[i] > s.cfg.MaxBatchTokens {
-			flush(i)
-		}
-		budget += tokens[i]
-	}
-	flush(len(texts))
+	embed.Batches(ctx, s.embedder, texts, tokens, s.cfg.MaxBatchTokens, done)
 }
 
 // handleEmbed is the reference server's POST /embed: each document is

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/embed"
 	"github.com/gochunk/gochunk/internal/mapfile"
 	"github.com/gochunk/gochunk/internal/progress"
 	"github.com/gochunk/gochunk/record"
@@ -30,6 +31,7 @@ func cmdChunk(e env, args []string) int {
 	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "files chunked in parallel (output stays in input order)")
 	input := fs.String("input", "auto", "input kind: auto (PDF by the .pdf extension, else text), text, pdf (needs Poppler's pdftotext), elements (layout JSON: gochunk, Unstructured, Docling, PyMuPDF)")
 	prog := fs.String("progress", "auto", "progress bar on stderr: auto (when stderr is a terminal), always or never")
+	embedChunks := fs.Bool("embed-chunks", false, "add each chunk's embedding (--embedder) to its record, as POST /v1/chunk does with embed")
 	output := fs.String("output", "records", "what each line holds: records (text, offsets, counts, source) or offsets ({\"start\": B, \"end\": B}, byte offsets, for callers that hold the text; one input only)")
 	fs.Usage = func() {
 		fmt.Fprint(e.stderr, `Usage: gochunk chunk [flags] [FILE...|-]
@@ -84,6 +86,17 @@ Flags:
 		return exitUsage
 	}
 	offsetsOnly := *output == "offsets"
+	var chunkEmbedder gochunk.Embedder
+	if *embedChunks {
+		if offsetsOnly {
+			fmt.Fprintln(e.stderr, "gochunk chunk: --embed-chunks needs --output records")
+			return exitUsage
+		}
+		if chunkEmbedder, err = cf.embedder(); err != nil {
+			fmt.Fprintln(e.stderr, "gochunk chunk:", err)
+			return exitCode(err)
+		}
+	}
 	if offsetsOnly && len(files) > 1 {
 		fmt.Fprintln(e.stderr, "gochunk chunk: --output offsets takes one input: offsets do not say which file they index; run it once per file")
 		return exitUsage
@@ -123,7 +136,11 @@ Flags:
 				continue
 			}
 			workers.Go(func() error {
-				results[i] <- chunkFile(ctx, e, name, *input, b, bar, offsetsOnly, traces != nil)
+				r := chunkFile(ctx, e, name, *input, b, bar, offsetsOnly, traces != nil)
+				if chunkEmbedder != nil && r.err == nil {
+					r.vectors, r.err = embedAll(ctx, chunkEmbedder, r.chunks)
+				}
+				results[i] <- r
 				return nil
 			})
 		}
@@ -134,7 +151,7 @@ Flags:
 		if ctx.Err() != nil {
 			break
 		}
-		fatal := writeResult(e, out, traces, name, r.chunks, r.offsets, r.trace, r.err, r.warn, offsetsOnly, &code)
+		fatal := writeResult(e, out, traces, name, r, offsetsOnly, &code)
 		if r.release != nil {
 			r.release() // the output holds copies now
 		}
@@ -160,7 +177,8 @@ Flags:
 // result is one input's chunks (or offsets), or its error.
 type result struct {
 	chunks  []gochunk.Chunk
-	offsets []int // with --output offsets: start and end of each chunk
+	offsets []int       // with --output offsets: start and end of each chunk
+	vectors [][]float32 // with --embed-chunks: each chunk's embedding
 	trace   *gochunk.Trace
 	err     error
 	warn    string
@@ -203,8 +221,8 @@ func chunkFile(ctx context.Context, e env, name, input string, b *built, bar *pr
 // writeResult writes one input's chunks (or offsets, or trace) and
 // reports its errors; it returns true when writing failed, which ends the
 // command.
-func writeResult(e env, out io.Writer, traces *json.Encoder, name string, chunks []gochunk.Chunk, offsets []int, trace *gochunk.Trace,
-	err error, warn string, offsetsOnly bool, code *int) bool {
+func writeResult(e env, out io.Writer, traces *json.Encoder, name string, r result, offsetsOnly bool, code *int) bool {
+	chunks, offsets, trace, err, warn := r.chunks, r.offsets, r.trace, r.err, r.warn
 	if warn != "" {
 		fmt.Fprintf(e.stderr, "gochunk chunk: %s: %s\n", name, warn)
 	}
@@ -235,8 +253,12 @@ func writeResult(e env, out io.Writer, traces *json.Encoder, name string, chunks
 	if offsetsOnly {
 		return false
 	}
-	for _, c := range chunks {
-		if line, err = record.AppendJSON(line[:0], record.FromChunk(c, name)); err == nil {
+	for k, c := range chunks {
+		rec := record.FromChunk(c, name)
+		if r.vectors != nil {
+			rec.Embedding = r.vectors[k]
+		}
+		if line, err = record.AppendJSON(line[:0], rec); err == nil {
 			_, err = out.Write(line)
 		}
 		if err != nil {
@@ -245,6 +267,25 @@ func writeResult(e env, out io.Writer, traces *json.Encoder, name string, chunks
 		}
 	}
 	return false
+}
+
+// embedAll embeds the chunks' texts in batches of at most 8192 tokens of
+// the chunks' unit, as the server does.
+func embedAll(ctx context.Context, em gochunk.Embedder, chunks []gochunk.Chunk) ([][]float32, error) {
+	texts := make([]string, len(chunks))
+	tokens := make([]int, len(chunks))
+	for i, c := range chunks {
+		texts[i], tokens[i] = c.Text, c.TokenCount
+	}
+	out := make([][]float32, len(chunks))
+	var first error
+	embed.Batches(ctx, em, texts, tokens, 8192, func(i int, v []float32, err error) {
+		if err != nil && first == nil {
+			first = fmt.Errorf("embed chunks: %w", err)
+		}
+		out[i] = v
+	})
+	return out, first
 }
 
 // readInput returns the contents of name ("-": standard input) and a

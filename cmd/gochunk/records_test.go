@@ -31,20 +31,29 @@ func TestRecordsIdenticalToServer(t *testing.T) {
 		"## Volcanoes\n\nVolcanoes erupt when magma rises.\tLava flows over the land — slowly, 日本語 too.\n\n" +
 		strings.Repeat("The ocean moves with the moon every day. ", 12)
 	dir := t.TempDir()
-	for _, tc := range []struct{ chunker, config string }{
-		{"recursive", `{"size": 60}`},
-		{"markdown", `{"size": 120}`},
-		{"semantic", `{"size": 40}`},
-		{"mst", `{"max_tokens": 40}`},
-		{"fast", `{"size": 64}`},
+	for _, tc := range []struct {
+		chunker, config string
+		embed           bool
+	}{
+		{"recursive", `{"size": 60}`, false},
+		{"markdown", `{"size": 120}`, false},
+		{"semantic", `{"size": 40}`, false},
+		{"mst", `{"max_tokens": 40}`, false},
+		{"fast", `{"size": 64}`, false},
+		{"recursive", `{"size": 80}`, true}, // with each chunk's embedding
 	} {
 		cfgPath := filepath.Join(dir, tc.chunker+".json")
 		os.WriteFile(cfgPath, []byte(tc.config), 0o644)
-		out, errs, code := runCmd(t, text, "chunk", "--chunker", tc.chunker, "--config", cfgPath, "-")
+		args := []string{"chunk", "--chunker", tc.chunker, "--config", cfgPath, "-"}
+		if tc.embed {
+			args = append(args, "--embed-chunks")
+		}
+		out, errs, code := runCmd(t, text, args...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", tc.chunker, code, errs)
 		}
-		body, _ := json.Marshal(map[string]any{"chunker": tc.chunker, "config": json.RawMessage(tc.config), "documents": []map[string]string{{"id": "-", "text": text}}})
+		body, _ := json.Marshal(map[string]any{"chunker": tc.chunker, "config": json.RawMessage(tc.config), "embed": tc.embed,
+			"documents": []map[string]string{{"id": "-", "text": text}}})
 		status, b, _ := postJSON(t, ts.URL+"/v1/chunk", string(body))
 		if status != 200 {
 			t.Fatalf("%s: status %d: %s", tc.chunker, status, b)
@@ -62,6 +71,9 @@ func TestRecordsIdenticalToServer(t *testing.T) {
 		got := resp.Documents[0].Chunks
 		if len(got) != len(lines) || len(lines) == 0 {
 			t.Fatalf("%s: %d records from the server, %d from the command line", tc.chunker, len(got), len(lines))
+		}
+		if tc.embed && !strings.Contains(lines[0], `"embedding":[`) {
+			t.Fatalf("no embedding in %s", lines[0])
 		}
 		for i := range lines {
 			if string(got[i])+"\n" != lines[i] {
