@@ -23,12 +23,14 @@ type DPConfig struct {
 	Sentences
 }
 
-// DefaultDPConfig returns the reference server's sizes and penalties
-// (max_size 512, optimal_size 470, lambda_size 5.0, chunk_penalty 1.0)
-// with rewards that find topics: standardised block similarities at the
-// gaps where a topic may end.
+// DefaultDPConfig returns the reference server's sizes and size penalty
+// (max_size 512, optimal_size 470, lambda_size 5.0) with rewards that find
+// topics: standardised block similarities at the gaps where a topic may
+// end, and a chunk penalty of 0.5, so that a gap half a standard deviation
+// below the mean pays for a new chunk, the cut-off of Hearst's TextTiling
+// that the breakpoint chunker uses too.
 func DefaultDPConfig() DPConfig {
-	return DPConfig{Size: 512, LambdaSize: 5.0, ChunkPenalty: 1.0, Similarity: "blocks", BlockSize: 6, Reward: "zscore",
+	return DPConfig{Size: 512, LambdaSize: 5.0, ChunkPenalty: 0.5, Similarity: "blocks", BlockSize: 6, Reward: "zscore",
 		Sentences: Sentences{Structure: StructureAuto}}
 }
 

@@ -139,7 +139,7 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 		// The reference server's algorithm (semantic.ReferenceDPConfig),
 		// built by name like every chunker; DP's own defaults fill in what
 		// chunking_config leaves out.
-		params := map[string]any{"similarity": "sentences", "reward": "minmax", "structure": "none"}
+		params := map[string]any{"similarity": "sentences", "reward": "minmax", "structure": "none", "chunk_penalty": 1.0}
 		if c := d.ChunkingConfig; c != nil {
 			if c.OptimalSize != nil && *c.OptimalSize == 0 {
 				resp.Documents[i].Error = "invalid chunking_config: optimal_size must be positive"

@@ -85,9 +85,13 @@ const maxTokenBytes = 64
 // CountUpTo measures Text[a:b] when it may be within limit; a range too
 // long to be counts as limit+1 without being measured, so that a huge
 // range (a 20 MB line with no white space) is not tokenised whole only to
-// learn that it must be cut.
+// learn that it must be cut, and a long paragraph is not counted again at
+// every separator level.
 func (e *Engine) CountUpTo(a, b, limit int) int {
-	if !e.additive && !e.runes && b-a > limit*maxTokenBytes {
+	switch {
+	case e.runes && b-a > 4*limit:
+		return limit + 1 // a code point is at most 4 bytes
+	case !e.additive && !e.runes && b-a > limit*maxTokenBytes:
 		return limit + 1
 	}
 	return e.Count(a, b)
