@@ -161,6 +161,10 @@ func New(ctx context.Context, name string, opt Options) (Embedder, error) {
 	return nil, fmt.Errorf("%w %q: want lexical, static:MODEL, onnx:MODEL or openai:MODEL", ErrName, name)
 }
 
+// DefaultBatchTokens is the token budget of one embedding call for chunk
+// embeddings, on the server and the command line.
+const DefaultBatchTokens = 8192
+
 // Batches embeds texts with e in calls of at most budget tokens (tokens[i]
 // is the size of texts[i]; a text over the budget goes alone), in order,
 // and hands each vector, or its call's error, to done. It is how chunk

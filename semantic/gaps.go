@@ -272,11 +272,19 @@ func (p *doc) embedUnits(ctx context.Context, e embed.Embedder, lo, hi int) ([][
 // units on each side of it) is held at a time, so memory does not grow
 // with the document beyond the units and one similarity per gap.
 func (p *doc) gapSims(ctx context.Context, k int) ([]float64, error) {
+	return p.gapSimsWith(ctx, nil, k)
+}
+
+// gapSimsWith is gapSims with e, the chunker's embedder already adapted to
+// the document (nil: adapt it here).
+func (p *doc) gapSimsWith(ctx context.Context, e embed.Embedder, k int) ([]float64, error) {
 	n := len(p.units)
 	if n < 2 {
 		return nil, nil
 	}
-	e := p.embedder()
+	if e == nil {
+		e = p.embedder()
+	}
 	out := make([]float64, 0, n-1)
 	for s := 0; s < n-1; s += streamBatch {
 		lo, hi := max(0, s-k+1), min(n, s+streamBatch+k)

@@ -188,7 +188,8 @@ func (c *SavGol) blocks(ctx context.Context, p *doc, tr *gochunk.Trace) ([]gochu
 		chunks, err := p.build(ctx, tr.Breakpoints)
 		return chunks, tr, err
 	}
-	gapSim, err := p.gapSims(ctx, c.cfg.SimilarityWindow)
+	e := p.embedder() // adapted to the document once, for the curve and skip_window
+	gapSim, err := p.gapSimsWith(ctx, e, c.cfg.SimilarityWindow)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -216,7 +217,7 @@ func (c *SavGol) blocks(ctx context.Context, p *doc, tr *gochunk.Trace) ([]gochu
 	}
 	starts := startsFrom(endsAfter, n)
 	if c.cfg.SkipWindow > 0 && len(starts) > 1 {
-		if starts, err = c.skipMerge(ctx, p, p.embedder(), starts); err != nil {
+		if starts, err = c.skipMerge(ctx, p, e, starts); err != nil {
 			return nil, nil, err
 		}
 	}

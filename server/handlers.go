@@ -275,13 +275,17 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if counter == nil {
+		// The chunker's default unit; for those that embed, the counter
+		// built once at start (a tiktoken counter keeps a cache).
 		spec, _ := s.reg.Lookup(req.Chunker)
-		c, err := chunkers.DefaultCounter(spec, s.embedder)
-		if err != nil {
+		if spec.Embeds && spec.Unit == "" {
+			counter = s.embedCounter
+		} else if c, err := chunkers.DefaultCounter(spec, s.embedder); err == nil {
+			counter = c
+		} else {
 			s.fail(w, r, http.StatusInternalServerError, "internal", err.Error())
 			return
 		}
-		counter = c
 	}
 	ch, err := s.reg.New(req.Chunker, raw, chunkers.Env{Counter: counter, Embedder: s.embedder, LLM: s.llm})
 	if err != nil {

@@ -82,7 +82,7 @@ type Config struct {
 // 60 s timeouts, a 32 MiB body limit, 1000 documents per request, 64
 // concurrent requests, runes, the lexical embedder.
 func DefaultConfig() Config {
-	return Config{Addr: ":8080", MaxBatchTokens: 8192, ReadTimeout: 60 * time.Second, WriteTimeout: 60 * time.Second,
+	return Config{Addr: ":8080", MaxBatchTokens: embed.DefaultBatchTokens, ReadTimeout: 60 * time.Second, WriteTimeout: 60 * time.Second,
 		RequestTimeout: 60 * time.Second, ShutdownGrace: 30 * time.Second, BodyLimit: 32 << 20, MaxDocuments: 1000,
 		MaxConcurrent: 64, Embedder: "lexical", CacheEntries: 100_000}
 }

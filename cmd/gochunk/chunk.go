@@ -269,8 +269,8 @@ func writeResult(e env, out io.Writer, traces *json.Encoder, name string, r resu
 	return false
 }
 
-// embedAll embeds the chunks' texts in batches of at most 8192 tokens of
-// the chunks' unit, as the server does.
+// embedAll embeds the chunks' texts in batches of at most
+// embed.DefaultBatchTokens tokens of the chunks' unit, as the server does.
 func embedAll(ctx context.Context, em gochunk.Embedder, chunks []gochunk.Chunk) ([][]float32, error) {
 	texts := make([]string, len(chunks))
 	tokens := make([]int, len(chunks))
@@ -279,7 +279,7 @@ func embedAll(ctx context.Context, em gochunk.Embedder, chunks []gochunk.Chunk) 
 	}
 	out := make([][]float32, len(chunks))
 	var first error
-	embed.Batches(ctx, em, texts, tokens, 8192, func(i int, v []float32, err error) {
+	embed.Batches(ctx, em, texts, tokens, embed.DefaultBatchTokens, func(i int, v []float32, err error) {
 		if err != nil && first == nil {
 			first = fmt.Errorf("embed chunks: %w", err)
 		}
