@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/runeoff"
 )
 
 // SeamTolerance is how far, in bytes, a chunk boundary may lie from a gold
@@ -63,7 +64,7 @@ func seamCorpus(name, text string, seams []int) (*Corpus, error) {
 		}
 	}
 	c := &Corpus{ID: name, Text: text}
-	runeAt := func(off int) int { return utf8.RuneCountInString(text[:off]) }
+	runeAt := runeoff.New(text).Rune
 	for i, st := range starts {
 		end := len(text)
 		if i+1 < len(starts) {

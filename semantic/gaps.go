@@ -3,7 +3,6 @@ package semantic
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/gochunk/gochunk"
@@ -116,46 +115,35 @@ func blockSimilarities(vs [][]float32, k int, gaps []int) []float64 {
 	return out
 }
 
-// window is the sum of the vectors of units [lo, hi), kept in float64 so
-// that sliding it over a long document does not drift.
+// window is the sum of the vectors of units [lo, hi), slid with the SIMD
+// kernels of package vec. Float32 sums would drift over a long document,
+// so every rebuildEvery moves the sum is recomputed from its vectors.
 type window struct {
-	sum    []float64
+	sum    []float32
 	lo, hi int
+	moves  int
 }
 
-func newWindow(dim int) *window { return &window{sum: make([]float64, dim)} }
+const rebuildEvery = 256
+
+func newWindow(dim int) *window { return &window{sum: make([]float32, dim)} }
 
 // slide moves the window to [lo, hi); both bounds only grow.
 func (w *window) slide(vs [][]float32, lo, hi int) {
-	if lo >= w.hi {
+	if lo >= w.hi || w.moves >= rebuildEvery {
 		clear(w.sum)
-		w.lo, w.hi = lo, lo
+		w.lo, w.hi, w.moves = lo, lo, 0
 	}
 	for ; w.hi < hi; w.hi++ {
-		for d, x := range vs[w.hi] {
-			w.sum[d] += float64(x)
-		}
+		vec.Add(w.sum, vs[w.hi])
 	}
 	for ; w.lo < lo; w.lo++ {
-		for d, x := range vs[w.lo] {
-			w.sum[d] -= float64(x)
-		}
+		vec.Sub(w.sum, vs[w.lo])
 	}
+	w.moves++
 }
 
-func (w *window) cosine(o *window) float64 {
-	var dot, na, nb float64
-	for d, x := range w.sum {
-		y := o.sum[d]
-		dot += x * y
-		na += x * x
-		nb += y * y
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
-}
+func (w *window) cosine(o *window) float64 { return float64(vec.Cosine(w.sum, o.sum)) }
 
 // depthScores returns Hearst's depth score of every value of a similarity
 // sequence: how far it lies below the top of the climb to its left (while

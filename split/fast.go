@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/pack"
 	"github.com/gochunk/gochunk/tokenize"
 )
 
@@ -127,7 +127,7 @@ func (f *Fast) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chunk
 		i := k / 2
 		spans[i] = gochunk.Span{Start: s, End: e, StartRune: r, EndRune: r + n}
 		r += n
-		if isBlank(text[s:e]) {
+		if pack.IsBlank(text[s:e]) {
 			continue // white space only: no chunk, as every chunker
 		}
 		size := e - s
@@ -374,14 +374,4 @@ func (f *Fast) firstDelim(s string) int {
 		}
 	}
 	return -1
-}
-
-// isBlank reports whether s holds only white space.
-func isBlank(s string) bool {
-	for _, r := range s {
-		if !unicode.IsSpace(r) {
-			return false
-		}
-	}
-	return true
 }

@@ -93,3 +93,12 @@ func Add(dst, src []float32) {
 	}
 	blas32.Axpy(1, blas32.Vector{N: len(dst), Inc: 1, Data: src[:len(dst)]}, blas32.Vector{N: len(dst), Inc: 1, Data: dst})
 }
+
+// Sub subtracts src from dst element-wise; src must be at least as long as
+// dst. It uses gonum's assembly kernel, as Add.
+func Sub(dst, src []float32) {
+	if len(dst) == 0 {
+		return
+	}
+	blas32.Axpy(-1, blas32.Vector{N: len(dst), Inc: 1, Data: src[:len(dst)]}, blas32.Vector{N: len(dst), Inc: 1, Data: dst})
+}

@@ -228,7 +228,7 @@ func (e *Engine) unitPieces(a, b int) ([]Piece, error) {
 			start, n = end, 0
 		}
 		if start < b {
-			if len(pieces) > 0 && n == 0 && isSpace(e.Text[start:b]) {
+			if len(pieces) > 0 && n == 0 && IsBlank(e.Text[start:b]) {
 				pieces[len(pieces)-1].End = b // trailing space that makes no token
 			} else {
 				pieces = append(pieces, Piece{Start: start, End: b, Size: max(n, e.Count(start, b))})
@@ -432,7 +432,8 @@ func SplitWhitespace(text string, a, b int, dst []Piece) []Piece {
 
 var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
-func isSpace(s string) bool {
+// IsBlank reports whether s holds only white space.
+func IsBlank(s string) bool {
 	for _, r := range s {
 		if !unicode.IsSpace(r) {
 			return false
@@ -478,7 +479,7 @@ func (e *Engine) Build(ctx context.Context, ranges []Range, trim bool) ([]gochun
 		if trim {
 			r = Trim(e.Text, r)
 		}
-		if r.End <= r.Start || isSpace(e.Text[r.Start:r.End]) {
+		if r.End <= r.Start || IsBlank(e.Text[r.Start:r.End]) {
 			continue
 		}
 		text := e.Text[r.Start:r.End]
