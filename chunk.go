@@ -81,9 +81,45 @@ type Chunk struct {
 	Spans []Span `json:"spans"`
 	// TokenCount is the size of Text in the chunker's token unit.
 	TokenCount int `json:"token_count"`
+	// Stats are typed facts the chunker measured (sentence counts,
+	// language-model usage); zero where it measures none.
+	Stats Stats `json:"stats,omitzero"`
 	// Metadata holds chunker-specific facts (the markdown chunker's heading
 	// path, for example).
 	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// Stats are what a chunker measured about a chunk, typed; each is zero
+// where the chunker does not measure it.
+type Stats struct {
+	// Sentences is the number of sentences the chunk holds (the semantic
+	// chunkers, which work on sentences, count them).
+	Sentences int `json:"num_sentences,omitempty"`
+	// LLM is the language-model usage spent on the chunk's document (the
+	// LLM chunkers); every chunk of a document points to the same value.
+	LLM *LLMUsage `json:"llm,omitempty"`
+}
+
+// LLMUsage accounts for the language-model calls spent on a document.
+type LLMUsage struct {
+	Calls            int     `json:"calls"`
+	CachedCalls      int     `json:"cached_calls"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	LatencyMS        float64 `json:"latency_ms"`
+	Retries          int     `json:"retries,omitempty"`
+	Fallbacks        int     `json:"fallbacks,omitempty"`
+}
+
+// Merge adds o's counts to u's.
+func (u *LLMUsage) Merge(o LLMUsage) {
+	u.Calls += o.Calls
+	u.CachedCalls += o.CachedCalls
+	u.PromptTokens += o.PromptTokens
+	u.CompletionTokens += o.CompletionTokens
+	u.LatencyMS += o.LatencyMS
+	u.Retries += o.Retries
+	u.Fallbacks += o.Fallbacks
 }
 
 // Start returns the byte offset of the chunk's first span.

@@ -281,3 +281,25 @@ func wantOf(typ string) string {
 	}
 	return "a " + typ
 }
+
+// Info describes a registered chunker for listings (`gochunk chunkers
+// --json`, GET /v1/chunkers).
+type Info struct {
+	Name    string `json:"name"`
+	Summary string `json:"summary"`
+	// DefaultUnit is the size unit when the caller names none.
+	DefaultUnit  string  `json:"default_unit"`
+	UsesEmbedder bool    `json:"uses_embedder"`
+	UsesLLM      bool    `json:"uses_llm"`
+	Params       []Param `json:"params"`
+}
+
+// List describes every registered chunker, by name.
+func (r *Registry) List() []Info {
+	var out []Info
+	for _, n := range r.Names() {
+		s := r.specs[n]
+		out = append(out, Info{Name: n, Summary: s.Summary, DefaultUnit: DefaultUnit(s), UsesEmbedder: s.Embeds, UsesLLM: s.UsesLLM, Params: s.Params()})
+	}
+	return out
+}

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gochunk/gochunk"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -79,26 +80,18 @@ type Response struct {
 	Cached           bool
 }
 
-// Usage sums the accounting of several responses.
-type Usage struct {
-	Calls            int     `json:"calls"`
-	CachedCalls      int     `json:"cached_calls"`
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	LatencyMS        float64 `json:"latency_ms"`
-	Retries          int     `json:"retries,omitempty"`
-	Fallbacks        int     `json:"fallbacks,omitempty"`
-}
+// Usage sums the accounting of several responses (the chunks' typed
+// gochunk.Stats.LLM).
+type Usage = gochunk.LLMUsage
 
-// Add records a response.
-func (u *Usage) Add(r Response) {
-	u.Calls++
+// Usage returns the response's accounting, to merge into a Usage.
+func (r Response) Usage() Usage {
+	u := Usage{Calls: 1, PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
+		LatencyMS: float64(r.Latency.Microseconds()) / 1000}
 	if r.Cached {
-		u.CachedCalls++
+		u.CachedCalls = 1
 	}
-	u.PromptTokens += r.PromptTokens
-	u.CompletionTokens += r.CompletionTokens
-	u.LatencyMS += float64(r.Latency.Microseconds()) / 1000
+	return u
 }
 
 // ErrUnreachable reports an endpoint that could not be reached or kept

@@ -43,7 +43,7 @@ func DefaultSplitConfig() SplitConfig {
 // after Retries the window is split by the size rule. The window then
 // slides to the last split. Chunks are unions of pieces, so offsets stay
 // exact, and a section over the size is cut by the size rule. Each chunk's
-// metadata "llm" holds the document's calls, tokens, latency, retries and
+// Stats.LLM holds the document's calls, tokens, latency, retries and
 // fallbacks.
 type Split struct {
 	cfg     SplitConfig
@@ -164,7 +164,7 @@ func (s *Split) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk,
 		return nil, gochunk.WrapDocument(d.ID, err)
 	}
 	for i := range chunks {
-		chunks[i].Metadata = map[string]any{"llm": usage}
+		chunks[i].Stats.LLM = &usage
 	}
 	return chunks, nil
 }
@@ -194,7 +194,7 @@ func (s *Split) ask(ctx context.Context, text string, units []pack.Piece, cur, e
 			}
 			return nil, err
 		}
-		usage.Add(resp)
+		usage.Merge(resp.Usage())
 		var ans struct {
 			SplitAfter []int `json:"split_after"`
 		}

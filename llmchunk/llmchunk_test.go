@@ -19,8 +19,6 @@ import (
 	"github.com/gochunk/gochunk/tokenize"
 )
 
-// acct is the run accounting the LLM chunkers put in metadata.
-var acct = []string{"llm"}
 
 var pieceRe = regexp.MustCompile(`(?s)<\|start_chunk_(\d+)\|>(.*?)<\|end_chunk_(\d+)\|>`)
 var sentRe = regexp.MustCompile(`(?m)^\[(\d+)\] (.*)$`)
@@ -109,7 +107,7 @@ func TestSplitFollowsTheModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chunks := chunktest.Check(t, c, topics, chunktest.Options{Limit: 400, Accounting: acct})
+	chunks := chunktest.Check(t, c, topics, chunktest.Options{Limit: 400})
 	var starts []string
 	for _, ch := range chunks {
 		starts = append(starts, ch.Text[:min(9, len(ch.Text))])
@@ -117,9 +115,9 @@ func TestSplitFollowsTheModel(t *testing.T) {
 	if len(chunks) != 3 || !strings.HasPrefix(chunks[1].Text, "Topic two") || !strings.HasPrefix(chunks[2].Text, "Topic three") {
 		t.Errorf("chunks start with %q", starts)
 	}
-	u, ok := chunks[0].Metadata["llm"].(llm.Usage)
-	if !ok || u.Calls == 0 || u.PromptTokens == 0 || u.LatencyMS <= 0 {
-		t.Errorf("accounting %+v", chunks[0].Metadata["llm"])
+	u := chunks[0].Stats.LLM
+	if u == nil || u.Calls == 0 || u.PromptTokens == 0 || u.LatencyMS <= 0 {
+		t.Errorf("accounting %+v", u)
 	}
 }
 
@@ -162,8 +160,8 @@ func TestSplitValidationAndRetries(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, _ := fakeModel(t, tc.behave)
 			c, _ := NewSplit(SplitConfig{Size: 120, PieceSize: 30, WindowTokens: 200, Retries: 2, Prompt: "split_v1"}, nil, client(t, srv.URL))
-			chunks := chunktest.Check(t, c, topics, chunktest.Options{Limit: 120, Accounting: acct})
-			u := chunks[0].Metadata["llm"].(llm.Usage)
+			chunks := chunktest.Check(t, c, topics, chunktest.Options{Limit: 120})
+			u := chunks[0].Stats.LLM
 			if tc.fallbacks && u.Fallbacks == 0 || !tc.fallbacks && u.Fallbacks != 0 {
 				t.Errorf("fallbacks %d", u.Fallbacks)
 			}
@@ -215,7 +213,7 @@ func TestPropositions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chunks := chunktest.Check(t, p, topics, chunktest.Options{Limit: 80, Derived: true, Overlap: true, Accounting: acct})
+	chunks := chunktest.Check(t, p, topics, chunktest.Options{Limit: 80, Derived: true, Overlap: true})
 	found := false
 	for _, ch := range chunks {
 		if ch.Metadata["derived"] != true {
@@ -246,7 +244,7 @@ func TestPropositionsRepair(t *testing.T) {
 		return true
 	})
 	p, _ := NewPropositions(DefaultPropositionsConfig(), tokenize.Words{}, client(t, srv.URL))
-	chunks := chunktest.Check(t, p, topics, chunktest.Options{Counter: tokenize.Words{}, Limit: 512, Derived: true, Overlap: true, Accounting: acct})
+	chunks := chunktest.Check(t, p, topics, chunktest.Options{Counter: tokenize.Words{}, Limit: 512, Derived: true, Overlap: true})
 	all := ""
 	for _, ch := range chunks {
 		all += ch.Text + "\n"
@@ -280,7 +278,7 @@ func FuzzSplit(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		chunktest.Check(t, c, text, chunktest.Options{Limit: limit, Accounting: acct})
+		chunktest.Check(t, c, text, chunktest.Options{Limit: limit})
 	})
 }
 
@@ -299,6 +297,6 @@ func FuzzPropositions(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		chunktest.Check(t, c, text, chunktest.Options{Limit: limit, Derived: true, Overlap: true, Accounting: acct})
+		chunktest.Check(t, c, text, chunktest.Options{Limit: limit, Derived: true, Overlap: true})
 	})
 }

@@ -136,14 +136,7 @@ func (p *Propositions) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk
 		if err != nil {
 			return nil, gochunk.WrapDocument(d.ID, err)
 		}
-		u := usages[i]
-		usage.Calls += u.Calls
-		usage.CachedCalls += u.CachedCalls
-		usage.PromptTokens += u.PromptTokens
-		usage.CompletionTokens += u.CompletionTokens
-		usage.LatencyMS += u.LatencyMS
-		usage.Retries += u.Retries
-		usage.Fallbacks += u.Fallbacks
+		usage.Merge(usages[i])
 	}
 	var props []proposition
 	for _, r := range results {
@@ -175,7 +168,7 @@ func (p *Propositions) passage(ctx context.Context, text string, sents []pack.Ra
 			}
 			return nil, err
 		}
-		usage.Add(resp)
+		usage.Merge(resp.Usage())
 		var ans struct {
 			Propositions []struct {
 				Text    string `json:"text"`
@@ -312,7 +305,7 @@ func (p *Propositions) pack(ctx context.Context, e *pack.Engine, sents []pack.Ra
 		}
 		text := strings.Join(texts, "\n")
 		chunks = append(chunks, gochunk.Chunk{Index: len(chunks), Text: text, Spans: spans, TokenCount: p.counter.Count(text),
-			Metadata: map[string]any{"derived": true, "propositions": texts, "llm": usage}})
+			Stats: gochunk.Stats{LLM: &usage}, Metadata: map[string]any{"derived": true, "propositions": texts}})
 	}
 	start := 0
 	for start < len(fitted) {

@@ -30,13 +30,14 @@ type Record struct {
 	ChunkIndex int            `json:"chunk_index"`
 	Source     string         `json:"source"`
 	Spans      []gochunk.Span `json:"spans,omitempty"`
+	Stats      gochunk.Stats  `json:"stats,omitzero"`
 	Metadata   map[string]any `json:"metadata,omitempty"`
 	Embedding  []float32      `json:"embedding,omitempty"`
 }
 
 // FromChunk returns the record of chunk c of the input named source.
 func FromChunk(c gochunk.Chunk, source string) Record {
-	r := Record{Text: c.Text, TokenCount: c.TokenCount, ChunkIndex: c.Index, Source: source, Metadata: c.Metadata}
+	r := Record{Text: c.Text, TokenCount: c.TokenCount, ChunkIndex: c.Index, Source: source, Stats: c.Stats, Metadata: c.Metadata}
 	if len(c.Spans) > 0 {
 		first, last := c.Spans[0], c.Spans[len(c.Spans)-1]
 		r.Start, r.StartRune, r.End, r.EndRune = first.Start, first.StartRune, last.End, last.EndRune
@@ -82,15 +83,21 @@ func AppendJSON(dst []byte, r Record) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
-	if len(r.Metadata) > 0 {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(r.Metadata); err != nil {
+	var err error
+	if r.Stats.LLM != nil {
+		dst = append(dst, `,"stats":`...)
+		if dst, err = appendValue(dst, r.Stats); err != nil {
 			return dst, err
 		}
+	} else if r.Stats.Sentences != 0 {
+		dst = appendInt(dst, `,"stats":{"num_sentences":`, r.Stats.Sentences)
+		dst = append(dst, '}')
+	}
+	if len(r.Metadata) > 0 {
 		dst = append(dst, `,"metadata":`...)
-		dst = append(dst, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...)
+		if dst, err = appendValue(dst, r.Metadata); err != nil {
+			return dst, err
+		}
 	}
 	if len(r.Embedding) > 0 {
 		dst = append(dst, `,"embedding":[`...)
@@ -98,7 +105,6 @@ func AppendJSON(dst []byte, r Record) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			var err error
 			if dst, err = appendFloat32(dst, x); err != nil {
 				return dst, err
 			}
@@ -106,6 +112,17 @@ func AppendJSON(dst []byte, r Record) ([]byte, error) {
 		dst = append(dst, ']')
 	}
 	return append(dst, '}', '\n'), nil
+}
+
+// appendValue appends v as encoding/json writes it, without escaping HTML.
+func appendValue(dst []byte, v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return dst, err
+	}
+	return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...), nil
 }
 
 // AppendOffsets appends {"start":start,"end":end} and a newline to dst.

@@ -212,7 +212,7 @@ func (p *doc) build(ctx context.Context, starts []int) ([]gochunk.Chunk, error) 
 			}
 			u++
 		}
-		chunks[i].Metadata = map[string]any{"num_sentences": n}
+		chunks[i].Stats.Sentences = n
 	}
 	return chunks, nil
 }

@@ -93,7 +93,7 @@ func TestContract(t *testing.T) {
 					for _, text := range contractTexts() {
 						chunks := chunktest.Check(t, c, text, chunktest.Options{Counter: counter, Limit: size})
 						for _, ch := range chunks {
-							if _, ok := ch.Metadata["num_sentences"]; !ok {
+							if ch.Stats.Sentences < 1 {
 								t.Fatalf("chunk without num_sentences")
 							}
 						}

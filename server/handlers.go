@@ -19,9 +19,7 @@ import (
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/chunkers"
-	"github.com/gochunk/gochunk/embed"
-	"github.com/gochunk/gochunk/layout"
-	"github.com/gochunk/gochunk/llm"
+	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/record"
 	"github.com/gochunk/gochunk/tokenize"
 )
@@ -95,138 +93,113 @@ func forEach(n int, fn func(i int)) {
 	wg.Wait()
 }
 
-// embedChunks embeds texts in batches of at most MaxBatchTokens tokens and
-// calls done for each text with its vector or the error of its batch.
-func (s *Server) embedChunks(ctx context.Context, texts []string, tokens []int, done func(i int, v []float32, err error)) {
-	embed.Batches(ctx, s.embedder, texts, tokens, s.cfg.MaxBatchTokens, done)
-}
-
 // handleEmbed is the reference server's POST /embed: each document is
 // chunked with the DP chunker and its chunking_config, every chunk is
 // embedded, and a document's failure is reported in its own error field.
 func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 	var req EmbedRequest
-	if !s.readJSON(w, r, &req) {
-		return
-	}
-	if len(req.Documents) == 0 {
-		s.fail(w, r, http.StatusBadRequest, "no_documents", `no documents: send {"documents": [{"id": "...", "text": "..."}]}`)
-		return
-	}
-	if len(req.Documents) > s.cfg.MaxDocuments {
-		s.fail(w, r, http.StatusRequestEntityTooLarge, "too_many_documents", fmt.Sprintf("%d documents in one request, the limit is %d; split the batch", len(req.Documents), s.cfg.MaxDocuments))
+	if !s.readJSON(w, r, &req) || !s.checkCount(w, r, len(req.Documents), `{"documents": [{"id": "...", "text": "..."}]}`) {
 		return
 	}
 	ctx := r.Context()
 	resp := EmbedResponse{Documents: make([]EmbedResult, len(req.Documents))}
-	chunks := make([][]gochunk.Chunk, len(req.Documents))
+	results := make([]*pipeline.Result, len(req.Documents))
+	errs := make([]error, len(req.Documents))
 	seen := map[string]int{}
 	for i, d := range req.Documents {
 		resp.Documents[i] = EmbedResult{ID: d.ID, Chunks: []EmbedChunk{}}
+		results[i] = &pipeline.Result{Source: d.ID}
 		switch prev, dup := seen[d.ID]; {
 		case d.ID == "":
-			resp.Documents[i].Error = "missing id: every document needs a unique id"
+			errs[i] = errors.New("missing id: every document needs a unique id")
 		case dup:
-			resp.Documents[i].Error = fmt.Sprintf("duplicate id %q (also document %d): ids must be unique", d.ID, prev)
+			errs[i] = fmt.Errorf("duplicate id %q (also document %d): ids must be unique", d.ID, prev)
 		}
 		seen[d.ID] = i
 	}
 	forEach(len(req.Documents), func(i int) {
+		if errs[i] != nil {
+			return
+		}
 		d := req.Documents[i]
-		if resp.Documents[i].Error != "" {
-			return
-		}
-		// The reference server's algorithm (semantic.ReferenceDPConfig),
-		// built by name like every chunker; DP's own defaults fill in what
-		// chunking_config leaves out.
-		params := map[string]any{"similarity": "sentences", "reward": "minmax", "structure": "none", "chunk_penalty": 1.0}
-		if c := d.ChunkingConfig; c != nil {
-			if c.OptimalSize != nil && *c.OptimalSize == 0 {
-				resp.Documents[i].Error = "invalid chunking_config: optimal_size must be positive"
-				return
-			}
-			for k, v := range map[string]any{"size": c.MaxSize, "optimal_size": c.OptimalSize, "lambda_size": c.LambdaSize, "chunk_penalty": c.ChunkPenalty} {
-				if !reflect.ValueOf(v).IsNil() {
-					params[k] = v
-				}
-			}
-		}
-		raw, _ := json.Marshal(params)
-		ch, err := s.reg.New("dp", raw, chunkers.Env{Counter: s.embedCounter, Embedder: s.embedder})
+		pl, err := s.base.With(ctx, "dp", d.ChunkingConfig.params(), s.cfg.Pipeline.Tokenizer)
 		if err == nil {
-			chunks[i], err = ch.Chunk(ctx, gochunk.Document{ID: d.ID, Text: d.Text})
+			*results[i], err = pl.Chunk(ctx, gochunk.Document{ID: d.ID, Text: d.Text})
 		}
-		if err != nil {
-			if errors.Is(err, gochunk.ErrConfig) {
-				msg := strings.TrimPrefix(err.Error(), `chunker "dp": `)
-				resp.Documents[i].Error = "invalid chunking_config: " + strings.TrimPrefix(msg, gochunk.ErrConfig.Error()+": ")
-			} else {
-				resp.Documents[i].Error = err.Error()
+		if errors.Is(err, gochunk.ErrConfig) {
+			msg := strings.TrimPrefix(err.Error(), `chunker "dp": `)
+			err = errors.New("invalid chunking_config: " + strings.TrimPrefix(msg, gochunk.ErrConfig.Error()+": "))
+		}
+		errs[i] = err
+	})
+	if s.timedOut(w, r) {
+		return
+	}
+	for i, err := range s.base.Embed(ctx, results) {
+		if errs[i] == nil && err != nil {
+			errs[i] = fmt.Errorf("embedding failed: %w", err)
+		}
+	}
+	if s.timedOut(w, r) {
+		return
+	}
+	for i, res := range results {
+		d := &resp.Documents[i]
+		if errs[i] != nil {
+			d.Error = errs[i].Error()
+		} else {
+			for j, c := range res.Chunks {
+				d.Chunks = append(d.Chunks, EmbedChunk{Text: c.Text, Embedding: res.Embeddings[j], NumSentences: c.Stats.Sentences, TokenCount: c.TokenCount, ChunkIndex: c.Index})
 			}
 		}
-	})
-	if s.timedOut(w, r) {
-		return
-	}
-	for i, cs := range chunks {
-		resp.Documents[i].Chunks = make([]EmbedChunk, len(cs))
-	}
-	s.embedAll(ctx, chunks, func(i, j int, v []float32, err error) {
-		d := &resp.Documents[i]
-		if err != nil {
-			d.Error = "embedding failed: " + err.Error()
-			return
-		}
-		c := chunks[i][j]
-		n, _ := c.Metadata["num_sentences"].(int)
-		d.Chunks[j] = EmbedChunk{Text: c.Text, Embedding: v, NumSentences: n, TokenCount: c.TokenCount, ChunkIndex: c.Index}
-	})
-	if s.timedOut(w, r) {
-		return
-	}
-	for i := range resp.Documents {
-		outcome := "ok"
-		if resp.Documents[i].Error != "" {
-			resp.Documents[i].Chunks = []EmbedChunk{}
-			outcome = "error"
-		}
-		s.count("embed", outcome, chunks[i])
+		s.count("embed", errs[i], res.Chunks)
 	}
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// embedAll embeds the chunks of every document once, batched across
-// documents, and hands each vector (or the batch's error) to set with the
-// chunk's document and index.
-func (s *Server) embedAll(ctx context.Context, chunks [][]gochunk.Chunk, set func(doc, chunk int, v []float32, err error)) {
-	var texts []string
-	var tokens []int
-	type ref struct{ doc, chunk int }
-	var refs []ref
-	for i, cs := range chunks {
-		for j, c := range cs {
-			texts = append(texts, c.Text)
-			tokens = append(tokens, c.TokenCount)
-			refs = append(refs, ref{i, j})
+// params returns the DP chunker's parameters of a chunking_config, with
+// the reference server's algorithm (semantic.ReferenceDPConfig); DP's own
+// defaults fill in what the configuration leaves out.
+func (c *ChunkingConfig) params() json.RawMessage {
+	p := map[string]any{"similarity": "sentences", "reward": "minmax", "structure": "none", "chunk_penalty": 1.0}
+	if c != nil {
+		for k, v := range map[string]any{"size": c.MaxSize, "optimal_size": c.OptimalSize, "lambda_size": c.LambdaSize, "chunk_penalty": c.ChunkPenalty} {
+			if !reflect.ValueOf(v).IsNil() {
+				p[k] = v
+			}
 		}
 	}
-	s.embedChunks(ctx, texts, tokens, func(k int, v []float32, err error) {
-		set(refs[k].doc, refs[k].chunk, v, err)
-	})
+	raw, _ := json.Marshal(p)
+	return raw
 }
 
-func (s *Server) count(endpoint, outcome string, chunks []gochunk.Chunk) {
-	s.m.documents.WithLabelValues(endpoint, outcome).Inc()
-	if outcome != "ok" {
+// checkCount answers 400 for a request without documents and 413 for one
+// with more than MaxDocuments, and reports whether it did not.
+func (s *Server) checkCount(w http.ResponseWriter, r *http.Request, n int, shape string) bool {
+	switch {
+	case n == 0:
+		s.fail(w, r, http.StatusBadRequest, "no_documents", "no documents: send "+shape)
+	case n > s.cfg.MaxDocuments:
+		s.fail(w, r, http.StatusRequestEntityTooLarge, "too_many_documents", fmt.Sprintf("%d documents in one request, the limit is %d; split the batch", n, s.cfg.MaxDocuments))
+	default:
+		return true
+	}
+	return false
+}
+
+// count records the metrics of one document.
+func (s *Server) count(endpoint string, err error, chunks []gochunk.Chunk) {
+	if err != nil {
+		s.m.documents.WithLabelValues(endpoint, "error").Inc()
 		return
 	}
-	if len(chunks) > 0 {
-		if u, ok := chunks[0].Metadata["llm"].(llm.Usage); ok {
-			s.m.llmCalls.Add(float64(u.Calls))
-			s.m.llmPrompt.Add(float64(u.PromptTokens))
-			s.m.llmCompletion.Add(float64(u.CompletionTokens))
-			s.m.llmSeconds.Add(u.LatencyMS / 1000)
-		}
+	s.m.documents.WithLabelValues(endpoint, "ok").Inc()
+	if len(chunks) > 0 && chunks[0].Stats.LLM != nil {
+		u := chunks[0].Stats.LLM
+		s.m.llmCalls.Add(float64(u.Calls))
+		s.m.llmPrompt.Add(float64(u.PromptTokens))
+		s.m.llmCompletion.Add(float64(u.CompletionTokens))
+		s.m.llmSeconds.Add(u.LatencyMS / 1000)
 	}
 	s.m.chunks.Add(float64(len(chunks)))
 	t := 0
@@ -245,102 +218,72 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	if req.Text != "" {
 		req.Documents = append(req.Documents, ChunkDocument{Text: req.Text})
 	}
-	if len(req.Documents) == 0 {
-		s.fail(w, r, http.StatusBadRequest, "no_documents", `no documents: send "text" or "documents": [{"id": "...", "text": "..."}]`)
+	if !s.checkCount(w, r, len(req.Documents), `"text" or "documents": [{"id": "...", "text": "..."}]`) {
 		return
 	}
-	if len(req.Documents) > s.cfg.MaxDocuments {
-		s.fail(w, r, http.StatusRequestEntityTooLarge, "too_many_documents", fmt.Sprintf("%d documents in one request, the limit is %d; split the batch", len(req.Documents), s.cfg.MaxDocuments))
-		return
-	}
-	if req.Chunker == "" {
-		req.Chunker = "recursive"
-	}
-	counter := s.counter
-	if req.Tokenizer != "" && (counter == nil || req.Tokenizer != counter.Name()) {
-		if len(req.Tokenizer) > 3 && req.Tokenizer[:3] == "hf:" {
-			s.fail(w, r, http.StatusBadRequest, "invalid_tokenizer", "hf: tokenizers are files of the server's host and cannot be chosen per request; configure the server's tokenizer")
-			return
-		}
-		c, err := tokenize.New(req.Tokenizer)
-		if err != nil {
-			s.fail(w, r, http.StatusBadRequest, "invalid_tokenizer", err.Error())
-			return
-		}
-		counter = c
-	}
-	raw := req.Config
-	if spec, ok := s.reg.Lookup(req.Chunker); ok && spec.UsesLLM && s.llm == nil {
-		s.fail(w, r, http.StatusBadRequest, "no_model", fmt.Sprintf("chunker %q needs a language model; start the server with --llm-model (and --llm-url)", req.Chunker))
-		return
-	}
-	if counter == nil {
-		// The chunker's default unit; for those that embed, the counter
-		// built once at start (a tiktoken counter keeps a cache).
-		spec, _ := s.reg.Lookup(req.Chunker)
-		if spec.Embeds && spec.Unit == "" {
-			counter = s.embedCounter
-		} else if c, err := chunkers.DefaultCounter(spec, s.embedder); err == nil {
-			counter = c
-		} else {
-			s.fail(w, r, http.StatusInternalServerError, "internal", err.Error())
-			return
-		}
-	}
-	ch, err := s.reg.New(req.Chunker, raw, chunkers.Env{Counter: counter, Embedder: s.embedder, LLM: s.llm})
-	if err != nil {
-		s.fail(w, r, http.StatusBadRequest, "invalid_chunker", err.Error()+"; see GET /v1/chunkers")
+	tok := req.Tokenizer
+	if tok == "" {
+		tok = s.cfg.Pipeline.Tokenizer
+	} else if strings.HasPrefix(tok, "hf:") && tok != s.cfg.Pipeline.Tokenizer {
+		s.fail(w, r, http.StatusBadRequest, "invalid_tokenizer", "hf: tokenizers are files of the server's host and cannot be chosen per request; configure the server's tokenizer")
 		return
 	}
 	ctx := r.Context()
-	resp := ChunkResponse{Chunker: req.Chunker, Tokenizer: counter.Name(), Documents: make([]ChunkResult, len(req.Documents))}
-	chunks := make([][]gochunk.Chunk, len(req.Documents))
+	pl, err := s.base.With(ctx, req.Chunker, req.Config, tok)
+	switch {
+	case errors.Is(err, pipeline.ErrNoModel):
+		s.fail(w, r, http.StatusBadRequest, "no_model", fmt.Sprintf("chunker %q needs a language model; start the server with --llm-model (and --llm-url)", req.Chunker))
+		return
+	case errors.Is(err, tokenize.ErrUnknown):
+		s.fail(w, r, http.StatusBadRequest, "invalid_tokenizer", err.Error())
+		return
+	case err != nil:
+		s.fail(w, r, http.StatusBadRequest, "invalid_chunker", err.Error()+"; see GET /v1/chunkers")
+		return
+	}
+	resp := ChunkResponse{Chunker: pl.Config().Chunker, Tokenizer: pl.Counter().Name(), Documents: make([]ChunkResult, len(req.Documents))}
+	results := make([]*pipeline.Result, len(req.Documents))
+	errs := make([]error, len(req.Documents))
 	forEach(len(req.Documents), func(i int) {
 		in := req.Documents[i]
 		if in.ID == "" {
 			in.ID = fmt.Sprint(i)
 		}
-		resp.Documents[i] = ChunkResult{ID: in.ID, Chunks: []record.Record{}}
-		d, err := s.document(ctx, in)
-		if err != nil {
-			resp.Documents[i].Error = err.Error()
-			return
+		results[i] = &pipeline.Result{Source: in.ID}
+		src := pipeline.Source{ID: in.ID, Text: in.Text, Elements: in.Elements, Metadata: in.Metadata}
+		if in.PDFBase64 != "" {
+			if src.PDF, errs[i] = base64.StdEncoding.DecodeString(in.PDFBase64); errs[i] != nil {
+				errs[i] = fmt.Errorf("pdf_base64 is not base64: %w", errs[i])
+				return
+			}
 		}
-		cs, err := ch.Chunk(ctx, d)
-		if err != nil {
-			resp.Documents[i].Error = err.Error()
-			return
+		d, err := pl.Load(ctx, src)
+		if err == nil {
+			*results[i], err = pl.Chunk(ctx, d.Document)
 		}
-		chunks[i] = cs
-		out := make([]record.Record, len(cs))
-		for j, c := range cs {
-			out[j] = record.FromChunk(c, in.ID)
-		}
-		resp.Documents[i].Chunks = out
+		errs[i] = err
 	})
 	if s.timedOut(w, r) {
 		return
 	}
 	if req.Embed {
-		s.embedAll(ctx, chunks, func(i, j int, v []float32, err error) {
-			d := &resp.Documents[i]
-			if err != nil {
-				d.Error = "embedding failed: " + err.Error()
-				return
+		for i, err := range pl.Embed(ctx, results) {
+			if errs[i] == nil && err != nil {
+				errs[i] = fmt.Errorf("embedding failed: %w", err)
 			}
-			d.Chunks[j].Embedding = v
-		})
+		}
 		if s.timedOut(w, r) {
 			return
 		}
 	}
-	for i := range resp.Documents {
-		outcome := "ok"
-		if resp.Documents[i].Error != "" {
-			resp.Documents[i].Chunks = []record.Record{}
-			outcome = "error"
+	for i, res := range results {
+		resp.Documents[i] = ChunkResult{ID: res.Source, Chunks: []record.Record{}}
+		if errs[i] != nil {
+			resp.Documents[i].Error = errs[i].Error()
+		} else if len(res.Chunks) > 0 {
+			resp.Documents[i].Chunks = res.Records()
 		}
-		s.count("chunk", outcome, chunks[i])
+		s.count("chunk", errs[i], res.Chunks)
 	}
 	writeJSON(w, http.StatusOK, resp)
 }
@@ -426,40 +369,5 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 
 // handleChunkers is GET /v1/chunkers.
 func (s *Server) handleChunkers(w http.ResponseWriter, r *http.Request) {
-	type entry struct {
-		Name    string           `json:"name"`
-		Summary string           `json:"summary"`
-		Embeds  bool             `json:"uses_embedder"`
-		Params  []chunkers.Param `json:"params"`
-	}
-	var list []entry
-	for _, n := range s.reg.Names() {
-		spec, _ := s.reg.Lookup(n)
-		list = append(list, entry{n, spec.Summary, spec.Embeds, spec.Params()})
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"chunkers": list})
-}
-
-// document turns a request document into a gochunk.Document: a PDF is
-// extracted, elements without text are assembled into it.
-func (s *Server) document(ctx context.Context, in ChunkDocument) (gochunk.Document, error) {
-	d := gochunk.Document{ID: in.ID, Text: in.Text, Metadata: in.Metadata, Elements: in.Elements}
-	switch {
-	case in.PDFBase64 != "":
-		data, err := base64.StdEncoding.DecodeString(in.PDFBase64)
-		if err != nil {
-			return d, fmt.Errorf("pdf_base64 is not base64: %v", err)
-		}
-		els, err := layout.ExtractPDFReader(ctx, bytes.NewReader(data), layout.PDFOptions{})
-		if err != nil {
-			return d, err
-		}
-		d.Text, d.Elements = layout.Assemble(els)
-	case len(in.Elements) > 0 && in.Text == "":
-		if err := layout.Validate(in.Elements); err != nil {
-			return d, err
-		}
-		d.Text, d.Elements = layout.Assemble(in.Elements)
-	}
-	return d, nil
+	writeJSON(w, http.StatusOK, map[string]any{"chunkers": chunkers.New().List()})
 }

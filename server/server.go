@@ -22,9 +22,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/gochunk/gochunk/chunkers"
+	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/embed"
-	"github.com/gochunk/gochunk/llm"
+	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/tokenize"
 )
 
@@ -32,72 +32,61 @@ import (
 // DefaultConfig.
 type Config struct {
 	// Addr is the listening address, e.g. ":8080".
-	Addr string `json:"addr"`
-	// MaxBatchTokens bounds the tokens of one embedder call when chunk
-	// embeddings are computed (MAX_BATCH_TOKENS of the reference).
-	MaxBatchTokens int `json:"max_batch_tokens"`
+	Addr string
 	// ReadTimeout and WriteTimeout bound reading a request and writing its
 	// answer (READ_TIMEOUT_SECONDS, WRITE_TIMEOUT_SECONDS).
-	ReadTimeout  time.Duration `json:"read_timeout"`
-	WriteTimeout time.Duration `json:"write_timeout"`
+	ReadTimeout  time.Duration
+	WriteTimeout time.Duration
 	// RequestTimeout is the deadline given to the work of one request.
-	RequestTimeout time.Duration `json:"request_timeout"`
+	RequestTimeout time.Duration
 	// ShutdownGrace is how long in-flight requests may finish after a
 	// shutdown signal.
-	ShutdownGrace time.Duration `json:"shutdown_grace"`
+	ShutdownGrace time.Duration
 	// BodyLimit bounds a request body, in bytes.
-	BodyLimit int64 `json:"body_limit"`
+	BodyLimit int64
 	// MaxDocuments bounds the documents of one request.
-	MaxDocuments int `json:"max_documents"`
+	MaxDocuments int
 	// MaxConcurrent bounds the requests served at once; more get 429.
-	MaxConcurrent int `json:"max_concurrent"`
+	MaxConcurrent int
 	// Token, when set, is the bearer token every API request must carry
 	// (health, readiness and metrics are open).
-	Token string `json:"token"`
-	// Tokenizer is the default size unit (see package tokenize); empty
-	// means each chunker's own default (chunkers.DefaultCounter).
-	Tokenizer string `json:"tokenizer"`
-	// Embedder names the embedder for /embed, chunk embeddings and the
-	// embedding-based chunkers (see package embed); "lexical" is also
-	// always served by /v1/embeddings.
-	Embedder string `json:"embedder"`
-	// EmbedURL is the base URL of an openai:MODEL embedder.
-	EmbedURL string `json:"embed_url"`
-	// ONNXBackend, ONNXLibrary and ONNXCUDA choose how onnx:MODEL runs
-	// (see embed.Options).
-	ONNXBackend string `json:"onnx_backend"`
-	ONNXLibrary string `json:"onnx_library"`
-	ONNXCUDA    bool   `json:"onnx_cuda"`
-	// ONNXPooling overrides the model's pooling: cls, mean or last.
-	ONNXPooling string `json:"onnx_pooling"`
-	// CacheEntries bounds the embedding cache.
-	CacheEntries int `json:"cache_entries"`
-	// LLMURL and LLMModel configure the chat model of the llm-split and
-	// propositions chunkers (none when LLMModel is empty).
-	LLMURL   string `json:"llm_url"`
-	LLMModel string `json:"llm_model"`
+	Token string
+	// Pipeline holds what every request's pipeline shares: the default
+	// size unit (Tokenizer; empty means each chunker's own), the embedder
+	// of /embed, chunk embeddings and the embedding-based chunkers (the
+	// lexical one is also always served by /v1/embeddings), the chat model
+	// of the LLM chunkers, and the token budget of one embedder call
+	// (BatchTokens, MAX_BATCH_TOKENS of the reference). Its chunker
+	// settings are taken per request.
+	Pipeline pipeline.Config
+	// Embedder, when set, is served instead of the one Pipeline.Embedder
+	// names (a library user's own embedder); it is named "custom" at
+	// /v1/embeddings unless Pipeline.Embedder.Name is set.
+	Embedder gochunk.Embedder
 }
 
-// DefaultConfig returns the defaults: port 8080, batches of 8192 tokens,
-// 60 s timeouts, a 32 MiB body limit, 1000 documents per request, 64
-// concurrent requests, runes, the lexical embedder.
+// DefaultConfig returns the defaults: port 8080, 60 s timeouts, a 32 MiB
+// body limit, 1000 documents per request, 64 concurrent requests, each
+// chunker's default unit, the lexical embedder with a cache of 100,000
+// embeddings, embedder calls of at most embed.DefaultBatchTokens tokens.
 func DefaultConfig() Config {
-	return Config{Addr: ":8080", MaxBatchTokens: embed.DefaultBatchTokens, ReadTimeout: 60 * time.Second, WriteTimeout: 60 * time.Second,
+	return Config{Addr: ":8080", ReadTimeout: 60 * time.Second, WriteTimeout: 60 * time.Second,
 		RequestTimeout: 60 * time.Second, ShutdownGrace: 30 * time.Second, BodyLimit: 32 << 20, MaxDocuments: 1000,
-		MaxConcurrent: 64, Embedder: "lexical", CacheEntries: 100_000}
+		MaxConcurrent: 64, Pipeline: pipeline.Config{Embedder: pipeline.EmbedderConfig{Name: "lexical", CacheEntries: 100_000},
+			BatchTokens: embed.DefaultBatchTokens}}
 }
 
 // Server serves the API. Create it with New.
 type Server struct {
-	cfg     Config
-	log     *slog.Logger
-	reg     *chunkers.Registry
-	counter tokenize.Counter // nil: each chunker's default unit
+	cfg Config
+	log *slog.Logger
+	// base is the pipeline requests derive theirs from (pipeline.With):
+	// they share its tokenizers, embedder and model.
+	base *pipeline.Pipeline
 	// embedCounter counts /embed's chunks and /v1/embeddings usage.
 	embedCounter tokenize.Counter
 	embedder     embed.Embedder
 	embedders    map[string]embed.Embedder
-	llm          *llm.Client
 	m            *metrics
 	sem          chan struct{}
 	ready        atomic.Bool
@@ -107,21 +96,19 @@ type Server struct {
 //go:embed openapi.json
 var openapi []byte
 
-// New loads the tokenizer and embedder and returns a ready server.
+// New loads the tokenizer, the embedder and the model and returns a ready
+// server.
 func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	def := DefaultConfig()
 	if cfg.Addr == "" {
 		cfg.Addr = def.Addr
 	}
-	fill := func(v *int, d int) {
-		if *v <= 0 {
-			*v = d
+	for _, p := range []struct{ v, d *int }{{&cfg.MaxDocuments, &def.MaxDocuments}, {&cfg.MaxConcurrent, &def.MaxConcurrent},
+		{&cfg.Pipeline.BatchTokens, &def.Pipeline.BatchTokens}, {&cfg.Pipeline.Embedder.CacheEntries, &def.Pipeline.Embedder.CacheEntries}} {
+		if *p.v <= 0 {
+			*p.v = *p.d
 		}
 	}
-	fill(&cfg.MaxBatchTokens, def.MaxBatchTokens)
-	fill(&cfg.MaxDocuments, def.MaxDocuments)
-	fill(&cfg.MaxConcurrent, def.MaxConcurrent)
-	fill(&cfg.CacheEntries, def.CacheEntries)
 	for _, p := range []struct{ v, d *time.Duration }{{&cfg.ReadTimeout, &def.ReadTimeout}, {&cfg.WriteTimeout, &def.WriteTimeout},
 		{&cfg.RequestTimeout, &def.RequestTimeout}, {&cfg.ShutdownGrace, &def.ShutdownGrace}} {
 		if *p.v <= 0 {
@@ -131,45 +118,36 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if cfg.BodyLimit <= 0 {
 		cfg.BodyLimit = def.BodyLimit
 	}
-	if cfg.Tokenizer == "" {
-		cfg.Tokenizer = def.Tokenizer
-	}
-	if cfg.Embedder == "" {
-		cfg.Embedder = def.Embedder
+	if cfg.Pipeline.Embedder.Name == "" {
+		cfg.Pipeline.Embedder.Name = def.Pipeline.Embedder.Name
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	var counter tokenize.Counter // nil: each chunker's default unit
-	if cfg.Tokenizer != "" {
-		c, err := tokenize.New(cfg.Tokenizer)
-		if err != nil {
-			return nil, fmt.Errorf("server tokenizer: %w", err)
-		}
-		counter = c
+	em, err := cfg.Embedder, error(nil)
+	if em == nil {
+		em, err = pipeline.NewEmbedder(ctx, cfg.Pipeline.Embedder)
+	} else if cfg.Pipeline.Embedder.Name == def.Pipeline.Embedder.Name {
+		cfg.Pipeline.Embedder.Name = "custom"
 	}
-	em, err := embed.New(ctx, cfg.Embedder, embed.Options{BaseURL: cfg.EmbedURL,
-		ONNXBackend: cfg.ONNXBackend, ONNXRuntimeLibrary: cfg.ONNXLibrary, ONNXCUDA: cfg.ONNXCUDA, ONNXPooling: cfg.ONNXPooling})
 	if err != nil {
-		return nil, fmt.Errorf("server embedder: %w", err)
+		return nil, fmt.Errorf("server: %w", err)
 	}
-	s := &Server{cfg: cfg, log: log, reg: chunkers.New(), counter: counter, m: newMetrics(), sem: make(chan struct{}, cfg.MaxConcurrent)}
-	s.embedder = &countedEmbedder{embed.NewCached(em, embed.CacheOptions{Entries: cfg.CacheEntries}), s.m}
+	s := &Server{cfg: cfg, log: log, m: newMetrics(), sem: make(chan struct{}, cfg.MaxConcurrent)}
+	s.embedder = &countedEmbedder{em, s.m}
+	if s.base, err = pipeline.New(ctx, cfg.Pipeline, pipeline.Options{Embedder: s.embedder}); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	// /embed sizes its chunks and reports token_count in the embedder's
 	// tokens, as the reference server does, unless a tokenizer is set.
-	if s.embedCounter = counter; counter == nil {
-		if s.embedCounter, err = chunkers.DefaultCounter(chunkers.Spec{Embeds: true}, s.embedder); err != nil {
-			return nil, fmt.Errorf("server tokenizer: %w", err)
-		}
+	dp, err := s.base.With(ctx, "dp", nil, cfg.Pipeline.Tokenizer)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.embedders = map[string]embed.Embedder{cfg.Embedder: s.embedder}
+	s.embedCounter = dp.Counter()
+	s.embedders = map[string]embed.Embedder{cfg.Pipeline.Embedder.Name: s.embedder}
 	if _, ok := s.embedders["lexical"]; !ok {
 		s.embedders["lexical"] = &countedEmbedder{embed.NewLexical(embed.LexicalConfig{}), s.m}
-	}
-	if cfg.LLMModel != "" {
-		if s.llm, err = llm.New(llm.Config{BaseURL: cfg.LLMURL, Model: cfg.LLMModel, JSONMode: true}); err != nil {
-			return nil, fmt.Errorf("server model: %w", err)
-		}
 	}
 	s.handler = s.routes()
 	s.ready.Store(true)

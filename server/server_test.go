@@ -277,8 +277,10 @@ func (s slowEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, e
 }
 
 func TestEmbedderTimeout(t *testing.T) {
-	s, ts := newTest(t, func(c *Config) { c.RequestTimeout = 100 * time.Millisecond })
-	s.embedder = &countedEmbedder{slowEmbedder{embed.NewLexical(embed.LexicalConfig{})}, s.m}
+	_, ts := newTest(t, func(c *Config) {
+		c.RequestTimeout = 100 * time.Millisecond
+		c.Embedder = slowEmbedder{embed.NewLexical(embed.LexicalConfig{})}
+	})
 	start := time.Now()
 	code, b, _ := post(t, ts.URL+"/embed", `{"documents": [{"id": "a", "text": "One. Two. Three."}]}`)
 	if code != 504 || !strings.Contains(string(b), "did not finish") || time.Since(start) > 3*time.Second {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/internal/textgen"
+	"github.com/gochunk/gochunk/pipeline"
 )
 
 // benchResult is one line of 'gochunk bench' output.
@@ -33,8 +34,8 @@ type benchResult struct {
 func cmdBench(e env, args []string) int {
 	fs := flag.NewFlagSet("gochunk bench", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	var cf chunkFlags
-	cf.register(fs)
+	var pf pipelineFlags
+	pf.register(fs)
 	names := fs.String("chunkers", "token,character,recursive,sentence,semchunk,markdown,code", "comma-separated chunkers to measure (--chunker measures one)")
 	gen := fs.Int("generate", 10, "MB of generated prose to use when no FILE is given")
 	minTime := fs.Duration("time", time.Second, "minimum measuring time per chunker")
@@ -57,15 +58,18 @@ Flags:
 	}
 	var docs []gochunk.Document
 	total := 0
+	loader, err := pipeline.New(e.ctx, pipeline.Config{Input: "text"}, pipeline.Options{})
+	if err != nil {
+		return fail(e, "bench", err)
+	}
 	for _, f := range files {
-		text, release, err := readInput(e.stdin, f)
-		defer release()
+		doc, err := loader.Load(e.ctx, pipelineSource(e, f))
+		defer doc.Release()
 		if err != nil {
-			fmt.Fprintf(e.stderr, "gochunk bench: %s: %v\n", f, err)
-			return exitInput
+			return fail(e, "bench", fmt.Errorf("%s: %w", f, err))
 		}
-		docs = append(docs, gochunk.Document{ID: f, Text: text})
-		total += len(text)
+		docs = append(docs, doc.Document)
+		total += len(doc.Text)
 	}
 	if len(docs) == 0 {
 		if *gen <= 0 {
@@ -77,22 +81,19 @@ Flags:
 		total = len(text)
 	}
 	list := strings.Split(*names, ",")
-	if cf.set("chunker") {
-		list = []string{cf.chunker}
+	if pf.set("chunker") {
+		list = []string{pf.cfg.Chunker}
 	}
-	reg := registry()
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
 	var results []benchResult
 	for _, name := range list {
-		cf.chunker = strings.TrimSpace(name)
-		cf.fs.Set("chunker", cf.chunker)
-		b, err := cf.build(reg)
+		pf.fs.Set("chunker", strings.TrimSpace(name))
+		pl, err := pf.build(e)
 		if err != nil {
-			fmt.Fprintln(e.stderr, "gochunk bench:", err)
-			return exitCode(err)
+			return fail(e, "bench", err)
 		}
-		r, err := measure(e.ctx, b, docs, *minTime)
+		r, err := measure(e.ctx, pl, docs, *minTime)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "gochunk bench: %s: %v\n", name, err)
 			return exitInput
@@ -119,7 +120,7 @@ Flags:
 
 // measure runs b over docs until minTime has passed (at least once) and
 // samples the heap while it runs.
-func measure(ctx context.Context, b *built, docs []gochunk.Document, minTime time.Duration) (benchResult, error) {
+func measure(ctx context.Context, pl *pipeline.Pipeline, docs []gochunk.Document, minTime time.Duration) (benchResult, error) {
 	runtime.GC()
 	base := heapInUse()
 	var ms0, ms1 runtime.MemStats
@@ -150,7 +151,7 @@ func measure(ctx context.Context, b *built, docs []gochunk.Document, minTime tim
 	for runs == 0 || time.Since(start) < minTime {
 		chunks = 0
 		for _, d := range docs {
-			cs, err := b.chunker.Chunk(ctx, d)
+			cs, err := pl.Chunker().Chunk(ctx, d)
 			if err != nil {
 				close(stop)
 				wg.Wait()
@@ -169,8 +170,8 @@ func measure(ctx context.Context, b *built, docs []gochunk.Document, minTime tim
 		bytes += len(d.Text)
 	}
 	return benchResult{
-		Chunker:     b.name,
-		Tokenizer:   b.counter.Name(),
+		Chunker:     pl.Config().Chunker,
+		Tokenizer:   pl.Counter().Name(),
 		Runs:        runs,
 		Chunks:      chunks,
 		MBPerSec:    float64(bytes*runs) / elapsed / 1e6,

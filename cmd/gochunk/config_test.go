@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gochunk/gochunk/eval"
 )
 
 // Numbers in configuration files keep their exact value on their way to
@@ -27,7 +29,8 @@ func TestReadParamsExactNumbers(t *testing.T) {
 			t.Errorf("%s: %s", name, b)
 		}
 	}
-	if v := parseValues("9007199254740993,abc,true"); len(v) != 3 || v[1] != "abc" || v[2] != true {
+	a, err := eval.ParseAxis("seed=9007199254740993,abc,true")
+	if v := a.Values; err != nil || len(v) != 3 || v[1] != "abc" || v[2] != true {
 		t.Errorf("sweep values %v", v)
 	} else if b, _ := json.Marshal(v[0]); string(b) != "9007199254740993" {
 		t.Errorf("sweep number %s", b)

@@ -1,19 +1,16 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"sort"
 	"strings"
 
-	"github.com/gochunk/gochunk/embed"
 	"github.com/gochunk/gochunk/eval"
 	"github.com/gochunk/gochunk/internal/progress"
+	"github.com/gochunk/gochunk/pipeline"
 )
 
 // listFlag collects a repeatable string flag.
@@ -24,8 +21,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // evalFlags are the flags eval and tune share.
 type evalFlags struct {
-	cf        chunkFlags
-	ef        embedFlags
+	pf        pipelineFlags
 	dataset   string
 	stitch    int
 	retriever string
@@ -33,11 +29,13 @@ type evalFlags struct {
 	cohesion  bool
 	progress  string
 	configs   listFlag
+	// random > 0 evaluates that many candidates, drawn with shuffle.
+	random  int
+	shuffle func([]eval.Candidate)
 }
 
 func (f *evalFlags) register(fs *flag.FlagSet) {
-	f.cf.registerChunker(fs)
-	f.ef.register(fs)
+	f.pf.registerChunking(fs)
 	fs.StringVar(&f.dataset, "dataset", "", "data set: a Chroma directory (questions.csv), a directory with documents.jsonl and questions.jsonl, or a SQuAD v1.1 / HotpotQA JSON file")
 	fs.IntVar(&f.stitch, "stitch", 0, "concatenate this many documents into one, recording the seams as gold boundaries")
 	fs.StringVar(&f.retriever, "retriever", "bm25", "bm25 (built in), or an embedder name (lexical, static:MODEL, onnx:MODEL, openai:MODEL) for dense retrieval")
@@ -48,13 +46,13 @@ func (f *evalFlags) register(fs *flag.FlagSet) {
 }
 
 // setup loads the data set and makes the retriever factory.
-func (f *evalFlags) setup(ctx context.Context, e env) (*eval.Dataset, eval.Options, error) {
+func (f *evalFlags) setup(e env) (*eval.Dataset, eval.Options, error) {
 	var opt eval.Options
 	if f.dataset == "" {
-		return nil, opt, usageError{fmt.Errorf("--dataset is required")}
+		return nil, opt, usagef("--dataset is required")
 	}
 	if f.k < 1 {
-		return nil, opt, usageError{fmt.Errorf("-k must be at least 1")}
+		return nil, opt, usagef("-k must be at least 1")
 	}
 	ds, err := eval.Load(f.dataset)
 	if err != nil {
@@ -68,59 +66,72 @@ func (f *evalFlags) setup(ctx context.Context, e env) (*eval.Dataset, eval.Optio
 	}
 	opt.K = f.k
 	if f.retriever != "bm25" {
-		ef := f.ef
-		ef.name = f.retriever
-		em, err := ef.build(ctx, e)
+		ec := f.pf.embedder(e)
+		ec.Name, ec.CacheEntries = f.retriever, 1<<20
+		em, err := pipeline.NewEmbedder(e.ctx, ec)
 		if err != nil {
 			return nil, opt, err
 		}
-		cached := embed.NewCached(em, embed.CacheOptions{Entries: 1 << 20})
-		opt.NewRetriever = func() eval.Retriever { return &eval.Dense{Embedder: cached} }
+		opt.NewRetriever = func() eval.Retriever { return &eval.Dense{Embedder: em} }
 	}
 	if f.cohesion {
-		em, err := f.ef.build(ctx, e)
-		if err != nil {
+		if opt.Cohesion, err = pipeline.NewEmbedder(e.ctx, f.pf.embedder(e)); err != nil {
 			return nil, opt, err
 		}
-		opt.Cohesion = em
 	}
 	return ds, opt, nil
 }
 
-// candidate is one chunker configuration to evaluate.
-type candidate struct {
-	name, chunker, tokenizer string
-	params                   map[string]any
-}
-
-func (c candidate) label(varying []string) string {
-	parts := []string{c.chunker}
-	for _, k := range varying {
-		switch k {
-		case "chunker":
-		case "tokenizer":
-			parts = append(parts, "tokenizer="+c.tokenizer)
-		default:
-			if v, ok := c.params[k]; ok {
-				b, _ := json.Marshal(v)
-				parts = append(parts, k+"="+strings.Trim(string(b), `"`))
-			}
+// candidates returns each chunker of the comma-separated --chunker (or
+// each --config file) combined with the axes.
+func (f *evalFlags) candidates(axes []eval.Axis) ([]eval.Candidate, error) {
+	var bases []eval.Candidate
+	paths := f.configs
+	if len(paths) == 0 {
+		paths = listFlag{""}
+	}
+	for _, path := range paths {
+		f.pf.params = path
+		cfg, err := f.pf.config(env{})
+		if err != nil {
+			return nil, err
+		}
+		params := map[string]any{}
+		if err := decodeExact(cfg.Params, &params); err != nil {
+			return nil, err
+		}
+		for _, n := range strings.Split(cfg.Chunker, ",") {
+			bases = append(bases, eval.Candidate{Chunker: strings.TrimSpace(n), Tokenizer: cfg.Tokenizer, Params: params})
 		}
 	}
-	return strings.Join(parts, " ")
+	return eval.Grid(bases, axes), nil
 }
 
 // run evaluates the candidates and returns the report.
-func (f *evalFlags) run(ctx context.Context, e env, ds *eval.Dataset, opt eval.Options, cands []candidate) (*eval.Report, error) {
-	reg := registry()
-	f.cf.embedder = f.ef.lazy(e)
+func (f *evalFlags) run(e env, ds *eval.Dataset, opt eval.Options, cands []eval.Candidate) (*eval.Report, error) {
 	rep := &eval.Report{Dataset: ds.Name, Questions: len(ds.Questions), Skipped: ds.Skipped, K: opt.K}
 	show := f.progress == "always" || f.progress == "auto" && e.stderrTTY
 	bar := progress.New(e.stderr, "evaluating", int64(len(cands)*len(ds.Questions)), show)
+	cfg, err := f.pf.config(e)
+	if err != nil {
+		return nil, err
+	}
+	var base *pipeline.Pipeline
 	for _, c := range cands {
-		b, err := f.cf.buildFrom(reg, c.chunker, c.tokenizer, c.params)
+		raw, err := json.Marshal(c.Params)
 		if err != nil {
 			return nil, err
+		}
+		var pl *pipeline.Pipeline
+		if base == nil {
+			cfg.Chunker, cfg.Params, cfg.Tokenizer = c.Chunker, raw, c.Tokenizer
+			pl, err = newPipeline(e.ctx, cfg)
+			base = pl
+		} else {
+			pl, err = base.With(e.ctx, c.Chunker, raw, c.Tokenizer)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Name, err)
 		}
 		o := opt
 		last := 0
@@ -128,9 +139,9 @@ func (f *evalFlags) run(ctx context.Context, e env, ds *eval.Dataset, opt eval.O
 			bar.Add(int64(done - last))
 			last = done
 		}
-		res, err := eval.Evaluate(ctx, ds, eval.Config{Name: c.name, Chunker: b.chunker, ChunkerName: c.chunker, Tokenizer: b.counter.Name(), Params: c.params}, o)
+		res, err := eval.Evaluate(e.ctx, ds, eval.Config{Name: c.Name, Chunker: pl.Chunker(), ChunkerName: c.Chunker, Tokenizer: pl.Counter().Name(), Params: c.Params}, o)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.name, err)
+			return nil, fmt.Errorf("%s: %w", c.Name, err)
 		}
 		rep.Retriever = res.Retriever
 		rep.Configs = append(rep.Configs, res)
@@ -139,126 +150,15 @@ func (f *evalFlags) run(ctx context.Context, e env, ds *eval.Dataset, opt eval.O
 	return rep, nil
 }
 
-// parseValues parses "a,b,c" into JSON values where they parse (numbers,
-// booleans), strings otherwise.
-func parseValues(s string) []any {
-	var out []any
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		// Numbers stay exact (json.Number), as in configuration files.
-		dec := json.NewDecoder(strings.NewReader(part))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil || dec.More() {
-			v = part
-		}
-		out = append(out, v)
-	}
-	return out
-}
-
-// expand builds the candidates: each chunker of the comma-separated
-// --chunker (or each --config file), times the cartesian product of the
-// sweeps.
-func (f *evalFlags) expand(sweeps []string) ([]candidate, error) {
-	type base struct {
-		chunker, tok string
-		params       map[string]any
-	}
-	var bases []base
-	if len(f.configs) > 0 {
-		for _, path := range f.configs {
-			cf := f.cf
-			cf.config = path
-			name, tok, params, err := cf.resolve()
-			if err != nil {
-				return nil, err
-			}
-			bases = append(bases, base{name, tok, params})
-		}
-	} else {
-		name, tok, params, err := f.cf.resolve()
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range strings.Split(name, ",") {
-			bases = append(bases, base{strings.TrimSpace(n), tok, maps.Clone(params)})
-		}
-	}
-	varying := map[string]bool{}
-	if len(bases) > 1 {
-		varying["chunker"] = true
-	}
-	type axis struct {
-		key    string
-		values []any
-	}
-	var axes []axis
-	for _, s := range sweeps {
-		k, v, ok := strings.Cut(s, "=")
-		if !ok || k == "" || v == "" {
-			return nil, usageError{fmt.Errorf("--sweep %q: want KEY=V1,V2,...", s)}
-		}
-		axes = append(axes, axis{k, parseValues(v)})
-		varying[k] = true
-	}
-	var out []candidate
-	for _, b := range bases {
-		combos := []map[string]any{{}}
-		for _, a := range axes {
-			var next []map[string]any
-			for _, c := range combos {
-				for _, v := range a.values {
-					m := maps.Clone(c)
-					m[a.key] = v
-					next = append(next, m)
-				}
-			}
-			combos = next
-		}
-		for _, combo := range combos {
-			c := candidate{chunker: b.chunker, tokenizer: b.tok, params: maps.Clone(b.params)}
-			for k, v := range combo {
-				switch k {
-				case "chunker":
-					c.chunker = fmt.Sprint(v)
-				case "tokenizer":
-					c.tokenizer = fmt.Sprint(v)
-				default:
-					c.params[k] = v
-				}
-			}
-			out = append(out, c)
-		}
-	}
-	keys := make([]string, 0, len(varying))
-	for k := range varying {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, extra := range []string{"size", "overlap"} {
-		if !varying[extra] {
-			keys = append(keys, extra)
-		}
-	}
-	for i := range out {
-		out[i].name = out[i].label(keys)
-	}
-	return out, nil
+// decodeExact decodes JSON keeping numbers exact (json.Number).
+func decodeExact(data []byte, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.UseNumber()
+	return dec.Decode(v)
 }
 
 func cmdEval(e env, args []string) int {
-	fs := flag.NewFlagSet("gochunk eval", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	var f evalFlags
-	f.register(fs)
-	var sweeps listFlag
-	fs.Var(&sweeps, "sweep", "`KEY=V1,V2,...`: evaluate every value (repeat for a grid), e.g. size=128,256,512")
-	asJSON := fs.Bool("json", false, "print the report as one JSON object")
-	csvPath := fs.String("csv", "", "also write the results as CSV to `FILE`")
-	htmlPath := fs.String("html", "", "also write a self-contained HTML report with charts to `FILE`")
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, `Usage: gochunk eval --dataset PATH [flags]
+	fs := flagSet(e, "gochunk eval", `Usage: gochunk eval --dataset PATH [flags]
 
 Chunks every document of the data set with each configuration, retrieves
 the top -k chunks for every question (BM25 by default, or dense retrieval
@@ -269,48 +169,71 @@ where the data set has gold boundaries or labels.
 
 Flags:
 `)
-		fs.PrintDefaults()
-	}
+	var f evalFlags
+	f.register(fs)
+	var sweeps listFlag
+	fs.Var(&sweeps, "sweep", "`KEY=V1,V2,...` or KEY=LO:HI:STEP: evaluate every value (repeat for a grid), e.g. size=128,256,512")
+	asJSON := fs.Bool("json", false, "print the report as one JSON object")
+	csvPath := fs.String("csv", "", "also write the results as CSV to `FILE`")
+	htmlPath := fs.String("html", "", "also write a self-contained HTML report with charts to `FILE`")
 	if _, code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
-	ctx := e.ctx
-	cands, err := f.expand(sweeps)
+	rep, _, err := f.evaluate(e, sweeps, "--sweep")
 	if err != nil {
-		fmt.Fprintln(e.stderr, "gochunk eval:", err)
-		return exitCode(err)
+		return fail(e, "eval", err)
 	}
-	ds, opt, err := f.setup(ctx, e)
-	if err != nil {
-		fmt.Fprintln(e.stderr, "gochunk eval:", err)
-		return exitCode(err)
-	}
-	rep, err := f.run(ctx, e, ds, opt, cands)
-	if err != nil {
-		fmt.Fprintln(e.stderr, "gochunk eval:", err)
-		return exitCode(err)
-	}
-	if *csvPath != "" {
-		if err := writeReport(*csvPath, rep.WriteCSV); err != nil {
-			fmt.Fprintln(e.stderr, "gochunk eval:", err)
-			return exitInput
+	for _, out := range []struct {
+		path  string
+		write func(io.Writer) error
+	}{{*csvPath, rep.WriteCSV}, {*htmlPath, rep.WriteHTML}} {
+		if out.path == "" {
+			continue
 		}
-	}
-	if *htmlPath != "" {
-		if err := writeReport(*htmlPath, rep.WriteHTML); err != nil {
-			fmt.Fprintln(e.stderr, "gochunk eval:", err)
-			return exitInput
+		if err := writeReport(out.path, out.write); err != nil {
+			return fail(e, "eval", err)
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return exitInput
-		}
-		return exitOK
+		return writeJSON(e, rep)
 	}
 	if err := rep.WriteTable(e.stdout); err != nil {
+		return exitInput
+	}
+	return exitOK
+}
+
+// evaluate parses the axes, loads the data set and evaluates every
+// candidate.
+func (f *evalFlags) evaluate(e env, specs []string, flagName string) (*eval.Report, []eval.Candidate, error) {
+	var axes []eval.Axis
+	for _, s := range specs {
+		a, err := eval.ParseAxis(s)
+		if err != nil {
+			return nil, nil, usagef("%s %w", flagName, err)
+		}
+		axes = append(axes, a)
+	}
+	cands, err := f.candidates(axes)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.random > 0 && f.random < len(cands) {
+		f.shuffle(cands)
+		cands = cands[:f.random]
+	}
+	ds, opt, err := f.setup(e)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := f.run(e, ds, opt, cands)
+	return rep, cands, err
+}
+
+func writeJSON(e env, v any) int {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
 		return exitInput
 	}
 	return exitOK

@@ -29,6 +29,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"github.com/gochunk/gochunk"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; else
@@ -202,10 +204,21 @@ type usageError struct{ err error }
 func (u usageError) Error() string { return u.err.Error() }
 func (u usageError) Unwrap() error { return u.err }
 
+// usagef returns a usageError with a formatted message.
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// exitCode is exitUsage for an error of how gochunk was called or
+// configured, exitInput otherwise.
 func exitCode(err error) int {
 	var u usageError
-	if errors.As(err, &u) {
+	if errors.As(err, &u) || errors.Is(err, gochunk.ErrConfig) {
 		return exitUsage
 	}
 	return exitInput
+}
+
+// fail reports err of command cmd on stderr and returns its exit code.
+func fail(e env, cmd string, err error) int {
+	fmt.Fprintf(e.stderr, "gochunk %s: %v\n", cmd, err)
+	return exitCode(err)
 }

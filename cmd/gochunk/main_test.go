@@ -297,9 +297,8 @@ func TestLLMChunkersCLI(t *testing.T) {
 	if len(recs) < 2 {
 		t.Fatalf("%d chunks", len(recs))
 	}
-	llmMeta, _ := recs[0].Metadata["llm"].(map[string]any)
-	if llmMeta["calls"].(float64) < 1 || llmMeta["prompt_tokens"].(float64) < 42 {
-		t.Errorf("accounting %v", recs[0].Metadata)
+	if u := recs[0].Stats.LLM; u == nil || u.Calls < 1 || u.PromptTokens < 42 {
+		t.Errorf("accounting %+v", recs[0].Stats)
 	}
 	prop := fakeChat(t, `{"propositions": [{"text": "Cats purr.", "sources": [1]}]}`)
 	out, errs, code = runCmd(t, "", "chunk", "--chunker", "propositions", "--llm-url", prop.URL, "--llm-model", "m", path)

@@ -1,14 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
-	"os/signal"
+	"slices"
 	"strconv"
-	"syscall"
+	"strings"
 	"time"
 
 	"sigs.k8s.io/yaml"
@@ -16,158 +18,143 @@ import (
 	"github.com/gochunk/gochunk/server"
 )
 
-// serveFile is the config file of gochunk serve (JSON or YAML).
-type serveFile struct {
-	// The settings named as server.Config names them in JSON (addr,
-	// token, tokenizer, embedder, embed_url, onnx_*, llm_*, max_*).
-	server.Config
-	// Those given in other units.
-	Port                int   `json:"port"`
-	ReadTimeoutSeconds  int   `json:"read_timeout_seconds"`
-	WriteTimeoutSeconds int   `json:"write_timeout_seconds"`
-	RequestTimeoutSecs  int   `json:"request_timeout_seconds"`
-	ShutdownGraceSecs   int   `json:"shutdown_grace_seconds"`
-	BodyLimitBytes      int64 `json:"body_limit_bytes"`
+// refEnv are the environment variables of the reference server, by flag;
+// every other flag F of serve is read from GOCHUNK_F (upper case, "_" for
+// "-").
+var refEnv = map[string]string{"port": "PORT", "max-batch-tokens": "MAX_BATCH_TOKENS", "read-timeout": "READ_TIMEOUT_SECONDS",
+	"write-timeout": "WRITE_TIMEOUT_SECONDS", "request-timeout": "REQUEST_TIMEOUT_SECONDS", "shutdown-grace": "SHUTDOWN_GRACE_SECONDS",
+	"body-limit": "BODY_LIMIT_BYTES", "max-documents": "MAX_DOCUMENTS", "max-concurrent": "MAX_CONCURRENT"}
+
+func envName(flagName string) string {
+	if n, ok := refEnv[flagName]; ok {
+		return n
+	}
+	return "GOCHUNK_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// seconds is a flag of a duration given in seconds ("60") or with a unit
+// ("1m30s").
+type seconds struct{ d *time.Duration }
+
+func (s seconds) String() string {
+	if s.d == nil {
+		return ""
+	}
+	return strconv.FormatFloat(s.d.Seconds(), 'f', -1, 64)
+}
+
+func (s seconds) Set(v string) error {
+	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
+		*s.d = time.Duration(n * float64(time.Second))
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return fmt.Errorf("want seconds (60) or a duration (1m30s)")
+	}
+	*s.d = d
+	return nil
 }
 
 func cmdServe(e env, args []string) int {
-	fs := flag.NewFlagSet("gochunk serve", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	def := server.DefaultConfig()
-	var (
-		configPath = fs.String("config", "", "JSON or YAML `FILE` with the settings below (snake_case names, times in seconds)")
-		port       = fs.Int("port", 8080, "port to listen on (env PORT)")
-		addr       = fs.String("addr", "", "full listen address, e.g. 127.0.0.1:9000 (overrides --port)")
-		batch      = fs.Int("max-batch-tokens", def.MaxBatchTokens, "tokens per embedder call for chunk embeddings (env MAX_BATCH_TOKENS)")
-		readT      = fs.Int("read-timeout", 60, "seconds to read a request (env READ_TIMEOUT_SECONDS)")
-		writeT     = fs.Int("write-timeout", 60, "seconds to write an answer (env WRITE_TIMEOUT_SECONDS)")
-		reqT       = fs.Int("request-timeout", 60, "seconds of work allowed per request (env REQUEST_TIMEOUT_SECONDS)")
-		grace      = fs.Int("shutdown-grace", 30, "seconds in-flight requests may finish after SIGTERM (env SHUTDOWN_GRACE_SECONDS)")
-		bodyLimit  = fs.Int64("body-limit", def.BodyLimit, "largest request body in bytes (env BODY_LIMIT_BYTES)")
-		maxDocs    = fs.Int("max-documents", def.MaxDocuments, "documents per request (env MAX_DOCUMENTS)")
-		maxConc    = fs.Int("max-concurrent", def.MaxConcurrent, "requests served at once; more get 429 (env MAX_CONCURRENT)")
-		token      = fs.String("token", "", "bearer token required by the API (env GOCHUNK_TOKEN)")
-		tok        = fs.String("tokenizer", def.Tokenizer, "default size unit (env GOCHUNK_TOKENIZER)")
-		emb        = fs.String("embedder", def.Embedder, "embedder: lexical, static:MODEL, onnx:MODEL, openai:MODEL (env GOCHUNK_EMBEDDER)")
-		embURL     = fs.String("embed-url", "", "base URL for openai:MODEL (env GOCHUNK_EMBED_URL)")
-		onnxBack   = fs.String("onnx-backend", "go", "how onnx:MODEL runs: go (pure Go) or ort (ONNX Runtime; binaries built with -tags ORT) (env GOCHUNK_ONNX_BACKEND)")
-		onnxLib    = fs.String("onnx-library", "", "path of libonnxruntime for --onnx-backend ort (env GOCHUNK_ONNX_LIBRARY)")
-		onnxCUDA   = fs.Bool("onnx-cuda", false, "run --onnx-backend ort on a CUDA GPU (env GOCHUNK_ONNX_CUDA=1)")
-		onnxPool   = fs.String("onnx-pooling", "", "how onnx:MODEL pools token vectors: cls, mean or last; default: the model's configuration (env GOCHUNK_ONNX_POOLING)")
-		llmURL     = fs.String("llm-url", "", "base URL of the chat API of the LLM chunkers (env GOCHUNK_LLM_URL)")
-		llmModel   = fs.String("llm-model", "", "chat model of the LLM chunkers; none means they are refused (env GOCHUNK_LLM_MODEL)")
-		logLevel   = fs.String("log-level", "info", "debug, info, warn or error")
-	)
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, `Usage: gochunk serve [flags]
+	fs := flagSet(e, "gochunk serve", `Usage: gochunk serve [flags]
 
 Serves the HTTP API: POST /embed (the reference server's batch API),
 POST /v1/chunk, POST /v1/embeddings (OpenAI-compatible), GET /v1/chunkers,
 /healthz, /readyz, /metrics (Prometheus), /openapi.json. Settings come from
-the flags, then the environment, then --config, then the defaults. SIGTERM or
-SIGINT stops accepting and lets in-flight requests finish.
+the flags, then the environment (the reference server's PORT,
+MAX_BATCH_TOKENS, *_TIMEOUT_SECONDS, SHUTDOWN_GRACE_SECONDS,
+BODY_LIMIT_BYTES, MAX_DOCUMENTS, MAX_CONCURRENT; GOCHUNK_<FLAG> for the
+others, e.g. GOCHUNK_EMBEDDER), then --config, then the defaults. SIGTERM
+or SIGINT stops accepting and lets in-flight requests finish.
 
 Flags:
 `)
-		fs.PrintDefaults()
+	cfg := server.DefaultConfig()
+	var pf pipelineFlags
+	pf.registerResources(fs)
+	configPath := fs.String("config", "", "JSON or YAML `FILE` of settings: the flags' names (with - or _), e.g. {\"port\": 9000, \"embedder\": \"static:minishlab/potion-base-8M\"}")
+	port := fs.Int("port", 8080, "port to listen on")
+	fs.StringVar(&cfg.Addr, "addr", "", "full listen address, e.g. 127.0.0.1:9000 (overrides --port)")
+	for name, d := range map[string]*time.Duration{"read-timeout": &cfg.ReadTimeout, "write-timeout": &cfg.WriteTimeout,
+		"request-timeout": &cfg.RequestTimeout, "shutdown-grace": &cfg.ShutdownGrace} {
+		fs.Var(seconds{d}, name, fmt.Sprintf("seconds allowed for the %s (default %s)", strings.ReplaceAll(name, "-", " "), seconds{d}))
 	}
+	fs.Int64Var(&cfg.BodyLimit, "body-limit", cfg.BodyLimit, "largest request body in bytes")
+	fs.IntVar(&cfg.MaxDocuments, "max-documents", cfg.MaxDocuments, "documents per request")
+	fs.IntVar(&cfg.MaxConcurrent, "max-concurrent", cfg.MaxConcurrent, "requests served at once; more get 429")
+	fs.StringVar(&cfg.Token, "token", "", "bearer token required by the API")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	if _, code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
-	var file serveFile
-	if *configPath != "" {
-		data, err := os.ReadFile(*configPath)
-		if err == nil {
-			data, err = yaml.YAMLToJSON(data)
-		}
-		if err == nil {
-			dec := json.NewDecoder(bytesReader(data))
-			dec.DisallowUnknownFields()
-			err = dec.Decode(&file)
-		}
-		if err != nil {
-			fmt.Fprintln(e.stderr, "gochunk serve: config:", err)
-			return exitUsage
-		}
+	if err := settings(fs, *configPath); err != nil {
+		return fail(e, "serve", err)
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	bad := ""
-	// pick returns the flag when set, else the environment, else the file,
-	// else the flag's default.
-	pickInt := func(name, envName string, flagVal int, fileVal int) int {
-		if set[name] {
-			return flagVal
-		}
-		if v := os.Getenv(envName); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				bad = fmt.Sprintf("%s=%q is not a whole number", envName, v)
-			}
-			return n
-		}
-		if fileVal != 0 {
-			return fileVal
-		}
-		return flagVal
+	pcfg, err := pf.config(e)
+	if err != nil {
+		return fail(e, "serve", err)
 	}
-	pickStr := func(name, envName, flagVal, fileVal string) string {
-		if set[name] {
-			return flagVal
-		}
-		if v := os.Getenv(envName); v != "" {
-			return v
-		}
-		if fileVal != "" {
-			return fileVal
-		}
-		return flagVal
-	}
-	cfg := server.Config{
-		MaxBatchTokens: pickInt("max-batch-tokens", "MAX_BATCH_TOKENS", *batch, file.MaxBatchTokens),
-		ReadTimeout:    time.Duration(pickInt("read-timeout", "READ_TIMEOUT_SECONDS", *readT, file.ReadTimeoutSeconds)) * time.Second,
-		WriteTimeout:   time.Duration(pickInt("write-timeout", "WRITE_TIMEOUT_SECONDS", *writeT, file.WriteTimeoutSeconds)) * time.Second,
-		RequestTimeout: time.Duration(pickInt("request-timeout", "REQUEST_TIMEOUT_SECONDS", *reqT, file.RequestTimeoutSecs)) * time.Second,
-		ShutdownGrace:  time.Duration(pickInt("shutdown-grace", "SHUTDOWN_GRACE_SECONDS", *grace, file.ShutdownGraceSecs)) * time.Second,
-		BodyLimit:      int64(pickInt("body-limit", "BODY_LIMIT_BYTES", int(*bodyLimit), int(file.BodyLimitBytes))),
-		MaxDocuments:   pickInt("max-documents", "MAX_DOCUMENTS", *maxDocs, file.MaxDocuments),
-		MaxConcurrent:  pickInt("max-concurrent", "MAX_CONCURRENT", *maxConc, file.MaxConcurrent),
-		Token:          pickStr("token", "GOCHUNK_TOKEN", *token, file.Token),
-		Tokenizer:      pickStr("tokenizer", "GOCHUNK_TOKENIZER", *tok, file.Tokenizer),
-		Embedder:       pickStr("embedder", "GOCHUNK_EMBEDDER", *emb, file.Embedder),
-		EmbedURL:       pickStr("embed-url", "GOCHUNK_EMBED_URL", *embURL, file.EmbedURL),
-		ONNXBackend:    pickStr("onnx-backend", "GOCHUNK_ONNX_BACKEND", *onnxBack, file.ONNXBackend),
-		ONNXLibrary:    pickStr("onnx-library", "GOCHUNK_ONNX_LIBRARY", *onnxLib, file.ONNXLibrary),
-		ONNXPooling:    pickStr("onnx-pooling", "GOCHUNK_ONNX_POOLING", *onnxPool, file.ONNXPooling),
-		ONNXCUDA:       *onnxCUDA || !set["onnx-cuda"] && (os.Getenv("GOCHUNK_ONNX_CUDA") == "1" || file.ONNXCUDA),
-		LLMURL:         pickStr("llm-url", "GOCHUNK_LLM_URL", *llmURL, file.LLMURL),
-		LLMModel:       pickStr("llm-model", "GOCHUNK_LLM_MODEL", *llmModel, file.LLMModel),
-	}
-	p := pickInt("port", "PORT", *port, file.Port)
-	cfg.Addr = fmt.Sprintf(":%d", p)
-	if a := pickStr("addr", "GOCHUNK_ADDR", *addr, file.Addr); a != "" {
-		cfg.Addr = a
-	}
-	if bad != "" {
-		fmt.Fprintln(e.stderr, "gochunk serve:", bad)
-		return exitUsage
+	cfg.Pipeline = pcfg
+	if cfg.Addr == "" {
+		cfg.Addr = fmt.Sprintf(":%d", *port)
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		fmt.Fprintln(e.stderr, "gochunk serve: --log-level:", err)
-		return exitUsage
+		return fail(e, "serve", usagef("--log-level: %w", err))
 	}
 	log := slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: level}))
-	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	srv, err := server.New(ctx, cfg, log)
+	srv, err := server.New(e.ctx, cfg, log)
 	if err != nil {
-		fmt.Fprintln(e.stderr, "gochunk serve:", err)
-		return exitUsage
+		return fail(e, "serve", err)
 	}
-	if err := srv.ListenAndServe(ctx); err != nil {
-		fmt.Fprintln(e.stderr, "gochunk serve:", err)
-		return exitInput
+	if err := srv.ListenAndServe(e.ctx); err != nil {
+		return fail(e, "serve", err)
 	}
 	return exitOK
+}
+
+// settings sets the flags not given on the command line from the
+// environment, else from the config file at path.
+func settings(fs *flag.FlagSet, path string) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err == nil {
+			data, err = yaml.YAMLToJSON(data)
+		}
+		var file map[string]any
+		if err == nil {
+			dec := json.NewDecoder(bytes.NewReader(data))
+			dec.UseNumber()
+			err = dec.Decode(&file)
+		}
+		if err != nil {
+			return usagef("--config %s: %w", path, err)
+		}
+		for _, key := range slices.Sorted(maps.Keys(file)) {
+			name := strings.ReplaceAll(key, "_", "-")
+			if fs.Lookup(name) == nil || name == "config" {
+				var known []string
+				fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+				return usagef("--config %s: unknown setting %q (known: %s)", path, key, strings.Join(known, ", "))
+			}
+			if given[name] {
+				continue
+			}
+			if err := fs.Set(name, fmt.Sprint(file[key])); err != nil {
+				return usagef("--config %s: %s: %v", path, key, err)
+			}
+		}
+	}
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if v, ok := os.LookupEnv(envName(f.Name)); ok && !given[f.Name] && f.Name != "config" && err == nil {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = usagef("%s=%q: %v", envName(f.Name), v, e)
+			}
+		}
+	})
+	return err
 }

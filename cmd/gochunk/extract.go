@@ -1,0 +1,53 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/gochunk/gochunk/pipeline"
+)
+
+func cmdExtract(e env, args []string) int {
+	fs := flagSet(e, "gochunk extract", `Usage: gochunk extract [--elements] FILE
+
+Prints the text that chunk offsets of a non-text input refer to: for a PDF,
+its text blocks in reading order (columns detected; repeated headers and
+footers left out) joined by blank lines, exactly as the chunkers see it.
+With --elements, prints its layout elements instead, one JSON object per
+line: type, text, page, bbox (x0, y0, x1, y1, y down), page size, order,
+start and end offsets in the text, and excluded for headers and footers.
+Needs Poppler's pdftotext for PDFs.
+
+Flags:
+`)
+	elements := fs.Bool("elements", false, "print the layout elements as JSONL")
+	input := fs.String("input", "auto", "input kind: auto (by extension), pdf, elements (layout JSON) or text")
+	files, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
+	}
+	if len(files) != 1 {
+		return fail(e, "extract", usagef("give one FILE"))
+	}
+	pl, err := pipeline.New(e.ctx, pipeline.Config{Input: *input}, pipeline.Options{})
+	if err != nil {
+		return fail(e, "extract", err)
+	}
+	doc, err := pl.Load(e.ctx, pipeline.Source{Path: files[0], Reader: e.stdin})
+	defer doc.Release()
+	if err != nil {
+		return fail(e, "extract", err)
+	}
+	if !*elements {
+		io.WriteString(e.stdout, doc.Text)
+		return exitOK
+	}
+	enc := json.NewEncoder(e.stdout)
+	enc.SetEscapeHTML(false)
+	for _, el := range doc.Elements {
+		if err := enc.Encode(el); err != nil {
+			return exitInput
+		}
+	}
+	return exitOK
+}

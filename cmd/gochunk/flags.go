@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/pipeline"
+)
+
+// pipelineFlags are the flags every command that builds a pipeline shares
+// (chunk, inspect, bench, eval, tune, serve): one definition, so each knob
+// exists everywhere. They fill a pipeline.Config.
+type pipelineFlags struct {
+	cfg           pipeline.Config
+	size, overlap int
+	params        string // --config: a file of chunker parameters
+	llmJSON       bool
+	fs            *flag.FlagSet
+}
+
+// registerResources registers the flags of the tokenizer, the embedder and
+// the language model: what serve shares with the chunking commands.
+func (p *pipelineFlags) registerResources(fs *flag.FlagSet) {
+	p.fs = fs
+	c := &p.cfg
+	fs.StringVar(&c.Tokenizer, "tokenizer", "", "size unit: runes, words, bytes, cl100k_base, o200k_base or hf:PATH (a tokenizer.json); default: runes for rule-based chunkers, the embedder's tokenizer (else cl100k_base) for those that embed")
+	p.registerEmbedder(fs)
+	fs.IntVar(&c.BatchTokens, "max-batch-tokens", 0, fmt.Sprintf("tokens per embedder call when chunks are embedded (default %d)", embed.DefaultBatchTokens))
+	l := &c.LLM
+	fs.StringVar(&l.URL, "llm-url", "", "base URL of an OpenAI-compatible chat API for llm-split and propositions, e.g. http://localhost:11434/v1 (key from OPENAI_API_KEY)")
+	fs.StringVar(&l.Model, "llm-model", "", "chat model for llm-split and propositions")
+	fs.StringVar(&l.CacheDir, "llm-cache", "", "directory keeping the model's answers, so re-runs are free and identical")
+	fs.BoolVar(&p.llmJSON, "llm-json", true, "ask for schema-constrained JSON answers (servers that refuse are asked plainly)")
+	fs.DurationVar(&l.Timeout, "llm-timeout", 2*time.Minute, "time limit of one model request")
+}
+
+// registerEmbedder registers the flags that choose the embedder.
+func (p *pipelineFlags) registerEmbedder(fs *flag.FlagSet) {
+	p.fs = fs
+	e := &p.cfg.Embedder
+	fs.StringVar(&e.Name, "embedder", "lexical", "embedder: lexical (built in), static:MODEL (Model2Vec directory or hub id), onnx:MODEL, openai:MODEL")
+	fs.StringVar(&e.URL, "embed-url", "", "base URL of an OpenAI-compatible API for openai:MODEL (default https://api.openai.com/v1; key from OPENAI_API_KEY)")
+	fs.IntVar(&e.Dimensions, "embed-dimensions", 0, "ask an openai:MODEL for vectors of this length")
+	fs.StringVar(&e.CacheDir, "hf-cache", "", "Hugging Face cache directory for downloaded models (default $HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)")
+	fs.BoolVar(&e.Offline, "offline", false, "never download models (as HF_HUB_OFFLINE=1)")
+	fs.StringVar(&e.ONNXBackend, "onnx-backend", "go", "how onnx:MODEL runs: go (pure Go) or ort (ONNX Runtime: faster; needs a binary built with -tags ORT and libonnxruntime)")
+	fs.StringVar(&e.ONNXLibrary, "onnx-library", "", "path of libonnxruntime for --onnx-backend ort (default: the system's)")
+	fs.BoolVar(&e.ONNXCUDA, "onnx-cuda", false, "run --onnx-backend ort on a CUDA GPU")
+	fs.StringVar(&e.ONNXPooling, "onnx-pooling", "", "how onnx:MODEL pools token vectors: cls, mean or last (Qwen3-Embedding and other decoder models); default: the model's 1_Pooling/config.json")
+	fs.IntVar(&e.CacheEntries, "embed-cache", 0, "embeddings kept in memory (default 65536)")
+}
+
+// register registers the chunking flags, --config (a file of chunker
+// parameters) and registerResources'.
+func (p *pipelineFlags) register(fs *flag.FlagSet) {
+	p.registerChunking(fs)
+	fs.StringVar(&p.params, "config", "", "JSON or YAML `FILE` with chunker parameters (and optionally \"chunker\" and \"tokenizer\"); flags override it")
+}
+
+// registerChunking registers the flags of register but --config.
+func (p *pipelineFlags) registerChunking(fs *flag.FlagSet) {
+	p.registerResources(fs)
+	c := &p.cfg
+	fs.StringVar(&c.Chunker, "chunker", "recursive", "chunker `NAME` (see 'gochunk chunkers')")
+	fs.IntVar(&p.size, "size", 0, "maximum chunk size in tokens of --tokenizer (default: the chunker's)")
+	fs.IntVar(&p.overlap, "overlap", 0, "tokens repeated between consecutive chunks (default: the chunker's)")
+	fs.StringVar(&c.Input, "input", "auto", "input kind: auto (PDF by the .pdf extension, else text), text, pdf (needs Poppler's pdftotext), elements (layout JSON: gochunk, Unstructured, Docling, PyMuPDF)")
+	fs.Func("invalid-utf8", "what to do with invalid UTF-8: reject (an error; the default) or repair (replace with U+FFFD; offsets refer to the repaired text)", func(v string) error {
+		c.InvalidUTF8 = gochunk.InvalidUTF8Policy(v)
+		return nil
+	})
+}
+
+// embedder returns the embedder configuration, drawing download progress
+// on stderr when it is a terminal.
+func (p *pipelineFlags) embedder(e env) pipeline.EmbedderConfig {
+	c := p.cfg.Embedder
+	if e.stderrTTY {
+		var mu sync.Mutex
+		c.Progress = func(done, total int64, file string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if total > 0 {
+				fmt.Fprintf(e.stderr, "\rdownloading %s: %.1f / %.1f MB", file, float64(done)/1e6, float64(total)/1e6)
+				if done >= total {
+					fmt.Fprintln(e.stderr)
+				}
+			}
+		}
+	}
+	return c
+}
+
+func (p *pipelineFlags) set(name string) bool {
+	found := false
+	p.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
+// config returns the configuration of the flags and the --config file.
+func (p *pipelineFlags) config(e env) (pipeline.Config, error) {
+	c := p.cfg
+	c.LLM.PlainAnswers = !p.llmJSON
+	c.Embedder = p.embedder(e)
+	params := map[string]any{}
+	if p.params != "" {
+		var err error
+		if params, err = readParams(p.params); err != nil {
+			return c, err
+		}
+	}
+	if v, ok := params["chunker"].(string); ok && !p.set("chunker") {
+		c.Chunker = v
+	}
+	if v, ok := params["tokenizer"].(string); ok && !p.set("tokenizer") {
+		c.Tokenizer = v
+	}
+	delete(params, "chunker")
+	delete(params, "tokenizer")
+	if p.set("size") {
+		params["size"] = p.size
+	}
+	if p.set("overlap") {
+		params["overlap"] = p.overlap
+	}
+	raw, err := json.Marshal(params)
+	c.Params = raw
+	return c, err
+}
+
+// build returns the pipeline of the flags.
+func (p *pipelineFlags) build(e env) (*pipeline.Pipeline, error) {
+	cfg, err := p.config(e)
+	if err != nil {
+		return nil, err
+	}
+	return newPipeline(e.ctx, cfg)
+}
+
+// newPipeline builds cfg, naming the flags to give when a chunker lacks
+// its model.
+func newPipeline(ctx context.Context, cfg pipeline.Config) (*pipeline.Pipeline, error) {
+	pl, err := pipeline.New(ctx, cfg, pipeline.Options{})
+	if errors.Is(err, pipeline.ErrNoModel) {
+		err = fmt.Errorf("%w: give --llm-model (and --llm-url for a server other than OpenAI)", err)
+	}
+	return pl, err
+}
+
+// readParams reads a JSON or YAML object of parameters; numbers stay exact
+// (json.Number), so a seed of 2^53+1 is not rounded.
+func readParams(path string) (map[string]any, error) {
+	data, err := os.ReadFile(path)
+	if err == nil {
+		data, err = yaml.YAMLToJSON(data)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: --config %s: %w", gochunk.ErrConfig, path, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var params map[string]any
+	if err := dec.Decode(&params); err != nil || params == nil {
+		return nil, fmt.Errorf("%w: --config %s: want an object of parameters", gochunk.ErrConfig, path)
+	}
+	return params, nil
+}
+
+// pipelineSource is the source of input name ("-": standard input).
+func pipelineSource(e env, name string) pipeline.Source {
+	return pipeline.Source{Path: name, Reader: e.stdin, Metadata: map[string]any{"source": name}}
+}

@@ -1,0 +1,182 @@
+package eval
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Candidate is one chunker configuration of a comparison or a parameter
+// search.
+type Candidate struct {
+	// Name labels the candidate in reports: the chunker and the values
+	// that differ between candidates.
+	Name      string
+	Chunker   string
+	Tokenizer string
+	// Params are the chunker's parameters; numbers may be json.Number, so
+	// they keep their exact value.
+	Params map[string]any
+}
+
+// Axis is a parameter to vary and its values. The keys "chunker" and
+// "tokenizer" vary those instead of a parameter.
+type Axis struct {
+	Key    string
+	Values []any
+}
+
+// ParseAxis parses "KEY=V1,V2,..." (values are JSON numbers or booleans
+// where they parse as such, strings otherwise) or "KEY=LO:HI:STEP", an
+// inclusive numeric range.
+func ParseAxis(s string) (Axis, error) {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" || v == "" {
+		return Axis{}, fmt.Errorf("%q: want KEY=V1,V2,... or KEY=LO:HI:STEP", s)
+	}
+	if parts := strings.Split(v, ":"); len(parts) == 3 {
+		var r [3]float64
+		for i, p := range parts {
+			x, err := strconv.ParseFloat(p, 64)
+			if err != nil {
+				return Axis{}, fmt.Errorf("%q: %q is not a number", s, p)
+			}
+			r[i] = x
+		}
+		lo, hi, step := r[0], r[1], r[2]
+		if step <= 0 || hi < lo || (hi-lo)/step > 10000 {
+			return Axis{}, fmt.Errorf("%q: want LO ≤ HI and a positive STEP giving at most 10000 values", s)
+		}
+		a := Axis{Key: k}
+		for x := lo; x <= hi+step*1e-9; x += step {
+			if x == float64(int(x)) {
+				a.Values = append(a.Values, int(x))
+			} else {
+				a.Values = append(a.Values, x)
+			}
+		}
+		return a, nil
+	}
+	a := Axis{Key: k}
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		dec := json.NewDecoder(strings.NewReader(part))
+		dec.UseNumber()
+		var x any
+		if err := dec.Decode(&x); err != nil || dec.More() {
+			x = part
+		}
+		a.Values = append(a.Values, x)
+	}
+	return a, nil
+}
+
+// Grid returns every base candidate combined with every combination of
+// the axes' values (their cartesian product), each named by its chunker
+// and the values that vary between candidates, then size and overlap.
+func Grid(bases []Candidate, axes []Axis) []Candidate {
+	varying := map[string]bool{}
+	if len(bases) > 1 {
+		varying["chunker"] = true
+	}
+	combos := []map[string]any{{}}
+	for _, a := range axes {
+		varying[a.Key] = true
+		var next []map[string]any
+		for _, c := range combos {
+			for _, v := range a.Values {
+				m := maps.Clone(c)
+				m[a.Key] = v
+				next = append(next, m)
+			}
+		}
+		combos = next
+	}
+	var out []Candidate
+	for _, b := range bases {
+		for _, combo := range combos {
+			c := b
+			c.Params = maps.Clone(b.Params)
+			if c.Params == nil {
+				c.Params = map[string]any{}
+			}
+			for k, v := range combo {
+				switch k {
+				case "chunker":
+					c.Chunker = fmt.Sprint(v)
+				case "tokenizer":
+					c.Tokenizer = fmt.Sprint(v)
+				default:
+					c.Params[k] = v
+				}
+			}
+			out = append(out, c)
+		}
+	}
+	keys := slices.Sorted(maps.Keys(varying))
+	for _, extra := range []string{"size", "overlap"} {
+		if !varying[extra] {
+			keys = append(keys, extra)
+		}
+	}
+	for i := range out {
+		out[i].Name = out[i].label(keys)
+	}
+	return out
+}
+
+func (c Candidate) label(keys []string) string {
+	parts := []string{c.Chunker}
+	for _, k := range keys {
+		switch k {
+		case "chunker":
+		case "tokenizer":
+			parts = append(parts, "tokenizer="+c.Tokenizer)
+		default:
+			if v, ok := c.Params[k]; ok {
+				b, _ := json.Marshal(v)
+				parts = append(parts, k+"="+strings.Trim(string(b), `"`))
+			}
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// Metric returns the overall metric named recall, precision,
+// precision_omega or iou.
+func (m Metrics) Metric(name string) (float64, bool) {
+	switch name {
+	case "recall":
+		return m.Recall, true
+	case "precision":
+		return m.Precision, true
+	case "precision_omega":
+		return m.PrecisionOmega, true
+	case "iou":
+		return m.IoU, true
+	}
+	return 0, false
+}
+
+// Best returns the index of the configuration of r with the highest
+// objective metric among those whose recall is at least minRecall, and
+// the indexes of all configurations from best to worst; best is -1 when
+// none reaches minRecall.
+func (r *Report) Best(objective string, minRecall float64) (best int, order []int) {
+	order = make([]int, len(r.Configs))
+	for i := range order {
+		order[i] = i
+	}
+	score := func(i int) float64 { v, _ := r.Configs[i].Overall.Metric(objective); return v }
+	sort.SliceStable(order, func(a, b int) bool { return score(order[a]) > score(order[b]) })
+	for _, i := range order {
+		if r.Configs[i].Overall.Recall >= minRecall {
+			return i, order
+		}
+	}
+	return -1, order
+}

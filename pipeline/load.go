@@ -1,0 +1,178 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"unsafe"
+
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/mapfile"
+	"github.com/gochunk/gochunk/layout"
+)
+
+// Source is one input to load: a file (Path), a stream (Reader), or a
+// document already in memory (Text, Elements or PDF).
+type Source struct {
+	// ID names the document in errors and records; empty means Path.
+	ID string
+	// Path is a file to read; "-" (or empty, with Reader set) means
+	// Reader. Large files are memory-mapped, not copied.
+	Path string
+	// Reader is read when Path is "-" or empty.
+	Reader io.Reader
+	// Kind is auto, text, pdf or elements; empty means the pipeline's
+	// Config.Input.
+	Kind string
+	// Text, Elements and PDF hold a document in memory: text (with its
+	// layout elements, if any), layout elements alone (the text is
+	// assembled from them), or a PDF file's bytes. They take precedence
+	// over Path and Reader.
+	Text     string
+	Elements []gochunk.Element
+	PDF      []byte
+	// Metadata is carried along (chunkers may read hints from it, such as
+	// the code chunker's "language").
+	Metadata map[string]any
+	// Progress, when set, hears how many pages of a PDF were read.
+	Progress func(done, total int)
+}
+
+// Loaded is a document ready to chunk.
+type Loaded struct {
+	gochunk.Document
+	// Warning, when not empty, says what loading changed (invalid UTF-8
+	// repaired).
+	Warning string
+	release func() error
+}
+
+// Release frees the input the document's text may point into (a
+// memory-mapped file): call it once the document and its chunks' texts
+// are no longer used. Records built before keep their own copies only
+// where they were encoded.
+func (l *Loaded) Release() {
+	if l.release != nil {
+		l.release()
+		l.release = nil
+	}
+}
+
+// Load reads src as a document. A PDF needs Poppler's pdftotext; its
+// temporary copy (for a PDF from a stream or memory) is removed when Load
+// returns, also when ctx is cancelled.
+func (p *Pipeline) Load(ctx context.Context, src Source) (Loaded, error) {
+	id := src.ID
+	if id == "" {
+		id = src.Path
+	}
+	out := Loaded{Document: gochunk.Document{ID: id, Metadata: src.Metadata}}
+	kind := src.Kind
+	if kind == "" {
+		kind = p.cfg.Input
+	}
+	switch {
+	case src.PDF != nil:
+		kind = "pdf"
+	case src.Elements != nil || src.Text != "" || src.Path == "" && src.Reader == nil:
+		kind = "memory"
+	case kind == "" || kind == "auto":
+		kind = "text"
+		if strings.EqualFold(filepath.Ext(src.Path), ".pdf") {
+			kind = "pdf"
+		}
+	}
+	var err error
+	switch kind {
+	case "memory":
+		out.Text, out.Elements = src.Text, src.Elements
+		if src.Text == "" {
+			if err = layout.Validate(src.Elements); err == nil {
+				out.Text, out.Elements = layout.Assemble(src.Elements)
+			}
+		}
+		err = p.prepare(&out, err)
+	case "pdf":
+		var els []gochunk.Element
+		popt := layout.PDFOptions{Progress: src.Progress}
+		switch {
+		case src.PDF != nil:
+			els, err = layout.ExtractPDFReader(ctx, bytes.NewReader(src.PDF), popt)
+		case src.Path == "-" || src.Path == "":
+			els, err = layout.ExtractPDFReader(ctx, src.Reader, popt)
+		default:
+			els, err = layout.ExtractPDF(ctx, src.Path, popt)
+		}
+		if err == nil {
+			out.Text, out.Elements = layout.Assemble(els)
+		}
+	case "elements":
+		var data string
+		var free func() error
+		data, free, err = read(src)
+		if err == nil {
+			var els []gochunk.Element
+			if els, err = layout.ParseElements([]byte(data)); err == nil {
+				out.Text, out.Elements = layout.Assemble(els)
+			}
+		}
+		free() // the elements are parsed into new strings
+	case "text":
+		out.Text, out.release, err = read(src)
+		err = p.prepare(&out, err)
+	default:
+		err = configError("input", kind, "want auto, text, pdf or elements")
+	}
+	if err != nil {
+		out.Release()
+		return Loaded{}, err
+	}
+	return out, nil
+}
+
+// prepare applies the invalid-UTF-8 policy to a loaded text.
+func (p *Pipeline) prepare(l *Loaded, err error) error {
+	if err != nil {
+		return err
+	}
+	text, repaired, err := gochunk.PrepareText(l.Text, p.cfg.InvalidUTF8)
+	if err != nil {
+		return err
+	}
+	l.Text = text
+	if repaired {
+		l.Warning = "invalid UTF-8 replaced with U+FFFD; offsets refer to the repaired text"
+	}
+	return nil
+}
+
+// read returns the bytes of a file or stream source as a string, without
+// copying a memory-mapped file, and the function that releases them.
+func read(src Source) (string, func() error, error) {
+	var data []byte
+	free := func() error { return nil }
+	var err error
+	if src.Path == "-" || src.Path == "" {
+		if src.Reader == nil {
+			return "", free, fmt.Errorf("read: no input: give a path or a reader")
+		}
+		data, err = io.ReadAll(src.Reader)
+	} else {
+		data, free, err = mapfile.Read(src.Path)
+		if free == nil {
+			free = func() error { return nil }
+		}
+	}
+	if err != nil {
+		return "", free, fmt.Errorf("read: %w", err)
+	}
+	if len(data) == 0 {
+		return "", free, nil
+	}
+	// The bytes are never written: use them as the string, without a copy
+	// of the whole input.
+	return unsafe.String(unsafe.SliceData(data), len(data)), free, nil
+}

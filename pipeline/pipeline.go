@@ -1,0 +1,322 @@
+// Package pipeline is gochunk's one path from a configuration to records:
+// load a document (text, standard input, a PDF, layout elements), chunk it
+// with a registered chunker, refine the chunks (embeddings batched by a
+// token budget) and hand out records (package record). The command line,
+// the HTTP server and the evaluation build their work from a Config the
+// same way, so a configuration gives the same records wherever it runs.
+//
+// A Pipeline is safe for concurrent use: build it once, run it on many
+// documents.
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/chunkers"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/llm"
+	"github.com/gochunk/gochunk/tokenize"
+)
+
+// Config says what a pipeline does. Its zero value chunks text with the
+// recursive chunker at its defaults, sizes in runes, and the built-in
+// lexical embedder for chunkers that embed. It decodes from JSON (the
+// names in the field tags), so it can live in a configuration file.
+type Config struct {
+	// Chunker names a chunker of chunkers.New (see `gochunk chunkers`);
+	// empty means "recursive".
+	Chunker string `json:"chunker,omitempty"`
+	// Params are the chunker's parameters, a JSON object. They stay JSON
+	// until the chunker decodes them, so numbers keep their exact value
+	// and a bad one is reported by name (chunkers.ParamError).
+	Params json.RawMessage `json:"config,omitempty"`
+	// Tokenizer is the size unit (see tokenize.New); empty means the
+	// chunker's default (chunkers.DefaultCounter).
+	Tokenizer string `json:"tokenizer,omitempty"`
+	// Embedder serves the chunkers that embed and EmbedChunks.
+	Embedder EmbedderConfig `json:"embedder"`
+	// LLM serves the chunkers that ask a language model.
+	LLM LLMConfig `json:"llm"`
+	// Input is the kind of the inputs Load reads when a Source names
+	// none: auto (PDF by the .pdf extension, else text), text, pdf or
+	// elements (layout JSON). Empty means auto.
+	Input string `json:"input,omitempty"`
+	// InvalidUTF8 says what Load does with text that is not UTF-8:
+	// reject it (the default) or repair it (offsets then refer to the
+	// repaired text).
+	InvalidUTF8 gochunk.InvalidUTF8Policy `json:"invalid_utf8,omitempty"`
+	// Trace asks chunkers that explain themselves (gochunk.Tracer) for
+	// their trace, returned in Result.Trace.
+	Trace bool `json:"trace,omitempty"`
+	// EmbedChunks adds each chunk's embedding to its result.
+	EmbedChunks bool `json:"embed_chunks,omitempty"`
+	// BatchTokens bounds the tokens of one embedder call when chunks are
+	// embedded; 0 means embed.DefaultBatchTokens.
+	BatchTokens int `json:"batch_tokens,omitempty"`
+}
+
+// EmbedderConfig chooses and configures the embedder (see embed.New).
+type EmbedderConfig struct {
+	// Name is lexical (built in; the default), static:MODEL, onnx:MODEL
+	// or openai:MODEL.
+	Name string `json:"name,omitempty"`
+	// URL is the base URL of an openai:MODEL's API.
+	URL string `json:"url,omitempty"`
+	// Dimensions asks an openai:MODEL for vectors of this length.
+	Dimensions int `json:"dimensions,omitempty"`
+	// CacheDir is the Hugging Face cache of downloaded models.
+	CacheDir string `json:"hf_cache,omitempty"`
+	// Offline forbids downloads.
+	Offline bool `json:"offline,omitempty"`
+	// ONNXBackend, ONNXLibrary, ONNXCUDA and ONNXPooling choose how an
+	// onnx:MODEL runs (see embed.Options).
+	ONNXBackend string `json:"onnx_backend,omitempty"`
+	ONNXLibrary string `json:"onnx_library,omitempty"`
+	ONNXCUDA    bool   `json:"onnx_cuda,omitempty"`
+	ONNXPooling string `json:"onnx_pooling,omitempty"`
+	// CacheEntries bounds the in-memory cache of embeddings; 0 means
+	// embed.CacheOptions' default.
+	CacheEntries int `json:"cache_entries,omitempty"`
+	// Progress, when set, receives model download progress.
+	Progress func(done, total int64, file string) `json:"-"`
+}
+
+// LLMConfig configures the chat model of the LLM chunkers (see llm.New).
+type LLMConfig struct {
+	// URL is the base URL of an OpenAI-compatible chat API (default
+	// OpenAI's; the key comes from OPENAI_API_KEY).
+	URL string `json:"url,omitempty"`
+	// Model is the chat model; the LLM chunkers fail to build without one.
+	Model string `json:"model,omitempty"`
+	// CacheDir keeps the model's answers, so re-runs are free and
+	// identical.
+	CacheDir string `json:"cache_dir,omitempty"`
+	// PlainAnswers asks for plain answers instead of schema-constrained
+	// JSON (servers that refuse schemas are asked plainly anyway).
+	PlainAnswers bool `json:"plain_answers,omitempty"`
+	// Timeout bounds one model request; 0 means two minutes.
+	Timeout time.Duration `json:"timeout,omitempty"`
+}
+
+// Options are the parts of a pipeline a caller may give already built,
+// shared between pipelines (the server builds its embedder once).
+type Options struct {
+	// Embedder, when set, is used instead of building one from
+	// Config.Embedder.
+	Embedder gochunk.Embedder
+	// LLM, when set, is used instead of building a client from
+	// Config.LLM.
+	LLM *llm.Client
+}
+
+// Pipeline is a configuration made ready to run: its chunker built, its
+// tokenizer, embedder and model loaded (the embedder only when something
+// uses it).
+type Pipeline struct {
+	cfg     Config
+	spec    chunkers.Spec
+	chunker gochunk.Chunker
+	counter tokenize.Counter
+	res     *resources
+}
+
+// resources are what pipelines derived with With share.
+type resources struct {
+	reg *chunkers.Registry
+	cfg Config
+
+	embedOnce sync.Once
+	embedder  gochunk.Embedder
+	embedErr  error
+
+	llmOnce sync.Once
+	llm     *llm.Client
+	llmErr  error
+
+	mu       sync.Mutex
+	counters map[string]tokenize.Counter
+}
+
+// New builds the pipeline cfg describes. A configuration that cannot work
+// (an unknown chunker or tokenizer, a bad parameter, an LLM chunker without
+// a model) gives an error wrapping gochunk.ErrConfig.
+func New(ctx context.Context, cfg Config, opt Options) (*Pipeline, error) {
+	if cfg.Chunker == "" {
+		cfg.Chunker = "recursive"
+	}
+	switch cfg.Input {
+	case "", "auto", "text", "pdf", "elements":
+	default:
+		return nil, configError("input", cfg.Input, "want auto, text, pdf or elements")
+	}
+	switch cfg.InvalidUTF8 {
+	case "":
+		cfg.InvalidUTF8 = gochunk.Reject
+	case gochunk.Reject, gochunk.Repair:
+	default:
+		return nil, configError("invalid_utf8", string(cfg.InvalidUTF8), "want reject or repair")
+	}
+	if cfg.BatchTokens < 0 {
+		return nil, configError("batch_tokens", fmt.Sprint(cfg.BatchTokens), "want a positive number of tokens, or 0 for the default")
+	}
+	if cfg.BatchTokens == 0 {
+		cfg.BatchTokens = embed.DefaultBatchTokens
+	}
+	res := &resources{reg: chunkers.New(), cfg: cfg, counters: map[string]tokenize.Counter{}}
+	if opt.Embedder != nil {
+		res.embedOnce.Do(func() { res.embedder = opt.Embedder })
+	}
+	if opt.LLM != nil {
+		res.llmOnce.Do(func() { res.llm = opt.LLM })
+	}
+	return res.build(ctx, cfg)
+}
+
+// With returns a pipeline like p but with another chunker, parameters and
+// tokenizer (empty chunker: "recursive"; empty tokenizer: the chunker's
+// default unit). It shares p's embedder, model and loaded tokenizers, so it
+// is cheap: the server derives one per request.
+func (p *Pipeline) With(ctx context.Context, chunker string, params json.RawMessage, tokenizer string) (*Pipeline, error) {
+	cfg := p.cfg
+	cfg.Chunker, cfg.Params, cfg.Tokenizer = chunker, params, tokenizer
+	if cfg.Chunker == "" {
+		cfg.Chunker = "recursive"
+	}
+	return p.res.build(ctx, cfg)
+}
+
+func (r *resources) build(ctx context.Context, cfg Config) (*Pipeline, error) {
+	spec, ok := r.reg.Lookup(cfg.Chunker)
+	if !ok {
+		return nil, fmt.Errorf("%w: unknown chunker %q (known: %s)", gochunk.ErrConfig, cfg.Chunker, strings.Join(r.reg.Names(), ", "))
+	}
+	var env chunkers.Env
+	var err error
+	if spec.Embeds {
+		if env.Embedder, err = r.embed(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if spec.UsesLLM {
+		if env.LLM, err = r.model(); err != nil {
+			return nil, fmt.Errorf("chunker %q: %w", cfg.Chunker, err)
+		}
+	}
+	if env.Counter, err = r.counter(cfg.Tokenizer, spec, env.Embedder); err != nil {
+		return nil, err
+	}
+	ch, err := r.reg.New(cfg.Chunker, cfg.Params, env)
+	if err != nil {
+		return nil, err
+	}
+	return &Pipeline{cfg: cfg, spec: spec, chunker: ch, counter: env.Counter, res: r}, nil
+}
+
+// counter returns the tokenizer named name, or the chunker's default unit
+// when name is empty, loading each once.
+func (r *resources) counter(name string, spec chunkers.Spec, em gochunk.Embedder) (tokenize.Counter, error) {
+	key := name
+	if key == "" {
+		key = "default:" + chunkers.DefaultUnit(spec)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c, ok := r.counters[key]; ok {
+		return c, nil
+	}
+	var c tokenize.Counter
+	var err error
+	if name == "" {
+		c, err = chunkers.DefaultCounter(spec, em)
+	} else {
+		c, err = tokenize.New(name)
+	}
+	if err != nil {
+		if errors.Is(err, tokenize.ErrUnknown) || strings.HasPrefix(name, "hf:") {
+			return nil, fmt.Errorf("%w: tokenizer: %w", gochunk.ErrConfig, err)
+		}
+		return nil, fmt.Errorf("tokenizer: %w", err)
+	}
+	r.counters[key] = c
+	return c, nil
+}
+
+// embed returns the embedder, building it on first use.
+func (r *resources) embed(ctx context.Context) (gochunk.Embedder, error) {
+	r.embedOnce.Do(func() {
+		r.embedder, r.embedErr = NewEmbedder(ctx, r.cfg.Embedder)
+	})
+	return r.embedder, r.embedErr
+}
+
+// model returns the chat client, building it on first use.
+func (r *resources) model() (*llm.Client, error) {
+	r.llmOnce.Do(func() {
+		c := r.cfg.LLM
+		if c.Model == "" {
+			r.llmErr = fmt.Errorf("%w: %w", gochunk.ErrConfig, ErrNoModel)
+			return
+		}
+		if c.Timeout == 0 {
+			c.Timeout = 2 * time.Minute
+		}
+		r.llm, r.llmErr = llm.New(llm.Config{BaseURL: c.URL, Model: c.Model, CacheDir: c.CacheDir, JSONMode: !c.PlainAnswers, Timeout: c.Timeout})
+		if r.llmErr != nil {
+			r.llmErr = fmt.Errorf("%w: LLM: %w", gochunk.ErrConfig, r.llmErr)
+		}
+	})
+	return r.llm, r.llmErr
+}
+
+// NewEmbedder builds the embedder cfg names, behind an in-memory cache of
+// embeddings. A name New does not know gives an error wrapping
+// gochunk.ErrConfig and embed.ErrName.
+func NewEmbedder(ctx context.Context, cfg EmbedderConfig) (gochunk.Embedder, error) {
+	name := cfg.Name
+	if name == "" {
+		name = "lexical"
+	}
+	em, err := embed.New(ctx, name, embed.Options{BaseURL: cfg.URL, Dimensions: cfg.Dimensions, CacheDir: cfg.CacheDir,
+		Offline: cfg.Offline, Progress: cfg.Progress, ONNXBackend: cfg.ONNXBackend, ONNXRuntimeLibrary: cfg.ONNXLibrary,
+		ONNXCUDA: cfg.ONNXCUDA, ONNXPooling: cfg.ONNXPooling})
+	if err != nil {
+		if errors.Is(err, embed.ErrName) {
+			return nil, fmt.Errorf("%w: embedder: %w", gochunk.ErrConfig, err)
+		}
+		return nil, fmt.Errorf("embedder: %w", err)
+	}
+	return embed.NewCached(em, embed.CacheOptions{Entries: cfg.CacheEntries}), nil
+}
+
+// ErrNoModel reports an LLM chunker in a configuration without a chat
+// model (LLMConfig.Model). It is wrapped with gochunk.ErrConfig.
+var ErrNoModel = errors.New("the LLM chunkers need a chat model, and none is configured")
+
+func configError(param, value, want string) error {
+	return fmt.Errorf("%w: %s %q: %s", gochunk.ErrConfig, param, value, want)
+}
+
+// Config returns the pipeline's configuration, defaults filled in.
+func (p *Pipeline) Config() Config { return p.cfg }
+
+// Chunker returns the chunker.
+func (p *Pipeline) Chunker() gochunk.Chunker { return p.chunker }
+
+// Spec returns the chunker's registry entry.
+func (p *Pipeline) Spec() chunkers.Spec { return p.spec }
+
+// Counter returns the size unit chunks are measured in.
+func (p *Pipeline) Counter() tokenize.Counter { return p.counter }
+
+// Embedder returns the embedder, building it on first use.
+func (p *Pipeline) Embedder(ctx context.Context) (gochunk.Embedder, error) { return p.res.embed(ctx) }
+
+// Names returns the names of the chunkers a Config may name.
+func Names() []string { return chunkers.New().Names() }

@@ -1,0 +1,131 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/record"
+)
+
+// Result is one document's chunks and what the pipeline added to them.
+type Result struct {
+	// Source is the document's id, the source of its records.
+	Source string
+	Chunks []gochunk.Chunk
+	// Embeddings holds each chunk's embedding when Config.EmbedChunks is
+	// set (Run or Embed filled them in).
+	Embeddings [][]float32
+	// Trace is the chunker's explanation when Config.Trace is set and the
+	// chunker is a gochunk.Tracer.
+	Trace *gochunk.Trace
+}
+
+// Chunk chunks doc, with the chunker's trace when Config.Trace asks for it,
+// and does not embed.
+func (p *Pipeline) Chunk(ctx context.Context, doc gochunk.Document) (Result, error) {
+	r := Result{Source: doc.ID}
+	var err error
+	if tr, ok := p.chunker.(gochunk.Tracer); ok && p.cfg.Trace {
+		r.Chunks, r.Trace, err = tr.ChunkTrace(ctx, doc)
+	} else {
+		r.Chunks, err = p.chunker.Chunk(ctx, doc)
+	}
+	return r, err
+}
+
+// Run chunks doc and refines the chunks: with Config.EmbedChunks, each
+// gets its embedding.
+func (p *Pipeline) Run(ctx context.Context, doc gochunk.Document) (Result, error) {
+	r, err := p.Chunk(ctx, doc)
+	if err != nil || !p.cfg.EmbedChunks {
+		return r, err
+	}
+	if errs := p.Embed(ctx, []*Result{&r}); errs[0] != nil {
+		return r, errs[0]
+	}
+	return r, nil
+}
+
+// Offsets returns the byte offsets of doc's chunks, start and end of each
+// in turn, without building chunks where the chunker can (a
+// gochunk.Offsetter, such as fast).
+func (p *Pipeline) Offsets(ctx context.Context, doc gochunk.Document) ([]int, error) {
+	if o, ok := p.chunker.(gochunk.Offsetter); ok {
+		return o.Offsets(ctx, doc)
+	}
+	chunks, err := p.chunker.Chunk(ctx, doc)
+	if err != nil {
+		return nil, err
+	}
+	offsets := make([]int, 0, 2*len(chunks))
+	for _, c := range chunks {
+		offsets = append(offsets, c.Start(), c.End())
+	}
+	return offsets, nil
+}
+
+// Embed fills in the embeddings of the results' chunks, batching chunks of
+// all of them into embedder calls of at most Config.BatchTokens tokens (of
+// the chunks' unit). It returns one error per result, nil where every
+// chunk of the result got its vector.
+func (p *Pipeline) Embed(ctx context.Context, results []*Result) []error {
+	errs := make([]error, len(results))
+	em, err := p.Embedder(ctx)
+	if err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	var texts []string
+	var tokens []int
+	type ref struct{ result, chunk int }
+	var refs []ref
+	for i, r := range results {
+		r.Embeddings = make([][]float32, len(r.Chunks))
+		for j, c := range r.Chunks {
+			texts = append(texts, c.Text)
+			tokens = append(tokens, c.TokenCount)
+			refs = append(refs, ref{i, j})
+		}
+	}
+	embed.Batches(ctx, em, texts, tokens, p.cfg.BatchTokens, func(k int, v []float32, err error) {
+		at := refs[k]
+		if err != nil && errs[at.result] == nil {
+			errs[at.result] = fmt.Errorf("embed chunks: %w", err)
+		}
+		results[at.result].Embeddings[at.chunk] = v
+	})
+	return errs
+}
+
+// Records returns the result's chunks as records, embeddings included.
+func (r Result) Records() []record.Record {
+	out := make([]record.Record, len(r.Chunks))
+	for i, c := range r.Chunks {
+		out[i] = r.record(i, c)
+	}
+	return out
+}
+
+func (r Result) record(i int, c gochunk.Chunk) record.Record {
+	rec := record.FromChunk(c, r.Source)
+	if i < len(r.Embeddings) {
+		rec.Embedding = r.Embeddings[i]
+	}
+	return rec
+}
+
+// AppendJSONL appends the records of chunks [from, to) as JSON Lines to
+// dst (see record.AppendJSON).
+func (r Result) AppendJSONL(dst []byte, from, to int) ([]byte, error) {
+	var err error
+	for i := from; i < to; i++ {
+		if dst, err = record.AppendJSON(dst, r.record(i, r.Chunks[i])); err != nil {
+			return dst, fmt.Errorf("chunk %d: %w", i, err)
+		}
+	}
+	return dst, nil
+}
