@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -8,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gochunk/gochunk"
 )
 
 // Candidate is one chunker configuration of a comparison or a parameter
@@ -179,4 +182,35 @@ func (r *Report) Best(objective string, minRecall float64) (best int, order []in
 		}
 	}
 	return -1, order
+}
+
+// Build makes the chunker of a candidate and names its size unit.
+type Build func(ctx context.Context, c Candidate) (chunker gochunk.Chunker, tokenizer string, err error)
+
+// Compare evaluates every candidate on d, building each with build, and
+// returns the report. opt.Progress, when set, hears the questions scored
+// over all candidates.
+func Compare(ctx context.Context, d *Dataset, cands []Candidate, build Build, opt Options) (*Report, error) {
+	if opt.K <= 0 {
+		opt.K = 5
+	}
+	rep := &Report{Dataset: d.Name, Questions: len(d.Questions), Skipped: d.Skipped, K: opt.K}
+	progress := opt.Progress
+	for i, c := range cands {
+		ch, tok, err := build(ctx, c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		o := opt
+		if progress != nil {
+			o.Progress = func(done, total int) { progress(i*total+done, len(cands)*total) }
+		}
+		res, err := Evaluate(ctx, d, Config{Name: c.Name, Chunker: ch, ChunkerName: c.Chunker, Tokenizer: tok, Params: c.Params}, o)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		rep.Retriever = res.Retriever
+		rep.Configs = append(rep.Configs, res)
+	}
+	return rep, nil
 }

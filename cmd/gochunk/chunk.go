@@ -8,8 +8,6 @@ import (
 	"os"
 	"runtime"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/internal/progress"
 	"github.com/gochunk/gochunk/pipeline"
@@ -71,102 +69,47 @@ Flags:
 		defer f.Close()
 		traces = json.NewEncoder(f)
 	}
+	// The bar counts input bytes: a PDF's first half as its pages are
+	// read, the rest (or a text file's all) once chunked.
 	var total int64
-	for _, f := range files {
+	srcs := make([]pipeline.Source, len(files))
+	sizes, added := make([]int64, len(files)), make([]int64, len(files))
+	for i, f := range files {
 		if fi, err := os.Stat(f); err == nil && f != "-" {
-			total += fi.Size()
+			sizes[i] = fi.Size()
+			total += sizes[i]
 		}
 	}
 	bar := progress.New(e.stderr, "chunking", total, total > 0 && (*prog == "always" || *prog == "auto" && e.stderrTTY))
+	for i, f := range files {
+		srcs[i] = pipelineSource(e, f)
+		srcs[i].Progress = func(done, pages int) {
+			if want := sizes[i] * int64(done) / int64(max(pages, 1)) / 2; want > added[i] {
+				bar.Add(want - added[i])
+				added[i] = want
+			}
+		}
+	}
 	out := bufio.NewWriterSize(e.stdout, 1<<16)
 	w := &writer{e: e, out: out, traces: traces}
-
-	// A bounded window of files is in flight: a file is started only when
-	// fewer than 2×jobs files wait to be written, so memory does not grow
-	// with the number of files, and output stays in input order.
-	results := make([]chan result, len(files))
-	for i := range results {
-		results[i] = make(chan result, 1)
+	i := 0
+	err = pl.Stream(e.ctx, srcs, *jobs, offsetsOnly, func(it pipeline.Item) error {
+		bar.Add(sizes[i] - added[i])
+		i++
+		return w.write(it)
+	})
+	bar.Finish()
+	if ferr := out.Flush(); err == nil {
+		err = ferr
 	}
-	slots := make(chan struct{}, 2**jobs)
-	ctx := e.ctx
-	var workers errgroup.Group
-	workers.SetLimit(*jobs)
-	go func() {
-		for i, name := range files {
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				results[i] <- result{err: ctx.Err()}
-				continue
-			}
-			workers.Go(func() error {
-				results[i] <- chunkFile(e, pl, name, bar, offsetsOnly)
-				return nil
-			})
-		}
-	}()
-	for i, name := range files {
-		r := <-results[i]
-		if ctx.Err() != nil {
-			break
-		}
-		err := w.write(name, r)
-		r.loaded.Release() // the output holds copies now
-		<-slots
-		if err != nil {
-			fmt.Fprintln(e.stderr, "gochunk chunk: write:", err)
-			return exitInput
-		}
-	}
-	if ctx.Err() != nil {
-		out.Flush()
+	switch {
+	case e.ctx.Err() != nil:
 		fmt.Fprintln(e.stderr, "gochunk chunk: interrupted")
 		return exitInterrupted
-	}
-	workers.Wait()
-	bar.Finish()
-	if err := out.Flush(); err != nil {
-		fmt.Fprintln(e.stderr, "gochunk chunk: write:", err)
-		return exitInput
+	case err != nil:
+		return fail(e, "chunk", fmt.Errorf("write: %w", err))
 	}
 	return w.code
-}
-
-// result is one input's chunks (or offsets), or its error.
-type result struct {
-	loaded  pipeline.Loaded
-	res     pipeline.Result
-	offsets []int // with --output offsets: start and end of each chunk
-	err     error
-}
-
-// chunkFile loads and chunks one input. The bar counts input bytes: a
-// PDF's first half as its pages are read, the rest (or a text file's all)
-// once chunked.
-func chunkFile(e env, pl *pipeline.Pipeline, name string, bar *progress.Bar, offsetsOnly bool) result {
-	var size, added int64
-	if fi, err := os.Stat(name); err == nil && name != "-" {
-		size = fi.Size()
-	}
-	defer func() { bar.Add(size - added) }()
-	src := pipelineSource(e, name)
-	src.Progress = func(done, total int) {
-		if want := size * int64(done) / int64(max(total, 1)) / 2; want > added {
-			bar.Add(want - added)
-			added = want
-		}
-	}
-	var r result
-	if r.loaded, r.err = pl.Load(e.ctx, src); r.err != nil {
-		return r
-	}
-	if offsetsOnly {
-		r.offsets, r.err = pl.Offsets(e.ctx, r.loaded.Document)
-	} else {
-		r.res, r.err = pl.Run(e.ctx, r.loaded.Document)
-	}
-	return r
 }
 
 // writer writes the results of gochunk chunk in input order.
@@ -181,25 +124,26 @@ type writer struct {
 // write writes one input's records (or offsets, or trace) and reports its
 // problems; it returns an error only when writing failed, which ends the
 // command.
-func (w *writer) write(name string, r result) error {
-	if r.loaded.Warning != "" {
-		fmt.Fprintf(w.e.stderr, "gochunk chunk: %s: %s\n", name, r.loaded.Warning)
+func (w *writer) write(it pipeline.Item) error {
+	name := it.Source.Path
+	if it.Loaded.Warning != "" {
+		fmt.Fprintf(w.e.stderr, "gochunk chunk: %s: %s\n", name, it.Loaded.Warning)
 	}
-	if r.err != nil {
-		fmt.Fprintf(w.e.stderr, "gochunk chunk: %s: %v\n", name, r.err)
+	if it.Err != nil {
+		fmt.Fprintf(w.e.stderr, "gochunk chunk: %s: %v\n", name, it.Err)
 		w.code = max(w.code, exitInput)
 		return nil
 	}
-	if w.traces != nil && r.res.Trace != nil {
-		if err := w.traces.Encode(r.res.Trace); err != nil {
+	if w.traces != nil && it.Result.Trace != nil {
+		if err := w.traces.Encode(it.Result.Trace); err != nil {
 			return fmt.Errorf("--debug-out: %w", err)
 		}
 	}
-	for k := 0; k+1 < len(r.offsets); k += 2 {
-		w.line = record.AppendOffsets(w.line[:0], r.offsets[k], r.offsets[k+1])
+	for k := 0; k+1 < len(it.Offsets); k += 2 {
+		w.line = record.AppendOffsets(w.line[:0], it.Offsets[k], it.Offsets[k+1])
 		if _, err := w.out.Write(w.line); err != nil {
 			return err
 		}
 	}
-	return record.WriteJSONL(w.out, len(r.res.Chunks), r.res.AppendJSONL)
+	return record.WriteJSONL(w.out, len(it.Result.Chunks), it.Result.AppendJSONL)
 }

@@ -22,39 +22,9 @@ func TestServeBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping: builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "github.com/gochunk/gochunk")
-	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port), "MAX_BATCH_TOKENS=4096", "READ_TIMEOUT_SECONDS=30", "WRITE_TIMEOUT_SECONDS=30")
+	bin := buildBinary(t)
 	var logs bytes.Buffer
-	cmd.Stderr = &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := http.Get(base + "/readyz")
-		if err == nil && resp.StatusCode == 200 {
-			resp.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server not ready: %v\n%s", err, logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	cmd, base := startServe(t, bin, &logs, "MAX_BATCH_TOKENS=4096", "READ_TIMEOUT_SECONDS=30", "WRITE_TIMEOUT_SECONDS=30")
 	resp, err := http.Post(base+"/embed", "application/json", strings.NewReader(`{"documents":[{"id":"doc1","text":"First document text. These are separated by delimiters such as. Or? And!"}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -84,5 +54,48 @@ func TestServeBinary(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "shutting down") {
 		t.Errorf("no shutdown log:\n%s", logs.String())
+	}
+}
+
+// buildBinary builds the static binary as the Dockerfile does.
+func buildBinary(t testing.TB) string {
+	bin := filepath.Join(t.TempDir(), "gochunk")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startServe starts `bin serve` on a free loopback port, with the extra
+// environment env, and waits until it is ready; it returns the process and
+// the base URL. The process is killed when the test ends.
+func startServe(t testing.TB, bin string, logs *bytes.Buffer, env ...string) (*exec.Cmd, string) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(append(os.Environ(), fmt.Sprintf("PORT=%d", port)), env...)
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get(base + "/readyz")
+		if err == nil && resp.StatusCode == 200 {
+			resp.Body.Close()
+			return cmd, base
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server not ready: %v\n%s", err, logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -1,13 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/eval"
 	"github.com/gochunk/gochunk/internal/progress"
 	"github.com/gochunk/gochunk/pipeline"
@@ -107,47 +108,41 @@ func (f *evalFlags) candidates(axes []eval.Axis) ([]eval.Candidate, error) {
 	return eval.Grid(bases, axes), nil
 }
 
-// run evaluates the candidates and returns the report.
+// run evaluates the candidates and returns the report; the candidates'
+// pipelines share the first one's embedder and tokenizers.
 func (f *evalFlags) run(e env, ds *eval.Dataset, opt eval.Options, cands []eval.Candidate) (*eval.Report, error) {
-	rep := &eval.Report{Dataset: ds.Name, Questions: len(ds.Questions), Skipped: ds.Skipped, K: opt.K}
-	show := f.progress == "always" || f.progress == "auto" && e.stderrTTY
-	bar := progress.New(e.stderr, "evaluating", int64(len(cands)*len(ds.Questions)), show)
 	cfg, err := f.pf.config(e)
 	if err != nil {
 		return nil, err
 	}
+	show := f.progress == "always" || f.progress == "auto" && e.stderrTTY
+	bar := progress.New(e.stderr, "evaluating", int64(len(cands)*len(ds.Questions)), show)
+	defer bar.Finish()
+	last := 0
+	opt.Progress = func(done, total int) {
+		bar.Add(int64(done - last))
+		last = done
+	}
 	var base *pipeline.Pipeline
-	for _, c := range cands {
+	build := func(ctx context.Context, c eval.Candidate) (gochunk.Chunker, string, error) {
 		raw, err := json.Marshal(c.Params)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		var pl *pipeline.Pipeline
+		pl := base
 		if base == nil {
 			cfg.Chunker, cfg.Params, cfg.Tokenizer = c.Chunker, raw, c.Tokenizer
-			pl, err = newPipeline(e.ctx, cfg)
-			base = pl
+			base, err = newPipeline(ctx, cfg)
+			pl = base
 		} else {
-			pl, err = base.With(e.ctx, c.Chunker, raw, c.Tokenizer)
+			pl, err = base.With(ctx, c.Chunker, raw, c.Tokenizer)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.Name, err)
+			return nil, "", err
 		}
-		o := opt
-		last := 0
-		o.Progress = func(done, total int) {
-			bar.Add(int64(done - last))
-			last = done
-		}
-		res, err := eval.Evaluate(e.ctx, ds, eval.Config{Name: c.Name, Chunker: pl.Chunker(), ChunkerName: c.Chunker, Tokenizer: pl.Counter().Name(), Params: c.Params}, o)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.Name, err)
-		}
-		rep.Retriever = res.Retriever
-		rep.Configs = append(rep.Configs, res)
+		return pl.Chunker(), pl.Counter().Name(), nil
 	}
-	bar.Finish()
-	return rep, nil
+	return eval.Compare(e.ctx, ds, cands, build, opt)
 }
 
 // decodeExact decodes JSON keeping numbers exact (json.Number).

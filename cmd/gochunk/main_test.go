@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"github.com/gochunk/gochunk/eval"
 	"github.com/gochunk/gochunk/record"
 	"net/http"
 	"net/http/httptest"
@@ -192,7 +193,7 @@ func TestBench(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("output %q", out)
 	}
-	var r benchResult
+	var r eval.Speed
 	if err := json.Unmarshal([]byte(lines[0]), &r); err != nil || r.Chunker != "recursive" || r.MBPerSec <= 0 || r.Chunks == 0 {
 		t.Errorf("result %+v, %v", r, err)
 	}
