@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -13,9 +14,9 @@ import (
 	"net/http"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/chunkers"
@@ -38,16 +39,8 @@ func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, dst any) bool 
 		s.fail(w, r, http.StatusBadRequest, "bad_request", "could not read the request body: "+err.Error())
 		return false
 	}
-	if !utf8.Valid(body) {
-		at := 0
-		for at < len(body) {
-			r, size := utf8.DecodeRune(body[at:])
-			if r == utf8.RuneError && size == 1 {
-				break
-			}
-			at += size
-		}
-		s.fail(w, r, http.StatusBadRequest, "invalid_utf8", fmt.Sprintf("request body is not valid UTF-8 (first bad byte at offset %d); send UTF-8 text", at))
+	if err := gochunk.CheckUTF8(string(body)); err != nil {
+		s.fail(w, r, http.StatusBadRequest, "invalid_utf8", fmt.Sprintf("request body: %v; send UTF-8 text", err))
 		return false
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -103,12 +96,10 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	resp := EmbedResponse{Documents: make([]EmbedResult, len(req.Documents))}
-	results := make([]*pipeline.Result, len(req.Documents))
 	errs := make([]error, len(req.Documents))
 	seen := map[string]int{}
 	for i, d := range req.Documents {
 		resp.Documents[i] = EmbedResult{ID: d.ID, Chunks: []EmbedChunk{}}
-		results[i] = &pipeline.Result{Source: d.ID}
 		switch prev, dup := seen[d.ID]; {
 		case d.ID == "":
 			errs[i] = errors.New("missing id: every document needs a unique id")
@@ -117,30 +108,18 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 		}
 		seen[d.ID] = i
 	}
-	forEach(len(req.Documents), func(i int) {
-		if errs[i] != nil {
-			return
-		}
+	results, ok := s.run(w, r, s.base, errs, true, func(i int) (pipeline.Result, error) {
 		d := req.Documents[i]
 		pl, err := s.base.With(ctx, "dp", d.ChunkingConfig.params(), s.cfg.Pipeline.Tokenizer)
-		if err == nil {
-			*results[i], err = pl.Chunk(ctx, gochunk.Document{ID: d.ID, Text: d.Text})
-		}
 		if errors.Is(err, gochunk.ErrConfig) {
 			msg := strings.TrimPrefix(err.Error(), `chunker "dp": `)
-			err = errors.New("invalid chunking_config: " + strings.TrimPrefix(msg, gochunk.ErrConfig.Error()+": "))
+			return pipeline.Result{}, errors.New("invalid chunking_config: " + strings.TrimPrefix(msg, gochunk.ErrConfig.Error()+": "))
+		} else if err != nil {
+			return pipeline.Result{}, err
 		}
-		errs[i] = err
+		return pl.Chunk(ctx, gochunk.Document{ID: d.ID, Text: d.Text})
 	})
-	if s.timedOut(w, r) {
-		return
-	}
-	for i, err := range s.base.Embed(ctx, results) {
-		if errs[i] == nil && err != nil {
-			errs[i] = fmt.Errorf("embedding failed: %w", err)
-		}
-	}
-	if s.timedOut(w, r) {
+	if !ok {
 		return
 	}
 	for i, res := range results {
@@ -155,6 +134,34 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 		s.count("embed", errs[i], res.Chunks)
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// run chunks the documents of a request in parallel with chunk (not those
+// whose errs entry is set; chunk's errors go there) and, with embed,
+// embeds all their chunks in shared batches. It answers 504 itself when
+// the request's deadline passes, and reports whether it did not.
+func (s *Server) run(w http.ResponseWriter, r *http.Request, pl *pipeline.Pipeline, errs []error, embed bool, chunk func(i int) (pipeline.Result, error)) ([]*pipeline.Result, bool) {
+	results := make([]*pipeline.Result, len(errs))
+	forEach(len(errs), func(i int) {
+		results[i] = &pipeline.Result{}
+		if errs[i] == nil {
+			*results[i], errs[i] = chunk(i)
+		}
+	})
+	if s.timedOut(w, r) {
+		return nil, false
+	}
+	if embed {
+		for i, err := range pl.Embed(r.Context(), results) {
+			if errs[i] == nil && err != nil {
+				errs[i] = fmt.Errorf("embedding failed: %w", err)
+			}
+		}
+		if s.timedOut(w, r) {
+			return nil, false
+		}
+	}
+	return results, true
 }
 
 // params returns the DP chunker's parameters of a chunking_config, with
@@ -242,42 +249,27 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp := ChunkResponse{Chunker: pl.Config().Chunker, Tokenizer: pl.Counter().Name(), Documents: make([]ChunkResult, len(req.Documents))}
-	results := make([]*pipeline.Result, len(req.Documents))
 	errs := make([]error, len(req.Documents))
-	forEach(len(req.Documents), func(i int) {
+	results, ok := s.run(w, r, pl, errs, req.Embed, func(i int) (pipeline.Result, error) {
 		in := req.Documents[i]
-		if in.ID == "" {
-			in.ID = fmt.Sprint(i)
-		}
-		results[i] = &pipeline.Result{Source: in.ID}
-		src := pipeline.Source{ID: in.ID, Text: in.Text, Elements: in.Elements, Metadata: in.Metadata}
+		src := pipeline.Source{ID: cmp.Or(in.ID, strconv.Itoa(i)), Text: in.Text, Elements: in.Elements, Metadata: in.Metadata}
 		if in.PDFBase64 != "" {
-			if src.PDF, errs[i] = base64.StdEncoding.DecodeString(in.PDFBase64); errs[i] != nil {
-				errs[i] = fmt.Errorf("pdf_base64 is not base64: %w", errs[i])
-				return
+			var err error
+			if src.PDF, err = base64.StdEncoding.DecodeString(in.PDFBase64); err != nil {
+				return pipeline.Result{}, fmt.Errorf("pdf_base64 is not base64: %w", err)
 			}
 		}
 		d, err := pl.Load(ctx, src)
-		if err == nil {
-			*results[i], err = pl.Chunk(ctx, d.Document)
+		if err != nil {
+			return pipeline.Result{}, err
 		}
-		errs[i] = err
+		return pl.Chunk(ctx, d.Document)
 	})
-	if s.timedOut(w, r) {
+	if !ok {
 		return
 	}
-	if req.Embed {
-		for i, err := range pl.Embed(ctx, results) {
-			if errs[i] == nil && err != nil {
-				errs[i] = fmt.Errorf("embedding failed: %w", err)
-			}
-		}
-		if s.timedOut(w, r) {
-			return
-		}
-	}
 	for i, res := range results {
-		resp.Documents[i] = ChunkResult{ID: res.Source, Chunks: []record.Record{}}
+		resp.Documents[i] = ChunkResult{ID: cmp.Or(req.Documents[i].ID, strconv.Itoa(i)), Chunks: []record.Record{}}
 		if errs[i] != nil {
 			resp.Documents[i].Error = errs[i].Error()
 		} else if len(res.Chunks) > 0 {

@@ -5,6 +5,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	_ "embed"
@@ -100,27 +101,17 @@ var openapi []byte
 // server.
 func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	def := DefaultConfig()
-	if cfg.Addr == "" {
-		cfg.Addr = def.Addr
-	}
 	for _, p := range []struct{ v, d *int }{{&cfg.MaxDocuments, &def.MaxDocuments}, {&cfg.MaxConcurrent, &def.MaxConcurrent},
 		{&cfg.Pipeline.BatchTokens, &def.Pipeline.BatchTokens}, {&cfg.Pipeline.Embedder.CacheEntries, &def.Pipeline.Embedder.CacheEntries}} {
-		if *p.v <= 0 {
-			*p.v = *p.d
-		}
+		*p.v = cmp.Or(max(*p.v, 0), *p.d)
 	}
 	for _, p := range []struct{ v, d *time.Duration }{{&cfg.ReadTimeout, &def.ReadTimeout}, {&cfg.WriteTimeout, &def.WriteTimeout},
 		{&cfg.RequestTimeout, &def.RequestTimeout}, {&cfg.ShutdownGrace, &def.ShutdownGrace}} {
-		if *p.v <= 0 {
-			*p.v = *p.d
-		}
+		*p.v = cmp.Or(max(*p.v, 0), *p.d)
 	}
-	if cfg.BodyLimit <= 0 {
-		cfg.BodyLimit = def.BodyLimit
-	}
-	if cfg.Pipeline.Embedder.Name == "" {
-		cfg.Pipeline.Embedder.Name = def.Pipeline.Embedder.Name
-	}
+	cfg.BodyLimit = cmp.Or(max(cfg.BodyLimit, 0), def.BodyLimit)
+	cfg.Addr = cmp.Or(cfg.Addr, def.Addr)
+	cfg.Pipeline.Embedder.Name = cmp.Or(cfg.Pipeline.Embedder.Name, def.Pipeline.Embedder.Name)
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -134,7 +125,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s := &Server{cfg: cfg, log: log, m: newMetrics(), sem: make(chan struct{}, cfg.MaxConcurrent)}
-	s.embedder = &countedEmbedder{em, s.m}
+	s.embedder = s.observed(em)
 	if s.base, err = pipeline.New(ctx, cfg.Pipeline, pipeline.Options{Embedder: s.embedder}); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -147,11 +138,22 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	s.embedCounter = dp.Counter()
 	s.embedders = map[string]embed.Embedder{cfg.Pipeline.Embedder.Name: s.embedder}
 	if _, ok := s.embedders["lexical"]; !ok {
-		s.embedders["lexical"] = &countedEmbedder{embed.NewLexical(embed.LexicalConfig{}), s.m}
+		s.embedders["lexical"] = s.observed(embed.NewLexical(embed.LexicalConfig{}))
 	}
 	s.handler = s.routes()
 	s.ready.Store(true)
 	return s, nil
+}
+
+// observed counts em's calls, texts and errors in the metrics.
+func (s *Server) observed(em embed.Embedder) embed.Embedder {
+	return &embed.Observed{Embedder: em, Observe: func(texts int, err error) {
+		s.m.embedCall.Inc()
+		s.m.embedText.Add(float64(texts))
+		if err != nil {
+			s.m.embedErr.Inc()
+		}
+	}}
 }
 
 // Handler returns the server's HTTP handler.
@@ -343,37 +345,4 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
-}
-
-// countedEmbedder records embedder metrics.
-type countedEmbedder struct {
-	embed.Embedder
-	m *metrics
-}
-
-func (c *countedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	c.m.embedCall.Inc()
-	c.m.embedText.Add(float64(len(texts)))
-	vs, err := c.Embedder.Embed(ctx, texts)
-	if err != nil {
-		c.m.embedErr.Inc()
-	}
-	return vs, err
-}
-
-// Tokenizer returns the wrapped embedder's own tokenizer, if any.
-func (c *countedEmbedder) Tokenizer() tokenize.Counter {
-	t, _ := embed.TokenizerOf(c.Embedder)
-	return t
-}
-
-// ChunkLimit returns the wrapped embedder's chunk limit.
-func (c *countedEmbedder) ChunkLimit() int {
-	_, n := embed.TokenizerOf(c.Embedder)
-	return n
-}
-
-// ForDocument keeps the document adaptation of the wrapped embedder.
-func (c *countedEmbedder) ForDocument(pieces []string) embed.Embedder {
-	return &countedEmbedder{embed.ForDocument(c.Embedder, pieces), c.m}
 }

@@ -124,7 +124,7 @@ func TestBadRequests(t *testing.T) {
 		{"unknown parameter", "/v1/chunk", `{"chunker": "savgol", "config": {"overlap": 3}, "documents": [{"text": "x"}]}`, 400, `unknown parameter "overlap" for savgol (it has: size,`},
 		{"too many documents", "/embed", `{"documents": [` + strings.Join(many, ",") + `]}`, 413, "limit is 100"},
 		{"body too large", "/embed", `{"documents": [{"id": "a", "text": "` + strings.Repeat("x", 2<<20) + `"}]}`, 413, "over 1048576 bytes"},
-		{"invalid utf-8", "/embed", "{\"documents\": [{\"id\": \"a\", \"text\": \"bad \xff\"}]}", 400, "not valid UTF-8"},
+		{"invalid utf-8", "/embed", "{\"documents\": [{\"id\": \"a\", \"text\": \"bad \xff\"}]}", 400, "invalid UTF-8 at byte 40"},
 		{"unknown chunker", "/v1/chunk", `{"chunker": "nope", "text": "x"}`, 400, "unknown chunker"},
 		{"negative size", "/v1/chunk", `{"chunker": "recursive", "config": {"size": -3}, "text": "x"}`, 400, "size must be positive"},
 		{"unknown parameter", "/v1/chunk", `{"chunker": "recursive", "config": {"sise": 3}, "text": "x"}`, 400, "sise"},

@@ -1,17 +1,8 @@
 // Command gochunk splits documents into chunks for retrieval.
 //
-// Usage:
-//
-//	gochunk chunk [flags] [FILE...|-]   chunk files (or standard input) into JSONL
-//	gochunk chunkers [--json]           list chunkers with their parameters
-//	gochunk bench [flags] [FILE...]     measure chunking speed and memory
-//	gochunk embed [flags] [FILE|-]      embed one text per line into JSONL vectors
-//	gochunk eval --dataset PATH [flags] score chunkers on a retrieval data set
-//	gochunk tune --dataset PATH --param KEY=RANGE   search chunker parameters
-//	gochunk inspect [flags] FILE        see why each chunk ended, as an HTML page
-//	gochunk serve [flags]               serve the HTTP API
-//	gochunk extract [--elements] FILE   print a PDF's text or layout elements
-//	gochunk version                     print the version
+// Run "gochunk help" for its commands (chunk, chunkers, bench, embed,
+// eval, tune, inspect, serve, extract, version) and "gochunk COMMAND
+// --help" for a command's flags.
 //
 // Exit status: 0 on success, 1 when an input could not be chunked, 2 on a
 // usage error (bad flag, unknown chunker or tokenizer, bad configuration).
