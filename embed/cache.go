@@ -72,16 +72,10 @@ func (c *Cached) ModelID() string { return c.inner.ModelID() }
 func (c *Cached) Stats() (hits, misses int64) { return c.store.hits.Load(), c.store.misses.Load() }
 
 // Tokenizer returns the inner embedder's tokenizer, if it has one.
-func (c *Cached) Tokenizer() tokenize.Counter {
-	t, _ := TokenizerOf(c.inner)
-	return t
-}
+func (c *Cached) Tokenizer() tokenize.Counter { return tokenizerOf(c.inner) }
 
 // ChunkLimit returns the inner embedder's chunk limit.
-func (c *Cached) ChunkLimit() int {
-	_, n := TokenizerOf(c.inner)
-	return n
-}
+func (c *Cached) ChunkLimit() int { return chunkLimitOf(c.inner) }
 
 // ForDocument adapts the inner embedder to a document and keeps the cache.
 func (c *Cached) ForDocument(pieces []string) Embedder {

@@ -56,6 +56,11 @@ func TokenizerOf(e Embedder) (tokenize.Counter, int) {
 	return nil, 0
 }
 
+// tokenizerOf and chunkLimitOf are TokenizerOf's two results, for
+// wrappers that pass them through.
+func tokenizerOf(e Embedder) tokenize.Counter { t, _ := TokenizerOf(e); return t }
+func chunkLimitOf(e Embedder) int             { _, n := TokenizerOf(e); return n }
+
 // DocumentAware is implemented by embedders whose vectors depend on the
 // document being chunked (the lexical provider takes its IDF from it).
 // Chunkers call ForDocument with the pieces they will embed before

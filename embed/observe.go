@@ -23,16 +23,10 @@ func (o *Observed) Embed(ctx context.Context, texts []string) ([][]float32, erro
 }
 
 // Tokenizer returns the wrapped embedder's own tokenizer, if any.
-func (o *Observed) Tokenizer() tokenize.Counter {
-	t, _ := TokenizerOf(o.Embedder)
-	return t
-}
+func (o *Observed) Tokenizer() tokenize.Counter { return tokenizerOf(o.Embedder) }
 
 // ChunkLimit returns the wrapped embedder's chunk limit.
-func (o *Observed) ChunkLimit() int {
-	_, n := TokenizerOf(o.Embedder)
-	return n
-}
+func (o *Observed) ChunkLimit() int { return chunkLimitOf(o.Embedder) }
 
 // ForDocument adapts the wrapped embedder to a document, still observed.
 func (o *Observed) ForDocument(pieces []string) Embedder {

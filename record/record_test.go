@@ -3,7 +3,10 @@ package record
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gochunk/gochunk"
@@ -67,5 +70,38 @@ func BenchmarkAppendJSON(b *testing.B) {
 	var dst []byte
 	for b.Loop() {
 		dst, _ = AppendJSON(dst[:0], r)
+	}
+}
+
+// WriteJSONL writes the same bytes as appending every record in turn,
+// whatever the number of records and cores, and stops at the first error.
+func TestWriteJSONL(t *testing.T) {
+	for _, n := range []int{0, 1, 255, 256, 257, 5000} {
+		recs := make([]Record, n)
+		for i := range recs {
+			recs[i] = Record{Text: strings.Repeat("é", i%7), Start: i, End: i + 1, ChunkIndex: i, Source: "s"}
+		}
+		appendRange := func(dst []byte, from, to int) ([]byte, error) {
+			var err error
+			for i := from; i < to && err == nil; i++ {
+				dst, err = AppendJSON(dst, recs[i])
+			}
+			return dst, err
+		}
+		want, _ := appendRange(nil, 0, n)
+		var got bytes.Buffer
+		if err := WriteJSONL(&got, n, appendRange); err != nil || !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("%d records: %v, %d bytes, want %d", n, err, got.Len(), len(want))
+		}
+	}
+	boom := errors.New("boom")
+	err := WriteJSONL(io.Discard, 3000, func(dst []byte, from, to int) ([]byte, error) {
+		if from >= 1024 {
+			return dst, boom
+		}
+		return append(dst, "x\n"...), nil
+	})
+	if err != boom {
+		t.Errorf("error %v", err)
 	}
 }

@@ -117,9 +117,11 @@ type EmbeddingsResponse struct {
 
 // EmbeddingItem is one vector of an EmbeddingsResponse.
 type EmbeddingItem struct {
-	Object    string    `json:"object"`
-	Index     int       `json:"index"`
-	Embedding []float32 `json:"embedding"`
+	Object string `json:"object"`
+	Index  int    `json:"index"`
+	// Embedding is the vector, a []float32, or with encoding_format
+	// base64 a string: the vector's little-endian float32 bytes in base64.
+	Embedding any `json:"embedding"`
 }
 
 // Usage counts the tokens of an EmbeddingsRequest.

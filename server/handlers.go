@@ -335,27 +335,17 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	resp := EmbeddingsResponse{Object: "list", Model: req.Model, Data: make([]EmbeddingItem, len(vs))}
 	for i, v := range vs {
 		resp.Data[i] = EmbeddingItem{Object: "embedding", Index: i, Embedding: v}
-		n := s.embedCounter.Count(inputs[i])
-		resp.Usage.PromptTokens += n
-	}
-	resp.Usage.TotalTokens = resp.Usage.PromptTokens
-	if req.EncodingFormat == "base64" {
-		type b64Item struct {
-			Object    string `json:"object"`
-			Index     int    `json:"index"`
-			Embedding string `json:"embedding"`
-		}
-		items := make([]b64Item, len(vs))
-		for i, v := range vs {
+		if req.EncodingFormat == "base64" {
 			b := make([]byte, 0, 4*len(v))
 			for _, x := range v {
 				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
 			}
-			items[i] = b64Item{"embedding", i, base64.StdEncoding.EncodeToString(b)}
+			resp.Data[i].Embedding = base64.StdEncoding.EncodeToString(b)
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": items, "model": req.Model, "usage": resp.Usage})
-		return
+		n := s.embedCounter.Count(inputs[i])
+		resp.Usage.PromptTokens += n
 	}
+	resp.Usage.TotalTokens = resp.Usage.PromptTokens
 	writeJSON(w, http.StatusOK, resp)
 }
 

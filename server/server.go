@@ -25,6 +25,7 @@ import (
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/internal/version"
 	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/tokenize"
 )
@@ -170,7 +171,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
-	s.log.Info("serving", "addr", l.Addr().String(), "embedder", s.embedder.ModelID(), "tokenizer", s.embedCounter.Name())
+	s.log.Info("serving", "version", version.String(), "addr", l.Addr().String(), "embedder", s.embedder.ModelID(), "tokenizer", s.embedCounter.Name())
 	select {
 	case err := <-errc:
 		return err
@@ -207,7 +208,7 @@ func (s *Server) routes() http.Handler {
 	api("POST /v1/embeddings", s.handleEmbeddings)
 	mux.Handle("GET /v1/chunkers", s.auth(http.HandlerFunc(s.handleChunkers)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": version.String()})
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if !s.ready.Load() {

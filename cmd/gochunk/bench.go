@@ -12,7 +12,6 @@ import (
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/eval"
 	"github.com/gochunk/gochunk/internal/textgen"
-	"github.com/gochunk/gochunk/pipeline"
 )
 
 func cmdBench(e env, args []string) int {
@@ -35,29 +34,23 @@ Flags:
 	if !ok {
 		return code
 	}
-	var docs []gochunk.Document
-	total := 0
-	loader, err := pipeline.New(e.ctx, pipeline.Config{Input: "text"}, pipeline.Options{})
+	base, err := pf.build(e)
 	if err != nil {
 		return fail(e, "bench", err)
 	}
+	var docs []gochunk.Document
 	for _, f := range files {
-		doc, err := loader.Load(e.ctx, pipelineSource(e, f))
+		doc, err := base.Load(e.ctx, pipelineSource(e, f))
 		defer doc.Release()
 		if err != nil {
 			return fail(e, "bench", fmt.Errorf("%s: %w", f, err))
 		}
 		docs = append(docs, doc.Document)
-		total += len(doc.Text)
 	}
-	if len(docs) == 0 {
-		if *gen <= 0 {
-			fmt.Fprintln(e.stderr, "gochunk bench: --generate must be positive")
-			return exitUsage
-		}
-		text := textgen.Prose(*gen<<20, 1)
-		docs = []gochunk.Document{{ID: "generated.md", Text: text}}
-		total = len(text)
+	if len(docs) == 0 && *gen <= 0 {
+		return fail(e, "bench", usagef("--generate must be positive"))
+	} else if len(docs) == 0 {
+		docs = []gochunk.Document{{ID: "generated.md", Text: textgen.Prose(*gen<<20, 1)}}
 	}
 	list := strings.Split(*names, ",")
 	if pf.set("chunker") {
@@ -67,18 +60,16 @@ Flags:
 	defer runtime.GOMAXPROCS(prev)
 	var results []eval.Speed
 	for _, name := range list {
-		pf.fs.Set("chunker", strings.TrimSpace(name))
-		pl, err := pf.build(e)
+		cfg := base.Config()
+		pl, err := base.With(e.ctx, strings.TrimSpace(name), cfg.Params, cfg.Tokenizer)
 		if err != nil {
 			return fail(e, "bench", err)
 		}
 		r, err := eval.Benchmark(e.ctx, pl.Chunker(), docs, *minTime)
-		r.Chunker, r.Tokenizer = pl.Config().Chunker, pl.Counter().Name()
 		if err != nil {
-			fmt.Fprintf(e.stderr, "gochunk bench: %s: %v\n", name, err)
-			return exitInput
+			return fail(e, "bench", fmt.Errorf("%s: %w", name, err))
 		}
-		r.Bytes = total
+		r.Chunker, r.Tokenizer = pl.Config().Chunker, pl.Counter().Name()
 		results = append(results, r)
 	}
 	if *asJSON {
@@ -88,7 +79,7 @@ Flags:
 		}
 		return exitOK
 	}
-	fmt.Fprintf(e.stdout, "input: %.1f MB in %d document(s), tokenizer %s, one core\n", float64(total)/1e6, len(docs), results[0].Tokenizer)
+	fmt.Fprintf(e.stdout, "input: %.1f MB in %d document(s), tokenizer %s, one core\n", float64(results[0].Bytes)/1e6, len(docs), results[0].Tokenizer)
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "chunker\tMB/s\tchunks/s\tchunks\tpeak heap MB\talloc MB/run\t")
 	for _, r := range results {

@@ -9,7 +9,6 @@ import (
 	"runtime"
 
 	"github.com/gochunk/gochunk"
-	"github.com/gochunk/gochunk/internal/progress"
 	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/record"
 )
@@ -29,7 +28,6 @@ Flags:
 	pf.register(fs)
 	debugOut := fs.String("debug-out", "", "write, for chunkers that explain themselves (the embedding-based ones), one JSON trace per input to `FILE`: units, similarity curve, smoothed curve, threshold, breakpoints")
 	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "files chunked in parallel (output stays in input order)")
-	prog := fs.String("progress", "auto", "progress bar on stderr: auto (when stderr is a terminal), always or never")
 	fs.BoolVar(&pf.cfg.EmbedChunks, "embed-chunks", false, "add each chunk's embedding (--embedder) to its record, as POST /v1/chunk does with embed")
 	output := fs.String("output", "records", "what each line holds: records (text, offsets, counts, source) or offsets ({\"start\": B, \"end\": B}, byte offsets, for callers that hold the text; one input only)")
 	files, code, ok := parseArgs(fs, args)
@@ -45,8 +43,6 @@ Flags:
 		return fail(e, "chunk", usagef("--output: want records or offsets"))
 	case *jobs < 1:
 		return fail(e, "chunk", usagef("--jobs must be at least 1"))
-	case *prog != "auto" && *prog != "always" && *prog != "never":
-		return fail(e, "chunk", usagef("--progress: want auto, always or never"))
 	case offsetsOnly && pf.cfg.EmbedChunks:
 		return fail(e, "chunk", usagef("--embed-chunks needs --output records"))
 	case offsetsOnly && len(files) > 1:
@@ -80,7 +76,7 @@ Flags:
 			total += sizes[i]
 		}
 	}
-	bar := progress.New(e.stderr, "chunking", total, total > 0 && (*prog == "always" || *prog == "auto" && e.stderrTTY))
+	bar := pf.bar(e, "chunking", total)
 	for i, f := range files {
 		srcs[i] = pipelineSource(e, f)
 		srcs[i].Progress = func(done, pages int) {

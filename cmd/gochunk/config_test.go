@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gochunk/gochunk/eval"
 )
@@ -34,5 +36,37 @@ func TestReadParamsExactNumbers(t *testing.T) {
 		t.Errorf("sweep values %v", v)
 	} else if b, _ := json.Marshal(v[0]); string(b) != "9007199254740993" {
 		t.Errorf("sweep number %s", b)
+	}
+}
+
+// serve's settings come from the flags, then the environment, then the
+// config file, then the defaults; an unknown setting in the file is named.
+func TestServeSettings(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "serve.yaml")
+	os.WriteFile(file, []byte("port: 9000\nmax_documents: 7\nembedder: static:x\nread_timeout: 1m30s\ntoken: from-file\n"), 0o644)
+	t.Setenv("MAX_DOCUMENTS", "9")
+	t.Setenv("GOCHUNK_TOKEN", "from-env")
+	fs := flagSet(env{stderr: io.Discard}, "serve", "")
+	port := fs.Int("port", 8080, "")
+	docs := fs.Int("max-documents", 1000, "")
+	emb := fs.String("embedder", "lexical", "")
+	token := fs.String("token", "", "")
+	conc := fs.Int("max-concurrent", 64, "")
+	var read time.Duration
+	fs.Func("read-timeout", "", func(v string) error { return setSeconds(&read, v) })
+	fs.String("config", "", "")
+	if err := fs.Parse([]string{"--token", "from-flag"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := settings(fs, file); err != nil {
+		t.Fatal(err)
+	}
+	if *port != 9000 || *docs != 9 || *emb != "static:x" || *token != "from-flag" || *conc != 64 || read != 90*time.Second {
+		t.Errorf("port %d, documents %d, embedder %s, token %s, concurrent %d, read %v", *port, *docs, *emb, *token, *conc, read)
+	}
+	os.WriteFile(file, []byte("prot: 1\n"), 0o644)
+	if err := settings(fs, file); err == nil || !strings.Contains(err.Error(), `unknown setting "prot"`) {
+		t.Errorf("unknown setting: %v", err)
 	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/eval"
-	"github.com/gochunk/gochunk/internal/progress"
 	"github.com/gochunk/gochunk/pipeline"
 )
 
@@ -28,7 +27,6 @@ type evalFlags struct {
 	retriever string
 	k         int
 	cohesion  bool
-	progress  string
 	configs   listFlag
 	// random > 0 evaluates that many candidates, drawn with shuffle.
 	random  int
@@ -42,7 +40,6 @@ func (f *evalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.retriever, "retriever", "bm25", "bm25 (built in), or an embedder name (lexical, static:MODEL, onnx:MODEL, openai:MODEL) for dense retrieval")
 	fs.IntVar(&f.k, "k", 5, "chunks retrieved per question")
 	fs.BoolVar(&f.cohesion, "cohesion", false, "also compute the S2 cohesion score (embeds every sentence with --embedder)")
-	fs.StringVar(&f.progress, "progress", "auto", "progress bar on stderr: auto, always or never")
 	fs.Var(&f.configs, "config", "JSON or YAML `FILE` of chunker parameters (and optionally \"chunker\" and \"tokenizer\"); repeat to compare several")
 }
 
@@ -93,16 +90,12 @@ func (f *evalFlags) candidates(axes []eval.Axis) ([]eval.Candidate, error) {
 	}
 	for _, path := range paths {
 		f.pf.params = path
-		cfg, err := f.pf.config(env{})
+		name, tok, params, err := f.pf.chunker()
 		if err != nil {
 			return nil, err
 		}
-		params := map[string]any{}
-		if err := decodeExact(cfg.Params, &params); err != nil {
-			return nil, err
-		}
-		for _, n := range strings.Split(cfg.Chunker, ",") {
-			bases = append(bases, eval.Candidate{Chunker: strings.TrimSpace(n), Tokenizer: cfg.Tokenizer, Params: params})
+		for _, n := range strings.Split(name, ",") {
+			bases = append(bases, eval.Candidate{Chunker: strings.TrimSpace(n), Tokenizer: tok, Params: params})
 		}
 	}
 	return eval.Grid(bases, axes), nil
@@ -115,8 +108,7 @@ func (f *evalFlags) run(e env, ds *eval.Dataset, opt eval.Options, cands []eval.
 	if err != nil {
 		return nil, err
 	}
-	show := f.progress == "always" || f.progress == "auto" && e.stderrTTY
-	bar := progress.New(e.stderr, "evaluating", int64(len(cands)*len(ds.Questions)), show)
+	bar := f.pf.bar(e, "evaluating", int64(len(cands)*len(ds.Questions)))
 	defer bar.Finish()
 	last := 0
 	opt.Progress = func(done, total int) {
@@ -143,13 +135,6 @@ func (f *evalFlags) run(e env, ds *eval.Dataset, opt eval.Options, cands []eval.
 		return pl.Chunker(), pl.Counter().Name(), nil
 	}
 	return eval.Compare(e.ctx, ds, cands, build, opt)
-}
-
-// decodeExact decodes JSON keeping numbers exact (json.Number).
-func decodeExact(data []byte, v any) error {
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	dec.UseNumber()
-	return dec.Decode(v)
 }
 
 func cmdEval(e env, args []string) int {

@@ -8,13 +8,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"sync"
 	"time"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/internal/progress"
 	"github.com/gochunk/gochunk/pipeline"
 )
 
@@ -26,6 +26,7 @@ type pipelineFlags struct {
 	size, overlap int
 	params        string // --config: a file of chunker parameters
 	llmJSON       bool
+	progress      string // auto (""), always or never
 	fs            *flag.FlagSet
 }
 
@@ -75,6 +76,13 @@ func (p *pipelineFlags) registerChunking(fs *flag.FlagSet) {
 	fs.StringVar(&c.Chunker, "chunker", "recursive", "chunker `NAME` (see 'gochunk chunkers')")
 	fs.IntVar(&p.size, "size", 0, "maximum chunk size in tokens of --tokenizer (default: the chunker's)")
 	fs.IntVar(&p.overlap, "overlap", 0, "tokens repeated between consecutive chunks (default: the chunker's)")
+	fs.Func("progress", "progress bar on stderr: auto (when stderr is a terminal; the default), always or never", func(v string) error {
+		if v != "auto" && v != "always" && v != "never" {
+			return errors.New("want auto, always or never")
+		}
+		p.progress = v
+		return nil
+	})
 	fs.StringVar(&c.Input, "input", "auto", "input kind: auto (PDF by the .pdf extension, else text), text, pdf (needs Poppler's pdftotext), elements (layout JSON: gochunk, Unstructured, Docling, PyMuPDF)")
 	fs.Func("invalid-utf8", "what to do with invalid UTF-8: reject (an error; the default) or repair (replace with U+FFFD; offsets refer to the repaired text)", func(v string) error {
 		c.InvalidUTF8 = gochunk.InvalidUTF8Policy(v)
@@ -86,20 +94,19 @@ func (p *pipelineFlags) registerChunking(fs *flag.FlagSet) {
 // on stderr when it is a terminal.
 func (p *pipelineFlags) embedder(e env) pipeline.EmbedderConfig {
 	c := p.cfg.Embedder
-	if e.stderrTTY {
-		var mu sync.Mutex
-		c.Progress = func(done, total int64, file string) {
-			mu.Lock()
-			defer mu.Unlock()
-			if total > 0 {
-				fmt.Fprintf(e.stderr, "\rdownloading %s: %.1f / %.1f MB", file, float64(done)/1e6, float64(total)/1e6)
-				if done >= total {
-					fmt.Fprintln(e.stderr)
-				}
-			}
-		}
+	if p.showProgress(e) {
+		c.Progress = progress.Downloads(e.stderr)
 	}
 	return c
+}
+
+func (p *pipelineFlags) showProgress(e env) bool {
+	return p.progress == "always" || p.progress != "never" && e.stderrTTY
+}
+
+// bar returns a progress bar on stderr when --progress wants one.
+func (p *pipelineFlags) bar(e env, label string, total int64) *progress.Bar {
+	return progress.New(e.stderr, label, total, total > 0 && p.showProgress(e))
 }
 
 func (p *pipelineFlags) set(name string) bool {
@@ -113,18 +120,29 @@ func (p *pipelineFlags) config(e env) (pipeline.Config, error) {
 	c := p.cfg
 	c.LLM.PlainAnswers = !p.llmJSON
 	c.Embedder = p.embedder(e)
-	params := map[string]any{}
+	var params map[string]any
+	var err error
+	c.Chunker, c.Tokenizer, params, err = p.chunker()
+	if err == nil {
+		c.Params, err = json.Marshal(params)
+	}
+	return c, err
+}
+
+// chunker returns the chunker, tokenizer and parameters of the flags and
+// the --config file.
+func (p *pipelineFlags) chunker() (name, tok string, params map[string]any, err error) {
+	name, tok, params = p.cfg.Chunker, p.cfg.Tokenizer, map[string]any{}
 	if p.params != "" {
-		var err error
 		if params, err = readParams(p.params); err != nil {
-			return c, err
+			return "", "", nil, err
 		}
 	}
 	if v, ok := params["chunker"].(string); ok && !p.set("chunker") {
-		c.Chunker = v
+		name = v
 	}
 	if v, ok := params["tokenizer"].(string); ok && !p.set("tokenizer") {
-		c.Tokenizer = v
+		tok = v
 	}
 	delete(params, "chunker")
 	delete(params, "tokenizer")
@@ -134,9 +152,7 @@ func (p *pipelineFlags) config(e env) (pipeline.Config, error) {
 	if p.set("overlap") {
 		params["overlap"] = p.overlap
 	}
-	raw, err := json.Marshal(params)
-	c.Params = raw
-	return c, err
+	return name, tok, params, nil
 }
 
 // build returns the pipeline of the flags.
@@ -158,8 +174,9 @@ func newPipeline(ctx context.Context, cfg pipeline.Config) (*pipeline.Pipeline, 
 	return pl, err
 }
 
-// readParams reads a JSON or YAML object of parameters; numbers stay exact
-// (json.Number), so a seed of 2^53+1 is not rounded.
+// readParams reads a JSON or YAML object (chunker parameters, serve's
+// settings); numbers stay exact (json.Number), so a seed of 2^53+1 is not
+// rounded.
 func readParams(path string) (map[string]any, error) {
 	data, err := os.ReadFile(path)
 	if err == nil {
@@ -172,7 +189,7 @@ func readParams(path string) (map[string]any, error) {
 	dec.UseNumber()
 	var params map[string]any
 	if err := dec.Decode(&params); err != nil || params == nil {
-		return nil, fmt.Errorf("%w: --config %s: want an object of parameters", gochunk.ErrConfig, path)
+		return nil, fmt.Errorf("%w: --config %s: want an object of settings", gochunk.ErrConfig, path)
 	}
 	return params, nil
 }

@@ -17,46 +17,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/version"
 )
-
-// version is set at build time with -ldflags "-X main.version=..."; else
-// the build information says it (go install ...@v1.2.3), else "dev".
-var version = ""
-
-// versionString names the module, its version and, for builds from a
-// checkout, the commit and whether the tree was modified.
-func versionString() string {
-	v, extra := version, ""
-	if info, ok := debug.ReadBuildInfo(); ok {
-		if v == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
-			v = info.Main.Version
-		}
-		var rev, modified string
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				if s.Value == "true" {
-					modified = ", modified"
-				}
-			}
-		}
-		if rev != "" {
-			extra = fmt.Sprintf(" (commit %.12s%s)", rev, modified)
-		}
-		extra += " " + info.GoVersion
-	}
-	if v == "" {
-		v = "dev"
-	}
-	return "github.com/gochunk/gochunk " + v + extra
-}
 
 // Exit codes.
 const (
@@ -86,39 +52,22 @@ type env struct {
 	stderrTTY bool
 }
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runContext(context.Background(), args, stdin, stdout, stderr)
-}
-
 func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, stderrTTY: isTerminal(stderr)}
-	if len(args) == 0 {
-		usage(stderr)
-		return exitUsage
+	name := "help"
+	if len(args) > 0 {
+		name = strings.TrimLeft(args[0], "-")
 	}
-	switch args[0] {
-	case "chunk":
-		return cmdChunk(e, args[1:])
-	case "chunkers":
-		return cmdChunkers(e, args[1:])
-	case "bench":
-		return cmdBench(e, args[1:])
-	case "embed":
-		return cmdEmbed(e, args[1:])
-	case "eval":
-		return cmdEval(e, args[1:])
-	case "tune":
-		return cmdTune(e, args[1:])
-	case "inspect":
-		return cmdInspect(e, args[1:])
-	case "serve":
-		return cmdServe(e, args[1:])
-	case "extract":
-		return cmdExtract(e, args[1:])
-	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, versionString())
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(e, args[1:])
+		}
+	}
+	switch name {
+	case "version":
+		fmt.Fprintln(stdout, version.String())
 		return exitOK
-	case "help", "-h", "-help", "--help":
+	case "help", "h":
 		usage(stdout)
 		return exitOK
 	}
@@ -127,66 +76,59 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	return exitUsage
 }
 
-func usage(w io.Writer) {
-	fmt.Fprint(w, `gochunk splits documents into chunks for retrieval (RAG).
-
-Usage:
-  gochunk chunk [flags] [FILE...|-]   chunk files or standard input, one JSON chunk per line
-  gochunk chunkers [--json]           list chunkers, their parameters and defaults
-  gochunk bench [flags] [FILE...]     measure speed (MB/s, chunks/s) and peak memory per chunker
-  gochunk embed [flags] [FILE|-]      embed one text per line, JSONL vectors on stdout
-  gochunk eval --dataset PATH [flags] score chunkers: recall, precision, precision Ω, IoU
-  gochunk tune --dataset PATH --param KEY=RANGE [flags]   search parameters for an objective
-  gochunk inspect [flags] FILE        HTML page: text coloured by chunk, similarity curve, breakpoints
-  gochunk serve [flags]               HTTP API: /embed, /v1/chunk, /v1/embeddings, /metrics
-  gochunk extract [--elements] FILE   the text (or layout elements) chunk offsets of a PDF refer to
-  gochunk version                     print the version
-
-Run 'gochunk COMMAND --help' for a command's flags.
-Exit status: 0 success, 1 an input could not be chunked, 2 usage error.
-`)
+// command is a subcommand: its name, its arguments and what it does, for
+// the usage text, and its function.
+type command struct {
+	name, args, summary string
+	run                 func(env, []string) int
 }
 
-// parseFlags parses args with fs, allowing flags after positional
-// arguments ("gochunk chunk a.txt --size 100"). It returns the positional
-// arguments, or an error already reported on stderr.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
+func commands() []command {
+	return []command{
+		{"chunk", "[flags] [FILE...|-]", "chunk files or standard input, one JSON chunk per line", cmdChunk},
+		{"chunkers", "[--json]", "list chunkers, their parameters and defaults", cmdChunkers},
+		{"bench", "[flags] [FILE...]", "measure speed (MB/s, chunks/s) and peak memory per chunker", cmdBench},
+		{"embed", "[flags] [FILE|-]", "embed one text per line, JSONL vectors on stdout", cmdEmbed},
+		{"eval", "--dataset PATH [flags]", "score chunkers: recall, precision, precision Ω, IoU", cmdEval},
+		{"tune", "--dataset PATH --param KEY=RANGE", "search parameters for an objective", cmdTune},
+		{"inspect", "[flags] FILE", "HTML page: text coloured by chunk, similarity curve, breakpoints", cmdInspect},
+		{"serve", "[flags]", "HTTP API: /embed, /v1/chunk, /v1/embeddings, /metrics", cmdServe},
+		{"extract", "[--elements] FILE", "the text (or layout elements) chunk offsets of a PDF refer to", cmdExtract},
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, "gochunk splits documents into chunks for retrieval (RAG).\n\nUsage:\n")
+	for _, c := range append(commands(), command{name: "version", summary: "print the version"}) {
+		fmt.Fprintf(w, "  gochunk %-36s %s\n", c.name+" "+c.args, c.summary)
+	}
+	fmt.Fprint(w, "\nRun 'gochunk COMMAND --help' for a command's flags.\nExit status: 0 success, 1 an input could not be chunked, 2 usage error.\n")
+}
+
+// parseArgs parses args with fs, allowing flags after positional arguments
+// ("gochunk chunk a.txt --size 100"); a lone "-" is standard input, "--"
+// ends the flags. When ok is false the command must exit with code (0
+// after --help, 2 after a bad flag, already reported on stderr).
+func parseArgs(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
 	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
+		if err := fs.Parse(args); err == flag.ErrHelp {
+			return nil, exitOK, false
+		} else if err != nil {
+			return nil, exitUsage, false
 		}
 		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		// A lone "-" is standard input; "--" ends the flags.
 		i := 0
 		for i < len(rest) && (rest[i] == "-" || !strings.HasPrefix(rest[i], "-")) {
 			pos = append(pos, rest[i])
 			i++
 		}
 		if i < len(rest) && rest[i] == "--" {
-			return append(pos, rest[i+1:]...), nil
+			return append(pos, rest[i+1:]...), exitOK, true
 		}
-		args = rest[i:]
-		if len(args) == 0 {
-			return pos, nil
+		if args = rest[i:]; len(args) == 0 {
+			return pos, exitOK, true
 		}
 	}
-}
-
-// parseArgs parses args like parseFlags; when it returns ok false, the
-// command must exit with code (0 after --help, 2 after a bad flag).
-func parseArgs(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
-	pos, err := parseFlags(fs, args)
-	switch {
-	case err == flag.ErrHelp:
-		return nil, exitOK, false
-	case err != nil:
-		return nil, exitUsage, false
-	}
-	return pos, exitOK, true
 }
 
 // usageError is a failure caused by how gochunk was called.

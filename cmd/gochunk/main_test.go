@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"github.com/gochunk/gochunk/eval"
 	"github.com/gochunk/gochunk/record"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -317,4 +319,9 @@ func TestLLMChunkersCLI(t *testing.T) {
 	if code != 1 || out != "" || !strings.Contains(errs, "unavailable") {
 		t.Errorf("endpoint down: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
+}
+
+// run runs the command line args in-process without signals.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdin, stdout, stderr)
 }

@@ -1,8 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
+	"cmp"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -13,46 +12,31 @@ import (
 	"strings"
 	"time"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/gochunk/gochunk/server"
 )
 
-// refEnv are the environment variables of the reference server, by flag;
-// every other flag F of serve is read from GOCHUNK_F (upper case, "_" for
-// "-").
-var refEnv = map[string]string{"port": "PORT", "max-batch-tokens": "MAX_BATCH_TOKENS", "read-timeout": "READ_TIMEOUT_SECONDS",
-	"write-timeout": "WRITE_TIMEOUT_SECONDS", "request-timeout": "REQUEST_TIMEOUT_SECONDS", "shutdown-grace": "SHUTDOWN_GRACE_SECONDS",
-	"body-limit": "BODY_LIMIT_BYTES", "max-documents": "MAX_DOCUMENTS", "max-concurrent": "MAX_CONCURRENT"}
-
+// envName is the environment variable of serve's flag flagName: the
+// reference server's name for its settings, GOCHUNK_<FLAG> (upper case,
+// "_" for "-") for the others.
 func envName(flagName string) string {
-	if n, ok := refEnv[flagName]; ok {
-		return n
-	}
-	return "GOCHUNK_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+	ref := map[string]string{"port": "PORT", "max-batch-tokens": "MAX_BATCH_TOKENS", "read-timeout": "READ_TIMEOUT_SECONDS",
+		"write-timeout": "WRITE_TIMEOUT_SECONDS", "request-timeout": "REQUEST_TIMEOUT_SECONDS", "shutdown-grace": "SHUTDOWN_GRACE_SECONDS",
+		"body-limit": "BODY_LIMIT_BYTES", "max-documents": "MAX_DOCUMENTS", "max-concurrent": "MAX_CONCURRENT"}
+	return cmp.Or(ref[flagName], "GOCHUNK_"+strings.ToUpper(strings.ReplaceAll(flagName, "-", "_")))
 }
 
-// seconds is a flag of a duration given in seconds ("60") or with a unit
+// setSeconds parses a duration given in seconds ("60") or with a unit
 // ("1m30s").
-type seconds struct{ d *time.Duration }
-
-func (s seconds) String() string {
-	if s.d == nil {
-		return ""
-	}
-	return strconv.FormatFloat(s.d.Seconds(), 'f', -1, 64)
-}
-
-func (s seconds) Set(v string) error {
+func setSeconds(d *time.Duration, v string) error {
 	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
-		*s.d = time.Duration(n * float64(time.Second))
+		*d = time.Duration(n * float64(time.Second))
 		return nil
 	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
+	x, err := time.ParseDuration(v)
+	if err != nil || x < 0 {
 		return fmt.Errorf("want seconds (60) or a duration (1m30s)")
 	}
-	*s.d = d
+	*d = x
 	return nil
 }
 
@@ -78,7 +62,7 @@ Flags:
 	fs.StringVar(&cfg.Addr, "addr", "", "full listen address, e.g. 127.0.0.1:9000 (overrides --port)")
 	for name, d := range map[string]*time.Duration{"read-timeout": &cfg.ReadTimeout, "write-timeout": &cfg.WriteTimeout,
 		"request-timeout": &cfg.RequestTimeout, "shutdown-grace": &cfg.ShutdownGrace} {
-		fs.Var(seconds{d}, name, fmt.Sprintf("seconds allowed for the %s (default %s)", strings.ReplaceAll(name, "-", " "), seconds{d}))
+		fs.Func(name, fmt.Sprintf("seconds allowed for the %s (default %v)", strings.ReplaceAll(name, "-", " "), d.Seconds()), func(v string) error { return setSeconds(d, v) })
 	}
 	fs.Int64Var(&cfg.BodyLimit, "body-limit", cfg.BodyLimit, "largest request body in bytes")
 	fs.IntVar(&cfg.MaxDocuments, "max-documents", cfg.MaxDocuments, "documents per request")
@@ -120,18 +104,9 @@ func settings(fs *flag.FlagSet, path string) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if path != "" {
-		data, err := os.ReadFile(path)
-		if err == nil {
-			data, err = yaml.YAMLToJSON(data)
-		}
-		var file map[string]any
-		if err == nil {
-			dec := json.NewDecoder(bytes.NewReader(data))
-			dec.UseNumber()
-			err = dec.Decode(&file)
-		}
+		file, err := readParams(path)
 		if err != nil {
-			return usagef("--config %s: %w", path, err)
+			return err
 		}
 		for _, key := range slices.Sorted(maps.Keys(file)) {
 			name := strings.ReplaceAll(key, "_", "-")

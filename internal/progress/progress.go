@@ -65,3 +65,19 @@ func (b *Bar) draw() {
 	rate := float64(b.done) / max(time.Since(b.start).Seconds(), 1e-9) / 1e6
 	fmt.Fprintf(b.w, "\r%s [%s%s] %3.0f%% %.1f MB/s", b.label, strings.Repeat("=", full), strings.Repeat(" ", width-full), frac*100, rate)
 }
+
+// Downloads returns a function that draws download progress ("file: done /
+// total MB") on w, one line per file, safe for concurrent use.
+func Downloads(w io.Writer) func(done, total int64, file string) {
+	var mu sync.Mutex
+	return func(done, total int64, file string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if total > 0 {
+			fmt.Fprintf(w, "\rdownloading %s: %.1f / %.1f MB", file, float64(done)/1e6, float64(total)/1e6)
+			if done >= total {
+				fmt.Fprintln(w)
+			}
+		}
+	}
+}
