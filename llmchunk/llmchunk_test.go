@@ -19,7 +19,6 @@ import (
 	"github.com/gochunk/gochunk/tokenize"
 )
 
-
 var pieceRe = regexp.MustCompile(`(?s)<\|start_chunk_(\d+)\|>(.*?)<\|end_chunk_(\d+)\|>`)
 var sentRe = regexp.MustCompile(`(?m)^\[(\d+)\] (.*)$`)
 
