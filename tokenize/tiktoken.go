@@ -3,6 +3,7 @@ package tokenize
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -23,8 +24,17 @@ type TikToken struct {
 	name  string
 	codec tokenizer.Codec
 
-	mu    sync.RWMutex
-	cache map[string][]uint16 // segment -> byte length of each of its tokens
+	// The cache maps a segment to the byte length of each of its tokens.
+	// Lookups read a published map without a lock (so counting scales
+	// across cores); new segments wait in pending, under mu, until enough
+	// gather to publish a new map with them (copying costs O(1) per
+	// segment, amortised).
+	cache   atomic.Pointer[map[string][]uint16]
+	mu      sync.Mutex
+	pending map[string][]uint16
+	// pendingHits counts the lookups that took the lock since the last
+	// publication; published is the size of the published map.
+	pendingHits, published int
 }
 
 // maxCachedSegment is the longest segment, in bytes, whose tokens are cached;
@@ -49,7 +59,7 @@ func NewTikToken(encoding string) (*TikToken, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load tiktoken %s: %w", encoding, err)
 	}
-	return &TikToken{name: encoding, codec: codec, cache: make(map[string][]uint16)}, nil
+	return &TikToken{name: encoding, codec: codec, pending: map[string][]uint16{}}, nil
 }
 
 // Name returns the encoding's name.
@@ -93,23 +103,36 @@ func (t *TikToken) AppendTokenEnds(dst []int, text string) []int {
 // segment returns the token lengths of a short segment, from the cache or
 // by encoding it.
 func (t *TikToken) segment(seg string) []uint16 {
-	t.mu.RLock()
-	lens, ok := t.cache[seg]
-	t.mu.RUnlock()
-	if ok {
-		return lens
-	}
-	_, toks, _ := t.codec.Encode(seg)
-	lens = make([]uint16, len(toks))
-	for i, tok := range toks {
-		lens[i] = uint16(len(tok))
+	if published := t.cache.Load(); published != nil {
+		if lens, ok := (*published)[seg]; ok {
+			return lens
+		}
 	}
 	t.mu.Lock()
-	if len(t.cache) >= maxCacheEntries {
-		t.cache = make(map[string][]uint16)
+	defer t.mu.Unlock()
+	lens, ok := t.pending[seg]
+	if !ok {
+		_, toks, _ := t.codec.Encode(seg)
+		lens = make([]uint16, len(toks))
+		for i, tok := range toks {
+			lens[i] = uint16(len(tok))
+		}
+		t.pending[string([]byte(seg))] = lens // copy: do not pin the caller's text
 	}
-	t.cache[string([]byte(seg))] = lens // copy: do not pin the caller's text
-	t.mu.Unlock()
+	// Publish when the segments waiting are many, or often looked up: a
+	// lookup in pending takes the lock.
+	t.pendingHits++
+	if t.pendingHits >= 256+t.published/4 {
+		next := t.pending
+		if old := t.cache.Load(); old != nil && len(*old)+len(next) <= maxCacheEntries {
+			for k, v := range *old {
+				next[k] = v
+			}
+		}
+		t.cache.Store(&next)
+		t.published = len(next)
+		t.pending, t.pendingHits = map[string][]uint16{}, 0
+	}
 	return lens
 }
 

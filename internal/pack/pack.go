@@ -61,7 +61,17 @@ type Engine struct {
 	ends     []int
 	units    []Piece // scratch for unitPieces
 	blockOut []Range // scratch for splitTokens
+	// runeIndex counts code points of long ranges in constant time when
+	// the counter is runes (built on the first such count).
+	runeIndex *runeoff.Index
+	// measured keeps the exact sizes Merge measured of the ranges it
+	// returned (counters that are not additive), so Build need not count
+	// them again.
+	measured map[Range]int
 }
+
+// indexedText is the length of text from which rune counts use an index.
+const indexedText = 4096
 
 // Init prepares the engine; call it after setting the fields.
 func (e *Engine) Init() {
@@ -100,7 +110,13 @@ func (e *Engine) CountUpTo(a, b, limit int) int {
 // Count measures Text[a:b].
 func (e *Engine) Count(a, b int) int {
 	if e.runes {
-		return tokenize.RuneCount(e.Text[a:b])
+		if len(e.Text) < indexedText {
+			return tokenize.RuneCount(e.Text[a:b])
+		}
+		if e.runeIndex == nil {
+			e.runeIndex = runeoff.NewIndex(e.Text)
+		}
+		return e.runeIndex.Count(a, b)
 	}
 	return e.Counter.Count(e.Text[a:b])
 }
@@ -346,18 +362,23 @@ func (e *Engine) Merge(pieces []Piece, out []Range) []Range {
 			total += add
 			j++
 		}
-		if !e.additive && j > i && e.Count(pieces[i].Start, pieces[j].End) > e.Limit {
-			// The estimate was low: find the longest prefix that fits.
-			lo, hi := i, j-1
-			for lo < hi {
-				mid := (lo + hi + 1) / 2
-				if e.Count(pieces[i].Start, pieces[mid].End) <= e.Limit {
-					lo = mid
-				} else {
-					hi = mid - 1
+		if !e.additive && j > i {
+			if n := e.Count(pieces[i].Start, pieces[j].End); n <= e.Limit {
+				e.measure(Range{pieces[i].Start, pieces[j].End}, n)
+			} else {
+				// The estimate was low: find the longest prefix that fits.
+				lo, hi := i, j-1
+				for lo < hi {
+					mid := (lo + hi + 1) / 2
+					if n := e.Count(pieces[i].Start, pieces[mid].End); n <= e.Limit {
+						lo = mid
+						e.measure(Range{pieces[i].Start, pieces[mid].End}, n)
+					} else {
+						hi = mid - 1
+					}
 				}
+				j = lo
 			}
-			j = lo
 		}
 		out = append(out, Range{pieces[i].Start, pieces[j].End})
 		if j == n-1 {
@@ -382,6 +403,14 @@ func (e *Engine) Merge(pieces []Piece, out []Range) []Range {
 		i = next
 	}
 	return out
+}
+
+// measure records the exact size of a range Merge may return.
+func (e *Engine) measure(r Range, n int) {
+	if e.measured == nil {
+		e.measured = map[Range]int{}
+	}
+	e.measured[r] = n
 }
 
 // SplitSentences is a Level that cuts at sentence boundaries.
@@ -473,7 +502,17 @@ func Trim(text string, r Range) Range {
 // counter whose count grows when text is trimmed could cause). Chunks get
 // their byte and rune offsets, token counts and indexes.
 func (e *Engine) Build(ctx context.Context, ranges []Range, trim bool) ([]gochunk.Chunk, error) {
+	if !e.ready {
+		e.Init()
+	}
 	conv := runeoff.New(e.Text)
+	runeAt := conv.Rune
+	if e.runes && len(e.Text) >= indexedText {
+		if e.runeIndex == nil {
+			e.runeIndex = runeoff.NewIndex(e.Text)
+		}
+		runeAt = e.runeIndex.Rune
+	}
 	chunks := make([]gochunk.Chunk, 0, len(ranges))
 	for _, r := range ranges {
 		if trim {
@@ -483,7 +522,14 @@ func (e *Engine) Build(ctx context.Context, ranges []Range, trim bool) ([]gochun
 			continue
 		}
 		text := e.Text[r.Start:r.End]
-		n := e.Counter.Count(text)
+		startRune, endRune := runeAt(r.Start), runeAt(r.End)
+		n, ok := endRune-startRune, e.runes
+		if !ok {
+			n, ok = e.measured[r]
+		}
+		if !ok {
+			n = e.Counter.Count(text)
+		}
 		if n > e.Limit {
 			sub, err := e.splitTokens(ctx, r.Start, r.End, nil)
 			if err != nil {
@@ -502,7 +548,7 @@ func (e *Engine) Build(ctx context.Context, ranges []Range, trim bool) ([]gochun
 		chunks = append(chunks, gochunk.Chunk{
 			Index:      len(chunks),
 			Text:       text,
-			Spans:      []gochunk.Span{{Start: r.Start, End: r.End, StartRune: conv.Rune(r.Start), EndRune: conv.Rune(r.End)}},
+			Spans:      []gochunk.Span{{Start: r.Start, End: r.End, StartRune: startRune, EndRune: endRune}},
 			TokenCount: n,
 		})
 	}
