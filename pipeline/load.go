@@ -133,9 +133,11 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (Loaded, error) {
 	return out, nil
 }
 
-// prepare applies the invalid-UTF-8 policy to a loaded text.
+// prepare applies the invalid-UTF-8 policy to a loaded text. Rejecting is
+// left to the chunkers, which check their input (and to Offsets), so that
+// a large text is not validated twice.
 func (p *Pipeline) prepare(l *Loaded, err error) error {
-	if err != nil {
+	if err != nil || p.cfg.InvalidUTF8 == gochunk.Reject {
 		return err
 	}
 	text, repaired, err := gochunk.PrepareText(l.Text, p.cfg.InvalidUTF8)

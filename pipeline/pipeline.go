@@ -48,9 +48,10 @@ type Config struct {
 	// none: auto (PDF by the .pdf extension, else text), text, pdf or
 	// elements (layout JSON). Empty means auto.
 	Input string `json:"input,omitempty"`
-	// InvalidUTF8 says what Load does with text that is not UTF-8:
-	// reject it (the default) or repair it (offsets then refer to the
-	// repaired text).
+	// InvalidUTF8 says what happens to text that is not UTF-8: reject
+	// (the default: chunking it is an error naming the first bad byte) or
+	// repair (Load replaces bad bytes with U+FFFD; offsets then refer to
+	// the repaired text).
 	InvalidUTF8 gochunk.InvalidUTF8Policy `json:"invalid_utf8,omitempty"`
 	// Trace asks chunkers that explain themselves (gochunk.Tracer) for
 	// their trace, returned in Result.Trace.

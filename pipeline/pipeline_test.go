@@ -74,8 +74,12 @@ func TestLoad(t *testing.T) {
 	if err != nil || doc.Text != "from a reader" || doc.ID != "stdin" {
 		t.Fatalf("reader: %+v %v", doc, err)
 	}
-	if _, err := p.Load(ctx, pipeline.Source{Path: bad}); !errors.Is(err, gochunk.ErrInvalidUTF8) {
-		t.Errorf("invalid UTF-8 rejected: %v", err)
+	doc, err = p.Load(ctx, pipeline.Source{Path: bad})
+	if _, cerr := p.Run(ctx, doc.Document); err != nil || !errors.Is(cerr, gochunk.ErrInvalidUTF8) {
+		t.Errorf("invalid UTF-8 rejected: %v, %v", err, cerr)
+	}
+	if _, oerr := p.Offsets(ctx, doc.Document); !errors.Is(oerr, gochunk.ErrInvalidUTF8) {
+		t.Errorf("invalid UTF-8 rejected by Offsets: %v", oerr)
 	}
 	if _, err := p.Load(ctx, pipeline.Source{Path: filepath.Join(dir, "missing.txt")}); err == nil {
 		t.Error("missing file loaded")

@@ -53,6 +53,9 @@ func (p *Pipeline) Run(ctx context.Context, doc gochunk.Document) (Result, error
 // gochunk.Offsetter, such as fast).
 func (p *Pipeline) Offsets(ctx context.Context, doc gochunk.Document) ([]int, error) {
 	if o, ok := p.chunker.(gochunk.Offsetter); ok {
+		if err := gochunk.CheckDocument(doc); err != nil {
+			return nil, err
+		}
 		return o.Offsets(ctx, doc)
 	}
 	chunks, err := p.chunker.Chunk(ctx, doc)

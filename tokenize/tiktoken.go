@@ -3,7 +3,6 @@ package tokenize
 import (
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -24,17 +23,12 @@ type TikToken struct {
 	name  string
 	codec tokenizer.Codec
 
-	// The cache maps a segment to the byte length of each of its tokens.
-	// Lookups read a published map without a lock (so counting scales
-	// across cores); new segments wait in pending, under mu, until enough
-	// gather to publish a new map with them (copying costs O(1) per
-	// segment, amortised).
-	cache   atomic.Pointer[map[string][]uint16]
-	mu      sync.Mutex
-	pending map[string][]uint16
-	// pendingHits counts the lookups that took the lock since the last
-	// publication; published is the size of the published map.
-	pendingHits, published int
+	// cache maps a segment to the byte length of each of its tokens.
+	// Callers hold mu's read lock across many lookups (see lookup), so a
+	// lookup is a plain map access; a new segment is added under the
+	// write lock.
+	mu    sync.RWMutex
+	cache map[string][]uint16
 }
 
 // maxCachedSegment is the longest segment, in bytes, whose tokens are cached;
@@ -59,7 +53,7 @@ func NewTikToken(encoding string) (*TikToken, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load tiktoken %s: %w", encoding, err)
 	}
-	return &TikToken{name: encoding, codec: codec, pending: map[string][]uint16{}}, nil
+	return &TikToken{name: encoding, codec: codec, cache: map[string][]uint16{}}, nil
 }
 
 // Name returns the encoding's name.
@@ -68,13 +62,15 @@ func (t *TikToken) Name() string { return t.name }
 // Count returns the number of tokens of text.
 func (t *TikToken) Count(text string) int {
 	n := 0
+	l := t.lookup()
+	defer l.done()
 	forEachSegment(text, func(seg string) {
 		if len(seg) > maxCachedSegment {
 			c, _ := t.codec.Count(seg)
 			n += c
 			return
 		}
-		n += len(t.segment(seg))
+		n += len(l.segment(seg))
 	})
 	return n
 }
@@ -83,6 +79,8 @@ func (t *TikToken) Count(text string) int {
 // byte-level BPE may end inside a multi-byte character.
 func (t *TikToken) AppendTokenEnds(dst []int, text string) []int {
 	off := 0
+	l := t.lookup()
+	defer l.done()
 	forEachSegment(text, func(seg string) {
 		if len(seg) > maxCachedSegment {
 			_, toks, _ := t.codec.Encode(seg)
@@ -92,7 +90,7 @@ func (t *TikToken) AppendTokenEnds(dst []int, text string) []int {
 			}
 			return
 		}
-		for _, l := range t.segment(seg) {
+		for _, l := range l.segment(seg) {
 			off += int(l)
 			dst = append(dst, off)
 		}
@@ -100,40 +98,86 @@ func (t *TikToken) AppendTokenEnds(dst []int, text string) []int {
 	return dst
 }
 
+// lookups is a run of cache lookups under one read lock. Segments not in
+// the cache are encoded and kept in local until the run adds them to the
+// cache, every 4096 lookups and at its end, so that goroutines tokenizing
+// new text do not wait on each other's write locks.
+type lookups struct {
+	t     *TikToken
+	n     int
+	local map[string][]uint16
+}
+
+func (t *TikToken) lookup() *lookups {
+	t.mu.RLock()
+	return &lookups{t: t}
+}
+
+// done ends the run.
+func (l *lookups) done() {
+	l.t.mu.RUnlock()
+	l.flush()
+}
+
+// flush adds the local segments to the cache; the read lock is not held.
+func (l *lookups) flush() {
+	if len(l.local) == 0 {
+		return
+	}
+	t := l.t
+	t.mu.Lock()
+	if len(t.cache)+len(l.local) > maxCacheEntries {
+		t.cache = make(map[string][]uint16)
+	}
+	for k, v := range l.local {
+		t.cache[k] = v
+	}
+	t.mu.Unlock()
+	clear(l.local)
+}
+
 // segment returns the token lengths of a short segment, from the cache or
 // by encoding it.
-func (t *TikToken) segment(seg string) []uint16 {
-	if published := t.cache.Load(); published != nil {
-		if lens, ok := (*published)[seg]; ok {
-			return lens
-		}
+func (l *lookups) segment(seg string) []uint16 {
+	t := l.t
+	if l.n++; l.n%4096 == 0 {
+		t.mu.RUnlock()
+		l.flush()
+		t.mu.RLock()
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	lens, ok := t.pending[seg]
-	if !ok {
-		_, toks, _ := t.codec.Encode(seg)
-		lens = make([]uint16, len(toks))
-		for i, tok := range toks {
-			lens[i] = uint16(len(tok))
-		}
-		t.pending[string([]byte(seg))] = lens // copy: do not pin the caller's text
+	if lens, ok := t.cache[seg]; ok {
+		return lens
 	}
-	// Publish when the segments waiting are many, or often looked up: a
-	// lookup in pending takes the lock.
-	t.pendingHits++
-	if t.pendingHits >= 256+t.published/4 {
-		next := t.pending
-		if old := t.cache.Load(); old != nil && len(*old)+len(next) <= maxCacheEntries {
-			for k, v := range *old {
-				next[k] = v
+	if lens, ok := l.local[seg]; ok {
+		return lens
+	}
+	_, toks, _ := t.codec.Encode(seg)
+	lens := make([]uint16, len(toks))
+	for i, tok := range toks {
+		lens[i] = uint16(len(tok))
+	}
+	if l.local == nil {
+		l.local = map[string][]uint16{}
+	}
+	l.local[string([]byte(seg))] = lens // copy: do not pin the caller's text
+	return lens
+}
+
+// Cut returns the first position at or after from where forEachSegment
+// cuts text (white space other than a line break after a non-space
+// character), or len(text).
+func (t *TikToken) Cut(text string, from int) int {
+	for i := max(from, 1); i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if r != '\n' && r != '\r' && isRegexSpace(r) {
+			prev, _ := utf8.DecodeLastRuneInString(text[:i])
+			if !isRegexSpace(prev) {
+				return i
 			}
 		}
-		t.cache.Store(&next)
-		t.published = len(next)
-		t.pending, t.pendingHits = map[string][]uint16{}, 0
+		i += size
 	}
-	return lens
+	return len(text)
 }
 
 // forEachSegment calls fn with consecutive pieces of text whose

@@ -24,6 +24,15 @@ type Counter interface {
 	Name() string
 }
 
+// Cutter is implemented by tokenizers that know where their
+// pre-tokenizer always cuts text: for i = Cut(text, from), the tokens of
+// text[:i] followed by those of text[i:] are the tokens of text, so parts
+// cut there can be tokenized apart (on several cores).
+type Cutter interface {
+	// Cut returns the first such position at or after from, or len(text).
+	Cut(text string, from int) int
+}
+
 // Encoder is a Counter that also reports where its tokens end.
 type Encoder interface {
 	Counter

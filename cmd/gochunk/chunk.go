@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/pipeline"
@@ -52,6 +53,9 @@ Flags:
 	pl, err := pf.build(e)
 	if err != nil {
 		return fail(e, "chunk", err)
+	}
+	if spec := pl.Spec(); os.Getenv("GOGC") == "" && !spec.Embeds && !spec.UsesLLM {
+		debug.SetGCPercent(400) // rule-based chunking's garbage is small and short-lived: collect it less often
 	}
 	var traces *json.Encoder
 	if *debugOut != "" {

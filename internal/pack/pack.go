@@ -8,6 +8,10 @@ package pack
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -68,6 +72,11 @@ type Engine struct {
 	// returned (counters that are not additive), so Build need not count
 	// them again.
 	measured map[Range]int
+	// tokens, during mergeTokens, are the prefix sums of the sizes of the
+	// pieces being merged, which are the tokens of their text, for a
+	// counter that is a tokenize.Cutter.
+	tokens []int
+	cutter tokenize.Cutter
 }
 
 // indexedText is the length of text from which rune counts use an index.
@@ -127,6 +136,9 @@ func (e *Engine) Split(ctx context.Context, a, b int, out []Range) ([]Range, err
 	if !e.ready {
 		e.Init()
 	}
+	if b-a >= parallelBytes && runtime.GOMAXPROCS(0) > 1 {
+		return e.splitParallel(ctx, a, b, out)
+	}
 	return e.split(ctx, a, b, 0, out)
 }
 
@@ -134,17 +146,7 @@ func (e *Engine) split(ctx context.Context, a, b, level int, out []Range) ([]Ran
 	if err := ctx.Err(); err != nil {
 		return out, fmt.Errorf("chunking cancelled: %w", err)
 	}
-	var pieces []Piece
-	for ; level < len(e.levels); level++ {
-		pieces = e.levels[level](e.Text, a, b, e.scratch[level][0][:0])
-		e.scratch[level][0] = pieces[:0]
-		if len(pieces) > 1 {
-			break
-		}
-		if len(pieces) == 1 && (pieces[0].Start != a || pieces[0].End != b) {
-			break // the level trimmed separators: still progress
-		}
-	}
+	pieces, level := e.cut(a, b, level)
 	if level >= len(e.levels) {
 		return e.splitTokens(ctx, a, b, out)
 	}
@@ -154,10 +156,8 @@ func (e *Engine) split(ctx context.Context, a, b, level int, out []Range) ([]Ran
 	defer func() { e.scratch[level][1] = good[:0] }()
 	var err error
 	for i, p := range pieces {
-		p.Size = e.CountUpTo(p.Start, p.End, e.Limit)
-		if i+1 < len(pieces) && pieces[i+1].Start > p.End {
-			p.Gap = e.Count(p.End, pieces[i+1].Start)
-		}
+		e.size(pieces, i)
+		p = pieces[i]
 		if p.Size <= e.Limit {
 			good = append(good, p)
 			continue
@@ -171,6 +171,97 @@ func (e *Engine) split(ctx context.Context, a, b, level int, out []Range) ([]Ran
 	return e.Merge(good, out), nil
 }
 
+// cut returns the pieces of [a, b) at the first level from level on that
+// cuts it, and that level (len(e.levels) when none does).
+func (e *Engine) cut(a, b, level int) ([]Piece, int) {
+	var pieces []Piece
+	for ; level < len(e.levels); level++ {
+		pieces = e.levels[level](e.Text, a, b, e.scratch[level][0][:0])
+		e.scratch[level][0] = pieces[:0]
+		if len(pieces) > 1 {
+			break
+		}
+		if len(pieces) == 1 && (pieces[0].Start != a || pieces[0].End != b) {
+			break // the level trimmed separators: still progress
+		}
+	}
+	return pieces, level
+}
+
+// size measures piece i and its separator to the next piece.
+func (e *Engine) size(pieces []Piece, i int) {
+	p := &pieces[i]
+	p.Size = e.CountUpTo(p.Start, p.End, e.Limit)
+	if i+1 < len(pieces) && pieces[i+1].Start > p.End {
+		p.Gap = e.Count(p.End, pieces[i+1].Start)
+	}
+}
+
+// parallelBytes is the size of text from which Split shares the work of
+// its oversized pieces among the cores.
+const parallelBytes = 1 << 20
+
+// splitParallel is split at the first level for a large text: the pieces
+// that fit are merged here, in order, while the oversized ones, which the
+// merge does not cross (each ends the run of pieces before it), are split
+// on every core by engines of their own. The ranges are those of split.
+func (e *Engine) splitParallel(ctx context.Context, a, b int, out []Range) ([]Range, error) {
+	pieces, level := e.cut(a, b, 0)
+	if level >= len(e.levels) {
+		return e.splitTokens(ctx, a, b, out)
+	}
+	type part struct {
+		good []Piece // pieces that fit, merged in order
+		big  Range   // else an oversized piece
+		out  []Range
+		err  error
+	}
+	var parts []*part
+	start := 0
+	for i := range pieces {
+		e.size(pieces, i)
+		if pieces[i].Size > e.Limit {
+			parts = append(parts, &part{good: pieces[start:i]}, &part{big: Range{pieces[i].Start, pieces[i].End}})
+			start = i + 1
+		}
+	}
+	parts = append(parts, &part{good: pieces[start:]})
+	if e.runes && e.runeIndex == nil {
+		e.runeIndex = runeoff.NewIndex(e.Text) // shared by the workers
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	workers := make([]*Engine, runtime.GOMAXPROCS(0))
+	for k := range workers {
+		w := &Engine{Text: e.Text, Counter: e.Counter, Limit: e.Limit, Overlap: e.Overlap, Levels: e.Levels,
+			SkipWords: e.SkipWords, MaxUnit: e.MaxUnit, runeIndex: e.runeIndex}
+		w.Init()
+		workers[k] = w
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(parts); i = int(next.Add(1)) - 1 {
+				if p := parts[i]; p.good == nil {
+					p.out, p.err = w.split(ctx, p.big.Start, p.big.End, level+1, nil)
+				} else {
+					p.out = w.Merge(p.good, nil)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, w := range workers {
+		for r, n := range w.measured {
+			e.measure(r, n)
+		}
+	}
+	for _, p := range parts {
+		if p.err != nil {
+			return out, p.err
+		}
+		out = append(out, p.out...)
+	}
+	return out, nil
+}
+
 // tokenBlock is how many bytes of text splitTokens turns into token pieces
 // at a time, so that memory stays bounded on huge inputs.
 const tokenBlock = 1 << 18
@@ -180,6 +271,9 @@ const tokenBlock = 1 << 18
 func (e *Engine) splitTokens(ctx context.Context, a, b int, out []Range) ([]Range, error) {
 	if e.additive {
 		return e.splitAdditive(ctx, a, b, out)
+	}
+	if c, ok := e.Counter.(tokenize.Cutter); ok && b-a >= parallelBytes && runtime.GOMAXPROCS(0) > 1 {
+		return e.splitTokensAhead(ctx, c, a, b, out)
 	}
 	blk := tokenBlock
 	for pos := a; pos < b; {
@@ -194,7 +288,7 @@ func (e *Engine) splitTokens(ctx context.Context, a, b int, out []Range) ([]Rang
 		if err != nil {
 			return out, err
 		}
-		ranges := e.Merge(pieces, e.blockOut[:0])
+		ranges := e.mergeTokens(pieces, e.blockOut[:0])
 		e.blockOut = ranges[:0]
 		if end == b {
 			return append(out, ranges...), nil
@@ -209,6 +303,90 @@ func (e *Engine) splitTokens(ctx context.Context, a, b int, out []Range) ([]Rang
 		pos = ranges[len(ranges)-1].Start
 	}
 	return out, nil
+}
+
+// splitTokensAhead is splitTokens for a large range and a tokenizer that
+// says where its text may be cut: blocks cut there are tokenized on the
+// other cores ahead of the merge, which carries the pieces of each block's
+// last range over to the next block. The ranges are those of merging the
+// tokens of the whole range at once.
+func (e *Engine) splitTokensAhead(ctx context.Context, c tokenize.Cutter, a, b int, out []Range) ([]Range, error) {
+	enc := e.Counter.(tokenize.Encoder)
+	var cuts []int
+	for pos := a; pos < b; {
+		end := min(b, a+c.Cut(e.Text[a:b], pos-a+tokenBlock))
+		cuts = append(cuts, pos)
+		pos = end
+	}
+	cuts = append(cuts, b)
+	blocks := len(cuts) - 1
+	done := make([]chan []int, blocks)
+	for k := range done {
+		done[k] = make(chan []int, 1)
+	}
+	ahead := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for k := range blocks {
+			select {
+			case ahead <- struct{}{}:
+			case <-stop:
+				return
+			}
+			go func() {
+				text := e.Text[cuts[k]:cuts[k+1]]
+				done[k] <- enc.AppendTokenEnds(make([]int, 0, len(text)/3), text)
+			}()
+		}
+	}()
+	var carry []Piece
+	for k := range blocks {
+		if err := ctx.Err(); err != nil {
+			return out, fmt.Errorf("chunking cancelled: %w", err)
+		}
+		ends := <-done[k]
+		<-ahead
+		pieces, err := e.tokenPieces(append(make([]Piece, 0, len(carry)+len(ends)), carry...), cuts[k], cuts[k+1], ends)
+		if err != nil {
+			return out, err
+		}
+		ranges := e.mergeTokens(pieces, nil)
+		if k == blocks-1 {
+			return append(out, ranges...), nil
+		}
+		last := ranges[len(ranges)-1].Start
+		out = append(out, ranges[:len(ranges)-1]...)
+		i := len(pieces) - 1
+		for i > 0 && pieces[i].Start > last {
+			i--
+		}
+		carry = pieces[i:]
+	}
+	return out, nil
+}
+
+// tokenPieces appends to dst the pieces of [a, b) from the ends of its
+// tokens (relative to a): tokens that end inside a character join the
+// next one.
+func (e *Engine) tokenPieces(dst []Piece, a, b int, ends []int) ([]Piece, error) {
+	start, n := a, 0
+	for _, end := range ends {
+		n++
+		end += a
+		if end < b && !utf8.RuneStart(e.Text[end]) {
+			continue
+		}
+		dst = append(dst, Piece{Start: start, End: end, Size: n})
+		if n > max(e.Limit, e.MaxUnit) {
+			return nil, e.tooSmall(start, n)
+		}
+		start, n = end, 0
+	}
+	if start < b {
+		dst = append(dst, Piece{Start: start, End: b, Size: max(n, e.Count(start, b))})
+	}
+	return dst, nil
 }
 
 // cutNear returns a character boundary at or after i (and at most b),
@@ -363,22 +541,7 @@ func (e *Engine) Merge(pieces []Piece, out []Range) []Range {
 			j++
 		}
 		if !e.additive && j > i {
-			if n := e.Count(pieces[i].Start, pieces[j].End); n <= e.Limit {
-				e.measure(Range{pieces[i].Start, pieces[j].End}, n)
-			} else {
-				// The estimate was low: find the longest prefix that fits.
-				lo, hi := i, j-1
-				for lo < hi {
-					mid := (lo + hi + 1) / 2
-					if n := e.Count(pieces[i].Start, pieces[mid].End); n <= e.Limit {
-						lo = mid
-						e.measure(Range{pieces[i].Start, pieces[mid].End}, n)
-					} else {
-						hi = mid - 1
-					}
-				}
-				j = lo
-			}
+			j = e.fit(pieces, i, j)
 		}
 		out = append(out, Range{pieces[i].Start, pieces[j].End})
 		if j == n-1 {
@@ -403,6 +566,76 @@ func (e *Engine) Merge(pieces []Piece, out []Range) []Range {
 		i = next
 	}
 	return out
+}
+
+// fit returns the last piece k in [i, j] such that pieces i..k fit the
+// limit when counted exactly (the estimate of i..j is within it), and
+// records its size. Counts grow with k, and a piece holds at least one
+// token, so a range n tokens over the limit drops at least n pieces: the
+// search steps down by the excess, then up while the next piece fits,
+// counting a few times where a bisection would count log2(j-i) times.
+func (e *Engine) fit(pieces []Piece, i, j int) int {
+	count := func(k int) int { return e.Count(pieces[i].Start, pieces[k].End) }
+	if e.tokens != nil {
+		count = func(k int) int { return e.tokenCount(pieces, i, k) }
+	}
+	n := count(j)
+	hi := j // the last piece that may fit
+	for n > e.Limit && j > i {
+		hi = j - 1
+		j = max(i, j-(n-e.Limit))
+		n = count(j)
+	}
+	for j < hi {
+		m := count(j + 1)
+		if m > e.Limit {
+			break
+		}
+		j, n = j+1, m
+	}
+	if n <= e.Limit {
+		e.measure(Range{pieces[i].Start, pieces[j].End}, n)
+	}
+	return j
+}
+
+// mergeTokens is Merge for pieces that are the tokens of their text: with
+// a counter that says where its text may be cut, the exact size of a run
+// of pieces is the tokens of its whole segments, known, plus a count of
+// the partial segments at its two ends.
+func (e *Engine) mergeTokens(pieces []Piece, out []Range) []Range {
+	c, ok := e.Counter.(tokenize.Cutter)
+	if !ok {
+		return e.Merge(pieces, out)
+	}
+	e.cutter = c
+	e.tokens = append(e.tokens[:0], 0)
+	for _, p := range pieces {
+		e.tokens = append(e.tokens, e.tokens[len(e.tokens)-1]+p.Size)
+	}
+	out = e.Merge(pieces, out)
+	e.tokens = nil // the next Merge may be of other pieces
+	return out
+}
+
+// tokenCount returns the exact size of pieces i..k (see mergeTokens): the
+// segments of the text between its first and last cut point are counted
+// by their tokens, which are pieces.
+func (e *Engine) tokenCount(pieces []Piece, i, k int) int {
+	start, end := pieces[i].Start, pieces[k].End
+	first := e.cutter.Cut(e.Text, start)
+	if first >= end {
+		return e.Count(start, end)
+	}
+	a := i + sort.Search(k-i+1, func(x int) bool { return pieces[i+x].Start >= first })
+	if a > k || pieces[a].Start != first {
+		return e.Count(start, end) // a cut inside a piece: count it all
+	}
+	m := k
+	for m > a && e.cutter.Cut(e.Text, pieces[m].Start) != pieces[m].Start {
+		m--
+	}
+	return e.Count(start, first) + e.tokens[m] - e.tokens[a] + e.Count(pieces[m].Start, end)
 }
 
 // measure records the exact size of a range Merge may return.
@@ -514,6 +747,7 @@ func (e *Engine) Build(ctx context.Context, ranges []Range, trim bool) ([]gochun
 		runeAt = e.runeIndex.Rune
 	}
 	chunks := make([]gochunk.Chunk, 0, len(ranges))
+	spans := make([]gochunk.Span, 0, len(ranges)) // one allocation for every chunk's span
 	for _, r := range ranges {
 		if trim {
 			r = Trim(e.Text, r)
@@ -545,10 +779,11 @@ func (e *Engine) Build(ctx context.Context, ranges []Range, trim bool) ([]gochun
 			}
 			continue
 		}
+		spans = append(spans, gochunk.Span{Start: r.Start, End: r.End, StartRune: startRune, EndRune: endRune})
 		chunks = append(chunks, gochunk.Chunk{
 			Index:      len(chunks),
 			Text:       text,
-			Spans:      []gochunk.Span{{Start: r.Start, End: r.End, StartRune: startRune, EndRune: endRune}},
+			Spans:      spans[len(spans)-1 : len(spans) : len(spans)],
 			TokenCount: n,
 		})
 	}
