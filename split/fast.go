@@ -123,7 +123,7 @@ func (f *Fast) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chunk
 	r := 0 // rune offset of the previous chunk's end
 	for k := 0; k < len(offs); k += 2 {
 		s, e := offs[k], offs[k+1]
-		n := utf8.RuneCountInString(text[s:e])
+		n := tokenize.RuneCount(text[s:e])
 		i := k / 2
 		spans[i] = gochunk.Span{Start: s, End: e, StartRune: r, EndRune: r + n}
 		r += n

@@ -75,8 +75,9 @@ type Engine struct {
 	// tokens, during mergeTokens, are the prefix sums of the sizes of the
 	// pieces being merged, which are the tokens of their text, for a
 	// counter that is a tokenize.Cutter.
-	tokens []int
-	cutter tokenize.Cutter
+	tokens    []int
+	tokensBuf []int
+	cutter    tokenize.Cutter
 }
 
 // indexedText is the length of text from which rune counts use an index.
@@ -609,12 +610,12 @@ func (e *Engine) mergeTokens(pieces []Piece, out []Range) []Range {
 		return e.Merge(pieces, out)
 	}
 	e.cutter = c
-	e.tokens = append(e.tokens[:0], 0)
+	e.tokens = append(e.tokensBuf[:0], 0)
 	for _, p := range pieces {
 		e.tokens = append(e.tokens, e.tokens[len(e.tokens)-1]+p.Size)
 	}
 	out = e.Merge(pieces, out)
-	e.tokens = nil // the next Merge may be of other pieces
+	e.tokensBuf, e.tokens = e.tokens, nil // the next Merge may be of other pieces
 	return out
 }
 
