@@ -94,6 +94,10 @@ func (r Response) Usage() Usage {
 	return u
 }
 
+// ErrNoModel reports a chunker that needs a chat model given none (a nil
+// *Client): configure the model's name (and its server's URL).
+var ErrNoModel = errors.New("the LLM chunkers need a chat model, and none is configured")
+
 // ErrUnreachable reports an endpoint that could not be reached or kept
 // failing after the retries.
 var ErrUnreachable = errors.New("model endpoint unavailable")

@@ -56,7 +56,7 @@ type Split struct {
 // NewSplit returns a Split chunker.
 func NewSplit(cfg SplitConfig, counter tokenize.Counter, client *llm.Client) (*Split, error) {
 	if client == nil {
-		return nil, fmt.Errorf("%w: the llm-split chunker needs a model: give --llm-url and --llm-model", gochunk.ErrConfig)
+		return nil, fmt.Errorf("%w: the llm-split chunker: %w", gochunk.ErrConfig, llm.ErrNoModel)
 	}
 	if cfg.Size <= 0 || cfg.PieceSize <= 0 || cfg.WindowTokens <= 0 || cfg.Retries < 0 {
 		return nil, fmt.Errorf("%w: size, piece_size and window_tokens must be positive, retries not negative", gochunk.ErrConfig)

@@ -52,7 +52,7 @@ type Propositions struct {
 // NewPropositions returns a Propositions chunker.
 func NewPropositions(cfg PropositionsConfig, counter tokenize.Counter, client *llm.Client) (*Propositions, error) {
 	if client == nil {
-		return nil, fmt.Errorf("%w: the propositions chunker needs a model: give --llm-url and --llm-model", gochunk.ErrConfig)
+		return nil, fmt.Errorf("%w: the propositions chunker: %w", gochunk.ErrConfig, llm.ErrNoModel)
 	}
 	if cfg.Size <= 0 || cfg.PassageTokens <= 0 || cfg.Retries < 0 {
 		return nil, fmt.Errorf("%w: size and passage_tokens must be positive, retries not negative", gochunk.ErrConfig)

@@ -298,7 +298,7 @@ func NewEmbedder(ctx context.Context, cfg EmbedderConfig) (gochunk.Embedder, err
 
 // ErrNoModel reports an LLM chunker in a configuration without a chat
 // model (LLMConfig.Model). It is wrapped with gochunk.ErrConfig.
-var ErrNoModel = errors.New("the LLM chunkers need a chat model, and none is configured")
+var ErrNoModel = llm.ErrNoModel
 
 func configError(param, value, want string) error {
 	return fmt.Errorf("%w: %s %q: %s", gochunk.ErrConfig, param, value, want)

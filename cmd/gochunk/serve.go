@@ -80,9 +80,7 @@ Flags:
 		return fail(e, "serve", err)
 	}
 	cfg.Pipeline = pcfg
-	if cfg.Addr == "" {
-		cfg.Addr = fmt.Sprintf(":%d", *port)
-	}
+	cfg.Addr = cmp.Or(cfg.Addr, fmt.Sprintf(":%d", *port))
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fail(e, "serve", usagef("--log-level: %w", err))
