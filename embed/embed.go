@@ -91,6 +91,9 @@ var (
 	// ErrName reports an embedder name New does not know or that lacks
 	// its model.
 	ErrName = errors.New("bad embedder name")
+	// ErrNoRuntime reports that ONNX Runtime cannot be used: its library
+	// is missing, the build has no cgo, or it lacks an execution provider.
+	ErrNoRuntime = errors.New("ONNX Runtime is not available")
 )
 
 // Options are the settings New passes to the providers that take them.
@@ -108,11 +111,21 @@ type Options struct {
 	Offline bool
 	// Progress, when set, receives download progress lines.
 	Progress func(done, total int64, file string)
-	// ONNXBackend runs onnx models: "go" (the default, pure Go, in every
-	// build) or "ort" (ONNX Runtime, faster, in binaries built with
-	// cgo and -tags ORT, with the onnxruntime shared library installed).
+	// ONNXBackend runs onnx models: "auto" (the default: ONNX Runtime
+	// when its library loads and the model's tokenizer is one package
+	// tokenize reads, else pure Go), "ort" (ONNX Runtime, or an error
+	// saying why not) or "go" (pure Go, in every build; much slower).
+	// ONNX Runtime needs a build with cgo (the default) and the
+	// libonnxruntime shared library at run time; nothing at link time.
 	ONNXBackend string
-	// ONNXRuntimeLibrary is the path of libonnxruntime for the ort
+	// ONNXThreads is the number of threads ONNX Runtime uses for one
+	// model run; 0 means one per core.
+	ONNXThreads int
+	// Notice, when set, hears one line about how a model runs (which
+	// backend, and why when it is not the one asked for).
+	Notice func(string)
+	// ONNXRuntimeLibrary is the path of libonnxruntime (else
+	// GOCHUNK_ONNX_LIBRARY, else the usual names and places)
 	// backend; empty means the system's default location.
 	ONNXRuntimeLibrary string
 	// ONNXCUDA runs the ort backend on a CUDA GPU.

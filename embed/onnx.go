@@ -3,16 +3,17 @@ package embed
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 
 	"github.com/gomlx/go-huggingface/tokenizers/api"
 	"github.com/knights-analytics/hugot"
 	"github.com/knights-analytics/hugot/backends"
-	"github.com/knights-analytics/hugot/options"
 	"github.com/knights-analytics/hugot/pipelines"
 
 	"github.com/gochunk/gochunk/tokenize"
@@ -29,7 +30,10 @@ import (
 // max_seq_length, else its max_position_embeddings, else 512) are
 // truncated to their first MaxTokens tokens, as sentence-transformers does.
 type ONNX struct {
-	mu        sync.Mutex // one inference at a time per model
+	// ort runs the model in ONNX Runtime when set; else hugot's pure-Go
+	// session does.
+	ort       *ortModel
+	mu        sync.Mutex // one pure-Go inference at a time per model
 	session   *hugot.Session
 	pipe      *pipelines.FeatureExtractionPipeline
 	pooling   string // cls, mean or last
@@ -41,33 +45,51 @@ type ONNX struct {
 	tok       *tokenize.HF // nil when tokenize cannot read the tokenizer
 }
 
-// newSession starts the hugot session of the backend opt names.
-func newSession(ctx context.Context, opt Options) (*hugot.Session, error) {
-	switch opt.ONNXBackend {
-	case "", "go":
-		if opt.ONNXCUDA || opt.ONNXRuntimeLibrary != "" {
-			return nil, fmt.Errorf("%w: the ONNX Runtime library and CUDA need the ort backend", ErrModel)
-		}
-		s, err := hugot.NewGoSession(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("%w: start onnx session: %v", ErrModel, err)
-		}
-		return s, nil
-	case "ort":
-		var opts []options.WithOption
-		if opt.ONNXRuntimeLibrary != "" {
-			opts = append(opts, options.WithOnnxLibraryPath(opt.ONNXRuntimeLibrary))
-		}
-		if opt.ONNXCUDA {
-			opts = append(opts, options.WithCuda(map[string]string{"device_id": "0"}))
-		}
-		s, err := hugot.NewORTSession(ctx, opts...)
-		if err != nil {
-			return nil, fmt.Errorf("%w: start ONNX Runtime session (the ort backend needs a binary built with cgo and -tags ORT, and libonnxruntime installed): %v", ErrModel, err)
-		}
-		return s, nil
+// loadGo loads the model into hugot's pure-Go session.
+func (o *ONNX) loadGo(ctx context.Context, model, dir, onnxName string) error {
+	session, err := hugot.NewGoSession(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: start onnx session: %v", ErrModel, err)
 	}
-	return nil, fmt.Errorf("%w: unknown onnx backend %q: want go or ort", ErrModel, opt.ONNXBackend)
+	pipe, err := hugot.NewPipeline(session, hugot.FeatureExtractionConfig{ModelPath: dir, Name: "gochunk-embed", OnnxFilename: onnxName})
+	if err != nil {
+		session.Destroy()
+		return fmt.Errorf("%w: load %s: %v", ErrModel, model, err)
+	}
+	if gt := pipe.Model.Tokenizer.GoTokenizer; gt != nil {
+		if err := gt.Tokenizer.With(api.EncodeOptions{AddSpecialTokens: true, MaxLen: o.maxTokens}); err != nil {
+			session.Destroy()
+			return fmt.Errorf("%w: tokenizer: %v", ErrModel, err)
+		}
+	}
+	dims := pipe.Output.Dimensions
+	if len(dims) == 0 || dims[len(dims)-1] <= 0 {
+		session.Destroy()
+		return fmt.Errorf("%w: output %q has no fixed last dimension (%v)", ErrModel, pipe.Output.Name, dims)
+	}
+	o.session, o.pipe, o.dim = session, pipe, int(dims[len(dims)-1])
+	return nil
+}
+
+// loadRuntime loads the model into ONNX Runtime; its vector length is
+// learnt from a first run.
+func (o *ONNX) loadRuntime(path string, opt Options) error {
+	if o.tok == nil {
+		return fmt.Errorf("%w: the model's tokenizer.json is not one package tokenize reads (WordPiece), which the ONNX Runtime backend needs", ErrNoRuntime)
+	}
+	m, err := loadORT(path, opt)
+	if err != nil {
+		return err
+	}
+	o.ort = m
+	vs, err := o.runORT([]string{"dimension probe"})
+	if err != nil {
+		m.close()
+		o.ort = nil
+		return fmt.Errorf("%w: first run of %s: %v", ErrModel, path, err)
+	}
+	o.dim = len(vs[0])
+	return nil
 }
 
 // ONNXFiles are the files of a model looked for on the hub; those after the
@@ -152,31 +174,40 @@ func LoadONNX(ctx context.Context, model string, opt Options) (*ONNX, error) {
 		o.maxTokens = st.MaxSeq
 	}
 
-	session, err := newSession(ctx, opt)
+	path := filepath.Join(dir, onnxSubdir(dir), onnxName)
+	sum, err := fileDigest(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", ErrModel, err)
 	}
-	pipe, err := hugot.NewPipeline(session, hugot.FeatureExtractionConfig{ModelPath: dir, Name: "gochunk-embed", OnnxFilename: onnxName})
-	if err != nil {
-		session.Destroy()
-		return nil, fmt.Errorf("%w: load %s: %v", ErrModel, model, err)
-	}
-	if gt := pipe.Model.Tokenizer.GoTokenizer; gt != nil {
-		if err := gt.Tokenizer.With(api.EncodeOptions{AddSpecialTokens: true, MaxLen: o.maxTokens}); err != nil {
-			session.Destroy()
-			return nil, fmt.Errorf("%w: tokenizer: %v", ErrModel, err)
+	notice := func(format string, a ...any) {
+		if opt.Notice != nil {
+			opt.Notice(fmt.Sprintf("onnx:%s: ", model) + fmt.Sprintf(format, a...))
 		}
 	}
-	dims := pipe.Output.Dimensions
-	if len(dims) == 0 || dims[len(dims)-1] <= 0 {
-		session.Destroy()
-		return nil, fmt.Errorf("%w: output %q has no fixed last dimension (%v)", ErrModel, pipe.Output.Name, dims)
-	}
-	o.session, o.pipe, o.dim = session, pipe, int(dims[len(dims)-1])
-	sum, err := fileDigest(filepath.Join(dir, onnxSubdir(dir), onnxName))
-	if err != nil {
-		session.Destroy()
-		return nil, fmt.Errorf("%w: %v", ErrModel, err)
+	backend := opt.ONNXBackend
+	switch backend {
+	case "", "auto", "ort":
+		err := o.loadRuntime(path, opt)
+		if err == nil {
+			notice("ONNX Runtime %s (%s)", o.ort.version, ortLibrary())
+			break
+		}
+		if backend == "ort" || opt.ONNXCUDA || !errors.Is(err, ErrNoRuntime) {
+			return nil, err
+		}
+		notice("pure Go, much slower than ONNX Runtime: %v", err)
+		if err := o.loadGo(ctx, model, dir, onnxName); err != nil {
+			return nil, err
+		}
+	case "go":
+		if opt.ONNXCUDA || opt.ONNXRuntimeLibrary != "" {
+			return nil, fmt.Errorf("%w: the ONNX Runtime library and CUDA need the ort (or auto) backend, not go", ErrModel)
+		}
+		if err := o.loadGo(ctx, model, dir, onnxName); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("%w: unknown onnx backend %q: want auto, ort or go", ErrModel, backend)
 	}
 	o.id = fmt.Sprintf("onnx:%s@%s:%s:n%v:t%d", filepath.Base(strings.TrimRight(model, "/")), sum, o.pooling, o.normalize, o.maxTokens)
 	return o, nil
@@ -208,6 +239,11 @@ func readJSONIf(path string, v any) error {
 func (o *ONNX) Close() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.ort != nil {
+		err := o.ort.close()
+		o.ort = nil
+		return err
+	}
 	if o.session == nil {
 		return nil
 	}
@@ -249,6 +285,23 @@ func (o *ONNX) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 			nonEmpty = append(nonEmpty, i)
 		}
 	}
+	if o.ort != nil {
+		batch := make([]string, len(nonEmpty))
+		for j, i := range nonEmpty {
+			batch[j] = texts[i]
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("onnx embedding: %w", err)
+		}
+		vs, err := o.runORT(batch)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range nonEmpty {
+			out[i] = vs[j]
+		}
+		return out, nil
+	}
 	for start := 0; start < len(nonEmpty); start += o.batch {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("onnx embedding: %w", err)
@@ -256,7 +309,7 @@ func (o *ONNX) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 		idx := nonEmpty[start:min(start+o.batch, len(nonEmpty))]
 		batch := make([]string, len(idx))
 		for j, i := range idx {
-			batch[j] = texts[i]
+			batch[j] = o.truncate(texts[i])
 		}
 		vs, err := o.run(ctx, batch)
 		if err != nil {
@@ -291,7 +344,7 @@ func (o *ONNX) run(ctx context.Context, texts []string) ([][]float32, error) {
 		copy(out, v)
 	case [][][]float32:
 		for i, tokens := range v {
-			out[i] = o.pool(tokens, batch.Input[i])
+			out[i] = o.pool(tokens, batch.Input[i].AttentionMask)
 		}
 	default:
 		return nil, fmt.Errorf("onnx embedding: unsupported output type %T", v)
@@ -309,7 +362,7 @@ func (o *ONNX) run(ctx context.Context, texts []string) ([][]float32, error) {
 
 // pool reduces token vectors to one: the first ([CLS]) token, the last
 // token the attention mask keeps, or the mean over the tokens it keeps.
-func (o *ONNX) pool(tokens [][]float32, in backends.TokenizedInput) []float32 {
+func (o *ONNX) pool(tokens [][]float32, mask []uint32) []float32 {
 	v := make([]float32, o.dim)
 	if len(tokens) == 0 {
 		return v
@@ -320,8 +373,8 @@ func (o *ONNX) pool(tokens [][]float32, in backends.TokenizedInput) []float32 {
 		return v
 	case "last":
 		last := len(tokens) - 1
-		if len(in.AttentionMask) > 0 {
-			for last > 0 && (last >= len(in.AttentionMask) || in.AttentionMask[last] == 0) {
+		if len(mask) > 0 {
+			for last > 0 && (last >= len(mask) || mask[last] == 0) {
 				last--
 			}
 		}
@@ -330,7 +383,7 @@ func (o *ONNX) pool(tokens [][]float32, in backends.TokenizedInput) []float32 {
 	}
 	n := 0
 	for j, t := range tokens {
-		if j < len(in.AttentionMask) && in.AttentionMask[j] == 0 || len(in.AttentionMask) > 0 && j >= len(in.AttentionMask) {
+		if j < len(mask) && mask[j] == 0 || len(mask) > 0 && j >= len(mask) {
 			continue
 		}
 		vec.Add(v, t)
@@ -343,4 +396,85 @@ func (o *ONNX) pool(tokens [][]float32, in backends.TokenizedInput) []float32 {
 		}
 	}
 	return v
+}
+
+// truncate cuts text after its first MaxTokens tokens less the special
+// tokens, for the pure-Go backend, whose tokenizer does not truncate. (A
+// WordPiece word cut after one of its tokens gives the same tokens up to
+// there.)
+func (o *ONNX) truncate(text string) string {
+	if o.tok == nil {
+		return text
+	}
+	before, after := o.tok.Specials()
+	room := max(o.maxTokens-len(before)-len(after), 1)
+	if ends := o.tok.AppendTokenEnds(nil, text); len(ends) > room {
+		return text[:ends[room-1]]
+	}
+	return text
+}
+
+// ortBatchTokens bounds the padded tokens of one ONNX Runtime run.
+const ortBatchTokens = 4096
+
+// runORT embeds texts in ONNX Runtime: each text's tokens (its first
+// MaxTokens, less the special tokens the tokenizer's post-processor puts
+// around them) are batched with texts of similar length (sorted by
+// length, padded per batch, at most ortBatchTokens padded tokens a run),
+// and the token vectors pooled as the model says.
+func (o *ONNX) runORT(texts []string) ([][]float32, error) {
+	before, after := o.tok.Specials()
+	room := max(o.maxTokens-len(before)-len(after), 1)
+	ids := make([][]int, len(texts))
+	for i, t := range texts {
+		body := o.tok.Encode(t)
+		body = body[:min(len(body), room)]
+		ids[i] = append(append(append(make([]int, 0, len(before)+len(body)+len(after)), before...), body...), after...)
+	}
+	order := make([]int, len(texts))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(ids[order[a]]) < len(ids[order[b]]) })
+	out := make([][]float32, len(texts))
+	for start := 0; start < len(order); {
+		end := start + 1
+		for end < len(order) && (end-start+1)*len(ids[order[end]]) <= ortBatchTokens {
+			end++
+		}
+		batch := make([][]int, end-start)
+		for k, i := range order[start:end] {
+			batch[k] = ids[i]
+		}
+		data, shape, err := o.ort.run(batch)
+		if err != nil {
+			return nil, err
+		}
+		dim := int(shape[len(shape)-1])
+		for k, i := range order[start:end] {
+			if len(shape) == 2 {
+				out[i] = append([]float32(nil), data[k*dim:(k+1)*dim]...)
+			} else {
+				seq := int(shape[1])
+				tokens := make([][]float32, len(batch[k]))
+				for j := range tokens {
+					tokens[j] = data[(k*seq+j)*dim : (k*seq+j+1)*dim]
+				}
+				out[i] = o.poolDim(tokens, dim)
+			}
+			if o.normalize {
+				vec.Normalize(out[i])
+			}
+		}
+		start = end
+	}
+	return out, nil
+}
+
+// poolDim pools token vectors of length dim, all of them real tokens.
+func (o *ONNX) poolDim(tokens [][]float32, dim int) []float32 {
+	if o.dim == 0 {
+		o.dim = dim // the probe run of loadRuntime
+	}
+	return o.pool(tokens, nil)
 }

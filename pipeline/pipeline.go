@@ -76,10 +76,11 @@ type EmbedderConfig struct {
 	CacheDir string `json:"hf_cache,omitempty"`
 	// Offline forbids downloads.
 	Offline bool `json:"offline,omitempty"`
-	// ONNXBackend, ONNXLibrary, ONNXCUDA and ONNXPooling choose how an
-	// onnx:MODEL runs (see embed.Options).
+	// ONNXBackend, ONNXLibrary, ONNXThreads, ONNXCUDA and ONNXPooling
+	// choose how an onnx:MODEL runs (see embed.Options).
 	ONNXBackend string `json:"onnx_backend,omitempty"`
 	ONNXLibrary string `json:"onnx_library,omitempty"`
+	ONNXThreads int    `json:"onnx_threads,omitempty"`
 	ONNXCUDA    bool   `json:"onnx_cuda,omitempty"`
 	ONNXPooling string `json:"onnx_pooling,omitempty"`
 	// CacheEntries bounds the in-memory cache of embeddings; 0 means
@@ -87,6 +88,8 @@ type EmbedderConfig struct {
 	CacheEntries int `json:"cache_entries,omitempty"`
 	// Progress, when set, receives model download progress.
 	Progress func(done, total int64, file string) `json:"-"`
+	// Notice, when set, hears how a model runs (which ONNX backend).
+	Notice func(string) `json:"-"`
 }
 
 // LLMConfig configures the chat model of the LLM chunkers (see llm.New).
@@ -285,8 +288,8 @@ func NewEmbedder(ctx context.Context, cfg EmbedderConfig) (gochunk.Embedder, err
 		name = "lexical"
 	}
 	em, err := embed.New(ctx, name, embed.Options{BaseURL: cfg.URL, Dimensions: cfg.Dimensions, CacheDir: cfg.CacheDir,
-		Offline: cfg.Offline, Progress: cfg.Progress, ONNXBackend: cfg.ONNXBackend, ONNXRuntimeLibrary: cfg.ONNXLibrary,
-		ONNXCUDA: cfg.ONNXCUDA, ONNXPooling: cfg.ONNXPooling})
+		Offline: cfg.Offline, Progress: cfg.Progress, Notice: cfg.Notice, ONNXBackend: cfg.ONNXBackend, ONNXRuntimeLibrary: cfg.ONNXLibrary,
+		ONNXThreads: cfg.ONNXThreads, ONNXCUDA: cfg.ONNXCUDA, ONNXPooling: cfg.ONNXPooling})
 	if err != nil {
 		if errors.Is(err, embed.ErrName) {
 			return nil, fmt.Errorf("%w: embedder: %w", gochunk.ErrConfig, err)

@@ -117,6 +117,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	em, err := cfg.Embedder, error(nil)
+	if cfg.Pipeline.Embedder.Notice == nil {
+		cfg.Pipeline.Embedder.Notice = func(s string) { log.Info(s) }
+	}
 	if em == nil {
 		em, err = pipeline.NewEmbedder(ctx, cfg.Pipeline.Embedder)
 	} else if cfg.Pipeline.Embedder.Name == def.Pipeline.Embedder.Name {

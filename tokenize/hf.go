@@ -32,6 +32,10 @@ type HF struct {
 	prefix       string
 	maxWordChars int
 
+	// prefix and suffix ids are the special tokens the post-processor adds
+	// around one sequence ([CLS] and [SEP] for BERT).
+	before, after []int
+
 	mu    sync.RWMutex
 	cache map[string][]int // raw word -> token ids
 }
@@ -48,6 +52,20 @@ type hfFile struct {
 	PreTokenizer *struct {
 		Type string `json:"type"`
 	} `json:"pre_tokenizer"`
+	PostProcessor *struct {
+		Type   string          `json:"type"`
+		CLS    json.RawMessage `json:"cls"`
+		SEP    json.RawMessage `json:"sep"`
+		Single []struct {
+			SpecialToken *struct {
+				ID string `json:"id"`
+			} `json:"SpecialToken"`
+			Sequence *struct{} `json:"Sequence"`
+		} `json:"single"`
+		SpecialTokens map[string]struct {
+			IDs []int `json:"ids"`
+		} `json:"special_tokens"`
+	} `json:"post_processor"`
 	Model struct {
 		Type                    string         `json:"type"`
 		UnkToken                string         `json:"unk_token"`
@@ -123,8 +141,59 @@ func ParseHF(data []byte) (*HF, error) {
 	if p := f.PreTokenizer; p != nil && p.Type != "BertPreTokenizer" && p.Type != "Whitespace" {
 		return nil, fmt.Errorf("pre-tokenizer %q is not supported: only BertPreTokenizer and Whitespace are", p.Type)
 	}
+	if err := t.specials(&f); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
+
+// specials reads the special tokens the post-processor adds around one
+// sequence: BertProcessing, RobertaProcessing or TemplateProcessing (none
+// without a post-processor, as Hugging Face tokenizers add none).
+func (t *HF) specials(f *hfFile) error {
+	pp := f.PostProcessor
+	if pp == nil {
+		return nil
+	}
+	switch pp.Type {
+	case "BertProcessing", "RobertaProcessing":
+		var cls, sep []any
+		if json.Unmarshal(pp.CLS, &cls) != nil || json.Unmarshal(pp.SEP, &sep) != nil || len(cls) != 2 || len(sep) != 2 {
+			return fmt.Errorf("post-processor %s: want cls and sep as [token, id]", pp.Type)
+		}
+		c, ok1 := cls[1].(float64)
+		e, ok2 := sep[1].(float64)
+		if !ok1 || !ok2 {
+			return fmt.Errorf("post-processor %s: want cls and sep as [token, id]", pp.Type)
+		}
+		t.before, t.after = []int{int(c)}, []int{int(e)}
+	case "TemplateProcessing":
+		seen := false
+		for _, piece := range pp.Single {
+			switch {
+			case piece.Sequence != nil:
+				seen = true
+			case piece.SpecialToken != nil:
+				sp, ok := pp.SpecialTokens[piece.SpecialToken.ID]
+				if !ok {
+					return fmt.Errorf("post-processor template: special token %q is not defined", piece.SpecialToken.ID)
+				}
+				if seen {
+					t.after = append(t.after, sp.IDs...)
+				} else {
+					t.before = append(t.before, sp.IDs...)
+				}
+			}
+		}
+	default:
+		return fmt.Errorf("post-processor %q is not supported: BertProcessing, RobertaProcessing and TemplateProcessing are", pp.Type)
+	}
+	return nil
+}
+
+// Specials returns the ids of the special tokens a model's input has
+// before and after the text's own tokens ([CLS] and [SEP] for BERT).
+func (t *HF) Specials() (before, after []int) { return t.before, t.after }
 
 // Name returns "hf:" and the path the tokenizer was loaded from.
 func (t *HF) Name() string { return t.name }

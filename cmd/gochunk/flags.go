@@ -55,8 +55,9 @@ func (p *pipelineFlags) registerEmbedder(fs *flag.FlagSet) {
 	fs.IntVar(&e.Dimensions, "embed-dimensions", 0, "ask an openai:MODEL for vectors of this length")
 	fs.StringVar(&e.CacheDir, "hf-cache", "", "Hugging Face cache directory for downloaded models (default $HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)")
 	fs.BoolVar(&e.Offline, "offline", false, "never download models (as HF_HUB_OFFLINE=1)")
-	fs.StringVar(&e.ONNXBackend, "onnx-backend", "go", "how onnx:MODEL runs: go (pure Go) or ort (ONNX Runtime: faster; needs a binary built with -tags ORT and libonnxruntime)")
-	fs.StringVar(&e.ONNXLibrary, "onnx-library", "", "path of libonnxruntime for --onnx-backend ort (default: the system's)")
+	fs.StringVar(&e.ONNXBackend, "onnx-backend", "auto", "how onnx:MODEL runs: auto (ONNX Runtime when its library loads, else pure Go), ort (ONNX Runtime: 20-30x faster) or go (pure Go)")
+	fs.StringVar(&e.ONNXLibrary, "onnx-library", "", "path of libonnxruntime (default: $GOCHUNK_ONNX_LIBRARY, then the system's; see the README)")
+	fs.IntVar(&e.ONNXThreads, "onnx-threads", 0, "threads of one ONNX Runtime run (default: one per core)")
 	fs.BoolVar(&e.ONNXCUDA, "onnx-cuda", false, "run --onnx-backend ort on a CUDA GPU")
 	fs.StringVar(&e.ONNXPooling, "onnx-pooling", "", "how onnx:MODEL pools token vectors: cls, mean or last (Qwen3-Embedding and other decoder models); default: the model's 1_Pooling/config.json")
 	fs.IntVar(&e.CacheEntries, "embed-cache", 0, "embeddings kept in memory (default 65536)")
@@ -97,6 +98,7 @@ func (p *pipelineFlags) embedder(e env) pipeline.EmbedderConfig {
 	if p.showProgress(e) {
 		c.Progress = progress.Downloads(e.stderr)
 	}
+	c.Notice = func(s string) { fmt.Fprintln(e.stderr, "gochunk:", s) }
 	return c
 }
 

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/term"
+
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/internal/version"
 )
@@ -53,7 +55,8 @@ type env struct {
 }
 
 func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, stderrTTY: isTerminal(stderr)}
+	f, ok := stderr.(*os.File)
+	e := env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, stderrTTY: ok && term.IsTerminal(int(f.Fd()))}
 	name := "help"
 	if len(args) > 0 {
 		name = strings.TrimLeft(args[0], "-")

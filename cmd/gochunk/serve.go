@@ -68,7 +68,8 @@ Flags:
 	fs.IntVar(&cfg.MaxDocuments, "max-documents", cfg.MaxDocuments, "documents per request")
 	fs.IntVar(&cfg.MaxConcurrent, "max-concurrent", cfg.MaxConcurrent, "requests served at once; more get 429")
 	fs.StringVar(&cfg.Token, "token", "", "bearer token required by the API")
-	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	var level slog.Level
+	fs.TextVar(&level, "log-level", slog.LevelInfo, "debug, info, warn or error")
 	if _, code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
@@ -81,10 +82,6 @@ Flags:
 	}
 	cfg.Pipeline = pcfg
 	cfg.Addr = cmp.Or(cfg.Addr, fmt.Sprintf(":%d", *port))
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return fail(e, "serve", usagef("--log-level: %w", err))
-	}
 	log := slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 	srv, err := server.New(e.ctx, cfg, log)
 	if err != nil {

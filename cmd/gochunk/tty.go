@@ -3,16 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
-	"os"
-
-	"golang.org/x/term"
 )
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
 
 // flagSet returns a flag set whose usage prints text then the flags.
 func flagSet(e env, name, text string) *flag.FlagSet {
