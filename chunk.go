@@ -250,6 +250,15 @@ type Trace struct {
 	Notes       string `json:"notes,omitempty"`
 }
 
+// ChunkEmbedder is a Chunker whose chunks can come with vectors of its
+// own (late chunking pools each chunk's vector from its tokens, embedded
+// with the whole document around them): ChunkEmbed returns the chunks and
+// one vector per chunk. Callers that embed chunks use those vectors.
+type ChunkEmbedder interface {
+	Chunker
+	ChunkEmbed(ctx context.Context, doc Document) ([]Chunk, [][]float32, error)
+}
+
 // Tracer is a Chunker that can also return its Trace.
 type Tracer interface {
 	Chunker

@@ -4,7 +4,11 @@
 package chunkers
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/gochunk/gochunk"
@@ -47,8 +51,61 @@ func Specs() []Spec {
 		specE("cluster", "Chroma's ClusterSemanticChunker: 50-token pieces grouped by DP on within-chunk similarity", semantic.DefaultClusterConfig, semantic.NewCluster),
 		specE("mst", "MST Semantic Chunker: minimum spanning tree over pieces with a semantic+positional distance; multi-span chunks", mst.DefaultConfig, mst.New),
 		specE("s2", "S2 layout chunking: spectral clustering of layout elements on spatial proximity and semantic similarity; PDFs and element JSON", layout.DefaultS2Config, layout.NewS2),
+		specLate(),
 		specL("llm-split", "a language model picks split points between numbered pieces (Chroma's LLM chunker, Chonkie's agentic chunker)", llmchunk.DefaultSplitConfig, llmchunk.NewSplit),
 		specL("propositions", "a language model rewrites text into propositions, packed into chunks that cite their source spans", llmchunk.DefaultPropositionsConfig, llmchunk.NewPropositions),
+	}
+}
+
+// LateConfig configures the late chunker: the rule-based chunker whose
+// chunks get late vectors, and its parameters.
+type LateConfig struct {
+	Chunker string          `json:"chunker" doc:"the rule-based chunker whose chunks are pooled (any of gochunk chunkers that does not embed)"`
+	Config  json.RawMessage `json:"config" doc:"that chunker's parameters; its size defaults to the model's limit, in the model's tokens"`
+}
+
+// specLate is the late chunker's spec: its base chunker is built by name,
+// sized in the embedder's tokens.
+func specLate() Spec {
+	d := LateConfig{Chunker: "recursive", Config: json.RawMessage(`{}`)}
+	return Spec{
+		Name:     "late",
+		Summary:  "late chunking: a rule-based chunker's chunks, each vector pooled from its tokens embedded with the whole document (Chonkie LateChunker; needs onnx:MODEL on ONNX Runtime)",
+		Defaults: &d,
+		Embeds:   true,
+		New: func(config []byte, env Env) (gochunk.Chunker, error) {
+			cfg := d
+			if err := DecodeConfig(config, &cfg); err != nil {
+				return nil, err
+			}
+			reg := New()
+			spec, ok := reg.Lookup(cfg.Chunker)
+			if !ok || spec.Embeds || spec.UsesLLM {
+				return nil, fmt.Errorf("%w: late chunking pools the chunks of a rule-based chunker; %q is not one", gochunk.ErrConfig, cfg.Chunker)
+			}
+			counter := env.Counter
+			if counter == nil {
+				var err error
+				if counter, err = DefaultCounter(Spec{Embeds: true}, env.Embedder); err != nil {
+					return nil, err
+				}
+			}
+			params := map[string]json.RawMessage{}
+			if c := bytes.TrimSpace(cfg.Config); len(c) > 0 && json.Unmarshal(c, &params) != nil {
+				return nil, &ParamError{Param: "config", Want: "a JSON object", Got: string(cfg.Config)}
+			}
+			if _, set := params["size"]; !set {
+				if tok, limit := embed.TokenizerOf(env.Embedder); tok != nil && limit > 0 && tok == counter {
+					params["size"] = json.RawMessage(strconv.Itoa(limit))
+				}
+			}
+			raw, _ := json.Marshal(params)
+			base, err := reg.New(cfg.Chunker, raw, Env{Counter: counter})
+			if err != nil {
+				return nil, err
+			}
+			return semantic.NewLate(base, env.Embedder)
+		},
 	}
 }
 

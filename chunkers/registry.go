@@ -110,6 +110,9 @@ func collectParams(v reflect.Value, out *[]Param) {
 }
 
 func typeName(t reflect.Type) string {
+	if t == reflect.TypeFor[json.RawMessage]() {
+		return "object"
+	}
 	switch t.Kind() {
 	case reflect.Slice:
 		return "[]" + typeName(t.Elem())
@@ -271,6 +274,8 @@ func wantOf(typ string) string {
 		return "true or false"
 	case "string":
 		return "a string"
+	case "object":
+		return "a JSON object"
 	}
 	if elem, ok := strings.CutPrefix(typ, "[]"); ok {
 		plural := map[string]string{"int": "integers", "float": "numbers", "bool": "booleans", "string": "strings"}[elem]

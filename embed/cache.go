@@ -201,3 +201,6 @@ func (s *cacheStore) path(k [32]byte) string {
 	h := hex.EncodeToString(k[:])
 	return filepath.Join(s.dir, h[:2], h[2:]+".f32")
 }
+
+// Unwrap returns the embedder the cache wraps.
+func (c *Cached) Unwrap() Embedder { return c.inner }

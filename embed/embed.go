@@ -323,3 +323,40 @@ func slab(n, dim int) [][]float32 {
 	}
 	return out
 }
+
+// TokenEmbedder is an Embedder that can give the output vector of every
+// token of a text in context (a transformer's last hidden state), for late
+// chunking: a chunk's vector is then pooled from its own tokens' vectors,
+// computed with the whole document around them.
+type TokenEmbedder interface {
+	Embedder
+	// TokenVectors returns the byte offset in text where each token ends
+	// and each token's vector; a text longer than the model's limit runs in
+	// overlapping windows. Special tokens are left out.
+	TokenVectors(ctx context.Context, text string) (ends []int, vectors [][]float32, err error)
+	// PoolTokens pools token vectors into one vector as the model's own
+	// sentence vectors are pooled from theirs: the mean, normalised when
+	// the model normalises.
+	PoolTokens(vectors [][]float32) []float32
+}
+
+// Wrapper is implemented by embedders that wrap another (the cache, the
+// server's metrics).
+type Wrapper interface {
+	Unwrap() Embedder
+}
+
+// TokenEmbedderOf returns the TokenEmbedder e is or wraps, or nil.
+func TokenEmbedderOf(e Embedder) TokenEmbedder {
+	for e != nil {
+		if t, ok := e.(TokenEmbedder); ok {
+			return t
+		}
+		w, ok := e.(Wrapper)
+		if !ok {
+			return nil
+		}
+		e = w.Unwrap()
+	}
+	return nil
+}

@@ -32,3 +32,6 @@ func (o *Observed) ChunkLimit() int { return chunkLimitOf(o.Embedder) }
 func (o *Observed) ForDocument(pieces []string) Embedder {
 	return &Observed{ForDocument(o.Embedder, pieces), o.Observe}
 }
+
+// Unwrap returns the embedder observed.
+func (o *Observed) Unwrap() Embedder { return o.Embedder }

@@ -302,11 +302,28 @@ func (o *ONNX) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 		}
 		return out, nil
 	}
-	for start := 0; start < len(nonEmpty); start += o.batch {
+	// The pure-Go backend: texts of similar length together, each batch
+	// at most goBatchTokens padded tokens (estimated at 4 bytes a token
+	// when the tokenizer is not one package tokenize reads), so memory is
+	// bounded by the budget, not by the number or length of the texts.
+	size := func(i int) int { return min(len(texts[i])/4+2, o.maxTokens) }
+	if o.tok != nil {
+		size = func(i int) int { return min(o.tok.Count(texts[i])+2, o.maxTokens) }
+	}
+	sizes := make(map[int]int, len(nonEmpty))
+	for _, i := range nonEmpty {
+		sizes[i] = size(i)
+	}
+	sort.SliceStable(nonEmpty, func(a, b int) bool { return sizes[nonEmpty[a]] < sizes[nonEmpty[b]] })
+	for start := 0; start < len(nonEmpty); {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("onnx embedding: %w", err)
 		}
-		idx := nonEmpty[start:min(start+o.batch, len(nonEmpty))]
+		end := start + 1
+		for end < len(nonEmpty) && end-start < o.batch && (end-start+1)*sizes[nonEmpty[end]] <= goBatchTokens {
+			end++
+		}
+		idx := nonEmpty[start:end]
 		batch := make([]string, len(idx))
 		for j, i := range idx {
 			batch[j] = o.truncate(texts[i])
@@ -318,9 +335,13 @@ func (o *ONNX) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 		for j, i := range idx {
 			out[i] = vs[j]
 		}
+		start = end
 	}
 	return out, nil
 }
+
+// goBatchTokens bounds the padded tokens of one pure-Go model run.
+const goBatchTokens = 2048
 
 func (o *ONNX) run(ctx context.Context, texts []string) ([][]float32, error) {
 	o.mu.Lock()
@@ -477,4 +498,85 @@ func (o *ONNX) poolDim(tokens [][]float32, dim int) []float32 {
 		o.dim = dim // the probe run of loadRuntime
 	}
 	return o.pool(tokens, nil)
+}
+
+// TokenVectors returns the vector of every token of text in context (see
+// TokenEmbedder), with ONNX Runtime: a text longer than the model's limit
+// runs in windows of the limit overlapping by a quarter, and each token
+// takes its vector from the window where it has the most context on its
+// shorter side, so every token has one and windows stitch without gaps.
+func (o *ONNX) TokenVectors(ctx context.Context, text string) ([]int, [][]float32, error) {
+	if o.ort == nil {
+		return nil, nil, fmt.Errorf("%w: token vectors (late chunking) need the ONNX Runtime backend; the pure-Go one gives only pooled vectors", ErrNoRuntime)
+	}
+	if o.ort.rank != 3 {
+		return nil, nil, fmt.Errorf("%w: the model pools its output itself; late chunking needs its token vectors", ErrModel)
+	}
+	ids := o.tok.Encode(text)
+	ends := o.tok.AppendTokenEnds(nil, text)
+	if len(ids) != len(ends) {
+		return nil, nil, fmt.Errorf("onnx token vectors: %d tokens but %d token ends", len(ids), len(ends))
+	}
+	if len(ids) == 0 {
+		return nil, nil, nil
+	}
+	before, after := o.tok.Specials()
+	room := max(o.maxTokens-len(before)-len(after), 1)
+	stride := max(room-room/4, 1)
+	var starts []int
+	for s := 0; ; s += stride {
+		starts = append(starts, s)
+		if s+room >= len(ids) {
+			break
+		}
+	}
+	vectors := make([][]float32, len(ids))
+	depth := make([]int, len(ids)) // context on the token's shorter side, in its window
+	for first := 0; first < len(starts); {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, fmt.Errorf("onnx token vectors: %w", err)
+		}
+		last := min(first+max(ortBatchTokens/(room+len(before)+len(after)), 1), len(starts))
+		batch := make([][]int, 0, last-first)
+		for _, s := range starts[first:last] {
+			w := ids[s:min(s+room, len(ids))]
+			batch = append(batch, append(append(append(make([]int, 0, len(w)+len(before)+len(after)), before...), w...), after...))
+		}
+		data, shape, err := o.ort.run(batch)
+		if err != nil {
+			return nil, nil, err
+		}
+		seq, dim := int(shape[1]), int(shape[2])
+		for k, s := range starts[first:last] {
+			n := len(batch[k]) - len(before) - len(after)
+			for j := range n {
+				t := s + j
+				if d := min(j, n-1-j); vectors[t] == nil || d > depth[t] {
+					off := (k*seq + len(before) + j) * dim
+					vectors[t], depth[t] = data[off:off+dim:off+dim], d
+				}
+			}
+		}
+		first = last
+	}
+	return ends, vectors, nil
+}
+
+// PoolTokens returns the mean of the token vectors, normalised when the
+// model normalises its sentence vectors.
+func (o *ONNX) PoolTokens(vectors [][]float32) []float32 {
+	v := make([]float32, o.dim)
+	for _, t := range vectors {
+		vec.Add(v, t)
+	}
+	if len(vectors) > 0 {
+		inv := 1 / float32(len(vectors))
+		for k := range v {
+			v[k] *= inv
+		}
+	}
+	if o.normalize {
+		vec.Normalize(v)
+	}
+	return v
 }

@@ -22,12 +22,16 @@ type Result struct {
 	Trace *gochunk.Trace
 }
 
-// Chunk chunks doc, with the chunker's trace when Config.Trace asks for it,
-// and does not embed.
+// Chunk chunks doc, with the chunker's trace when Config.Trace asks for it.
+// It does not embed, but for a chunker whose chunks come with their own
+// vectors (gochunk.ChunkEmbedder: late chunking) when Config.EmbedChunks
+// is set: Result.Embeddings then holds them, and Embed leaves them.
 func (p *Pipeline) Chunk(ctx context.Context, doc gochunk.Document) (Result, error) {
 	r := Result{Source: doc.ID}
 	var err error
-	if tr, ok := p.chunker.(gochunk.Tracer); ok && p.cfg.Trace {
+	if ce, ok := p.chunker.(gochunk.ChunkEmbedder); ok && p.cfg.EmbedChunks {
+		r.Chunks, r.Embeddings, err = ce.ChunkEmbed(ctx, doc)
+	} else if tr, ok := p.chunker.(gochunk.Tracer); ok && p.cfg.Trace {
 		r.Chunks, r.Trace, err = tr.ChunkTrace(ctx, doc)
 	} else {
 		r.Chunks, err = p.chunker.Chunk(ctx, doc)
@@ -39,13 +43,20 @@ func (p *Pipeline) Chunk(ctx context.Context, doc gochunk.Document) (Result, err
 // gets its embedding.
 func (p *Pipeline) Run(ctx context.Context, doc gochunk.Document) (Result, error) {
 	r, err := p.Chunk(ctx, doc)
-	if err != nil || !p.cfg.EmbedChunks {
+	if err != nil || !p.cfg.EmbedChunks || len(r.Embeddings) == len(r.Chunks) {
 		return r, err
 	}
 	if errs := p.Embed(ctx, []*Result{&r}); errs[0] != nil {
 		return r, errs[0]
 	}
 	return r, nil
+}
+
+// Embedding returns a pipeline like p that embeds chunks (Config.EmbedChunks).
+func (p *Pipeline) Embedding() *Pipeline {
+	q := *p
+	q.cfg.EmbedChunks = true
+	return &q
 }
 
 // Offsets returns the byte offsets of doc's chunks, start and end of each
@@ -71,10 +82,25 @@ func (p *Pipeline) Offsets(ctx context.Context, doc gochunk.Document) ([]int, er
 
 // Embed fills in the embeddings of the results' chunks, batching chunks of
 // all of them into embedder calls of at most Config.BatchTokens tokens (of
-// the chunks' unit). It returns one error per result, nil where every
-// chunk of the result got its vector.
+// the chunks' unit); results that have theirs already (see Chunk) keep
+// them. It returns one error per result, nil where every chunk of the
+// result got its vector.
 func (p *Pipeline) Embed(ctx context.Context, results []*Result) []error {
 	errs := make([]error, len(results))
+	var todo []*Result
+	var at []int
+	for i, r := range results {
+		if len(r.Chunks) > 0 && len(r.Embeddings) == len(r.Chunks) {
+			continue
+		}
+		todo, at = append(todo, r), append(at, i)
+	}
+	if len(todo) < len(results) {
+		for k, err := range p.Embed(ctx, todo) {
+			errs[at[k]] = err
+		}
+		return errs
+	}
 	em, err := p.Embedder(ctx)
 	if err != nil {
 		for i := range errs {

@@ -248,6 +248,9 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, "invalid_chunker", err.Error()+"; see GET /v1/chunkers")
 		return
 	}
+	if req.Embed {
+		pl = pl.Embedding() // a chunker with vectors of its own (late) gives them
+	}
 	resp := ChunkResponse{Chunker: pl.Config().Chunker, Tokenizer: pl.Counter().Name(), Documents: make([]ChunkResult, len(req.Documents))}
 	errs := make([]error, len(req.Documents))
 	results, ok := s.run(w, r, pl, errs, req.Embed, func(i int) (pipeline.Result, error) {
