@@ -112,3 +112,11 @@ func TestDefaultUnits(t *testing.T) {
 		}
 	}
 }
+
+func TestEverySpecHasAMemoryFactor(t *testing.T) {
+	for _, s := range chunkers.Specs() {
+		if s.Memory < 1 {
+			t.Errorf("%s has no memory factor", s.Name)
+		}
+	}
+}

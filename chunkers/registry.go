@@ -57,6 +57,11 @@ type Spec struct {
 	// none, where that is neither runes nor, for chunkers that embed, the
 	// embedder's tokens (bytes for fast).
 	Unit string
+	// Memory is the chunker's peak memory per byte of input with its
+	// defaults (resident memory of a whole run on 30 MB of prose over the
+	// input's size, measured; see the README), for estimates such as the
+	// server's memory budget. 0 means unknown.
+	Memory float64
 	// New builds the chunker from a JSON configuration (nil or empty means
 	// all defaults).
 	New func(config []byte, env Env) (gochunk.Chunker, error)

@@ -21,6 +21,10 @@ type CacheOptions struct {
 	// Entries bounds the in-memory cache (least recently used vectors are
 	// dropped first); 0 means 65536.
 	Entries int
+	// Bytes, when positive, also bounds the memory the cached vectors
+	// take (4 bytes a dimension plus about 100 bytes of bookkeeping each),
+	// so a model of 4,096 dimensions cannot take gigabytes.
+	Bytes int64
 	// Dir, when set, also keeps vectors on disk under this directory, one
 	// small file per vector, so that they survive the process.
 	Dir string
@@ -36,8 +40,10 @@ type Cached struct {
 }
 
 type cacheStore struct {
-	mu      sync.Mutex
-	max     int
+	mu       sync.Mutex
+	max      int
+	maxBytes int64
+	bytes    int64
 	lru     *list.List
 	items   map[[32]byte]*list.Element
 	dir     string
@@ -56,7 +62,7 @@ func NewCached(e Embedder, opt CacheOptions) *Cached {
 	if opt.Entries <= 0 {
 		opt.Entries = 65536
 	}
-	return &Cached{inner: e, store: &cacheStore{max: opt.Entries, lru: list.New(), items: map[[32]byte]*list.Element{}, dir: opt.Dir}}
+	return &Cached{inner: e, store: &cacheStore{max: opt.Entries, maxBytes: opt.Bytes, lru: list.New(), items: map[[32]byte]*list.Element{}, dir: opt.Dir}}
 }
 
 // Dim returns the inner embedder's dimension.
@@ -190,11 +196,25 @@ func (s *cacheStore) remember(k [32]byte, v []float32) {
 		return
 	}
 	s.items[k] = s.lru.PushFront(&cacheEntry{k, v})
-	for s.lru.Len() > s.max {
+	s.bytes += entryBytes(v)
+	for s.lru.Len() > s.max || s.maxBytes > 0 && s.bytes > s.maxBytes && s.lru.Len() > 1 {
 		old := s.lru.Back()
 		s.lru.Remove(old)
-		delete(s.items, old.Value.(*cacheEntry).key)
+		e := old.Value.(*cacheEntry)
+		delete(s.items, e.key)
+		s.bytes -= entryBytes(e.v)
 	}
+}
+
+// entryBytes is the memory a cached vector takes: its floats, its key and
+// the list and map bookkeeping.
+func entryBytes(v []float32) int64 { return int64(4*len(v)) + 128 }
+
+// Bytes returns the memory the cached vectors take.
+func (c *Cached) Bytes() int64 {
+	c.store.mu.Lock()
+	defer c.store.mu.Unlock()
+	return c.store.bytes
 }
 
 func (s *cacheStore) path(k [32]byte) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -337,5 +338,26 @@ func TestStem(t *testing.T) {
 		if got := string(stem([]byte(in))); got != want {
 			t.Errorf("stem(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A cache bounded in bytes keeps at most that much, dropping the least
+// recently used vectors first.
+func TestCacheBytes(t *testing.T) {
+	c := NewCached(NewLexical(LexicalConfig{Dim: 256}), CacheOptions{Bytes: 10 * (4*256 + 128)})
+	var texts []string
+	for i := range 50 {
+		texts = append(texts, fmt.Sprintf("text number %d about cats", i))
+	}
+	if _, err := c.Embed(context.Background(), texts); err != nil {
+		t.Fatal(err)
+	}
+	if b := c.Bytes(); b > 10*(4*256+128) || b == 0 {
+		t.Errorf("cache holds %d bytes", b)
+	}
+	hits0, _ := c.Stats()
+	c.Embed(context.Background(), texts[40:])
+	if hits, _ := c.Stats(); hits-hits0 != 10 {
+		t.Errorf("the 10 most recent texts: %d hits", hits-hits0)
 	}
 }

@@ -86,6 +86,8 @@ type EmbedderConfig struct {
 	// CacheEntries bounds the in-memory cache of embeddings; 0 means
 	// embed.CacheOptions' default.
 	CacheEntries int `json:"cache_entries,omitempty"`
+	// CacheBytes, when positive, also bounds the cache's memory in bytes.
+	CacheBytes int64 `json:"cache_bytes,omitempty"`
 	// Progress, when set, receives model download progress.
 	Progress func(done, total int64, file string) `json:"-"`
 	// Notice, when set, hears how a model runs (which ONNX backend).
@@ -296,7 +298,7 @@ func NewEmbedder(ctx context.Context, cfg EmbedderConfig) (gochunk.Embedder, err
 		}
 		return nil, fmt.Errorf("embedder: %w", err)
 	}
-	return embed.NewCached(em, embed.CacheOptions{Entries: cfg.CacheEntries}), nil
+	return embed.NewCached(em, embed.CacheOptions{Entries: cfg.CacheEntries, Bytes: cfg.CacheBytes}), nil
 }
 
 // ErrNoModel reports an LLM chunker in a configuration without a chat

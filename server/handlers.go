@@ -9,10 +9,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gochunk/gochunk/api"
 	"io"
 	"math"
 	"net/http"
-	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -90,16 +90,21 @@ func forEach(n int, fn func(i int)) {
 // chunked with the DP chunker and its chunking_config, every chunk is
 // embedded, and a document's failure is reported in its own error field.
 func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
-	var req EmbedRequest
+	var req api.EmbedRequest
 	if !s.readJSON(w, r, &req) || !s.checkCount(w, r, len(req.Documents), `{"documents": [{"id": "...", "text": "..."}]}`) {
 		return
 	}
+	release, ok := s.reserve(w, r, s.dpMemory+1) // DP chunking, then embeddings
+	if !ok {
+		return
+	}
+	defer release()
 	ctx := r.Context()
-	resp := EmbedResponse{Documents: make([]EmbedResult, len(req.Documents))}
+	resp := api.EmbedResponse{Documents: make([]api.EmbedResult, len(req.Documents))}
 	errs := make([]error, len(req.Documents))
 	seen := map[string]int{}
 	for i, d := range req.Documents {
-		resp.Documents[i] = EmbedResult{ID: d.ID, Chunks: []EmbedChunk{}}
+		resp.Documents[i] = api.EmbedResult{ID: d.ID, Chunks: []api.EmbedChunk{}}
 		switch prev, dup := seen[d.ID]; {
 		case d.ID == "":
 			errs[i] = errors.New("missing id: every document needs a unique id")
@@ -110,7 +115,7 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 	}
 	results, ok := s.run(w, r, s.base, errs, true, func(i int) (pipeline.Result, error) {
 		d := req.Documents[i]
-		pl, err := s.base.With(ctx, "dp", d.ChunkingConfig.params(), s.cfg.Pipeline.Tokenizer)
+		pl, err := s.base.With(ctx, "dp", d.ChunkingConfig.DPParams(), s.cfg.Pipeline.Tokenizer)
 		if errors.Is(err, gochunk.ErrConfig) {
 			msg := strings.TrimPrefix(err.Error(), `chunker "dp": `)
 			return pipeline.Result{}, errors.New("invalid chunking_config: " + strings.TrimPrefix(msg, gochunk.ErrConfig.Error()+": "))
@@ -128,7 +133,7 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 			d.Error = errs[i].Error()
 		} else {
 			for j, c := range res.Chunks {
-				d.Chunks = append(d.Chunks, EmbedChunk{Text: c.Text, Embedding: res.Embeddings[j], NumSentences: c.Stats.Sentences, TokenCount: c.TokenCount, ChunkIndex: c.Index})
+				d.Chunks = append(d.Chunks, api.EmbedChunk{Text: c.Text, Embedding: res.Embeddings[j], NumSentences: c.Stats.Sentences, TokenCount: c.TokenCount, ChunkIndex: c.Index})
 			}
 		}
 		s.count("embed", errs[i], res.Chunks)
@@ -162,22 +167,6 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, pl *pipeline.Pipeli
 		}
 	}
 	return results, true
-}
-
-// params returns the DP chunker's parameters of a chunking_config, with
-// the reference server's algorithm (semantic.ReferenceDPConfig); DP's own
-// defaults fill in what the configuration leaves out.
-func (c *ChunkingConfig) params() json.RawMessage {
-	p := map[string]any{"similarity": "sentences", "reward": "minmax", "structure": "none", "chunk_penalty": 1.0}
-	if c != nil {
-		for k, v := range map[string]any{"size": c.MaxSize, "optimal_size": c.OptimalSize, "lambda_size": c.LambdaSize, "chunk_penalty": c.ChunkPenalty} {
-			if !reflect.ValueOf(v).IsNil() {
-				p[k] = v
-			}
-		}
-	}
-	raw, _ := json.Marshal(p)
-	return raw
 }
 
 // checkCount answers 400 for a request without documents and 413 for one
@@ -218,12 +207,12 @@ func (s *Server) count(endpoint string, err error, chunks []gochunk.Chunk) {
 
 // handleChunk is POST /v1/chunk: any chunker by name and configuration.
 func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
-	var req ChunkRequest
+	var req api.ChunkRequest
 	if !s.readJSON(w, r, &req) {
 		return
 	}
 	if req.Text != "" {
-		req.Documents = append(req.Documents, ChunkDocument{Text: req.Text})
+		req.Documents = append(req.Documents, api.ChunkDocument{Text: req.Text})
 	}
 	if !s.checkCount(w, r, len(req.Documents), `"text" or "documents": [{"id": "...", "text": "..."}]`) {
 		return
@@ -248,10 +237,19 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, "invalid_chunker", err.Error()+"; see GET /v1/chunkers")
 		return
 	}
+	factor := pl.Spec().Memory
+	if req.Embed {
+		factor++
+	}
+	release, ok := s.reserve(w, r, factor)
+	if !ok {
+		return
+	}
+	defer release()
 	if req.Embed {
 		pl = pl.Embedding() // a chunker with vectors of its own (late) gives them
 	}
-	resp := ChunkResponse{Chunker: pl.Config().Chunker, Tokenizer: pl.Counter().Name(), Documents: make([]ChunkResult, len(req.Documents))}
+	resp := api.ChunkResponse{Chunker: pl.Config().Chunker, Tokenizer: pl.Counter().Name(), Documents: make([]api.ChunkResult, len(req.Documents))}
 	errs := make([]error, len(req.Documents))
 	results, ok := s.run(w, r, pl, errs, req.Embed, func(i int) (pipeline.Result, error) {
 		in := req.Documents[i]
@@ -272,7 +270,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for i, res := range results {
-		resp.Documents[i] = ChunkResult{ID: cmp.Or(req.Documents[i].ID, strconv.Itoa(i)), Chunks: []record.Record{}}
+		resp.Documents[i] = api.ChunkResult{ID: cmp.Or(req.Documents[i].ID, strconv.Itoa(i)), Chunks: []record.Record{}}
 		if errs[i] != nil {
 			resp.Documents[i].Error = errs[i].Error()
 		} else if len(res.Chunks) > 0 {
@@ -285,7 +283,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 
 // handleEmbeddings is OpenAI's POST /v1/embeddings.
 func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
-	var req EmbeddingsRequest
+	var req api.EmbeddingsRequest
 	if !s.readJSON(w, r, &req) {
 		return
 	}
@@ -335,9 +333,9 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadGateway, "embedder_error", "the embedder failed: "+err.Error())
 		return
 	}
-	resp := EmbeddingsResponse{Object: "list", Model: req.Model, Data: make([]EmbeddingItem, len(vs))}
+	resp := api.EmbeddingsResponse{Object: "list", Model: req.Model, Data: make([]api.EmbeddingItem, len(vs))}
 	for i, v := range vs {
-		resp.Data[i] = EmbeddingItem{Object: "embedding", Index: i, Embedding: v}
+		resp.Data[i] = api.EmbeddingItem{Object: "embedding", Index: i, Embedding: v}
 		if req.EncodingFormat == "base64" {
 			b := make([]byte, 0, 4*len(v))
 			for _, x := range v {

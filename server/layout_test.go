@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/gochunk/gochunk/api"
 	"os/exec"
 	"strings"
 	"testing"
@@ -12,13 +13,13 @@ import (
 	"github.com/gochunk/gochunk/internal/pdfgen"
 )
 
-func chunkDocs(t *testing.T, url, body string) ChunkResponse {
+func chunkDocs(t *testing.T, url, body string) api.ChunkResponse {
 	t.Helper()
 	code, b, _ := post(t, url+"/v1/chunk", body)
 	if code != 200 {
 		t.Fatalf("%d %s", code, b)
 	}
-	var resp ChunkResponse
+	var resp api.ChunkResponse
 	if err := json.Unmarshal(b, &resp); err != nil {
 		t.Fatal(err)
 	}

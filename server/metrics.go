@@ -20,6 +20,7 @@ type metrics struct {
 	embedErr  prometheus.Counter
 	errors    *prometheus.CounterVec
 	panics    prometheus.Counter
+	refused   *prometheus.CounterVec
 
 	llmCalls, llmPrompt, llmCompletion, llmSeconds prometheus.Counter
 }
@@ -44,6 +45,8 @@ func newMetrics() *metrics {
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "gochunk_errors_total", Help: "Error answers by kind."}, []string{"kind"}),
 		panics: prometheus.NewCounter(prometheus.CounterOpts{Name: "gochunk_panics_total", Help: "Panics recovered into 500 answers."}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "gochunk_memory_refused_total",
+			Help: "Requests refused for memory: too_large (413) or busy (503)."}, []string{"reason"}),
 
 		llmCalls:      prometheus.NewCounter(prometheus.CounterOpts{Name: "gochunk_llm_calls_total", Help: "Language model calls of the LLM chunkers (cached answers included)."}),
 		llmPrompt:     prometheus.NewCounter(prometheus.CounterOpts{Name: "gochunk_llm_prompt_tokens_total", Help: "Prompt tokens the model reported."}),
@@ -51,7 +54,7 @@ func newMetrics() *metrics {
 		llmSeconds:    prometheus.NewCounter(prometheus.CounterOpts{Name: "gochunk_llm_seconds_total", Help: "Time spent waiting for the model."}),
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.inflight, m.rejected, m.documents, m.chunks, m.tokens,
-		m.embedCall, m.embedText, m.embedErr, m.errors, m.panics, m.llmCalls, m.llmPrompt, m.llmCompletion, m.llmSeconds,
+		m.embedCall, m.embedText, m.embedErr, m.errors, m.panics, m.refused, m.llmCalls, m.llmPrompt, m.llmCompletion, m.llmSeconds,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

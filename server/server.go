@@ -13,9 +13,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gochunk/gochunk/api"
+	"github.com/gochunk/gochunk/internal/budget"
+	"github.com/prometheus/client_golang/prometheus"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"sync/atomic"
@@ -53,6 +57,19 @@ type Config struct {
 	// Token, when set, is the bearer token every API request must carry
 	// (health, readiness and metrics are open).
 	Token string
+	// MaxMemory is the memory budget in bytes (MAX_MEMORY_BYTES): each
+	// request reserves an estimate before its work starts (its body three
+	// times over, then its size times the chunker's measured memory
+	// factor, chunkers.Spec.Memory, and once more with embeddings); one
+	// that does not fit waits up to QueueWait and is then answered 503,
+	// one that could never fit 413. The embedding cache (its CacheBytes,
+	// an eighth of the budget by default) and 64 MiB for the process come
+	// off it first. 0 means three quarters of the container's memory
+	// limit, else of the machine's memory. ListenAndServe sets the Go
+	// runtime's memory limit to it unless GOMEMLIMIT is set.
+	MaxMemory int64
+	// QueueWait is how long a request may wait for memory.
+	QueueWait time.Duration
 	// Pipeline holds what every request's pipeline shares: the default
 	// size unit (Tokenizer; empty means each chunker's own), the embedder
 	// of /embed, chunk embeddings and the embedding-based chunkers (the
@@ -73,7 +90,7 @@ type Config struct {
 // embeddings, embedder calls of at most embed.DefaultBatchTokens tokens.
 func DefaultConfig() Config {
 	return Config{Addr: ":8080", ReadTimeout: 60 * time.Second, WriteTimeout: 60 * time.Second,
-		RequestTimeout: 60 * time.Second, ShutdownGrace: 30 * time.Second, BodyLimit: 32 << 20, MaxDocuments: 1000,
+		RequestTimeout: 60 * time.Second, ShutdownGrace: 30 * time.Second, BodyLimit: 32 << 20, MaxDocuments: 1000, QueueWait: 5 * time.Second,
 		MaxConcurrent: 64, Pipeline: pipeline.Config{Embedder: pipeline.EmbedderConfig{Name: "lexical", CacheEntries: 100_000},
 			BatchTokens: embed.DefaultBatchTokens}}
 }
@@ -89,6 +106,8 @@ type Server struct {
 	embedCounter tokenize.Counter
 	embedder     embed.Embedder
 	embedders    map[string]embed.Embedder
+	budget       *budget.Budget
+	dpMemory     float64 // the memory factor of /embed's chunker
 	m            *metrics
 	sem          chan struct{}
 	ready        atomic.Bool
@@ -107,7 +126,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		*p.v = cmp.Or(max(*p.v, 0), *p.d)
 	}
 	for _, p := range []struct{ v, d *time.Duration }{{&cfg.ReadTimeout, &def.ReadTimeout}, {&cfg.WriteTimeout, &def.WriteTimeout},
-		{&cfg.RequestTimeout, &def.RequestTimeout}, {&cfg.ShutdownGrace, &def.ShutdownGrace}} {
+		{&cfg.RequestTimeout, &def.RequestTimeout}, {&cfg.ShutdownGrace, &def.ShutdownGrace}, {&cfg.QueueWait, &def.QueueWait}} {
 		*p.v = cmp.Or(max(*p.v, 0), *p.d)
 	}
 	cfg.BodyLimit = cmp.Or(max(cfg.BodyLimit, 0), def.BodyLimit)
@@ -115,6 +134,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	cfg.Pipeline.Embedder.Name = cmp.Or(cfg.Pipeline.Embedder.Name, def.Pipeline.Embedder.Name)
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	cfg.MaxMemory = cmp.Or(max(cfg.MaxMemory, 0), budget.SystemLimit()*3/4, 4<<30)
+	cfg.Pipeline.Embedder.CacheBytes = cmp.Or(max(cfg.Pipeline.Embedder.CacheBytes, 0), cfg.MaxMemory/8)
+	avail := cfg.MaxMemory - cfg.Pipeline.Embedder.CacheBytes - 64<<20
+	if avail < 16<<20 {
+		return nil, fmt.Errorf("server: a memory budget of %s leaves too little for requests after the cache (%s) and the process (64 MiB); raise it", budget.Format(cfg.MaxMemory), budget.Format(cfg.Pipeline.Embedder.CacheBytes))
 	}
 	em, err := cfg.Embedder, error(nil)
 	if cfg.Pipeline.Embedder.Notice == nil {
@@ -128,7 +153,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s := &Server{cfg: cfg, log: log, m: newMetrics(), sem: make(chan struct{}, cfg.MaxConcurrent)}
+	s := &Server{cfg: cfg, log: log, m: newMetrics(), sem: make(chan struct{}, cfg.MaxConcurrent), budget: budget.New(avail, cfg.MaxConcurrent)}
+	s.m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gochunk_memory_budget_bytes", Help: "Bytes requests may reserve."}, func() float64 { return float64(avail) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gochunk_memory_reserved_bytes", Help: "Bytes reserved by requests now."}, func() float64 { return float64(s.budget.Reserved()) }))
 	s.embedder = s.observed(em)
 	if s.base, err = pipeline.New(ctx, cfg.Pipeline, pipeline.Options{Embedder: s.embedder}); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -139,7 +166,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.embedCounter = dp.Counter()
+	s.embedCounter, s.dpMemory = dp.Counter(), dp.Spec().Memory
 	s.embedders = map[string]embed.Embedder{cfg.Pipeline.Embedder.Name: s.embedder}
 	if _, ok := s.embedders["lexical"]; !ok {
 		s.embedders["lexical"] = s.observed(embed.NewLexical(embed.LexicalConfig{}))
@@ -196,6 +223,9 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 // ListenAndServe listens on the configured address and serves until ctx
 // is done.
 func (s *Server) ListenAndServe(ctx context.Context) error {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(s.cfg.MaxMemory)
+	}
 	l, err := net.Listen("tcp", s.cfg.Addr)
 	if err != nil {
 		return err
@@ -332,15 +362,42 @@ func (s *Server) limit(next http.Handler) http.Handler {
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 		defer cancel()
+		r = r.WithContext(ctx)
+		release, ok := s.reserve(w, r, 3)
+		if !ok {
+			return
+		}
+		defer release()
 		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.BodyLimit)
-		next.ServeHTTP(w, r.WithContext(ctx))
+		next.ServeHTTP(w, r)
 	})
+}
+
+// reserve takes factor times the request body's size (its Content-Length,
+// else the body limit) from the memory budget, answering 413 or 503 (with
+// Retry-After) itself when it cannot, and reports whether it could.
+func (s *Server) reserve(w http.ResponseWriter, r *http.Request, factor float64) (release func(), ok bool) {
+	n := r.ContentLength
+	if n < 0 || n > s.cfg.BodyLimit {
+		n = s.cfg.BodyLimit
+	}
+	release, err := s.budget.Reserve(r.Context(), int64(factor*float64(n))+64<<10, s.cfg.QueueWait)
+	switch {
+	case errors.Is(err, budget.ErrTooLarge):
+		s.m.refused.WithLabelValues("too_large").Inc()
+		s.fail(w, r, http.StatusRequestEntityTooLarge, "over_memory_budget", fmt.Sprintf("this request would need more memory than the server's budget (%v); send smaller documents or fewer at once", err))
+	case err != nil:
+		s.m.refused.WithLabelValues("busy").Inc()
+		w.Header().Set("Retry-After", "2")
+		s.fail(w, r, http.StatusServiceUnavailable, "memory_busy", fmt.Sprintf("the server's memory is taken by other requests (%v); retry after 2 s", err))
+	}
+	return release, err == nil
 }
 
 // fail writes an error answer.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, kind, msg string) {
 	s.m.errors.WithLabelValues(kind).Inc()
-	writeJSON(w, status, ErrorBody{ErrorDetail{Message: msg, Type: kind, RequestID: requestID(r.Context())}})
+	writeJSON(w, status, api.ErrorBody{Error: api.ErrorDetail{Message: msg, Type: kind, RequestID: requestID(r.Context())}})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/gochunk/gochunk/api"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -137,7 +138,7 @@ func TestBadRequests(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			code, b, h := post(t, ts.URL+tc.path, tc.body)
-			var eb ErrorBody
+			var eb api.ErrorBody
 			if code != tc.code || json.Unmarshal(b, &eb) != nil || !strings.Contains(eb.Error.Message, tc.want) || eb.Error.RequestID == "" {
 				t.Errorf("status %d (want %d), body %.300s", code, tc.code, b)
 			}
@@ -161,7 +162,7 @@ func TestChunkEndpoint(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("%d %s", code, b)
 	}
-	var resp ChunkResponse
+	var resp api.ChunkResponse
 	if err := json.Unmarshal(b, &resp); err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +306,7 @@ func TestConcurrentRequests(t *testing.T) {
 				return
 			}
 			defer resp.Body.Close()
-			var er EmbedResponse
+			var er api.EmbedResponse
 			if err := json.NewDecoder(resp.Body).Decode(&er); err != nil || resp.StatusCode != 200 || er.Documents[0].ID != fmt.Sprintf("d%d", i) {
 				errs <- fmt.Errorf("request %d: %d %v", i, resp.StatusCode, err)
 			}
@@ -323,5 +324,38 @@ func TestLLMChunkerNeedsModel(t *testing.T) {
 	code, b, _ := post(t, ts.URL+"/v1/chunk", `{"chunker": "llm-split", "text": "x"}`)
 	if code != 400 || !strings.Contains(string(b), "--llm-model") {
 		t.Errorf("%d %s", code, b)
+	}
+}
+
+// Requests reserve memory from the budget: one that could never fit gets
+// 413, one that does not fit while another holds the memory gets 503 with
+// Retry-After, and the metrics count them.
+func TestMemoryBudget(t *testing.T) {
+	s, ts := newTest(t, func(c *Config) {
+		c.MaxMemory = 100 << 20 // 100 MiB: 12.5 for the cache, 64 for the process, 23.5 for requests
+		c.QueueWait = 50 * time.Millisecond
+	})
+	big := `{"chunker": "semantic", "text": "` + strings.Repeat("word ", 2<<20) + `"}` // 10 MB, over 23.5 MiB once reserved
+	if code, b, _ := post(t, ts.URL+"/v1/chunk", big); code != 413 || !strings.Contains(string(b), "over_memory_budget") {
+		t.Errorf("too large: %d %s", code, b)
+	}
+	release, err := s.budget.Reserve(context.Background(), s.budget.Total()-1<<20, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, b, h := post(t, ts.URL+"/v1/chunk", `{"chunker": "recursive", "text": "`+strings.Repeat("word ", 200000)+`"}`)
+	if code != 503 || h.Get("Retry-After") == "" || !strings.Contains(string(b), "memory_busy") {
+		t.Errorf("busy: %d %s", code, b)
+	}
+	release()
+	if code, b, _ := post(t, ts.URL+"/v1/chunk", `{"text": "fits now"}`); code != 200 {
+		t.Errorf("after release: %d %s", code, b)
+	}
+	rec := httptest.NewRecorder()
+	s.Metrics().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	for _, want := range []string{`gochunk_memory_refused_total{reason="too_large"} 1`, `gochunk_memory_refused_total{reason="busy"} 1`, "gochunk_memory_budget_bytes"} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("metrics lack %s", want)
+		}
 	}
 }

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -97,5 +99,66 @@ func startServe(t testing.TB, bin string, logs *bytes.Buffer, env ...string) (*e
 			t.Fatalf("server not ready: %v\n%s", err, logs.String())
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A server with a small memory budget, hit by concurrent large requests of
+// every embedding-based chunker, answers each 200, 503 or 413, stays
+// within its budget plus a margin, and answers /healthz throughout.
+func TestServeMemoryBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping: builds the binary and chunks 80 MB")
+	}
+	const budgetBytes = 384 << 20
+	var logs bytes.Buffer
+	cmd, base := startServe(t, buildBinary(t), &logs, fmt.Sprintf("MAX_MEMORY_BYTES=%d", budgetBytes), "GOCHUNK_QUEUE_WAIT=2", "GOCHUNK_LOG_LEVEL=warn")
+	text := strings.Repeat("Cats purr and sleep in the sun all day long. Stock markets fell sharply on Monday after the report. ", 30000) // 3 MB
+	var wg sync.WaitGroup
+	codes := make(chan string, 64)
+	for _, chunker := range []string{"semantic", "savgol", "hierarchical", "dp", "cluster", "mst", "s2"} {
+		for range 4 {
+			body, _ := json.Marshal(map[string]any{"chunker": chunker, "text": text})
+			wg.Go(func() {
+				resp, err := http.Post(base+"/v1/chunk", "application/json", bytes.NewReader(body))
+				if err != nil {
+					codes <- chunker + ": " + err.Error()
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				codes <- fmt.Sprintf("%s: %d", chunker, resp.StatusCode)
+			})
+		}
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for waiting := true; waiting; {
+		select {
+		case <-done:
+			waiting = false
+		case <-time.After(200 * time.Millisecond):
+			resp, err := http.Get(base + "/healthz")
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatalf("healthz while loaded: %v\n%s", err, logs.String())
+			}
+			resp.Body.Close()
+		}
+	}
+	close(codes)
+	counts := map[string]int{}
+	for c := range codes {
+		_, code, _ := strings.Cut(c, ": ")
+		if code != "200" && code != "503" && code != "413" {
+			t.Errorf("%s", c)
+		}
+		counts[code]++
+	}
+	peak := peakRSS(cmd.Process.Pid)
+	t.Logf("answers %v, peak RSS %d MB for a budget of %d MB", counts, peak>>20, budgetBytes>>20)
+	if counts["200"] == 0 {
+		t.Error("no request was served")
+	}
+	if margin := int64(budgetBytes) * 5 / 4; peak > margin {
+		t.Errorf("peak RSS %d MB over the budget plus a quarter (%d MB)", peak>>20, margin>>20)
 	}
 }

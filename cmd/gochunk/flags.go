@@ -14,6 +14,7 @@ import (
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/internal/budget"
 	"github.com/gochunk/gochunk/internal/progress"
 	"github.com/gochunk/gochunk/pipeline"
 )
@@ -61,6 +62,10 @@ func (p *pipelineFlags) registerEmbedder(fs *flag.FlagSet) {
 	fs.BoolVar(&e.ONNXCUDA, "onnx-cuda", false, "run --onnx-backend ort on a CUDA GPU")
 	fs.StringVar(&e.ONNXPooling, "onnx-pooling", "", "how onnx:MODEL pools token vectors: cls, mean or last (Qwen3-Embedding and other decoder models); default: the model's 1_Pooling/config.json")
 	fs.IntVar(&e.CacheEntries, "embed-cache", 0, "embeddings kept in memory (default 65536)")
+	fs.Func("cache-bytes", "memory of the embeddings kept, bytes or with a unit (256MiB); default: unbounded but by --embed-cache (serve: 1/8 of --max-memory)", func(v string) (err error) {
+		e.CacheBytes, err = budget.ParseBytes(v)
+		return err
+	})
 }
 
 // register registers the chunking flags, --config (a file of chunker

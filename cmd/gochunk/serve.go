@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gochunk/gochunk/internal/budget"
 	"github.com/gochunk/gochunk/server"
 )
 
@@ -21,7 +22,8 @@ import (
 func envName(flagName string) string {
 	ref := map[string]string{"port": "PORT", "max-batch-tokens": "MAX_BATCH_TOKENS", "read-timeout": "READ_TIMEOUT_SECONDS",
 		"write-timeout": "WRITE_TIMEOUT_SECONDS", "request-timeout": "REQUEST_TIMEOUT_SECONDS", "shutdown-grace": "SHUTDOWN_GRACE_SECONDS",
-		"body-limit": "BODY_LIMIT_BYTES", "max-documents": "MAX_DOCUMENTS", "max-concurrent": "MAX_CONCURRENT"}
+		"body-limit": "BODY_LIMIT_BYTES", "max-documents": "MAX_DOCUMENTS", "max-concurrent": "MAX_CONCURRENT",
+		"max-memory": "MAX_MEMORY_BYTES"}
 	return cmp.Or(ref[flagName], "GOCHUNK_"+strings.ToUpper(strings.ReplaceAll(flagName, "-", "_")))
 }
 
@@ -61,12 +63,16 @@ Flags:
 	port := fs.Int("port", 8080, "port to listen on")
 	fs.StringVar(&cfg.Addr, "addr", "", "full listen address, e.g. 127.0.0.1:9000 (overrides --port)")
 	for name, d := range map[string]*time.Duration{"read-timeout": &cfg.ReadTimeout, "write-timeout": &cfg.WriteTimeout,
-		"request-timeout": &cfg.RequestTimeout, "shutdown-grace": &cfg.ShutdownGrace} {
+		"request-timeout": &cfg.RequestTimeout, "shutdown-grace": &cfg.ShutdownGrace, "queue-wait": &cfg.QueueWait} {
 		fs.Func(name, fmt.Sprintf("seconds allowed for the %s (default %v)", strings.ReplaceAll(name, "-", " "), d.Seconds()), func(v string) error { return setSeconds(d, v) })
 	}
 	fs.Int64Var(&cfg.BodyLimit, "body-limit", cfg.BodyLimit, "largest request body in bytes")
 	fs.IntVar(&cfg.MaxDocuments, "max-documents", cfg.MaxDocuments, "documents per request")
 	fs.IntVar(&cfg.MaxConcurrent, "max-concurrent", cfg.MaxConcurrent, "requests served at once; more get 429")
+	fs.Func("max-memory", "memory budget, bytes or with a unit (2GiB): requests reserve their estimate from it, wait --queue-wait, then get 503 (413 when they could never fit); default: 3/4 of the container's or machine's memory", func(v string) (err error) {
+		cfg.MaxMemory, err = budget.ParseBytes(v)
+		return err
+	})
 	fs.StringVar(&cfg.Token, "token", "", "bearer token required by the API")
 	var level slog.Level
 	fs.TextVar(&level, "log-level", slog.LevelInfo, "debug, info, warn or error")

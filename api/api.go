@@ -1,7 +1,12 @@
-package server
+// Package api holds the wire types of gochunk's HTTP API (package server):
+// the reference semantic-chunking server's POST /embed, POST /v1/chunk,
+// OpenAI's POST /v1/embeddings, and the error body every endpoint answers
+// with, for servers and Go clients alike.
+package api
 
 import (
 	"encoding/json"
+	"reflect"
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/record"
@@ -142,4 +147,20 @@ type ErrorDetail struct {
 	Type      string `json:"type"`
 	Code      string `json:"code,omitempty"`
 	RequestID string `json:"request_id,omitempty"`
+}
+
+// DPParams returns the DP chunker's parameters of a chunking_config, with
+// the reference server's algorithm (semantic.ReferenceDPConfig); DP's own
+// defaults fill in what the configuration leaves out.
+func (c *ChunkingConfig) DPParams() json.RawMessage {
+	p := map[string]any{"similarity": "sentences", "reward": "minmax", "structure": "none", "chunk_penalty": 1.0}
+	if c != nil {
+		for k, v := range map[string]any{"size": c.MaxSize, "optimal_size": c.OptimalSize, "lambda_size": c.LambdaSize, "chunk_penalty": c.ChunkPenalty} {
+			if !reflect.ValueOf(v).IsNil() {
+				p[k] = v
+			}
+		}
+	}
+	raw, _ := json.Marshal(p)
+	return raw
 }
