@@ -44,12 +44,12 @@ type cacheStore struct {
 	max      int
 	maxBytes int64
 	bytes    int64
-	lru     *list.List
-	items   map[[32]byte]*list.Element
-	dir     string
-	hits    atomic.Int64
-	misses  atomic.Int64
-	diskErr atomic.Value
+	lru      *list.List
+	items    map[[32]byte]*list.Element
+	dir      string
+	hits     atomic.Int64
+	misses   atomic.Int64
+	diskErr  atomic.Value
 }
 
 type cacheEntry struct {
