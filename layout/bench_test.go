@@ -91,7 +91,14 @@ func BenchmarkClustering(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := s.groups(context.Background(), nodes, vs); err != nil {
+				pick := func(ids []int) ([][]float32, error) {
+					out := make([][]float32, len(ids))
+					for k, id := range ids {
+						out[k] = vs[id]
+					}
+					return out, nil
+				}
+				if _, err := s.groups(context.Background(), nodes, pick); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -127,16 +127,23 @@ func (s *S2) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, er
 	for i, n := range nodes {
 		texts[i] = d.Text[n.start:n.end]
 	}
-	vs, err := embed.Checked(ctx, embed.ForDocument(s.embedder, texts), texts)
+	// Vectors are made window by window (the embedder adapted to the whole
+	// document once), so memory holds one window's, not the document's.
+	em := embed.ForDocument(s.embedder, texts)
+	vectors := func(ids []int) ([][]float32, error) {
+		sub := make([]string, len(ids))
+		for k, id := range ids {
+			sub[k] = texts[id]
+		}
+		vs, err := embed.Checked(ctx, em, sub)
+		for i := range vs {
+			vs[i] = vec.Normalize(append([]float32(nil), vs[i]...)) // a cache may share its vectors
+		}
+		return vs, err
+	}
+	groups, err := s.groups(ctx, nodes, vectors)
 	if err != nil {
 		return nil, gochunk.WrapDocument(d.ID, err)
-	}
-	for i := range vs {
-		vs[i] = vec.Normalize(append([]float32(nil), vs[i]...))
-	}
-	groups, err := s.groups(ctx, nodes, vs)
-	if err != nil {
-		return nil, err
 	}
 	chunks, err := s.assemble(ctx, e, els, nodes, groups)
 	return chunks, gochunk.WrapDocument(d.ID, err)
@@ -146,7 +153,7 @@ func (s *S2) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, er
 // chunks of their own, in order (mixing a tail piece into another cluster
 // would scatter one paragraph over several chunks); runs of whole elements
 // are spectrally clustered window by window.
-func (s *S2) groups(ctx context.Context, nodes []node, vs [][]float32) ([][]int, error) {
+func (s *S2) groups(ctx context.Context, nodes []node, vectors func(ids []int) ([][]float32, error)) ([][]int, error) {
 	var groups [][]int
 	var free []int
 	for i, n := range nodes {
@@ -168,9 +175,13 @@ func (s *S2) groups(ctx context.Context, nodes []node, vs [][]float32) ([][]int,
 				return nil, err
 			}
 			hi := min(lo+s.cfg.Window, len(free))
-			sub, subv := make([]node, hi-lo), make([][]float32, hi-lo)
+			sub := make([]node, hi-lo)
 			for k, id := range free[lo:hi] {
-				sub[k], subv[k] = nodes[id], vs[id]
+				sub[k] = nodes[id]
+			}
+			subv, err := vectors(free[lo:hi])
+			if err != nil {
+				return nil, err
 			}
 			for _, g := range s.cluster(sub, subv) {
 				for k := range g {

@@ -76,7 +76,9 @@ func (s SentenceSplitter) Split(text string) []Range {
 	if s.Abbreviations != nil {
 		set = abbrSet(s.Abbreviations)
 	}
-	var out []Range
+	// Sized for prose (a sentence every 100 bytes or so), so a large text
+	// does not grow the slice by doubling, leaving its old copies behind.
+	out := make([]Range, 0, len(text)/100+1)
 	start := 0
 	cut := func(at int) {
 		// Attach the whitespace that follows to this sentence; leading

@@ -54,9 +54,6 @@ Flags:
 	if err != nil {
 		return fail(e, "chunk", err)
 	}
-	if spec := pl.Spec(); os.Getenv("GOGC") == "" && !spec.Embeds && !spec.UsesLLM {
-		debug.SetGCPercent(400) // rule-based chunking's garbage is small and short-lived: collect it less often
-	}
 	var traces *json.Encoder
 	if *debugOut != "" {
 		if _, ok := pl.Chunker().(gochunk.Tracer); !ok {
@@ -79,6 +76,10 @@ Flags:
 			sizes[i] = fi.Size()
 			total += sizes[i]
 		}
+	}
+	if spec := pl.Spec(); os.Getenv("GOGC")+os.Getenv("GOMEMLIMIT") == "" && !spec.Embeds && !spec.UsesLLM {
+		debug.SetGCPercent(400)                // rule-based chunking's garbage is small and short-lived: collect it less often,
+		debug.SetMemoryLimit(32<<20 + total) // but within the input size plus 32 MiB
 	}
 	bar := pf.bar(e, "chunking", total)
 	for i, f := range files {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/gochunk/gochunk"
-	"github.com/gochunk/gochunk/internal/runeoff"
 )
 
 // PackGroups turns groups of items into chunks of at most Limit tokens,
@@ -20,7 +19,7 @@ import (
 // trimmed is cut with Split. Chunks come out in order of their first span,
 // indexed, with the item indexes each holds.
 func (e *Engine) PackGroups(ctx context.Context, items []Piece, groups [][]int) ([]gochunk.Chunk, [][]int, error) {
-	conv := runeoff.New(e.Text)
+	conv := e.converter()
 	type packed struct {
 		chunk gochunk.Chunk
 		ids   []int

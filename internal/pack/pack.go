@@ -77,7 +77,19 @@ type Engine struct {
 	// counter that is a tokenize.Cutter.
 	tokens    []int
 	tokensBuf []int
-	cutter    tokenize.Cutter
+	// conv converts byte offsets to rune offsets across calls of Build and
+	// PackGroups, so that building a document's chunks call by call does
+	// not count its text again from the start each time.
+	conv   *runeoff.Converter
+	cutter tokenize.Cutter
+}
+
+// converter returns the engine's offset converter.
+func (e *Engine) converter() *runeoff.Converter {
+	if e.conv == nil {
+		e.conv = runeoff.New(e.Text)
+	}
+	return e.conv
 }
 
 // indexedText is the length of text from which rune counts use an index.
@@ -739,8 +751,7 @@ func (e *Engine) Build(ctx context.Context, ranges []Range, trim bool) ([]gochun
 	if !e.ready {
 		e.Init()
 	}
-	conv := runeoff.New(e.Text)
-	runeAt := conv.Rune
+	runeAt := e.converter().Rune
 	if e.runes && len(e.Text) >= indexedText {
 		if e.runeIndex == nil {
 			e.runeIndex = runeoff.NewIndex(e.Text)

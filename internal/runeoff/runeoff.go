@@ -9,11 +9,14 @@ import (
 
 // Converter answers byte-to-rune offset queries on one string. Queries that
 // move forward or backward a little from the previous one are cheap, so a
-// run of nearly increasing queries costs time linear in the string's length.
+// run of nearly increasing queries costs time linear in the string's
+// length; a long jump back goes through an Index, built on the first one,
+// so no order of queries costs more than one pass plus a block each.
 type Converter struct {
 	text        string
 	ascii       bool
 	pos, runeAt int
+	index       *Index
 }
 
 // New returns a converter for text.
@@ -34,8 +37,12 @@ func (c *Converter) Rune(off int) int {
 	if c.ascii {
 		return off
 	}
-	if off < c.pos && off < c.pos-off {
-		c.pos, c.runeAt = 0, 0
+	if off < c.pos-indexBlock {
+		if c.index == nil {
+			c.index = NewIndex(c.text)
+		}
+		c.pos, c.runeAt = off, c.index.Rune(off)
+		return c.runeAt
 	}
 	if c.pos < off {
 		c.runeAt += tokenize.RuneCount(c.text[c.pos:off])
