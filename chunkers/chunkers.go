@@ -38,7 +38,7 @@ func New() *Registry {
 // the input's size, rounded up (the LLM chunkers keep their text and
 // pieces: about the rule-based chunkers' figure).
 var memory = map[string]float64{"token": 3, "character": 3, "recursive": 3, "sentence": 5, "semchunk": 3, "markdown": 4,
-	"fast": 2, "code": 3, "semantic": 6, "savgol": 6, "hierarchical": 7, "dp": 6, "cluster": 6, "mst": 8, "s2": 26, "late": 4,
+	"fast": 2, "code": 3, "semantic": 6, "savgol": 6, "hierarchical": 7, "dp": 7, "cluster": 6, "mst": 8, "s2": 5, "late": 4,
 	"llm-split": 3, "propositions": 3}
 
 // Specs returns the specs of the built-in chunkers.

@@ -89,9 +89,10 @@ func (s *Sentence) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.C
 	}
 	// Measure; cut sentences over the size into parts that fit (without
 	// overlap: overlap is between chunks of whole sentences).
+	sentences = nil // let the collector have them
 	parts := *e
 	parts.Overlap = 0
-	var fitted []pack.Piece
+	fitted := make([]pack.Piece, 0, len(pieces))
 	for _, p := range pieces {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("chunking cancelled: %w", err)

@@ -78,7 +78,7 @@ Flags:
 		}
 	}
 	if spec := pl.Spec(); os.Getenv("GOGC")+os.Getenv("GOMEMLIMIT") == "" && !spec.Embeds && !spec.UsesLLM {
-		debug.SetGCPercent(400)                // rule-based chunking's garbage is small and short-lived: collect it less often,
+		debug.SetGCPercent(400)              // rule-based chunking's garbage is small and short-lived: collect it less often,
 		debug.SetMemoryLimit(32<<20 + total) // but within the input size plus 32 MiB
 	}
 	bar := pf.bar(e, "chunking", total)
