@@ -20,8 +20,8 @@ import (
 // text around it. Counts are exact: they equal those of encoding the whole
 // text at once (tests check this against the reference implementation).
 type TikToken struct {
-	name  string
-	codec tokenizer.Codec
+	name string
+	bpe  *bpe
 
 	// cache maps a segment to the byte length of each of its tokens.
 	// Callers hold mu's read lock across many lookups (see lookup), so a
@@ -53,7 +53,11 @@ func NewTikToken(encoding string) (*TikToken, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load tiktoken %s: %w", encoding, err)
 	}
-	return &TikToken{name: encoding, codec: codec, cache: map[string][]uint16{}}, nil
+	b, err := loadBPE(encoding, codec)
+	if err != nil {
+		return nil, err
+	}
+	return &TikToken{name: encoding, bpe: b, cache: map[string][]uint16{}}, nil
 }
 
 // Name returns the encoding's name.
@@ -66,8 +70,7 @@ func (t *TikToken) Count(text string) int {
 	defer l.done()
 	forEachSegment(text, func(seg string) {
 		if len(seg) > maxCachedSegment {
-			c, _ := t.codec.Count(seg)
-			n += c
+			t.bpe.tokens(seg, func(int) { n++ })
 			return
 		}
 		n += len(l.segment(seg))
@@ -83,11 +86,10 @@ func (t *TikToken) AppendTokenEnds(dst []int, text string) []int {
 	defer l.done()
 	forEachSegment(text, func(seg string) {
 		if len(seg) > maxCachedSegment {
-			_, toks, _ := t.codec.Encode(seg)
-			for _, tok := range toks {
-				off += len(tok)
+			t.bpe.tokens(seg, func(n int) {
+				off += n
 				dst = append(dst, off)
-			}
+			})
 			return
 		}
 		for _, l := range l.segment(seg) {
@@ -151,11 +153,8 @@ func (l *lookups) segment(seg string) []uint16 {
 	if lens, ok := l.local[seg]; ok {
 		return lens
 	}
-	_, toks, _ := t.codec.Encode(seg)
-	lens := make([]uint16, len(toks))
-	for i, tok := range toks {
-		lens[i] = uint16(len(tok))
-	}
+	var lens []uint16
+	t.bpe.tokens(seg, func(n int) { lens = append(lens, uint16(n)) })
 	if l.local == nil {
 		l.local = map[string][]uint16{}
 	}

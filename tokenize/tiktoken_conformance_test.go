@@ -1,0 +1,165 @@
+package tokenize
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// jsTiktokenVersion is the release of npm js-tiktoken (OpenAI's tiktoken
+// in JavaScript, what LangChain.js uses) the counts are checked against.
+const jsTiktokenVersion = "1.0.21"
+
+// jsTiktoken installs js-tiktoken outside the repository ($GOCHUNK_NPM_DIR,
+// else the user's cache directory) and returns a function that encodes
+// texts with an encoding there; it skips where node or npm is missing.
+func jsTiktoken(t *testing.T) func(encoding string, texts []string) [][]uint {
+	t.Helper()
+	node, err1 := exec.LookPath("node")
+	npm, err2 := exec.LookPath("npm")
+	if err1 != nil || err2 != nil {
+		t.Skip("skipping: node and npm are needed to run the reference js-tiktoken (apt-get install nodejs npm)")
+	}
+	dir := os.Getenv("GOCHUNK_NPM_DIR")
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			t.Skipf("skipping: no cache directory for npm packages: %v", err)
+		}
+		dir = filepath.Join(cache, "gochunk-tests", "npm")
+	}
+	pkg := filepath.Join(dir, "node_modules", "js-tiktoken", "package.json")
+	if b, err := os.ReadFile(pkg); err != nil || !strings.Contains(string(b), `"version": "`+jsTiktokenVersion+`"`) {
+		cmd := exec.Command(npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "--ignore-scripts", "js-tiktoken@"+jsTiktokenVersion)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Skipf("skipping: npm could not install js-tiktoken@%s: %v\n%s", jsTiktokenVersion, err, out)
+		}
+	}
+	script := filepath.Join(t.TempDir(), "encode.mjs")
+	os.WriteFile(script, []byte(`import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+const require = createRequire(process.argv[2] + "/");
+const { Tiktoken } = require("js-tiktoken/lite");
+const ranks = require("js-tiktoken/ranks/" + process.argv[3]);
+const enc = new Tiktoken(ranks.default ?? ranks);
+const texts = JSON.parse(readFileSync(process.argv[4], "utf8"));
+writeFileSync(process.argv[5], JSON.stringify(texts.map((t) => Array.from(enc.encode(t)))));
+`), 0o644)
+	return func(encoding string, texts []string) [][]uint {
+		in := filepath.Join(t.TempDir(), "in.json")
+		out := filepath.Join(t.TempDir(), "out.json")
+		b, _ := json.Marshal(texts)
+		os.WriteFile(in, b, 0o644)
+		cmd := exec.Command(node, script, filepath.Join(dir, "node_modules"), encoding, in, out)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("js-tiktoken: %v\n%s", err, msg)
+		}
+		var ids [][]uint
+		b, _ = os.ReadFile(out)
+		if err := json.Unmarshal(b, &ids); err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+}
+
+// tiktokenCases are 10,000 generated strings heavy in white space runs
+// (around line breaks too), digits, punctuation, contractions, mixed case
+// and scripts other than Latin, plus the development corpora when present.
+func tiktokenCases() []string {
+	r := rand.New(rand.NewPCG(20, 26))
+	pieces := []string{" ", "  ", "   ", "\t", "\n", "\n\n", "\r\n", " \n", "\n ", "\u00a0", "\u3000", "\u2003",
+		"0", "7", "12", "123", "2026", "3.14", "1,000,000", "-42",
+		".", ",", "!", "?", "...", "—", "-", "(", ")", "[", "\"", "«", "»", "/", "//", "#", "@", "&&", "::", "=>",
+		"'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'LL", "don't", "I'm",
+		"the", "The", "THE", "hello", "World", "tokenization", "unbelievable", "camelCase", "HTTPServer", "iPhone", "x",
+		"café", "naïve", "Straße", "ÉCOLE", "日本語", "中文", "한국어", "русский", "Ελληνικά", "العربية", "हिन्दी", "ไทย",
+		"🎉", "👩‍💻", "🇫🇷", "e\u0301", "ﬁ", "½", "²", "Ⅻ", "٣", "७"}
+	var out []string
+	for range 10000 {
+		var sb strings.Builder
+		for k := 1 + r.IntN(24); k > 0; k-- {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		out = append(out, sb.String())
+	}
+	if dir, err := os.ReadDir(filepath.Join("..", "..", "shared", "eval", "chroma")); err == nil {
+		for _, e := range dir {
+			if strings.HasSuffix(e.Name(), ".md") {
+				b, _ := os.ReadFile(filepath.Join("..", "..", "shared", "eval", "chroma", e.Name()))
+				out = append(out, string(b))
+			}
+		}
+	}
+	return out
+}
+
+// cl100k_base and o200k_base give OpenAI's tokens: the same ids, so the
+// same counts and boundaries, as js-tiktoken on every case.
+func TestTikTokenMatchesJSTiktoken(t *testing.T) {
+	encode := jsTiktoken(t)
+	texts := tiktokenCases()
+	for _, encoding := range []string{"cl100k_base", "o200k_base"} {
+		tk, err := NewTikToken(encoding)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := encode(encoding, texts)
+		bad := 0
+		for i, text := range texts {
+			ends := tk.AppendTokenEnds(nil, text)
+			got := make([]uint, len(ends))
+			prev := 0
+			for k, e := range ends {
+				got[k] = tk.bpe.ranks[text[prev:e]]
+				prev = e
+			}
+			if c := tk.Count(text); c != len(want[i]) || !equalIDs(got, want[i]) {
+				if bad++; bad <= 5 {
+					t.Errorf("%s: %.60q: %d tokens %v, js-tiktoken %d %v", encoding, text, c, head(got), len(want[i]), head(want[i]))
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%s: %d of %d texts differ", encoding, bad, len(texts))
+		} else {
+			t.Logf("%s: %d texts, identical", encoding, len(texts))
+		}
+	}
+}
+
+func equalIDs(a, b []uint) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func head(ids []uint) []uint { return ids[:min(len(ids), 12)] }
+
+// The vocabulary is read in place from the codec (see codecRanks): a new
+// version of the library that moves it is caught here, and the values are
+// the ids Decode gives.
+func TestCodecRanks(t *testing.T) {
+	tk, err := NewTikToken("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tk.bpe.ranks) < 100_000 {
+		t.Fatalf("%d ranks", len(tk.bpe.ranks))
+	}
+	for _, tok := range []string{" the", "hello", "\n\n", "ization", "123"} {
+		if _, ok := tk.bpe.ranks[tok]; !ok {
+			t.Errorf("%q has no rank", tok)
+		}
+	}
+}
