@@ -75,8 +75,9 @@ type Engine struct {
 	// tokens, during mergeTokens, are the prefix sums of the sizes of the
 	// pieces being merged, which are the tokens of their text, for a
 	// counter that is a tokenize.Cutter.
-	tokens    []int
-	tokensBuf []int
+	tokens     []int
+	tokensBuf  []int
+	unitStarts []int // scratch of splitAdditive
 	// conv converts byte offsets to rune offsets across calls of Build and
 	// PackGroups, so that building a document's chunks call by call does
 	// not count its text again from the start each time.
@@ -387,8 +388,8 @@ func (e *Engine) tokenPieces(dst []Piece, a, b int, ends []int) ([]Piece, error)
 	for _, end := range ends {
 		n++
 		end += a
-		if end < b && !utf8.RuneStart(e.Text[end]) {
-			continue
+		if end < b && !clusterBoundary(e.Text, end) {
+			continue // inside a character or grapheme cluster
 		}
 		dst = append(dst, Piece{Start: start, End: end, Size: n})
 		if n > max(e.Limit, e.MaxUnit) {
@@ -428,8 +429,8 @@ func (e *Engine) unitPieces(a, b int) ([]Piece, error) {
 		for _, end := range e.ends {
 			n++
 			end += a
-			if end < b && !utf8.RuneStart(e.Text[end]) {
-				continue // inside a character: merge with the next token
+			if end < b && !clusterBoundary(e.Text, end) {
+				continue // inside a character or grapheme cluster: merge with the next token
 			}
 			pieces = append(pieces, Piece{Start: start, End: end, Size: n})
 			start, n = end, 0
@@ -443,8 +444,13 @@ func (e *Engine) unitPieces(a, b int) ([]Piece, error) {
 		}
 	} else {
 		for i := a; i < b; {
-			_, size := utf8.DecodeRuneInString(e.Text[i:])
-			pieces = append(pieces, Piece{Start: i, End: i + size, Size: e.Count(i, i+size)})
+			size := min(cluster(e.Text, i), b-i)
+			if n := e.Count(i, i+size); n <= max(e.Limit, e.MaxUnit) || size == 1 {
+				pieces = append(pieces, Piece{Start: i, End: i + size, Size: n})
+			} else { // a cluster over the limit: its code points
+				_, size = utf8.DecodeRuneInString(e.Text[i:])
+				pieces = append(pieces, Piece{Start: i, End: i + size, Size: e.Count(i, i+size)})
+			}
 			i += size
 		}
 	}
@@ -466,21 +472,27 @@ func (e *Engine) tooSmall(at, size int) error {
 func (e *Engine) splitAdditive(ctx context.Context, a, b int, out []Range) ([]Range, error) {
 	_, isBytes := e.Counter.(tokenize.Bytes)
 	_, isRunes := e.Counter.(tokenize.Runes)
-	unit := func(i int) (size, n int) { // byte length and token count of the character at i
-		if e.Text[i] < utf8.RuneSelf {
-			if isRunes || isBytes {
-				return 1, 1
-			}
-			return 1, e.Count(i, i+1)
-		}
-		_, size = utf8.DecodeRuneInString(e.Text[i:])
+	// The units are grapheme clusters (a character with its combining
+	// marks, an emoji sequence), and the code points of a cluster that is
+	// alone over the limit.
+	unit := func(i int) (size, n int) { // byte length and token count of the unit at i
+		size = min(cluster(e.Text, i), b-i)
 		switch {
-		case isRunes:
-			return size, 1
+		case size == 1 && (isRunes || isBytes):
+			return 1, 1
 		case isBytes:
-			return size, size
+			n = size
+		case isRunes:
+			n = tokenize.RuneCount(e.Text[i : i+size])
+		default:
+			n = e.Count(i, i+size)
 		}
-		return size, e.Count(i, i+size)
+		if n > e.Limit && size > 1 {
+			if _, r := utf8.DecodeRuneInString(e.Text[i:]); r < size {
+				return r, e.Count(i, i+r)
+			}
+		}
+		return size, n
 	}
 	for i, iter := a, 0; i < b; iter++ {
 		if iter%1024 == 0 {
@@ -489,8 +501,10 @@ func (e *Engine) splitAdditive(ctx context.Context, a, b int, out []Range) ([]Ra
 			}
 		}
 		j, total := i, 0
+		starts := e.unitStarts[:0] // the units of this range, for the overlap
 		for j < b {
 			size, n := unit(j)
+			starts = append(starts, j)
 			if total+n > e.Limit {
 				if j == i && n <= e.MaxUnit {
 					j += size // one character over the limit, allowed alone
@@ -513,20 +527,21 @@ func (e *Engine) splitAdditive(ctx context.Context, a, b int, out []Range) ([]Ra
 			_, nn := unit(j)
 			room := e.Limit - nn
 			t := 0
-			for k := j; ; {
-				_, size := utf8.DecodeLastRuneInString(e.Text[i:k])
-				if k-size <= i {
-					break
-				}
-				_, n := unit(k - size)
+			// Whole units back from the end, never the range's first.
+			u := len(starts) - 1
+			if starts[u] >= j {
+				u-- // the unit that did not fit
+			}
+			for ; u > 0; u-- {
+				_, n := unit(starts[u])
 				if t+n > e.Overlap || t+n > room {
 					break
 				}
 				t += n
-				k -= size
-				next = k
+				next = starts[u]
 			}
 		}
+		e.unitStarts = starts[:0]
 		i = next
 	}
 	return out, nil

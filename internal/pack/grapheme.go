@@ -1,0 +1,45 @@
+package pack
+
+import (
+	"unicode/utf8"
+
+	"github.com/rivo/uniseg"
+)
+
+// cluster returns the byte length of the grapheme cluster (Unicode UAX
+// #29: a character with its combining marks, an emoji ZWJ sequence, a flag,
+// a Hangul syllable, CR LF) that starts at i.
+func cluster(text string, i int) int {
+	if c := text[i]; c < utf8.RuneSelf && (i+1 == len(text) || text[i+1] < utf8.RuneSelf && !(c == '\r' && text[i+1] == '\n')) {
+		return 1 // ASCII followed by ASCII: a cluster of one byte
+	}
+	g, _, _, _ := uniseg.FirstGraphemeClusterInString(text[i:], -1)
+	return len(g)
+}
+
+// clusterBoundary reports whether p is a grapheme cluster boundary of
+// text. Clusters are found from a little before p (a cluster is short), so
+// only a run of regional indicators (flags) longer than that could be
+// paired differently than from the text's start.
+func clusterBoundary(text string, p int) bool {
+	if p <= 0 || p >= len(text) {
+		return true
+	}
+	if !utf8.RuneStart(text[p]) {
+		return false
+	}
+	if text[p-1] < utf8.RuneSelf && text[p] < utf8.RuneSelf {
+		return !(text[p-1] == '\r' && text[p] == '\n')
+	}
+	s := max(0, p-64)
+	for s > 0 && !utf8.RuneStart(text[s]) {
+		s--
+	}
+	state := -1
+	for s < p {
+		var g string
+		g, _, _, state = uniseg.FirstGraphemeClusterInString(text[s:], state)
+		s += len(g)
+	}
+	return s == p
+}
