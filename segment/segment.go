@@ -45,7 +45,8 @@ func Sentences(text string) []Range {
 // SentenceSplitter finds sentence boundaries.
 //
 // With no Delimiters it uses rules: a sentence ends after a run of
-// terminators (. ! ? … and the CJK 。！？), with any closing quotes or
+// terminators (. ! ? …, the CJK 。！？．, and the full stops of Devanagari,
+// Arabic, Armenian, Ethiopic, Myanmar and Khmer), with any closing quotes or
 // brackets, when whitespace and a character that can start a sentence
 // follow (not a lowercase letter); a period after a known abbreviation
 // ("Dr.", "e.g."), after a single capital initial ("J. Smith"), or inside a
@@ -101,7 +102,11 @@ func (s SentenceSplitter) Split(text string) []Range {
 			if !s.KeepLines || blankLineAt(text, i) {
 				cut(i + size)
 			}
-		case '。', '！', '？', '｡':
+		case '。', '！', '？', '｡', '．', '︒', '﹒', '।', '॥', '؟', '۔', '։', '።', '፧', '፨', '။', '។':
+			// Marks that end a sentence whatever follows: the CJK full stops
+			// (no space after them), the Devanagari danda, the Arabic
+			// question mark and full stop, the Armenian, Ethiopic, Myanmar
+			// and Khmer full stops.
 			end := skipClosers(text, skipTerminators(text, i))
 			cut(end)
 			i = end
@@ -123,9 +128,10 @@ func (s SentenceSplitter) Split(text string) []Range {
 }
 
 // mayEnd marks the bytes that can start a terminator or a line break: the
-// ASCII ones and the lead bytes of …, 。, ！, ？ and ｡.
+// ASCII ones and the lead bytes of the others (…, the CJK marks, ।, ؟, ۔,
+// ։, ።, ။, ។).
 var mayEnd = func() (t [256]bool) {
-	for _, c := range []byte{'.', '!', '?', '\n', 0xE2, 0xE3, 0xEF} {
+	for _, c := range []byte{'.', '!', '?', '\n', 0xD6, 0xD8, 0xDB, 0xE0, 0xE1, 0xE2, 0xE3, 0xEF} {
 		t[c] = true
 	}
 	return
@@ -194,7 +200,7 @@ func skipTerminators(text string, i int) int {
 	for i < len(text) {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		switch r {
-		case '.', '!', '?', '…', '。', '！', '？', '｡':
+		case '.', '!', '?', '…', '。', '！', '？', '｡', '．', '︒', '﹒', '।', '॥', '؟', '۔', '։', '።', '፧', '፨', '။', '។':
 			i += size
 			continue
 		}

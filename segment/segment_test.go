@@ -106,3 +106,28 @@ func FuzzSegment(f *testing.F) {
 		checkPartition(t, text, Lines(text))
 	})
 }
+
+// The full stops of other scripts end sentences: Devanagari, Arabic,
+// Armenian, Ethiopic, Myanmar, Khmer, and the CJK ones beyond 。！？.
+func TestSentenceEndsOtherScripts(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"मैं घर जा रहा हूँ। तुम कहाँ हो? सब ठीक है॥ अंत", []string{"मैं घर जा रहा हूँ। ", "तुम कहाँ हो? ", "सब ठीक है॥ ", "अंत"}},
+		{"كيف حالك؟ أنا بخير۔ شكرا", []string{"كيف حالك؟ ", "أنا بخير۔ ", "شكرا"}},
+		{"Բարեւ։ Ինչպես ես։", []string{"Բարեւ։ ", "Ինչպես ես։"}},
+		{"ሰላም ነው። እንዴት ነህ፧ ደህና", []string{"ሰላም ነው። ", "እንዴት ነህ፧ ", "ደህና"}},
+		{"今日は晴れ．明日は雨︒そして﹒終わり", []string{"今日は晴れ．", "明日は雨︒", "そして﹒", "終わり"}},
+		{"မင်္ဂလာပါ။ နေကောင်းလား။", []string{"မင်္ဂလာပါ။ ", "နေကောင်းလား။"}},
+		{"សួស្តី។ សុខសប្បាយទេ។", []string{"សួស្តី។ ", "សុខសប្បាយទេ។"}},
+	} {
+		var got []string
+		for _, r := range (SentenceSplitter{}).Split(tc.text) {
+			got = append(got, tc.text[r.Start:r.End])
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q:\n got %q\nwant %q", tc.text, got, tc.want)
+		}
+	}
+}

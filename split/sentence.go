@@ -110,5 +110,39 @@ func (s *Sentence) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.C
 			fitted = append(fitted, pack.Piece{Start: r.Start, End: r.End, Size: e.Count(r.Start, r.End)})
 		}
 	}
-	return e.Build(ctx, e.Merge(fitted, nil), s.cfg.StripWhitespace)
+	ranges := e.Merge(fitted, nil)
+	if s.cfg.MinSentences > 1 && s.cfg.Overlap == 0 {
+		ranges = s.rebalance(e, fitted, ranges)
+	}
+	return e.Build(ctx, ranges, s.cfg.StripWhitespace)
+}
+
+// rebalance gives a chunk that packing left with fewer than
+// min_sentences_per_chunk sentences (the last one, or one after a long
+// sentence) sentences from the end of the chunk before it, as long as that
+// one keeps at least as many and the chunk stays within the size.
+func (s *Sentence) rebalance(e *pack.Engine, pieces []pack.Piece, ranges []pack.Range) []pack.Range {
+	m := s.cfg.MinSentences
+	// first[k] is the index of range k's first piece.
+	first := make([]int, len(ranges)+1)
+	p := 0
+	for k, r := range ranges {
+		for p < len(pieces) && pieces[p].Start < r.Start {
+			p++
+		}
+		first[k] = p
+	}
+	first[len(ranges)] = len(pieces)
+	for k := 1; k < len(ranges); k++ {
+		for first[k+1]-first[k] < m && first[k]-first[k-1] > m {
+			moved := first[k] - 1
+			if e.Count(pieces[moved].Start, ranges[k].End) > s.cfg.Size.Size {
+				break
+			}
+			first[k] = moved
+			ranges[k].Start = pieces[moved].Start
+			ranges[k-1].End = pieces[moved-1].End
+		}
+	}
+	return ranges
 }

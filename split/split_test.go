@@ -445,3 +445,36 @@ func TestConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+// min_sentences_per_chunk: a chunk that packing leaves with fewer sentences
+// (here the last) takes sentences from the chunk before while both keep
+// at least that many and the size holds; without room, the size wins.
+func TestSentenceMinSentences(t *testing.T) {
+	text := "One two three four. Five six seven eight. Nine ten eleven twelve. Thirteen fourteen fifteen. Sixteen end."
+	count := func(cfg SentenceConfig) []int {
+		c, err := NewSentence(cfg, tokenize.Words{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks := chunktest.Check(t, c, text, chunktest.Options{Counter: tokenize.Words{}, Limit: cfg.Size.Size})
+		var n []int
+		for _, ch := range chunks {
+			n = append(n, strings.Count(ch.Text, "."))
+		}
+		return n
+	}
+	cfg := DefaultSentenceConfig()
+	cfg.Size = Size{Size: 15}
+	cfg.MinCharacters = 0
+	if got := count(cfg); !slices.Equal(got, []int{4, 1}) {
+		t.Fatalf("greedy packing: %v sentences per chunk", got)
+	}
+	cfg.MinSentences = 2
+	if got := count(cfg); !slices.Equal(got, []int{3, 2}) {
+		t.Errorf("min 2: %v sentences per chunk, want [3 2]", got)
+	}
+	cfg.Size = Size{Size: 6}
+	if got := count(cfg); !slices.Equal(got, []int{1, 1, 1, 2}) {
+		t.Errorf("min 2 without room: %v, want [1 1 1 2] (4, 4, 4 and 3+2 words)", got)
+	}
+}
