@@ -54,7 +54,7 @@ func (m *Markdown) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.C
 	for h := 1; h <= 6; h++ {
 		levels = append(levels, md.headingLevel(h))
 	}
-	levels = append(levels, md.blockLevel, md.lineLevel, lineSentenceLevel)
+	levels = append(levels, md.blockLevel, md.lineLevel, md.lineSentenceLevel)
 	chunks, err := recursiveChunks(ctx, doc, m.counter, m.cfg.Size, levels, true)
 	if err != nil || !m.cfg.HeadingPath {
 		return chunks, err
@@ -198,20 +198,27 @@ func isLineBlock(t string) bool {
 // or higher (fewer #).
 func (md *markdownDoc) headingLevel(h int) pack.Level {
 	return func(text string, a, b int, dst []pack.Piece) []pack.Piece {
-		return md.cutBefore(a, b, dst, func(bl mdBlock) bool { return bl.kind == blockHeading && bl.level <= h })
+		return md.cutBefore(a, b, dst, func(i int) bool {
+			// Not between a heading and the subheading right under it.
+			bl := md.blocks[i]
+			return bl.kind == blockHeading && bl.level <= h && (i == 0 || md.blocks[i-1].kind != blockHeading)
+		})
 	}
 }
 
-// blockLevel cuts between blocks.
+// blockLevel cuts between blocks, but not after a heading: a heading and
+// the block under it are one piece, so no chunk ends on a heading while
+// text follows (lineLevel cuts such a piece after the block's first line or
+// sentence).
 func (md *markdownDoc) blockLevel(text string, a, b int, dst []pack.Piece) []pack.Piece {
-	return md.cutBefore(a, b, dst, func(mdBlock) bool { return true })
+	return md.cutBefore(a, b, dst, func(i int) bool { return i == 0 || md.blocks[i-1].kind != blockHeading })
 }
 
-func (md *markdownDoc) cutBefore(a, b int, dst []pack.Piece, at func(mdBlock) bool) []pack.Piece {
+func (md *markdownDoc) cutBefore(a, b int, dst []pack.Piece, at func(i int) bool) []pack.Piece {
 	i := sort.Search(len(md.blocks), func(i int) bool { return md.blocks[i].start > a })
 	pos := a
 	for ; i < len(md.blocks) && md.blocks[i].start < b; i++ {
-		if at(md.blocks[i]) {
+		if at(i) {
 			dst = append(dst, pack.Piece{Start: pos, End: md.blocks[i].start})
 			pos = md.blocks[i].start
 		}
@@ -222,7 +229,33 @@ func (md *markdownDoc) cutBefore(a, b int, dst []pack.Piece, at func(mdBlock) bo
 // lineLevel cuts a list, table, quote or code block between lines and a
 // paragraph between sentences.
 func (md *markdownDoc) lineLevel(text string, a, b int, dst []pack.Piece) []pack.Piece {
+	return md.glued(text, a, b, dst, md.splitBlock)
+}
+
+// glued cuts [a, b) with split; when it starts with headings followed by
+// a block, the block is cut and the headings join its first piece.
+func (md *markdownDoc) glued(text string, a, b int, dst []pack.Piece, split func(text string, i, a, b int, dst []pack.Piece) []pack.Piece) []pack.Piece {
 	i := sort.Search(len(md.blocks), func(i int) bool { return md.blocks[i].end > a })
+	// Headings (and headings under headings) with the block that follows:
+	// cut that block, and keep the headings with its first piece.
+	j := i
+	for j < len(md.blocks) && md.blocks[j].kind == blockHeading && md.blocks[j].end < b {
+		j++
+	}
+	if j > i && j < len(md.blocks) && md.blocks[j].start < b {
+		n := len(dst)
+		dst = split(text, j, max(a, md.blocks[j].start), b, dst)
+		if len(dst) > n {
+			dst[n].Start = a
+		}
+		return dst
+	}
+	return split(text, i, a, b, dst)
+}
+
+// splitBlock cuts [a, b), which starts in block i, between the sentences
+// of a paragraph or the lines of anything else.
+func (md *markdownDoc) splitBlock(text string, i, a, b int, dst []pack.Piece) []pack.Piece {
 	if i < len(md.blocks) && md.blocks[i].kind == blockParagraph {
 		return pack.SplitSentences(text, a, b, dst)
 	}
@@ -230,9 +263,11 @@ func (md *markdownDoc) lineLevel(text string, a, b int, dst []pack.Piece) []pack
 }
 
 // lineSentenceLevel cuts a single long line (a list item, a table row)
-// between its sentences.
-func lineSentenceLevel(text string, a, b int, dst []pack.Piece) []pack.Piece {
-	return pack.SplitSentences(text, a, b, dst)
+// between its sentences, headings kept with the first.
+func (md *markdownDoc) lineSentenceLevel(text string, a, b int, dst []pack.Piece) []pack.Piece {
+	return md.glued(text, a, b, dst, func(text string, _, a, b int, dst []pack.Piece) []pack.Piece {
+		return pack.SplitSentences(text, a, b, dst)
+	})
 }
 
 // annotate sets each chunk's "headings" metadata: the titles of the

@@ -478,3 +478,23 @@ func TestSentenceMinSentences(t *testing.T) {
 		t.Errorf("min 2 without room: %v, want [1 1 1 2] (4, 4, 4 and 3+2 words)", got)
 	}
 }
+
+// A heading never ends a chunk while text follows: it goes with the text
+// under it, down to that text's first sentence or words when the block is
+// too large, and a heading stays with a subheading right under it.
+func TestMarkdownHeadingKeepsText(t *testing.T) {
+	long := strings.Repeat("This sentence about the topic goes on with several words in it. ", 12)
+	text := "# Title\n\n" + long + "\n\n## Section\n\n### Subsection\n\n" + long + "\n\n## Table\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n## Words\n\n" + strings.Repeat("word ", 150) + "\n"
+	for _, size := range []int{40, 80, 200, 400} {
+		cfg := DefaultMarkdownConfig()
+		cfg.Size = Size{Size: size}
+		c, _ := NewMarkdown(cfg, nil)
+		chunks := chunktest.Check(t, c, text, chunktest.Options{Limit: size})
+		for k, ch := range chunks[:len(chunks)-1] {
+			lines := strings.Split(strings.TrimSpace(ch.Text), "\n")
+			if last := strings.TrimSpace(lines[len(lines)-1]); strings.HasPrefix(last, "#") {
+				t.Errorf("size %d: chunk %d ends on the heading %q", size, k, last)
+			}
+		}
+	}
+}
