@@ -85,6 +85,9 @@ type ChunkDocument struct {
 	// PDFBase64 is a PDF file, base64-encoded; its text blocks become the
 	// document's text and elements (the server needs Poppler).
 	PDFBase64 string `json:"pdf_base64,omitempty"`
+	// HTML is an HTML document: its structure becomes markdown text (see
+	// package htmldoc).
+	HTML string `json:"html,omitempty"`
 }
 
 // ChunkResponse is the body of a 200 answer to POST /v1/chunk.

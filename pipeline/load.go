@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/htmldoc"
 	"github.com/gochunk/gochunk/internal/mapfile"
 	"github.com/gochunk/gochunk/layout"
 )
@@ -24,8 +25,8 @@ type Source struct {
 	Path string
 	// Reader is read when Path is "-" or empty.
 	Reader io.Reader
-	// Kind is auto, text, pdf or elements; empty means the pipeline's
-	// Config.Input.
+	// Kind is auto, text, pdf, html or elements; empty means the
+	// pipeline's Config.Input.
 	Kind string
 	// Text, Elements and PDF hold a document in memory: text (with its
 	// layout elements, if any), layout elements alone (the text is
@@ -34,6 +35,9 @@ type Source struct {
 	Text     string
 	Elements []gochunk.Element
 	PDF      []byte
+	// HTML is an HTML document in memory: its structure becomes markdown
+	// (see package htmldoc).
+	HTML string
 	// Metadata is carried along (chunkers may read hints from it, such as
 	// the code chunker's "language").
 	Metadata map[string]any
@@ -77,12 +81,18 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (Loaded, error) {
 	switch {
 	case src.PDF != nil:
 		kind = "pdf"
+	case src.HTML != "":
+		kind = "html"
 	case src.Elements != nil || src.Text != "" || src.Path == "" && src.Reader == nil:
 		kind = "memory"
 	case kind == "" || kind == "auto":
-		kind = "text"
-		if strings.EqualFold(filepath.Ext(src.Path), ".pdf") {
+		switch strings.ToLower(filepath.Ext(src.Path)) {
+		case ".pdf":
 			kind = "pdf"
+		case ".html", ".htm", ".xhtml":
+			kind = "html"
+		default:
+			kind = "text"
 		}
 	}
 	var err error
@@ -109,6 +119,21 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (Loaded, error) {
 		if err == nil {
 			out.Text, out.Elements = layout.Assemble(els)
 		}
+	case "html":
+		var els []gochunk.Element
+		if src.HTML != "" {
+			els, err = htmldoc.Elements(strings.NewReader(src.HTML))
+		} else {
+			var data string
+			var free func() error
+			if data, free, err = read(src); err == nil {
+				els, err = htmldoc.Elements(strings.NewReader(data))
+			}
+			free()
+		}
+		if err == nil {
+			out.Text, out.Elements = layout.Assemble(els)
+		}
 	case "elements":
 		var data string
 		var free func() error
@@ -124,7 +149,7 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (Loaded, error) {
 		out.Text, out.release, err = read(src)
 		err = p.prepare(&out, err)
 	default:
-		err = configError("input", kind, "want auto, text, pdf or elements")
+		err = configError("input", kind, "want auto, text, pdf, html or elements")
 	}
 	if err != nil {
 		out.Release()

@@ -45,8 +45,8 @@ type Config struct {
 	// LLM serves the chunkers that ask a language model.
 	LLM LLMConfig `json:"llm"`
 	// Input is the kind of the inputs Load reads when a Source names
-	// none: auto (PDF by the .pdf extension, else text), text, pdf or
-	// elements (layout JSON). Empty means auto.
+	// none: auto (PDF by the .pdf extension, HTML by .html and .htm, else
+	// text), text, pdf, html or elements (layout JSON). Empty means auto.
 	Input string `json:"input,omitempty"`
 	// InvalidUTF8 says what happens to text that is not UTF-8: reject
 	// (the default: chunking it is an error naming the first bad byte) or
@@ -158,9 +158,9 @@ func New(ctx context.Context, cfg Config, opt Options) (*Pipeline, error) {
 		cfg.Chunker = "recursive"
 	}
 	switch cfg.Input {
-	case "", "auto", "text", "pdf", "elements":
+	case "", "auto", "text", "pdf", "html", "elements":
 	default:
-		return nil, configError("input", cfg.Input, "want auto, text, pdf or elements")
+		return nil, configError("input", cfg.Input, "want auto, text, pdf, html or elements")
 	}
 	switch cfg.InvalidUTF8 {
 	case "":

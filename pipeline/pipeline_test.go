@@ -26,7 +26,7 @@ func TestNewErrors(t *testing.T) {
 	}{
 		{"unknown chunker", pipeline.Config{Chunker: "nope"}, `unknown chunker "nope" (known: `, nil},
 		{"unknown tokenizer", pipeline.Config{Tokenizer: "gpt9"}, `unknown tokenizer "gpt9"`, tokenize.ErrUnknown},
-		{"input kind", pipeline.Config{Input: "xml"}, `input "xml": want auto, text, pdf or elements`, nil},
+		{"input kind", pipeline.Config{Input: "xml"}, `input "xml": want auto, text, pdf, html or elements`, nil},
 		{"utf-8 policy", pipeline.Config{InvalidUTF8: "fix"}, `invalid_utf8 "fix": want reject or repair`, nil},
 		{"no model", pipeline.Config{Chunker: "llm-split"}, `chunker "llm-split": invalid configuration: the LLM chunkers need a chat model`, pipeline.ErrNoModel},
 		{"mistyped parameter", pipeline.Config{Chunker: "savgol", Params: []byte(`{"size": "ten"}`)}, `parameter "size" of savgol: want an integer, got "ten"`, nil},
@@ -168,5 +168,29 @@ func TestRunEmbedsChunks(t *testing.T) {
 	e2, _ := q.Embedder(ctx)
 	if e1 != e2 || q.Counter().Name() != "cl100k_base" {
 		t.Errorf("With: embedder shared %v, unit %s", e1 == e2, q.Counter().Name())
+	}
+}
+
+// HTML is read by extension or kind, in memory too, its structure kept as
+// markdown for the markdown chunker.
+func TestLoadHTML(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "page.html")
+	page := "<html><body><h1>Title</h1><p>First paragraph.</p><h2>Part</h2><ul><li>one</li><li>two</li></ul><script>x()</script></body></html>"
+	os.WriteFile(path, []byte(page), 0o644)
+	p, err := pipeline.New(ctx, pipeline.Config{Chunker: "markdown", Params: []byte(`{"size": 30}`)}, pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# Title\n\nFirst paragraph.\n\n## Part\n\n- one\n\n- two"
+	for _, src := range []pipeline.Source{{Path: path}, {ID: "mem", HTML: page}} {
+		doc, err := p.Load(ctx, src)
+		if err != nil || doc.Text != want || len(doc.Elements) != 5 {
+			t.Fatalf("%+v: %q, %d elements, %v", src.Path, doc.Text, len(doc.Elements), err)
+		}
+		res, err := p.Run(ctx, doc.Document)
+		if err != nil || len(res.Chunks) < 2 || !strings.HasPrefix(res.Chunks[1].Text, "## Part") {
+			t.Errorf("markdown chunks of HTML: %d, %v", len(res.Chunks), err)
+		}
 	}
 }

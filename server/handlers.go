@@ -253,7 +253,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	errs := make([]error, len(req.Documents))
 	results, ok := s.run(w, r, pl, errs, req.Embed, func(i int) (pipeline.Result, error) {
 		in := req.Documents[i]
-		src := pipeline.Source{ID: cmp.Or(in.ID, strconv.Itoa(i)), Text: in.Text, Elements: in.Elements, Metadata: in.Metadata}
+		src := pipeline.Source{ID: cmp.Or(in.ID, strconv.Itoa(i)), Text: in.Text, Elements: in.Elements, HTML: in.HTML, Metadata: in.Metadata}
 		if in.PDFBase64 != "" {
 			var err error
 			if src.PDF, err = base64.StdEncoding.DecodeString(in.PDFBase64); err != nil {

@@ -89,7 +89,7 @@ func (p *pipelineFlags) registerChunking(fs *flag.FlagSet) {
 		p.progress = v
 		return nil
 	})
-	fs.StringVar(&c.Input, "input", "auto", "input kind: auto (PDF by the .pdf extension, else text), text, pdf (needs Poppler's pdftotext), elements (layout JSON: gochunk, Unstructured, Docling, PyMuPDF)")
+	fs.StringVar(&c.Input, "input", "auto", "input kind: auto (by the extension: .pdf, .html, .htm, else text), text, pdf (needs Poppler's pdftotext), html (its structure as markdown), elements (layout JSON: gochunk, Unstructured, Docling, PyMuPDF)")
 	fs.Func("invalid-utf8", "what to do with invalid UTF-8: reject (an error; the default) or repair (replace with U+FFFD; offsets refer to the repaired text)", func(v string) error {
 		c.InvalidUTF8 = gochunk.InvalidUTF8Policy(v)
 		return nil

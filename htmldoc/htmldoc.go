@@ -1,0 +1,271 @@
+// Package htmldoc reads HTML documents into layout elements whose text
+// keeps the document's structure in markdown form: headings as "## Title",
+// list items as "- item" or "1. item", tables as pipe tables (a header row
+// and a delimiter row), preformatted text as fenced code. The document's
+// text is the elements' texts joined by blank lines (layout.Assemble), so
+// the markdown and table-aware chunkers see the structure, and chunk
+// offsets refer to that text (as with PDFs; gochunk extract prints it).
+// Scripts, styles, templates, the head and hidden elements are dropped.
+package htmldoc
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/gochunk/gochunk"
+)
+
+// Elements parses an HTML document (parsed as browsers do, so any HTML
+// will do) and returns its blocks in document order.
+func Elements(r io.Reader) ([]gochunk.Element, error) {
+	root, err := html.Parse(r)
+	if err != nil {
+		return nil, fmt.Errorf("html: %w", err)
+	}
+	w := &walker{}
+	w.walk(root, 0)
+	w.flush("paragraph")
+	return w.els, nil
+}
+
+type walker struct {
+	els    []gochunk.Element
+	inline strings.Builder // text of the block being read
+	lists  []listState     // open lists, innermost last
+}
+
+type listState struct {
+	ordered bool
+	n       int
+}
+
+// skipped are the elements whose content is not text of the document.
+var skipped = map[atom.Atom]bool{atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
+	atom.Head: true, atom.Svg: true, atom.Math: true, atom.Iframe: true, atom.Object: true, atom.Canvas: true, atom.Button: true,
+	atom.Select: true, atom.Input: true, atom.Textarea: true}
+
+// blocks are the elements that end the text before them.
+var blocks = map[atom.Atom]bool{atom.P: true, atom.Div: true, atom.Section: true, atom.Article: true, atom.Main: true,
+	atom.Header: true, atom.Footer: true, atom.Nav: true, atom.Aside: true, atom.Blockquote: true, atom.Figure: true,
+	atom.Figcaption: true, atom.Caption: true, atom.Dl: true, atom.Dt: true, atom.Dd: true, atom.Address: true,
+	atom.Form: true, atom.Fieldset: true, atom.Details: true, atom.Summary: true, atom.Hr: true, atom.Body: true, atom.Html: true}
+
+func hidden(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if a.Key == "hidden" || a.Key == "aria-hidden" && a.Val == "true" {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *walker) walk(n *html.Node, depth int) {
+	switch n.Type {
+	case html.TextNode:
+		w.text(n.Data)
+		return
+	case html.ElementNode:
+		if skipped[n.DataAtom] || hidden(n) {
+			return
+		}
+	case html.DocumentNode:
+	default:
+		return
+	}
+	switch a := n.DataAtom; {
+	case a == atom.H1 || a == atom.H2 || a == atom.H3 || a == atom.H4 || a == atom.H5 || a == atom.H6:
+		w.flush("paragraph")
+		w.children(n, depth)
+		typ := "heading"
+		if a == atom.H1 {
+			typ = "title"
+		}
+		w.flushWith(typ, strings.Repeat("#", int(n.Data[1]-'0'))+" ")
+	case a == atom.Ul || a == atom.Ol:
+		if len(w.lists) > 0 {
+			w.flushItem() // the text of the item this list is in
+		} else {
+			w.flush("paragraph")
+		}
+		w.lists = append(w.lists, listState{ordered: a == atom.Ol})
+		w.children(n, depth)
+		w.flushItem()
+		w.lists = w.lists[:len(w.lists)-1]
+	case a == atom.Li:
+		w.flushItem()
+		w.children(n, depth)
+		w.flushItem()
+	case a == atom.Pre:
+		w.flush("paragraph")
+		var code strings.Builder
+		rawText(n, &code)
+		if t := strings.Trim(code.String(), "\n"); strings.TrimSpace(t) != "" {
+			w.add("paragraph", "```\n"+t+"\n```")
+		}
+	case a == atom.Table:
+		w.flush("paragraph")
+		w.table(n)
+	case a == atom.Br:
+		w.inline.WriteByte('\n')
+	case a == atom.Img:
+		for _, at := range n.Attr {
+			if at.Key == "alt" && strings.TrimSpace(at.Val) != "" {
+				w.text(" " + at.Val + " ")
+			}
+		}
+	case blocks[a]:
+		w.flush("paragraph")
+		w.children(n, depth)
+		typ := "paragraph"
+		switch a {
+		case atom.Figcaption, atom.Caption:
+			typ = "caption"
+		case atom.Header:
+			typ = "header"
+		case atom.Footer:
+			typ = "footer"
+		}
+		w.flush(typ)
+	default:
+		w.children(n, depth)
+	}
+}
+
+func (w *walker) children(n *html.Node, depth int) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		w.walk(c, depth+1)
+	}
+}
+
+// text adds inline text, its white space collapsed as browsers do.
+func (w *walker) text(s string) {
+	for _, r := range s {
+		if unicode.IsSpace(r) && r != '\u00a0' {
+			if b := w.inline.String(); b != "" && !strings.HasSuffix(b, " ") && !strings.HasSuffix(b, "\n") {
+				w.inline.WriteByte(' ')
+			}
+			continue
+		}
+		w.inline.WriteRune(r)
+	}
+}
+
+// marker is the list item marker of the innermost list: "- " or "3. ",
+// indented two spaces per enclosing list.
+func (w *walker) marker() string {
+	if len(w.lists) == 0 {
+		return "- "
+	}
+	l := &w.lists[len(w.lists)-1]
+	indent := strings.Repeat("  ", len(w.lists)-1)
+	if l.ordered {
+		l.n++
+		return fmt.Sprintf("%s%d. ", indent, l.n)
+	}
+	return indent + "- "
+}
+
+func (w *walker) flush(typ string) { w.flushWith(typ, "") }
+
+// flushItem ends the text of a list item, if any, with its marker.
+func (w *walker) flushItem() {
+	if strings.TrimSpace(w.inline.String()) != "" {
+		w.flushWith("list_item", w.marker())
+	}
+}
+
+// flushWith ends the block being read, if it has text, as an element of
+// type typ whose text starts with prefix.
+func (w *walker) flushWith(typ, prefix string) {
+	t := strings.TrimSpace(w.inline.String())
+	w.inline.Reset()
+	if t != "" {
+		w.add(typ, prefix+t)
+	}
+}
+
+func (w *walker) add(typ, text string) {
+	w.els = append(w.els, gochunk.Element{Type: typ, Text: text, Page: 1, Order: len(w.els)})
+}
+
+// table adds a table as a pipe table: its first row (header cells, or the
+// first row when there are none) as the header, then a delimiter row,
+// then the other rows; a pipe in a cell is escaped.
+func (w *walker) table(t *html.Node) {
+	var rows [][]string
+	var caption string
+	var visit func(n *html.Node)
+	visit = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || skipped[c.DataAtom] || hidden(c) {
+				continue
+			}
+			switch c.DataAtom {
+			case atom.Caption:
+				caption = inlineText(c)
+			case atom.Tr:
+				var cells []string
+				for d := c.FirstChild; d != nil; d = d.NextSibling {
+					if d.Type == html.ElementNode && (d.DataAtom == atom.Td || d.DataAtom == atom.Th) {
+						cells = append(cells, strings.ReplaceAll(inlineText(d), "|", `\|`))
+					}
+				}
+				if len(cells) > 0 {
+					rows = append(rows, cells)
+				}
+			case atom.Table:
+				// a nested table: its rows are read on their own
+			default:
+				visit(c)
+			}
+		}
+	}
+	visit(t)
+	if caption != "" {
+		w.add("caption", caption)
+	}
+	if len(rows) == 0 {
+		return
+	}
+	width := 0
+	for _, r := range rows {
+		width = max(width, len(r))
+	}
+	var sb strings.Builder
+	for i, r := range rows {
+		for len(r) < width {
+			r = append(r, "")
+		}
+		sb.WriteString("| " + strings.Join(r, " | ") + " |\n")
+		if i == 0 {
+			sb.WriteString("|" + strings.Repeat("---|", width) + "\n")
+		}
+	}
+	w.add("table", strings.TrimSuffix(sb.String(), "\n"))
+}
+
+// inlineText returns the text of n with its white space collapsed.
+func inlineText(n *html.Node) string {
+	var sb strings.Builder
+	rawText(n, &sb)
+	return strings.Join(strings.Fields(sb.String()), " ")
+}
+
+// rawText appends the text of n as it is (preformatted).
+func rawText(n *html.Node, sb *strings.Builder) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode:
+			sb.WriteString(c.Data)
+		case c.Type == html.ElementNode && c.DataAtom == atom.Br:
+			sb.WriteByte('\n')
+		case c.Type == html.ElementNode && !skipped[c.DataAtom]:
+			rawText(c, sb)
+		}
+	}
+}
