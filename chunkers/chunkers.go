@@ -38,7 +38,7 @@ func New() *Registry {
 // the input's size, rounded up (the LLM chunkers keep their text and
 // pieces: about the rule-based chunkers' figure).
 var memory = map[string]float64{"token": 3, "character": 3, "recursive": 3, "sentence": 5, "semchunk": 3, "markdown": 4,
-	"fast": 2, "code": 3, "semantic": 6, "savgol": 6, "hierarchical": 7, "dp": 7, "cluster": 6, "mst": 8, "s2": 5, "late": 4,
+	"fast": 2, "table": 3, "code": 3, "semantic": 6, "savgol": 6, "hierarchical": 7, "dp": 7, "cluster": 6, "mst": 8, "s2": 5, "late": 4,
 	"llm-split": 3, "propositions": 3}
 
 // Specs returns the specs of the built-in chunkers.
@@ -51,6 +51,7 @@ func Specs() []Spec {
 		spec("semchunk", "semantic delimiter hierarchy with adaptive binary-search merging (semchunk)", split.DefaultSemchunkConfig, split.NewSemchunk),
 		spec("markdown", "markdown structure: sections, blocks, code fences and tables kept whole, heading paths", split.DefaultMarkdownConfig, split.NewMarkdown),
 		specFast(),
+		spec("table", "markdown tables split by rows, the header repeated in every chunk of a table; the text around them as recursive", split.DefaultTableConfig, split.NewTable),
 		spec("code", "source code structure: definitions with their comments, blank lines, lines", split.DefaultCodeConfig, split.NewCode),
 		specE("semantic", "breakpoints where the embedding distance between neighbouring sentences is high (Kamradt, LangChain SemanticChunker)", semantic.DefaultBreakpointConfig, semantic.NewBreakpoint),
 		specE("savgol", "minima of the Savitzky-Golay smoothed window similarity (Chonkie SemanticChunker)", semantic.DefaultSavGolConfig, semantic.NewSavGol),

@@ -1,0 +1,168 @@
+package split
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/internal/runeoff"
+	"github.com/gochunk/gochunk/tokenize"
+)
+
+// TableConfig configures the Table chunker.
+type TableConfig struct {
+	Size
+}
+
+// DefaultTableConfig returns the Table chunker's defaults: chunks of at
+// most 1000 (runes by default), no overlap.
+func DefaultTableConfig() TableConfig { return TableConfig{Size{Size: 1000}} }
+
+// Table chunks markdown tables (pipe tables: a header row, a delimiter row
+// such as |---|:--:|, then rows; HTML tables read with --input html become
+// those) by rows, and repeats the header in every chunk of a table so that
+// each chunk can be read on its own. A table that fits stays whole; the
+// text around tables is chunked as Recursive does.
+//
+// A chunk of a table after its first holds two spans, the header's (its
+// two lines) and its rows'; its text is theirs joined by a line break,
+// so it repeats the header's text. A table with a row that does not fit
+// beside its header is chunked as Recursive chunks text, without repeated
+// headers.
+type Table struct {
+	cfg       TableConfig
+	counter   tokenize.Counter
+	recursive *Recursive
+}
+
+// NewTable returns a Table chunker.
+func NewTable(cfg TableConfig, counter tokenize.Counter) (*Table, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	rc := DefaultRecursiveConfig()
+	rc.Size = cfg.Size
+	r, err := NewRecursive(rc, counter)
+	if err != nil {
+		return nil, err
+	}
+	return &Table{cfg: cfg, counter: counterOr(counter), recursive: r}, nil
+}
+
+var tableDelimiter = regexp.MustCompile(`^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$`)
+
+// tableSpan is a table in the text: its header (header and delimiter
+// lines) and its rows, each a line.
+type tableSpan struct {
+	header pack.Range
+	rows   []pack.Range
+}
+
+// findTables returns the pipe tables of text in order.
+func findTables(text string) []tableSpan {
+	var lines []pack.Range
+	for at := 0; at < len(text); {
+		end := strings.IndexByte(text[at:], '\n')
+		if end < 0 {
+			end = len(text) - at
+		}
+		lines = append(lines, pack.Range{Start: at, End: at + end})
+		at += end + 1
+	}
+	line := func(i int) string { return text[lines[i].Start:lines[i].End] }
+	var out []tableSpan
+	for i := 0; i+1 < len(lines); i++ {
+		if !strings.Contains(line(i), "|") || !tableDelimiter.MatchString(line(i+1)) {
+			continue
+		}
+		t := tableSpan{header: pack.Range{Start: lines[i].Start, End: lines[i+1].End}}
+		j := i + 2
+		for j < len(lines) && strings.Contains(line(j), "|") && strings.TrimSpace(line(j)) != "" {
+			t.rows = append(t.rows, lines[j])
+			j++
+		}
+		out = append(out, t)
+		i = j - 1
+	}
+	return out
+}
+
+// Chunk implements gochunk.Chunker.
+func (t *Table) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chunk, error) {
+	if err := gochunk.CheckDocument(doc); err != nil {
+		return nil, err
+	}
+	text := doc.Text
+	conv := runeoff.New(text)
+	span := func(r pack.Range) gochunk.Span {
+		return gochunk.Span{Start: r.Start, End: r.End, StartRune: conv.Rune(r.Start), EndRune: conv.Rune(r.End)}
+	}
+	var out []gochunk.Chunk
+	// prose chunks text[a:b] as Recursive does, at its offsets.
+	prose := func(a, b int) error {
+		if strings.TrimSpace(text[a:b]) == "" {
+			return nil
+		}
+		cs, err := t.recursive.chunkRange(ctx, doc, a, b)
+		out = append(out, cs...)
+		return err
+	}
+	pos := 0
+	for _, tb := range findTables(text) {
+		if err := prose(pos, tb.header.Start); err != nil {
+			return nil, err
+		}
+		end := tb.header.End
+		if len(tb.rows) > 0 {
+			end = tb.rows[len(tb.rows)-1].End
+		}
+		pos = end
+		if t.counter.Count(text[tb.header.Start:end]) <= t.cfg.Size.Size {
+			out = append(out, gochunk.Chunk{Text: text[tb.header.Start:end], Spans: []gochunk.Span{span(pack.Range{Start: tb.header.Start, End: end})}})
+			continue
+		}
+		head := text[tb.header.Start:tb.header.End]
+		fits := len(tb.rows) > 0
+		for _, r := range tb.rows {
+			if t.counter.Count(head+"\n"+text[r.Start:r.End]) > t.cfg.Size.Size {
+				fits = false // a row too large beside the header: no repeated header
+				break
+			}
+		}
+		if !fits {
+			if err := prose(tb.header.Start, end); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		for i := 0; i < len(tb.rows); {
+			if i%256 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			// Rows i..j-1 with the header, as many as fit (at least one).
+			j := i + 1
+			for j < len(tb.rows) && t.counter.Count(head+"\n"+text[tb.rows[i].Start:tb.rows[j].End]) <= t.cfg.Size.Size {
+				j++
+			}
+			rows := pack.Range{Start: tb.rows[i].Start, End: tb.rows[j-1].End}
+			c := gochunk.Chunk{Text: head + "\n" + text[rows.Start:rows.End], Spans: []gochunk.Span{span(tb.header), span(rows)}}
+			if i == 0 {
+				c = gochunk.Chunk{Text: text[tb.header.Start:rows.End], Spans: []gochunk.Span{span(pack.Range{Start: tb.header.Start, End: rows.End})}}
+			}
+			out = append(out, c)
+			i = j
+		}
+	}
+	if err := prose(pos, len(text)); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].Index = i
+		if out[i].TokenCount == 0 {
+			out[i].TokenCount = t.counter.Count(out[i].Text)
+		}
+	}
+	return out, nil
+}
