@@ -5,7 +5,11 @@
 package api
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
+	"math"
 	"reflect"
 
 	"github.com/gochunk/gochunk"
@@ -166,4 +170,85 @@ func (c *ChunkingConfig) DPParams() json.RawMessage {
 	}
 	raw, _ := json.Marshal(p)
 	return raw
+}
+
+// Texts returns the texts of an embeddings request: its input is a string,
+// a list of strings, a list of token ids or a list of such lists (what
+// OpenAI accepts); token ids are turned into text with decode. An empty
+// input, an empty string or an empty token list is an error, as OpenAI
+// answers them.
+func (r EmbeddingsRequest) Texts(decode func(ids []int) (string, error)) ([]string, error) {
+	one := func(x any, at string) (string, error) {
+		switch v := x.(type) {
+		case string:
+			if v == "" {
+				return "", fmt.Errorf("%s is an empty string; send text", at)
+			}
+			return v, nil
+		case []any:
+			ids := make([]int, len(v))
+			for i, t := range v {
+				f, ok := t.(float64)
+				if !ok || f < 0 || f != math.Trunc(f) {
+					return "", fmt.Errorf("%s[%d] is not a token id (a non-negative integer)", at, i)
+				}
+				ids[i] = int(f)
+			}
+			if len(ids) == 0 {
+				return "", fmt.Errorf("%s is an empty list of tokens", at)
+			}
+			return decode(ids)
+		}
+		return "", fmt.Errorf("%s must be a string or a list of token ids", at)
+	}
+	switch v := r.Input.(type) {
+	case string:
+		t, err := one(v, "input")
+		return []string{t}, err
+	case []any:
+		if len(v) == 0 {
+			return nil, fmt.Errorf("input is an empty list; send at least one text")
+		}
+		if _, ok := v[0].(float64); ok { // one list of tokens
+			t, err := one(v, "input")
+			return []string{t}, err
+		}
+		out := make([]string, len(v))
+		for i, x := range v {
+			var err error
+			if out[i], err = one(x, fmt.Sprintf("input[%d]", i)); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("input must be a string, a list of strings, a list of token ids or a list of such lists")
+}
+
+// Item returns the answer item of vector v at index i: the vector, or with
+// encoding base64 its little-endian float32 bytes in base64 (what OpenAI's
+// SDKs ask for by default).
+func Item(i int, v []float32, encoding string) EmbeddingItem {
+	if encoding != "base64" {
+		return EmbeddingItem{Object: "embedding", Index: i, Embedding: v}
+	}
+	b := make([]byte, 0, 4*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	}
+	return EmbeddingItem{Object: "embedding", Index: i, Embedding: base64.StdEncoding.EncodeToString(b)}
+}
+
+// Model is one model of GET /v1/models (OpenAI's shape).
+type Model struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+}
+
+// ModelList is the answer of GET /v1/models.
+type ModelList struct {
+	Object string  `json:"object"`
+	Data   []Model `json:"data"`
 }

@@ -5,15 +5,17 @@ import (
 	"cmp"
 	"context"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/gochunk/gochunk/api"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/vec"
 	"io"
-	"math"
+	"maps"
 	"net/http"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -296,33 +298,26 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, "invalid_model", fmt.Sprintf("model %q is not served; available: %v", req.Model, names))
 		return
 	}
-	var inputs []string
-	switch in := req.Input.(type) {
-	case string:
-		inputs = []string{in}
-	case []any:
-		for i, x := range in {
-			str, ok := x.(string)
-			if !ok {
-				s.fail(w, r, http.StatusBadRequest, "invalid_input", fmt.Sprintf("input[%d] is not a string; token arrays are not supported, send text", i))
-				return
-			}
-			inputs = append(inputs, str)
-		}
-	default:
-		s.fail(w, r, http.StatusBadRequest, "invalid_input", "input must be a string or a list of strings")
-		return
+	// Tokens are the model's own where it has a tokenizer, cl100k_base
+	// otherwise: for token-array input and for usage.
+	tok, _ := embed.TokenizerOf(em)
+	dec, ok := tok.(tokenize.Decoder)
+	if !ok {
+		dec = s.cl100k
 	}
-	if len(inputs) == 0 || len(inputs) > s.cfg.MaxDocuments {
-		s.fail(w, r, http.StatusBadRequest, "invalid_input", fmt.Sprintf("send between 1 and %d inputs, not %d", s.cfg.MaxDocuments, len(inputs)))
+	inputs, err := req.Texts(dec.Decode)
+	switch {
+	case err != nil:
+		s.fail(w, r, http.StatusBadRequest, "invalid_input", err.Error())
 		return
-	}
-	if req.EncodingFormat != "" && req.EncodingFormat != "float" && req.EncodingFormat != "base64" {
+	case len(inputs) > s.cfg.MaxDocuments:
+		s.fail(w, r, http.StatusBadRequest, "invalid_input", fmt.Sprintf("send at most %d inputs, not %d", s.cfg.MaxDocuments, len(inputs)))
+		return
+	case req.EncodingFormat != "" && req.EncodingFormat != "float" && req.EncodingFormat != "base64":
 		s.fail(w, r, http.StatusBadRequest, "invalid_encoding_format", `encoding_format must be "float" or "base64"`)
 		return
-	}
-	if req.Dimensions > 0 && em.Dim() > 0 && req.Dimensions != em.Dim() {
-		s.fail(w, r, http.StatusBadRequest, "invalid_dimensions", fmt.Sprintf("model %q has %d dimensions; it cannot give %d", req.Model, em.Dim(), req.Dimensions))
+	case req.Dimensions < 0 || req.Dimensions > em.Dim() || req.Dimensions > 0 && req.Dimensions < em.Dim() && req.Model == "lexical":
+		s.fail(w, r, http.StatusBadRequest, "invalid_dimensions", fmt.Sprintf("model %q gives %d dimensions and cannot give %d (shortening works for trained models, not the lexical one)", req.Model, em.Dim(), req.Dimensions))
 		return
 	}
 	vs, err := em.Embed(r.Context(), inputs)
@@ -335,19 +330,33 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	}
 	resp := api.EmbeddingsResponse{Object: "list", Model: req.Model, Data: make([]api.EmbeddingItem, len(vs))}
 	for i, v := range vs {
-		resp.Data[i] = api.EmbeddingItem{Object: "embedding", Index: i, Embedding: v}
-		if req.EncodingFormat == "base64" {
-			b := make([]byte, 0, 4*len(v))
-			for _, x := range v {
-				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
-			}
-			resp.Data[i].Embedding = base64.StdEncoding.EncodeToString(b)
+		if req.Dimensions > 0 && req.Dimensions < len(v) {
+			v = vec.Normalize(append([]float32(nil), v[:req.Dimensions]...)) // Matryoshka-style
 		}
-		n := s.embedCounter.Count(inputs[i])
-		resp.Usage.PromptTokens += n
+		resp.Data[i] = api.Item(i, v, req.EncodingFormat)
+		resp.Usage.PromptTokens += dec.Count(inputs[i])
 	}
 	resp.Usage.TotalTokens = resp.Usage.PromptTokens
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// handleModels is GET /v1/models and GET /v1/models/{id}: the served
+// embedders, in OpenAI's shape.
+func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
+	list := api.ModelList{Object: "list", Data: []api.Model{}}
+	for _, name := range slices.Sorted(maps.Keys(s.embedders)) {
+		m := api.Model{ID: name, Object: "model", OwnedBy: "gochunk"}
+		if id := r.PathValue("id"); id == name {
+			writeJSON(w, http.StatusOK, m)
+			return
+		}
+		list.Data = append(list.Data, m)
+	}
+	if id := r.PathValue("id"); id != "" {
+		s.fail(w, r, http.StatusNotFound, "model_not_found", fmt.Sprintf("model %q is not served; GET /v1/models lists them", id))
+		return
+	}
+	writeJSON(w, http.StatusOK, list)
 }
 
 // handleChunkers is GET /v1/chunkers.

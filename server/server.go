@@ -102,16 +102,19 @@ type Server struct {
 	// base is the pipeline requests derive theirs from (pipeline.With):
 	// they share its tokenizers, embedder and model.
 	base *pipeline.Pipeline
-	// embedCounter counts /embed's chunks and /v1/embeddings usage.
+	// embedCounter counts /embed's chunks.
 	embedCounter tokenize.Counter
-	embedder     embed.Embedder
-	embedders    map[string]embed.Embedder
-	budget       *budget.Budget
-	dpMemory     float64 // the memory factor of /embed's chunker
-	m            *metrics
-	sem          chan struct{}
-	ready        atomic.Bool
-	handler      http.Handler
+	// cl100k counts and decodes /v1/embeddings tokens for a model without
+	// a tokenizer of its own.
+	cl100k    *tokenize.TikToken
+	embedder  embed.Embedder
+	embedders map[string]embed.Embedder
+	budget    *budget.Budget
+	dpMemory  float64 // the memory factor of /embed's chunker
+	m         *metrics
+	sem       chan struct{}
+	ready     atomic.Bool
+	handler   http.Handler
 }
 
 //go:embed openapi.json
@@ -167,6 +170,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.embedCounter, s.dpMemory = dp.Counter(), dp.Spec().Memory
+	if s.cl100k, err = tokenize.NewTikToken("cl100k_base"); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	s.embedders = map[string]embed.Embedder{cfg.Pipeline.Embedder.Name: s.embedder}
 	if _, ok := s.embedders["lexical"]; !ok {
 		s.embedders["lexical"] = s.observed(embed.NewLexical(embed.LexicalConfig{}))
@@ -240,6 +246,8 @@ func (s *Server) routes() http.Handler {
 	api("POST /v1/chunk", s.handleChunk)
 	api("POST /v1/embeddings", s.handleEmbeddings)
 	mux.Handle("GET /v1/chunkers", s.auth(http.HandlerFunc(s.handleChunkers)))
+	mux.Handle("GET /v1/models", s.auth(http.HandlerFunc(s.handleModels)))
+	mux.Handle("GET /v1/models/{id}", s.auth(http.HandlerFunc(s.handleModels)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": version.String()})
 	})

@@ -131,7 +131,10 @@ func TestBadRequests(t *testing.T) {
 		{"unknown parameter", "/v1/chunk", `{"chunker": "recursive", "config": {"sise": 3}, "text": "x"}`, 400, "sise"},
 		{"unknown tokenizer", "/v1/chunk", `{"tokenizer": "gpt9", "text": "x"}`, 400, "unknown tokenizer"},
 		{"unknown model", "/v1/embeddings", `{"model": "ada", "input": "x"}`, 400, "not served"},
-		{"bad input", "/v1/embeddings", `{"model": "lexical", "input": [1, 2]}`, 400, "not a string"},
+		{"bad input", "/v1/embeddings", `{"model": "lexical", "input": [1.5]}`, 400, "not a token id"},
+		{"empty input", "/v1/embeddings", `{"model": "lexical", "input": ""}`, 400, "empty string"},
+		{"no input", "/v1/embeddings", `{"model": "lexical", "input": []}`, 400, "empty list"},
+		{"lexical shortened", "/v1/embeddings", `{"model": "lexical", "input": "x", "dimensions": 8}`, 400, "cannot give 8"},
 		{"wrong dimensions", "/v1/embeddings", `{"model": "lexical", "input": "x", "dimensions": 3}`, 400, "1024 dimensions"},
 		{"not found", "/nope", `{}`, 404, "no endpoint"},
 	}
@@ -357,5 +360,41 @@ func TestMemoryBudget(t *testing.T) {
 		if !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("metrics lack %s", want)
 		}
+	}
+}
+
+// /v1/embeddings takes what OpenAI takes: token arrays (decoded with the
+// model's tokenizer, cl100k_base for the lexical one), lists of them, and
+// counts usage in tokens; GET /v1/models lists the served models.
+func TestOpenAIEmbeddingsInputs(t *testing.T) {
+	_, ts := newTest(t, nil)
+	cl, _ := tokenize.NewTikToken("cl100k_base")
+	ids := cl.Encode("hello world")
+	b, _ := json.Marshal(map[string]any{"model": "lexical", "input": [][]int{ids, ids}})
+	code, body, _ := post(t, ts.URL+"/v1/embeddings", string(b))
+	var tokens api.EmbeddingsResponse
+	if code != 200 || json.Unmarshal(body, &tokens) != nil || len(tokens.Data) != 2 || tokens.Usage.PromptTokens != 2*len(ids) {
+		t.Fatalf("token arrays: %d %s", code, body)
+	}
+	_, body, _ = post(t, ts.URL+"/v1/embeddings", `{"model": "lexical", "input": "hello world"}`)
+	var text api.EmbeddingsResponse
+	json.Unmarshal(body, &text)
+	a, _ := json.Marshal(tokens.Data[0].Embedding)
+	c, _ := json.Marshal(text.Data[0].Embedding)
+	if string(a) != string(c) || text.Usage.PromptTokens != len(ids) {
+		t.Errorf("tokens and text differ, or usage %d is not in tokens", text.Usage.PromptTokens)
+	}
+	resp, err := http.Get(ts.URL + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list api.ModelList
+	json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if list.Object != "list" || len(list.Data) == 0 || list.Data[0].ID != "lexical" || list.Data[0].Object != "model" {
+		t.Errorf("models: %+v", list)
+	}
+	if resp, _ := http.Get(ts.URL + "/v1/models/nope"); resp.StatusCode != 404 {
+		t.Errorf("unknown model: %d", resp.StatusCode)
 	}
 }

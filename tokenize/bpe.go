@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -28,8 +29,10 @@ var bpePatterns = map[string]string{
 // token (its id), read from the vocabulary github.com/tiktoken-go/tokenizer
 // compiles into the binary.
 type bpe struct {
-	split *regexp2.Regexp
-	ranks map[string]uint
+	split       *regexp2.Regexp
+	ranks       map[string]uint
+	reverseOnce sync.Once
+	reverse     []string // id -> token bytes, for decode
 	// word reports a text the pattern takes whole: an optional space and
 	// ASCII letters in a shape its letter alternative matches entirely.
 	word func(string) bool
@@ -223,4 +226,27 @@ func asciiWordO200k(s string) bool {
 		}
 	}
 	return true
+}
+
+// decode returns the bytes of the tokens ids, or an error naming an id
+// the vocabulary does not have.
+func (b *bpe) decode(ids []int) (string, error) {
+	b.reverseOnce.Do(func() {
+		top := uint(0)
+		for _, id := range b.ranks {
+			top = max(top, id)
+		}
+		b.reverse = make([]string, top+1)
+		for s, id := range b.ranks {
+			b.reverse[id] = s
+		}
+	})
+	var sb strings.Builder
+	for _, id := range ids {
+		if id < 0 || id >= len(b.reverse) || b.reverse[id] == "" {
+			return "", fmt.Errorf("token id %d is not in the vocabulary", id)
+		}
+		sb.WriteString(b.reverse[id])
+	}
+	return sb.String(), nil
 }

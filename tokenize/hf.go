@@ -36,8 +36,9 @@ type HF struct {
 	// around one sequence ([CLS] and [SEP] for BERT).
 	before, after []int
 
-	mu    sync.RWMutex
-	cache map[string][]int // raw word -> token ids
+	mu      sync.RWMutex
+	cache   map[string][]int // raw word -> token ids
+	reverse map[int]string   // id -> token, for Decode
 }
 
 // hfFile is the part of tokenizer.json that HF reads.
@@ -189,6 +190,43 @@ func (t *HF) specials(f *hfFile) error {
 		return fmt.Errorf("post-processor %q is not supported: BertProcessing, RobertaProcessing and TemplateProcessing are", pp.Type)
 	}
 	return nil
+}
+
+// Decode returns the text of WordPiece token ids: tokens joined by spaces,
+// continuation pieces ("##ing") glued to the token before, special tokens
+// left out.
+func (t *HF) Decode(ids []int) (string, error) {
+	t.mu.Lock()
+	if t.reverse == nil {
+		t.reverse = make(map[int]string, len(t.vocab))
+		for s, id := range t.vocab {
+			t.reverse[id] = s
+		}
+	}
+	t.mu.Unlock()
+	special := map[int]bool{}
+	for _, id := range append(append([]int(nil), t.before...), t.after...) {
+		special[id] = true
+	}
+	var sb strings.Builder
+	for _, id := range ids {
+		tok, ok := t.reverse[id]
+		if !ok {
+			return "", fmt.Errorf("token id %d is not in the vocabulary", id)
+		}
+		if special[id] {
+			continue
+		}
+		if rest, cont := strings.CutPrefix(tok, t.prefix); cont && sb.Len() > 0 {
+			sb.WriteString(rest)
+			continue
+		}
+		if sb.Len() > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(tok)
+	}
+	return sb.String(), nil
 }
 
 // Specials returns the ids of the special tokens a model's input has

@@ -60,6 +60,23 @@ func NewTikToken(encoding string) (*TikToken, error) {
 	return &TikToken{name: encoding, bpe: b, cache: map[string][]uint16{}}, nil
 }
 
+// Encode returns the token ids of text, as tiktoken's encode (special
+// tokens are text like any other).
+func (t *TikToken) Encode(text string) []int {
+	ends := t.AppendTokenEnds(nil, text)
+	ids := make([]int, len(ends))
+	prev := 0
+	for i, e := range ends {
+		ids[i] = int(t.bpe.ranks[text[prev:e]])
+		prev = e
+	}
+	return ids
+}
+
+// Decode returns the text of token ids (invalid UTF-8 where the ids cut a
+// character, as tiktoken's decode).
+func (t *TikToken) Decode(ids []int) (string, error) { return t.bpe.decode(ids) }
+
 // Name returns the encoding's name.
 func (t *TikToken) Name() string { return t.name }
 

@@ -216,3 +216,10 @@ func OrRunes(c Counter) Counter {
 	}
 	return c
 }
+
+// Decoder is a Counter that turns token ids back into text (tiktoken,
+// Hugging Face WordPiece).
+type Decoder interface {
+	Counter
+	Decode(ids []int) (string, error)
+}
