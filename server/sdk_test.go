@@ -57,8 +57,10 @@ console.log(JSON.stringify({ n: r.data.length, dim: r.data[0].embedding.length, 
 	var got struct {
 		N, Dim, Docs, DocDim, QueryDim int
 		First, Float                   []float64
-		Usage                          struct{ PromptTokens int `json:"prompt_tokens"` }
-		Models                         []string
+		Usage                          struct {
+			PromptTokens int `json:"prompt_tokens"`
+		}
+		Models []string
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("%v: %s", err, out)
