@@ -109,6 +109,10 @@ type LLMUsage struct {
 	LatencyMS        float64 `json:"latency_ms"`
 	Retries          int     `json:"retries,omitempty"`
 	Fallbacks        int     `json:"fallbacks,omitempty"`
+	// HTTPAttempts counts the HTTP requests (a call retried after a 429
+	// counts one call and two attempts); Retries counts re-asks after an
+	// invalid answer.
+	HTTPAttempts int `json:"http_attempts,omitempty"`
 }
 
 // Merge adds o's counts to u's.
@@ -120,6 +124,7 @@ func (u *LLMUsage) Merge(o LLMUsage) {
 	u.LatencyMS += o.LatencyMS
 	u.Retries += o.Retries
 	u.Fallbacks += o.Fallbacks
+	u.HTTPAttempts += o.HTTPAttempts
 }
 
 // Start returns the byte offset of the chunk's first span.

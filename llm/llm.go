@@ -40,10 +40,12 @@ type Config struct {
 	Retries int
 	// Concurrency bounds requests in flight; 0 means 4.
 	Concurrency int
-	// Temperature of sampling; chunking wants 0 (the default) for
-	// reproducible answers.
-	Temperature float64
-	// MaxTokens bounds an answer; 0 means 2048.
+	// Temperature of sampling, sent only when set: reasoning models
+	// refuse any but their default. Answers are cached, so re-runs are
+	// identical either way.
+	Temperature *float64
+	// MaxTokens bounds an answer, sent as max_completion_tokens (servers
+	// that only know max_tokens are asked again with it); 0 means 2048.
 	MaxTokens int
 	// JSONMode asks for a JSON object (response_format json_object); with a
 	// schema in the request, a json_schema response format is sent
@@ -78,6 +80,9 @@ type Response struct {
 	CompletionTokens int
 	Latency          time.Duration
 	Cached           bool
+	// Attempts is the number of HTTP requests the answer took (retries
+	// after 429s, 5xx and network errors included); 0 for a cached one.
+	Attempts int
 }
 
 // Usage sums the accounting of several responses (the chunks' typed
@@ -87,7 +92,7 @@ type Usage = gochunk.LLMUsage
 // Usage returns the response's accounting, to merge into a Usage.
 func (r Response) Usage() Usage {
 	u := Usage{Calls: 1, PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
-		LatencyMS: float64(r.Latency.Microseconds()) / 1000}
+		LatencyMS: float64(r.Latency.Microseconds()) / 1000, HTTPAttempts: r.Attempts}
 	if r.Cached {
 		u.CachedCalls = 1
 	}
@@ -104,11 +109,12 @@ var ErrUnreachable = errors.New("model endpoint unavailable")
 
 // Client talks to one model. It is safe for concurrent use.
 type Client struct {
-	cfg   Config
-	sem   chan struct{}
-	mu    sync.Mutex
-	cache map[string]Response
-	noFmt bool // the server refused response_format
+	cfg         Config
+	sem         chan struct{}
+	mu          sync.Mutex
+	cache       map[string]Response
+	noFmt       bool // the server refused response_format
+	oldMaxParam bool // the server wants max_tokens, not max_completion_tokens
 }
 
 // New returns a client; it makes no request until Complete.
@@ -149,7 +155,11 @@ func (c *Client) ID() string { return c.cfg.BaseURL + "|" + c.cfg.Model }
 
 func (c *Client) key(req Request) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%g\x00", c.cfg.BaseURL, c.cfg.Model, c.cfg.Temperature)
+	temp := "default"
+	if t := c.cfg.Temperature; t != nil {
+		temp = fmt.Sprint(*t)
+	}
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", c.cfg.BaseURL, c.cfg.Model, temp)
 	for _, m := range req.Messages {
 		fmt.Fprintf(h, "%s\x00%s\x00", m.Role, m.Content)
 	}
@@ -212,11 +222,14 @@ func (c *Client) remember(key string, r Response) {
 
 func (c *Client) withRetries(ctx context.Context, req Request) (Response, error) {
 	var resp Response
+	attempts := 0
 	err := apiclient.Backoff{Retries: c.cfg.Retries, Base: 250 * time.Millisecond, Max: 20 * time.Second}.Do(ctx, func() error {
 		var err error
+		attempts++
 		resp, err = c.once(ctx, req)
 		return err
 	})
+	resp.Attempts = attempts
 	var r apiclient.Retryable
 	switch {
 	case err == nil:
@@ -228,12 +241,13 @@ func (c *Client) withRetries(ctx context.Context, req Request) (Response, error)
 }
 
 type chatRequest struct {
-	Model          string    `json:"model"`
-	Messages       []Message `json:"messages"`
-	Temperature    float64   `json:"temperature"`
-	MaxTokens      int       `json:"max_tokens,omitempty"`
-	ResponseFormat any       `json:"response_format,omitempty"`
-	Seed           int       `json:"seed"`
+	Model               string    `json:"model"`
+	Messages            []Message `json:"messages"`
+	Temperature         *float64  `json:"temperature,omitempty"`
+	MaxCompletionTokens int       `json:"max_completion_tokens,omitempty"`
+	MaxTokens           int       `json:"max_tokens,omitempty"`
+	ResponseFormat      any       `json:"response_format,omitempty"`
+	Seed                int       `json:"seed"`
 }
 
 type chatResponse struct {
@@ -250,9 +264,12 @@ type chatResponse struct {
 }
 
 func (c *Client) once(ctx context.Context, req Request) (Response, error) {
-	body := chatRequest{Model: c.cfg.Model, Messages: req.Messages, Temperature: c.cfg.Temperature, MaxTokens: c.cfg.MaxTokens}
+	body := chatRequest{Model: c.cfg.Model, Messages: req.Messages, Temperature: c.cfg.Temperature, MaxCompletionTokens: c.cfg.MaxTokens}
 	c.mu.Lock()
 	noFmt := c.noFmt
+	if c.oldMaxParam {
+		body.MaxCompletionTokens, body.MaxTokens = 0, c.cfg.MaxTokens
+	}
 	c.mu.Unlock()
 	if !noFmt {
 		switch {
@@ -276,6 +293,12 @@ func (c *Client) once(ctx context.Context, req Request) (Response, error) {
 	if errors.As(err, &se) && se.Code == http.StatusBadRequest && body.ResponseFormat != nil && strings.Contains(strings.ToLower(se.Body), "response_format") {
 		c.mu.Lock()
 		c.noFmt = true // retry plainly: the prompt asks for JSON too
+		c.mu.Unlock()
+		return Response{}, apiclient.Retryable{Err: err, Wait: time.Millisecond}
+	}
+	if errors.As(err, &se) && se.Code == http.StatusBadRequest && body.MaxCompletionTokens > 0 && strings.Contains(se.Body, "max_completion_tokens") {
+		c.mu.Lock()
+		c.oldMaxParam = true // an older server: ask again with max_tokens
 		c.mu.Unlock()
 		return Response{}, apiclient.Retryable{Err: err, Wait: time.Millisecond}
 	}

@@ -125,3 +125,40 @@ func TestPrompts(t *testing.T) {
 		t.Error("unknown prompt loaded")
 	}
 }
+
+// Requests carry max_completion_tokens and no temperature unless one is
+// set (reasoning models refuse both max_tokens and a temperature); an
+// older server that refuses max_completion_tokens is asked again with
+// max_tokens; HTTP attempts after a 429 are counted apart from calls.
+func TestReasoningModelParameters(t *testing.T) {
+	var seen []map[string]any
+	srv, _ := chatServer(t, func(n int64, req map[string]any, w http.ResponseWriter) {
+		seen = append(seen, req)
+		switch {
+		case n == 1:
+			w.Header().Set("Retry-After", "0")
+			http.Error(w, `{"error": "slow down"}`, http.StatusTooManyRequests)
+		case req["max_completion_tokens"] != nil && n == 2:
+			http.Error(w, `{"error": {"message": "Unrecognized request argument supplied: max_completion_tokens"}}`, http.StatusBadRequest)
+		default:
+			reply(w, "ok")
+		}
+	})
+	c, _ := New(Config{BaseURL: srv.URL + "/v1", Model: "m", MaxTokens: 100})
+	r, err := c.Complete(context.Background(), Request{Messages: []Message{{Role: "user", Content: "hi"}}})
+	if err != nil || r.Content != "ok" || r.Attempts != 3 || r.Usage().HTTPAttempts != 3 || r.Usage().Calls != 1 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	if _, ok := seen[0]["temperature"]; ok || seen[0]["max_completion_tokens"] != 100.0 || seen[0]["max_tokens"] != nil {
+		t.Errorf("first request %v", seen[0])
+	}
+	if last := seen[len(seen)-1]; last["max_tokens"] != 100.0 || last["max_completion_tokens"] != nil {
+		t.Errorf("after the refusal %v", last)
+	}
+	zero := 0.0
+	c2, _ := New(Config{BaseURL: srv.URL + "/v1", Model: "m2", Temperature: &zero})
+	c2.Complete(context.Background(), Request{Messages: []Message{{Role: "user", Content: "hi again"}}})
+	if seen[len(seen)-1]["temperature"] != 0.0 {
+		t.Errorf("a temperature set is sent: %v", seen[len(seen)-1])
+	}
+}

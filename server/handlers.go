@@ -112,6 +112,8 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 			errs[i] = errors.New("missing id: every document needs a unique id")
 		case dup:
 			errs[i] = fmt.Errorf("duplicate id %q (also document %d): ids must be unique", d.ID, prev)
+		case d.Text == "":
+			errs[i] = errors.New("missing text: every document needs its text")
 		}
 		seen[d.ID] = i
 	}
@@ -218,6 +220,12 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.checkCount(w, r, len(req.Documents), `"text" or "documents": [{"id": "...", "text": "..."}]`) {
 		return
+	}
+	for i, d := range req.Documents {
+		if d.Text == "" && d.Elements == nil && d.PDFBase64 == "" && d.HTML == "" {
+			s.fail(w, r, http.StatusBadRequest, "missing_text", fmt.Sprintf("document %d has no text: give text, elements, html or pdf_base64", i))
+			return
+		}
 	}
 	tok := req.Tokenizer
 	if tok == "" {

@@ -57,7 +57,8 @@ func TestEmbedReferenceAPI(t *testing.T) {
 		{"id": "doc2", "text": "Second document text.", "chunking_config": {"optimal_size": 300, "max_size": 400, "lambda_size": 1.5, "chunk_penalty": 2.0}},
 		{"id": "bad", "text": "x", "chunking_config": {"optimal_size": 600, "max_size": 400}},
 		{"id": "", "text": "no id"},
-		{"id": "doc1", "text": "duplicate"}]}`
+		{"id": "doc1", "text": "duplicate"},
+		{"id": "notext"}]}`
 	code, b, _ := post(t, ts.URL+"/embed", body)
 	if code != 200 {
 		t.Fatalf("status %d: %s", code, b)
@@ -68,7 +69,7 @@ func TestEmbedReferenceAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	docs := resp["documents"]
-	if len(docs) != 5 {
+	if len(docs) != 6 {
 		t.Fatalf("%d documents", len(docs))
 	}
 	for _, d := range docs[:2] {
@@ -99,7 +100,7 @@ func TestEmbedReferenceAPI(t *testing.T) {
 	if n := docs[0]["chunks"].([]any)[0].(map[string]any)["num_sentences"].(float64); n != 4 {
 		t.Errorf("num_sentences %v, want 4", n)
 	}
-	for i, want := range map[int]string{2: "optimal_size (600) must not exceed max_size (400)", 3: "missing id", 4: "duplicate id"} {
+	for i, want := range map[int]string{2: "optimal_size (600) must not exceed max_size (400)", 3: "missing id", 4: "duplicate id", 5: "missing text"} {
 		if e, _ := docs[i]["error"].(string); !strings.Contains(e, want) || len(docs[i]["chunks"].([]any)) != 0 {
 			t.Errorf("document %d: error %q, want %q", i, e, want)
 		}
@@ -134,6 +135,7 @@ func TestBadRequests(t *testing.T) {
 		{"bad input", "/v1/embeddings", `{"model": "lexical", "input": [1.5]}`, 400, "not a token id"},
 		{"empty input", "/v1/embeddings", `{"model": "lexical", "input": ""}`, 400, "empty string"},
 		{"no input", "/v1/embeddings", `{"model": "lexical", "input": []}`, 400, "empty list"},
+		{"chunk document without text", "/v1/chunk", `{"documents": [{"id": "a", "text": "x"}, {"id": "b"}]}`, 400, "document 1 has no text"},
 		{"lexical shortened", "/v1/embeddings", `{"model": "lexical", "input": "x", "dimensions": 8}`, 400, "cannot give 8"},
 		{"wrong dimensions", "/v1/embeddings", `{"model": "lexical", "input": "x", "dimensions": 3}`, 400, "1024 dimensions"},
 		{"not found", "/nope", `{}`, 404, "no endpoint"},
