@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/tokenize"
@@ -105,6 +106,11 @@ type Options struct {
 	APIKey string
 	// Dimensions asks the API for vectors of this length (0: the model's).
 	Dimensions int
+	// Timeout bounds one request to the API (0: 60 s); Retries is how
+	// many times a failed request is retried (0: the default, negative:
+	// none).
+	Timeout time.Duration
+	Retries int
 	// CacheDir overrides the Hugging Face cache directory for downloads.
 	CacheDir string
 	// Offline forbids downloads, as HF_HUB_OFFLINE=1 does.
@@ -161,7 +167,7 @@ func New(ctx context.Context, name string, opt Options) (Embedder, error) {
 		if model == "" {
 			return nil, fmt.Errorf("%w %q: want openai:MODEL", ErrName, name)
 		}
-		o, err := NewOpenAI(OpenAIConfig{BaseURL: opt.BaseURL, APIKey: opt.APIKey, Model: model, Dimensions: opt.Dimensions})
+		o, err := NewOpenAI(OpenAIConfig{BaseURL: opt.BaseURL, APIKey: opt.APIKey, Model: model, Dimensions: opt.Dimensions, Timeout: opt.Timeout, Retries: opt.Retries})
 		if err != nil {
 			return nil, err
 		}

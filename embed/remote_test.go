@@ -244,3 +244,26 @@ func TestCacheReturnsCopies(t *testing.T) {
 		t.Error("the cache returned a shared slice")
 	}
 }
+
+// A hanging embedding server fails a run within the timeout and retries
+// given, not after minutes.
+func TestOpenAITimeoutAndRetries(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		select {
+		case <-r.Context().Done():
+		case <-time.After(2 * time.Second):
+		}
+	}))
+	defer srv.Close()
+	em, err := New(context.Background(), "openai:m", Options{BaseURL: srv.URL + "/v1", Timeout: 100 * time.Millisecond, Retries: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = em.Embed(context.Background(), []string{"hello"})
+	if err == nil || time.Since(start) > 3*time.Second || hits.Load() != 2 {
+		t.Errorf("err %v after %v and %d requests", err, time.Since(start), hits.Load())
+	}
+}

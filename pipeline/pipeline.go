@@ -72,6 +72,10 @@ type EmbedderConfig struct {
 	URL string `json:"url,omitempty"`
 	// Dimensions asks an openai:MODEL for vectors of this length.
 	Dimensions int `json:"dimensions,omitempty"`
+	// Timeout bounds one request to an openai:MODEL's API; Retries is how
+	// many times a failed one is retried (see embed.Options).
+	Timeout time.Duration `json:"timeout,omitempty"`
+	Retries int           `json:"retries,omitempty"`
 	// CacheDir is the Hugging Face cache of downloaded models.
 	CacheDir string `json:"hf_cache,omitempty"`
 	// Offline forbids downloads.
@@ -289,7 +293,7 @@ func NewEmbedder(ctx context.Context, cfg EmbedderConfig) (gochunk.Embedder, err
 	if name == "" {
 		name = "lexical"
 	}
-	em, err := embed.New(ctx, name, embed.Options{BaseURL: cfg.URL, Dimensions: cfg.Dimensions, CacheDir: cfg.CacheDir,
+	em, err := embed.New(ctx, name, embed.Options{BaseURL: cfg.URL, Dimensions: cfg.Dimensions, Timeout: cfg.Timeout, Retries: cfg.Retries, CacheDir: cfg.CacheDir,
 		Offline: cfg.Offline, Progress: cfg.Progress, Notice: cfg.Notice, ONNXBackend: cfg.ONNXBackend, ONNXRuntimeLibrary: cfg.ONNXLibrary,
 		ONNXThreads: cfg.ONNXThreads, ONNXCUDA: cfg.ONNXCUDA, ONNXPooling: cfg.ONNXPooling})
 	if err != nil {
