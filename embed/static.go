@@ -61,7 +61,7 @@ func modelDir(ctx context.Context, model string, files, optional []string, opt O
 	if !hfhub.ValidRepo(repo) {
 		return "", fmt.Errorf("%w: %q is neither a directory nor a hub id (ORG/NAME)", ErrModel, model)
 	}
-	hopt := hfhub.Options{CacheDir: opt.CacheDir, Offline: opt.Offline, Progress: opt.Progress}
+	hopt := hfhub.Options{CacheDir: opt.CacheDir, Offline: opt.Offline, Progress: opt.Progress, Warn: opt.Notice}
 	dir := ""
 	for _, f := range files {
 		p, err := hfhub.Download(ctx, repo, rev, f, hopt)

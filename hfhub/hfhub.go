@@ -7,14 +7,22 @@
 // stored once under models--ORG--NAME/blobs/ETAG and linked from
 // snapshots/COMMIT/FILE; refs/REVISION holds the commit. With
 // HF_HUB_OFFLINE=1 (or Options.Offline) nothing is downloaded and files
-// come from the cache only. The hub's address is $HF_ENDPOINT or
-// https://huggingface.co; a token in $HF_TOKEN is sent when set.
+// come from the cache only; when the hub cannot be reached, a file already
+// in the cache is used (with a warning). The hub's address is $HF_ENDPOINT
+// or https://huggingface.co; a token in $HF_TOKEN is sent when set.
+//
+// Downloads survive the network: requests that fail with a network error,
+// 429 or a 5xx are retried with backoff, an interrupted download is
+// resumed from its partial file (blobs/ETAG.incomplete) with an HTTP
+// range, and processes downloading the same file take turns (a lock file
+// beside the blob), so no partial file is left behind for good.
 package hfhub
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +33,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/gochunk/gochunk/internal/apiclient"
 )
 
 // Options configure a download.
@@ -42,6 +54,11 @@ type Options struct {
 	Client *http.Client
 	// Progress is called as bytes arrive (done may equal total at the end).
 	Progress func(done, total int64, file string)
+	// Warn, when set, hears what the download could not do but worked
+	// around (the hub unreachable, a cached file used instead).
+	Warn func(string)
+	// Retries after a network error, 429 or 5xx; 0 means 4, negative none.
+	Retries int
 }
 
 // ErrOffline reports a file that is not in the cache while downloads are
@@ -92,17 +109,26 @@ func Download(ctx context.Context, repo, revision, file string, opt Options) (st
 		revision = "main"
 	}
 	root := filepath.Join(CacheDir(opt), "models--"+strings.ReplaceAll(repo, "/", "--"))
-	if offline(opt) {
+	cached := func() (string, bool) {
 		commit := revision
 		if b, err := os.ReadFile(filepath.Join(root, "refs", revision)); err == nil {
 			commit = strings.TrimSpace(string(b))
 		}
 		p := filepath.Join(root, "snapshots", commit, filepath.FromSlash(file))
-		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("hub: %s/%s at %s: %w", repo, file, revision, ErrOffline)
-		}
-		return p, nil
+		_, err := os.Stat(p)
+		return p, err == nil
 	}
+	if offline(opt) {
+		if p, ok := cached(); ok {
+			return p, nil
+		}
+		return "", fmt.Errorf("hub: %s/%s at %s: %w", repo, file, revision, ErrOffline)
+	}
+	retries := opt.Retries
+	if retries == 0 {
+		retries = 4
+	}
+	backoff := apiclient.Backoff{Retries: retries, Base: 500 * time.Millisecond, Max: 15 * time.Second}
 	endpoint := opt.Endpoint
 	if endpoint == "" {
 		endpoint = os.Getenv("HF_ENDPOINT")
@@ -128,13 +154,30 @@ func Download(ctx context.Context, repo, revision, file string, opt Options) (st
 	}
 	noRedirect := *client
 	noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := noRedirect.Do(head)
+	var resp *http.Response
+	err = backoff.Do(ctx, func() error {
+		var err error
+		if resp, err = noRedirect.Do(head); err != nil {
+			return apiclient.Retryable{Err: err}
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
+			return apiclient.Retryable{Err: hubError(url, resp)}
+		}
+		return nil
+	})
 	if err != nil {
+		// The hub cannot be reached: a file already in the cache will do.
+		if p, ok := cached(); ok && ctx.Err() == nil {
+			if opt.Warn != nil {
+				opt.Warn(fmt.Sprintf("the hub could not be reached (%v); using %s/%s from the cache", err, repo, file))
+			}
+			return p, nil
+		}
 		return "", fmt.Errorf("hub: %s: %w", url, err)
 	}
-	resp.Body.Close()
 	if resp.StatusCode >= 400 {
-		return "", fmt.Errorf("hub: %s: %s", url, resp.Status)
+		return "", hubError(url, resp)
 	}
 	commit := resp.Header.Get("X-Repo-Commit")
 	etag := strings.Trim(firstNonEmpty(resp.Header.Get("X-Linked-Etag"), resp.Header.Get("ETag")), `"`)
@@ -148,8 +191,20 @@ func Download(ctx context.Context, repo, revision, file string, opt Options) (st
 	blob := filepath.Join(root, "blobs", etag)
 	snap := filepath.Join(root, "snapshots", commit, filepath.FromSlash(file))
 	if _, err := os.Stat(blob); err != nil {
-		if err := fetch(ctx, client, url, token, blob, etag, size, file, opt.Progress); err != nil {
-			return "", err
+		if err := os.MkdirAll(filepath.Dir(blob), 0o755); err != nil {
+			return "", fmt.Errorf("hub: %w", err)
+		}
+		// One process downloads a blob at a time; the others wait for it.
+		lock := flock.New(blob + ".lock")
+		if ok, err := lock.TryLockContext(ctx, 100*time.Millisecond); err != nil || !ok {
+			return "", fmt.Errorf("hub: lock %s: %v", blob, err)
+		}
+		defer lock.Unlock()
+		if _, err := os.Stat(blob); err != nil { // not fetched meanwhile
+			err := backoff.Do(ctx, func() error { return fetch(ctx, client, url, token, blob, etag, size, file, opt.Progress) })
+			if err != nil {
+				return "", err
+			}
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(snap), 0o755); err != nil {
@@ -181,40 +236,61 @@ func newRequest(ctx context.Context, method, url, token string) (*http.Request, 
 	return req, nil
 }
 
-// fetch downloads url into blob through a temporary file, checking the
-// SHA-256 when the ETag is one.
+// fetch downloads url into blob through the partial file blob.incomplete,
+// resuming it with an HTTP range when one is left from an interrupted
+// download, and checks the SHA-256 when the ETag is one. Errors worth
+// retrying are apiclient.Retryable.
 func fetch(ctx context.Context, client *http.Client, url, token, blob, etag string, size int64, file string, progress func(int64, int64, string)) error {
+	part := blob + ".incomplete"
+	f, err := os.OpenFile(part, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("hub: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	done, err := io.Copy(h, f) // the bytes already there
+	if err != nil {
+		return fmt.Errorf("hub: read %s: %w", part, err)
+	}
 	req, err := newRequest(ctx, http.MethodGet, url, token)
 	if err != nil {
 		return err
 	}
+	if done > 0 {
+		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", done))
+	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("hub: download %s: %w", file, err)
+		return apiclient.Retryable{Err: fmt.Errorf("hub: download %s: %w", file, err)}
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("hub: download %s: %s", file, resp.Status)
+	switch {
+	case resp.StatusCode == http.StatusPartialContent && done > 0:
+	case resp.StatusCode == http.StatusOK: // no range served: start over
+		if err := f.Truncate(0); err != nil {
+			return fmt.Errorf("hub: %w", err)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("hub: %w", err)
+		}
+		h.Reset()
+		done = 0
+	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
+		f.Truncate(0) // a partial file longer than the blob: start over
+		return apiclient.Retryable{Err: fmt.Errorf("hub: download %s: the partial file does not match; starting over", file)}
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+		return apiclient.Retryable{Err: hubError(url, resp)}
+	default:
+		return hubError(url, resp)
 	}
-	if size <= 0 {
-		size = resp.ContentLength
+	if size <= 0 && resp.ContentLength > 0 {
+		size = done + resp.ContentLength
 	}
-	if err := os.MkdirAll(filepath.Dir(blob), 0o755); err != nil {
-		return fmt.Errorf("hub: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(blob), filepath.Base(blob)+".*.incomplete")
-	if err != nil {
-		return fmt.Errorf("hub: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	h := sha256.New()
-	var done int64
 	buf := make([]byte, 1<<16)
 	for {
 		n, rerr := resp.Body.Read(buf)
 		if n > 0 {
-			if _, err := tmp.Write(buf[:n]); err != nil {
-				tmp.Close()
+			if _, err := f.Write(buf[:n]); err != nil {
 				return fmt.Errorf("hub: write %s: %w", file, err)
 			}
 			h.Write(buf[:n])
@@ -227,25 +303,44 @@ func fetch(ctx context.Context, client *http.Client, url, token, blob, etag stri
 			break
 		}
 		if rerr != nil {
-			tmp.Close()
-			return fmt.Errorf("hub: download %s: %w", file, rerr)
+			// Keep what arrived: the next attempt resumes from it.
+			return apiclient.Retryable{Err: fmt.Errorf("hub: download %s: %w", file, rerr)}
 		}
 	}
-	if err := tmp.Close(); err != nil {
+	if err := f.Close(); err != nil {
 		return fmt.Errorf("hub: %w", err)
 	}
 	if size > 0 && done != size {
-		return fmt.Errorf("hub: download %s: got %d bytes, want %d", file, done, size)
+		return apiclient.Retryable{Err: fmt.Errorf("hub: download %s: got %d bytes, want %d", file, done, size)}
 	}
 	if isSHA256(etag) {
 		if got := hex.EncodeToString(h.Sum(nil)); got != etag {
-			return fmt.Errorf("hub: download %s: checksum mismatch: sha256 %s, want %s", file, got, etag)
+			os.Remove(part) // corrupt: the next attempt starts over
+			return apiclient.Retryable{Err: fmt.Errorf("hub: download %s: checksum mismatch: sha256 %s, want %s", file, got, etag)}
 		}
 	}
-	if err := os.Rename(tmp.Name(), blob); err != nil {
+	if err := os.Rename(part, blob); err != nil {
 		return fmt.Errorf("hub: %w", err)
 	}
 	return nil
+}
+
+// hubError is the error of a failed answer, with the hub's own message
+// (its X-Error-Message header, else the body's "error").
+func hubError(url string, resp *http.Response) error {
+	msg := resp.Header.Get("X-Error-Message")
+	if msg == "" && resp.Body != nil {
+		var body struct {
+			Error string `json:"error"`
+		}
+		if b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096)); json.Unmarshal(b, &body) == nil {
+			msg = body.Error
+		}
+	}
+	if msg != "" {
+		return fmt.Errorf("hub: %s: %s: %s", url, resp.Status, msg)
+	}
+	return fmt.Errorf("hub: %s: %s", url, resp.Status)
 }
 
 func isSHA256(s string) bool {
