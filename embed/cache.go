@@ -8,11 +8,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 
+	"github.com/gochunk/gochunk/internal/diskcache"
 	"github.com/gochunk/gochunk/tokenize"
 )
 
@@ -25,6 +25,12 @@ type CacheOptions struct {
 	// take (4 bytes a dimension plus about 100 bytes of bookkeeping each),
 	// so a model of 4,096 dimensions cannot take gigabytes.
 	Bytes int64
+	// DirBytes bounds the disk cache in bytes (least recently used vectors
+	// removed first); 0 means unbounded.
+	DirBytes int64
+	// Warn, when set, hears of corrupt disk entries (removed and embedded
+	// again) and failed writes.
+	Warn func(string)
 	// Dir, when set, also keeps vectors on disk under this directory, one
 	// small file per vector, so that they survive the process.
 	Dir string
@@ -46,10 +52,9 @@ type cacheStore struct {
 	bytes    int64
 	lru      *list.List
 	items    map[[32]byte]*list.Element
-	dir      string
+	disk     *diskcache.Dir // nil: memory only
 	hits     atomic.Int64
 	misses   atomic.Int64
-	diskErr  atomic.Value
 }
 
 type cacheEntry struct {
@@ -62,7 +67,11 @@ func NewCached(e Embedder, opt CacheOptions) *Cached {
 	if opt.Entries <= 0 {
 		opt.Entries = 65536
 	}
-	return &Cached{inner: e, store: &cacheStore{max: opt.Entries, maxBytes: opt.Bytes, lru: list.New(), items: map[[32]byte]*list.Element{}, dir: opt.Dir}}
+	store := &cacheStore{max: opt.Entries, maxBytes: opt.Bytes, lru: list.New(), items: map[[32]byte]*list.Element{}}
+	if opt.Dir != "" {
+		store.disk = diskcache.Open(opt.Dir, opt.DirBytes, opt.Warn)
+	}
+	return &Cached{inner: e, store: store}
 }
 
 // Dim returns the inner embedder's dimension.
@@ -151,11 +160,11 @@ func (s *cacheStore) get(k [32]byte) ([]float32, bool) {
 		return v, true
 	}
 	s.mu.Unlock()
-	if s.dir == "" {
+	if s.disk == nil {
 		return nil, false
 	}
-	b, err := os.ReadFile(s.path(k))
-	if err != nil || len(b)%4 != 0 || len(b) == 0 {
+	b, ok := s.disk.Get(s.path(k))
+	if !ok || len(b)%4 != 0 || len(b) == 0 {
 		return nil, false
 	}
 	v := make([]float32, len(b)/4)
@@ -168,24 +177,14 @@ func (s *cacheStore) get(k [32]byte) ([]float32, bool) {
 
 func (s *cacheStore) put(k [32]byte, v []float32) {
 	s.remember(k, v)
-	if s.dir == "" {
-		return
-	}
-	p := s.path(k)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		s.diskErr.Store(err)
+	if s.disk == nil {
 		return
 	}
 	b := make([]byte, 0, 4*len(v))
 	for _, x := range v {
 		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
 	}
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err == nil {
-		os.Rename(tmp, p)
-	} else {
-		s.diskErr.Store(err)
-	}
+	s.disk.Put(s.path(k), b)
 }
 
 func (s *cacheStore) remember(k [32]byte, v []float32) {
@@ -219,7 +218,7 @@ func (c *Cached) Bytes() int64 {
 
 func (s *cacheStore) path(k [32]byte) string {
 	h := hex.EncodeToString(k[:])
-	return filepath.Join(s.dir, h[:2], h[2:]+".f32")
+	return filepath.Join(h[:2], h[2:]+".f32")
 }
 
 // Unwrap returns the embedder the cache wraps.

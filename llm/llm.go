@@ -15,12 +15,12 @@ import (
 	"github.com/gochunk/gochunk"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/gochunk/gochunk/internal/apiclient"
+	"github.com/gochunk/gochunk/internal/diskcache"
 )
 
 // Config configures a Client.
@@ -52,8 +52,12 @@ type Config struct {
 	// instead. Servers that refuse response_format are retried without it.
 	JSONMode bool
 	// CacheDir, when set, keeps answers on disk; answers are always cached
-	// in memory for the client's life.
+	// in memory for the client's life. A corrupt answer file is removed and
+	// the model asked again.
 	CacheDir string
+	// CacheBytes bounds CacheDir (least recently used answers removed
+	// first); 0 means unbounded.
+	CacheBytes int64
 	// Client makes the requests; nil means http.DefaultClient.
 	Client *http.Client
 }
@@ -113,8 +117,9 @@ type Client struct {
 	sem         chan struct{}
 	mu          sync.Mutex
 	cache       map[string]Response
-	noFmt       bool // the server refused response_format
-	oldMaxParam bool // the server wants max_tokens, not max_completion_tokens
+	disk        *diskcache.Dir // answers on disk, nil without CacheDir
+	noFmt       bool           // the server refused response_format
+	oldMaxParam bool           // the server wants max_tokens, not max_completion_tokens
 }
 
 // New returns a client; it makes no request until Complete.
@@ -144,7 +149,11 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Client == nil {
 		cfg.Client = http.DefaultClient
 	}
-	return &Client{cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), cache: map[string]Response{}}, nil
+	c := &Client{cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), cache: map[string]Response{}}
+	if cfg.CacheDir != "" {
+		c.disk = diskcache.Open(cfg.CacheDir, cfg.CacheBytes, nil)
+	}
+	return c, nil
 }
 
 // Model returns the model name.
@@ -178,8 +187,8 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 		return r, nil
 	}
 	c.mu.Unlock()
-	if c.cfg.CacheDir != "" {
-		if b, err := os.ReadFile(filepath.Join(c.cfg.CacheDir, key+".json")); err == nil {
+	if c.disk != nil {
+		if b, ok := c.disk.Get(key + ".json"); ok {
 			var r Response
 			if json.Unmarshal(b, &r) == nil {
 				c.remember(key, r)
@@ -199,14 +208,9 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 		return Response{}, err
 	}
 	c.remember(key, r)
-	if c.cfg.CacheDir != "" {
-		if err := os.MkdirAll(c.cfg.CacheDir, 0o755); err == nil {
-			b, _ := json.Marshal(r)
-			tmp := filepath.Join(c.cfg.CacheDir, key+".tmp")
-			if os.WriteFile(tmp, b, 0o644) == nil {
-				os.Rename(tmp, filepath.Join(c.cfg.CacheDir, key+".json"))
-			}
-		}
+	if c.disk != nil {
+		b, _ := json.Marshal(r)
+		c.disk.Put(key+".json", b)
 	}
 	return r, nil
 }

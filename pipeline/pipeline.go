@@ -92,6 +92,11 @@ type EmbedderConfig struct {
 	CacheEntries int `json:"cache_entries,omitempty"`
 	// CacheBytes, when positive, also bounds the cache's memory in bytes.
 	CacheBytes int64 `json:"cache_bytes,omitempty"`
+	// DiskCache, when set, also keeps embeddings on disk in this
+	// directory, so that they survive the process; DiskCacheBytes bounds
+	// it (0: unbounded).
+	DiskCache      string `json:"disk_cache,omitempty"`
+	DiskCacheBytes int64  `json:"disk_cache_bytes,omitempty"`
 	// Progress, when set, receives model download progress.
 	Progress func(done, total int64, file string) `json:"-"`
 	// Notice, when set, hears how a model runs (which ONNX backend).
@@ -106,8 +111,9 @@ type LLMConfig struct {
 	// Model is the chat model; the LLM chunkers fail to build without one.
 	Model string `json:"model,omitempty"`
 	// CacheDir keeps the model's answers, so re-runs are free and
-	// identical.
-	CacheDir string `json:"cache_dir,omitempty"`
+	// identical; CacheBytes bounds it (0: unbounded).
+	CacheDir   string `json:"cache_dir,omitempty"`
+	CacheBytes int64  `json:"cache_bytes,omitempty"`
 	// PlainAnswers asks for plain answers instead of schema-constrained
 	// JSON (servers that refuse schemas are asked plainly anyway).
 	PlainAnswers bool `json:"plain_answers,omitempty"`
@@ -277,7 +283,7 @@ func (r *resources) model() (*llm.Client, error) {
 		if c.Timeout == 0 {
 			c.Timeout = 2 * time.Minute
 		}
-		r.llm, r.llmErr = llm.New(llm.Config{BaseURL: c.URL, Model: c.Model, CacheDir: c.CacheDir, JSONMode: !c.PlainAnswers, Timeout: c.Timeout})
+		r.llm, r.llmErr = llm.New(llm.Config{BaseURL: c.URL, Model: c.Model, CacheDir: c.CacheDir, CacheBytes: c.CacheBytes, JSONMode: !c.PlainAnswers, Timeout: c.Timeout})
 		if r.llmErr != nil {
 			r.llmErr = fmt.Errorf("%w: LLM: %w", gochunk.ErrConfig, r.llmErr)
 		}
@@ -302,7 +308,8 @@ func NewEmbedder(ctx context.Context, cfg EmbedderConfig) (gochunk.Embedder, err
 		}
 		return nil, fmt.Errorf("embedder: %w", err)
 	}
-	return embed.NewCached(em, embed.CacheOptions{Entries: cfg.CacheEntries, Bytes: cfg.CacheBytes}), nil
+	return embed.NewCached(em, embed.CacheOptions{Entries: cfg.CacheEntries, Bytes: cfg.CacheBytes,
+		Dir: cfg.DiskCache, DirBytes: cfg.DiskCacheBytes, Warn: cfg.Notice}), nil
 }
 
 // ErrNoModel reports an LLM chunker in a configuration without a chat

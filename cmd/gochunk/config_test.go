@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -68,5 +69,24 @@ func TestServeSettings(t *testing.T) {
 	os.WriteFile(file, []byte("prot: 1\n"), 0o644)
 	if err := settings(fs, file); err == nil || !strings.Contains(err.Error(), `unknown setting "prot"`) {
 		t.Errorf("unknown setting: %v", err)
+	}
+}
+
+// gochunk cache shows a cache directory and prunes it to a size.
+func TestCacheCommand(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 5 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprint(i)), make([]byte, 1000), 0o644)
+	}
+	out, errs, code := runCmd(t, "", "cache", dir)
+	if code != 0 || !strings.Contains(out, "5 entries, 4.9 KiB") {
+		t.Fatalf("show: %d %q %q", code, out, errs)
+	}
+	out, _, code = runCmd(t, "", "cache", "--prune", "2500", dir)
+	if code != 0 || !strings.Contains(out, "removed 3 entries") || !strings.Contains(out, "2 entries") {
+		t.Errorf("prune: %d %q", code, out)
+	}
+	if _, _, code := runCmd(t, "", "cache", "--prune", "lots", dir); code != 2 {
+		t.Errorf("bad size: exit %d", code)
 	}
 }

@@ -43,6 +43,7 @@ func (p *pipelineFlags) registerResources(fs *flag.FlagSet) {
 	fs.StringVar(&l.URL, "llm-url", "", "base URL of an OpenAI-compatible chat API for llm-split and propositions, e.g. http://localhost:11434/v1 (key from OPENAI_API_KEY)")
 	fs.StringVar(&l.Model, "llm-model", "", "chat model for llm-split and propositions")
 	fs.StringVar(&l.CacheDir, "llm-cache", "", "directory keeping the model's answers, so re-runs are free and identical")
+	bytesVar(fs, "cache-limit", "bound of each disk cache (--llm-cache, --embed-cache-dir), bytes or with a unit (1GiB); least recently used entries go first; see gochunk cache", &l.CacheBytes, &c.Embedder.DiskCacheBytes)
 	fs.BoolVar(&p.llmJSON, "llm-json", true, "ask for schema-constrained JSON answers (servers that refuse are asked plainly)")
 	fs.DurationVar(&l.Timeout, "llm-timeout", 2*time.Minute, "time limit of one model request")
 }
@@ -64,10 +65,8 @@ func (p *pipelineFlags) registerEmbedder(fs *flag.FlagSet) {
 	fs.BoolVar(&e.ONNXCUDA, "onnx-cuda", false, "run --onnx-backend ort on a CUDA GPU")
 	fs.StringVar(&e.ONNXPooling, "onnx-pooling", "", "how onnx:MODEL pools token vectors: cls, mean or last (Qwen3-Embedding and other decoder models); default: the model's 1_Pooling/config.json")
 	fs.IntVar(&e.CacheEntries, "embed-cache", 0, "embeddings kept in memory (default 65536)")
-	fs.Func("cache-bytes", "memory of the embeddings kept, bytes or with a unit (256MiB); default: unbounded but by --embed-cache (serve: 1/8 of --max-memory)", func(v string) (err error) {
-		e.CacheBytes, err = budget.ParseBytes(v)
-		return err
-	})
+	fs.StringVar(&e.DiskCache, "embed-cache-dir", "", "directory keeping embeddings on disk, so re-runs embed nothing twice")
+	bytesVar(fs, "cache-bytes", "memory of the embeddings kept, bytes or with a unit (256MiB); default: unbounded but by --embed-cache (serve: 1/8 of --max-memory)", &e.CacheBytes)
 }
 
 // register registers the chunking flags, --config (a file of chunker
@@ -201,6 +200,18 @@ func readParams(path string) (map[string]any, error) {
 		return nil, fmt.Errorf("%w: --config %s: want an object of settings", gochunk.ErrConfig, path)
 	}
 	return params, nil
+}
+
+// bytesVar defines a flag of a size in bytes, optionally with a unit
+// (2GiB), stored in every dst.
+func bytesVar(fs *flag.FlagSet, name, usage string, dst ...*int64) {
+	fs.Func(name, usage, func(v string) error {
+		n, err := budget.ParseBytes(v)
+		for _, d := range dst {
+			*d = n
+		}
+		return err
+	})
 }
 
 // pipelineSource is the source of input name ("-": standard input).

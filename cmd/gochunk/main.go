@@ -96,7 +96,8 @@ func commands() []command {
 		{"tune", "--dataset PATH --param KEY=RANGE", "search parameters for an objective", cmdTune},
 		{"inspect", "[flags] FILE", "HTML page: text coloured by chunk, similarity curve, breakpoints", cmdInspect},
 		{"serve", "[flags]", "HTTP API: /embed, /v1/chunk, /v1/embeddings, /metrics", cmdServe},
-		{"extract", "[--elements] FILE", "the text (or layout elements) chunk offsets of a PDF refer to", cmdExtract},
+		{"extract", "[--elements] FILE", "the text (or layout elements) chunk offsets of a PDF or HTML file refer to", cmdExtract},
+		{"cache", "[--prune SIZE] DIR...", "show and prune disk caches of embeddings and model answers", cmdCache},
 	}
 }
 

@@ -12,13 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gochunk/gochunk/internal/budget"
 	"github.com/gochunk/gochunk/server"
 )
 
 // envName is the environment variable of serve's flag flagName: the
-// reference server's name for its settings, GOCHUNK_<FLAG> (upper case,
-// "_" for "-") for the others.
+// reference server's name, else GOCHUNK_<FLAG> ("_" for "-").
 func envName(flagName string) string {
 	ref := map[string]string{"port": "PORT", "max-batch-tokens": "MAX_BATCH_TOKENS", "read-timeout": "READ_TIMEOUT_SECONDS",
 		"write-timeout": "WRITE_TIMEOUT_SECONDS", "request-timeout": "REQUEST_TIMEOUT_SECONDS", "shutdown-grace": "SHUTDOWN_GRACE_SECONDS",
@@ -29,16 +27,13 @@ func envName(flagName string) string {
 
 // setSeconds parses a duration given in seconds ("60") or with a unit
 // ("1m30s").
-func setSeconds(d *time.Duration, v string) error {
-	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 {
-		*d = time.Duration(n * float64(time.Second))
-		return nil
+func setSeconds(d *time.Duration, v string) (err error) {
+	if _, e := strconv.ParseFloat(v, 64); e == nil {
+		v += "s"
 	}
-	x, err := time.ParseDuration(v)
-	if err != nil || x < 0 {
+	if *d, err = time.ParseDuration(v); err != nil || *d < 0 {
 		return fmt.Errorf("want seconds (60) or a duration (1m30s)")
 	}
-	*d = x
 	return nil
 }
 
@@ -69,10 +64,7 @@ Flags:
 	fs.Int64Var(&cfg.BodyLimit, "body-limit", cfg.BodyLimit, "largest request body in bytes")
 	fs.IntVar(&cfg.MaxDocuments, "max-documents", cfg.MaxDocuments, "documents per request")
 	fs.IntVar(&cfg.MaxConcurrent, "max-concurrent", cfg.MaxConcurrent, "requests served at once; more get 429")
-	fs.Func("max-memory", "memory budget, bytes or with a unit (2GiB): requests reserve their estimate from it, wait --queue-wait, then get 503 (413 when they could never fit); default: 3/4 of the container's or machine's memory", func(v string) (err error) {
-		cfg.MaxMemory, err = budget.ParseBytes(v)
-		return err
-	})
+	bytesVar(fs, "max-memory", "memory budget, bytes or with a unit (2GiB): requests reserve their estimate from it, wait --queue-wait, then get 503 (413 when they could never fit); default: 3/4 of the container's or machine's memory", &cfg.MaxMemory)
 	fs.StringVar(&cfg.Token, "token", "", "bearer token required by the API")
 	var level slog.Level
 	fs.TextVar(&level, "log-level", slog.LevelInfo, "debug, info, warn or error")
