@@ -111,6 +111,8 @@ type Options struct {
 	// none).
 	Timeout time.Duration
 	Retries int
+	// Concurrency bounds the requests in flight to the API (0: 4).
+	Concurrency int
 	// CacheDir overrides the Hugging Face cache directory for downloads.
 	CacheDir string
 	// Offline forbids downloads, as HF_HUB_OFFLINE=1 does.
@@ -167,7 +169,8 @@ func New(ctx context.Context, name string, opt Options) (Embedder, error) {
 		if model == "" {
 			return nil, fmt.Errorf("%w %q: want openai:MODEL", ErrName, name)
 		}
-		o, err := NewOpenAI(OpenAIConfig{BaseURL: opt.BaseURL, APIKey: opt.APIKey, Model: model, Dimensions: opt.Dimensions, Timeout: opt.Timeout, Retries: opt.Retries})
+		o, err := NewOpenAI(OpenAIConfig{BaseURL: opt.BaseURL, APIKey: opt.APIKey, Model: model, Dimensions: opt.Dimensions, Timeout: opt.Timeout,
+			Retries: opt.Retries, Concurrency: opt.Concurrency, Notice: opt.Notice})
 		if err != nil {
 			return nil, err
 		}

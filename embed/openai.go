@@ -47,6 +47,9 @@ type OpenAIConfig struct {
 	Retries int
 	// Concurrency bounds parallel requests; 0 means 4.
 	Concurrency int
+	// Notice, when set, hears a line while a request waits long on a slow
+	// endpoint (after 10 s, then every 30 s).
+	Notice func(string)
 	// Client makes the requests; nil means http.DefaultClient.
 	Client *http.Client
 }
@@ -270,6 +273,23 @@ func (o *OpenAI) request(ctx context.Context, inputs []string) ([][]float32, err
 	body, err := json.Marshal(embeddingsRequest{Model: o.cfg.Model, Input: inputs, EncodingFormat: "float", Dimensions: o.cfg.Dimensions})
 	if err != nil {
 		return nil, err
+	}
+	if o.cfg.Notice != nil {
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			start, wait := time.Now(), time.NewTimer(10*time.Second)
+			defer wait.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-wait.C:
+					o.cfg.Notice(fmt.Sprintf("waiting %s for %s at %s to embed %d texts", time.Since(start).Round(time.Second), o.cfg.Model, o.cfg.BaseURL, len(inputs)))
+					wait.Reset(30 * time.Second)
+				}
+			}
+		}()
 	}
 	var vs [][]float32
 	err = apiclient.Backoff{Retries: o.cfg.Retries, Base: 500 * time.Millisecond, Max: 30 * time.Second}.Do(ctx, func() error {

@@ -74,8 +74,9 @@ type EmbedderConfig struct {
 	Dimensions int `json:"dimensions,omitempty"`
 	// Timeout bounds one request to an openai:MODEL's API; Retries is how
 	// many times a failed one is retried (see embed.Options).
-	Timeout time.Duration `json:"timeout,omitempty"`
-	Retries int           `json:"retries,omitempty"`
+	Timeout     time.Duration `json:"timeout,omitempty"`
+	Retries     int           `json:"retries,omitempty"`
+	Concurrency int           `json:"concurrency,omitempty"`
 	// CacheDir is the Hugging Face cache of downloaded models.
 	CacheDir string `json:"hf_cache,omitempty"`
 	// Offline forbids downloads.
@@ -299,7 +300,7 @@ func NewEmbedder(ctx context.Context, cfg EmbedderConfig) (gochunk.Embedder, err
 	if name == "" {
 		name = "lexical"
 	}
-	em, err := embed.New(ctx, name, embed.Options{BaseURL: cfg.URL, Dimensions: cfg.Dimensions, Timeout: cfg.Timeout, Retries: cfg.Retries, CacheDir: cfg.CacheDir,
+	em, err := embed.New(ctx, name, embed.Options{BaseURL: cfg.URL, Dimensions: cfg.Dimensions, Timeout: cfg.Timeout, Retries: cfg.Retries, Concurrency: cfg.Concurrency, CacheDir: cfg.CacheDir,
 		Offline: cfg.Offline, Progress: cfg.Progress, Notice: cfg.Notice, ONNXBackend: cfg.ONNXBackend, ONNXRuntimeLibrary: cfg.ONNXLibrary,
 		ONNXThreads: cfg.ONNXThreads, ONNXCUDA: cfg.ONNXCUDA, ONNXPooling: cfg.ONNXPooling})
 	if err != nil {

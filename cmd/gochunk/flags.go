@@ -57,6 +57,7 @@ func (p *pipelineFlags) registerEmbedder(fs *flag.FlagSet) {
 	fs.IntVar(&e.Dimensions, "embed-dimensions", 0, "ask an openai:MODEL for vectors of this length")
 	fs.DurationVar(&e.Timeout, "embed-timeout", 60*time.Second, "time limit of one request to an openai:MODEL's API")
 	fs.IntVar(&e.Retries, "embed-retries", 0, "retries of a failed request to an openai:MODEL's API (default 5; -1: none)")
+	fs.IntVar(&e.Concurrency, "embed-concurrency", 0, "requests to an openai:MODEL's API in flight at once (default 4)")
 	fs.StringVar(&e.CacheDir, "hf-cache", "", "Hugging Face cache directory for downloaded models (default $HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)")
 	fs.BoolVar(&e.Offline, "offline", false, "never download models (as HF_HUB_OFFLINE=1)")
 	fs.StringVar(&e.ONNXBackend, "onnx-backend", "auto", "how onnx:MODEL runs: auto (ONNX Runtime when its library loads, else pure Go), ort (ONNX Runtime: 20-30x faster) or go (pure Go)")

@@ -41,12 +41,11 @@ func cmdServe(e env, args []string) int {
 	fs := flagSet(e, "gochunk serve", `Usage: gochunk serve [flags]
 
 Serves the HTTP API: POST /embed (the reference server's batch API),
-POST /v1/chunk, POST /v1/embeddings (OpenAI-compatible), GET /v1/chunkers,
-/healthz, /readyz, /metrics (Prometheus), /openapi.json. Settings come from
-the flags, then the environment (the reference server's PORT,
-MAX_BATCH_TOKENS, *_TIMEOUT_SECONDS, SHUTDOWN_GRACE_SECONDS,
-BODY_LIMIT_BYTES, MAX_DOCUMENTS, MAX_CONCURRENT; GOCHUNK_<FLAG> for the
-others, e.g. GOCHUNK_EMBEDDER), then --config, then the defaults. SIGTERM
+POST /v1/chunk, POST /v1/embeddings and GET /v1/models (OpenAI's),
+GET /v1/chunkers, /healthz, /readyz, /metrics, /openapi.json. Settings come
+from the flags, then the environment (the reference server's PORT,
+MAX_BATCH_TOKENS, *_TIMEOUT_SECONDS, BODY_LIMIT_BYTES, MAX_MEMORY_BYTES…;
+GOCHUNK_<FLAG> for the others), then --config, then the defaults. SIGTERM
 or SIGINT stops accepting and lets in-flight requests finish.
 
 Flags:
