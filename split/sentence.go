@@ -3,6 +3,7 @@ package split
 import (
 	"context"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/gochunk/gochunk"
@@ -88,26 +89,48 @@ func (s *Sentence) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.C
 		}
 	}
 	// Measure; cut sentences over the size into parts that fit (without
-	// overlap: overlap is between chunks of whole sentences).
+	// overlap: overlap is between chunks of whole sentences). The parts
+	// replace their sentence in place, filled from the back, so a large
+	// text needs no second slice of pieces.
 	sentences = nil // let the collector have them
 	parts := *e
 	parts.Overlap = 0
-	fitted := make([]pack.Piece, 0, len(pieces))
-	for _, p := range pieces {
+	var cuts map[int][]pack.Range
+	extra := 0
+	for i, p := range pieces {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("chunking cancelled: %w", err)
 		}
-		p.Size = e.Count(p.Start, p.End)
-		if p.Size <= s.cfg.Size.Size {
-			fitted = append(fitted, p)
+		pieces[i].Size = e.Count(p.Start, p.End)
+		if pieces[i].Size <= s.cfg.Size.Size {
 			continue
 		}
 		cut, err := parts.Split(ctx, p.Start, p.End, nil)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range cut {
-			fitted = append(fitted, pack.Piece{Start: r.Start, End: r.End, Size: e.Count(r.Start, r.End)})
+		if cuts == nil {
+			cuts = make(map[int][]pack.Range)
+		}
+		cuts[i] = cut
+		extra += len(cut) - 1
+	}
+	fitted := pieces
+	if len(cuts) > 0 {
+		n := len(pieces)
+		fitted = slices.Grow(pieces, extra)[:n+extra]
+		w := len(fitted) - 1
+		for i := n - 1; i >= 0; i-- {
+			cut, ok := cuts[i]
+			if !ok {
+				fitted[w] = fitted[i]
+				w--
+				continue
+			}
+			for k := len(cut) - 1; k >= 0; k-- {
+				fitted[w] = pack.Piece{Start: cut[k].Start, End: cut[k].End, Size: e.Count(cut[k].Start, cut[k].End)}
+				w--
+			}
 		}
 	}
 	ranges := e.Merge(fitted, nil)
