@@ -435,8 +435,12 @@ func (o *ONNX) truncate(text string) string {
 	return text
 }
 
-// ortBatchTokens bounds the padded tokens of one ONNX Runtime run.
-const ortBatchTokens = 4096
+// ortBatchTokens bounds the padded tokens of one ONNX Runtime run. Small
+// runs are faster on a CPU, not slower: measured on 2 cores with a
+// MiniLM-shaped encoder on the evaluation corpora, 768 padded tokens a run
+// embed 1.4× as fast as 4,096 and 2× as fast as 16,384 (the activations of
+// a small run stay in cache), and hold less memory.
+const ortBatchTokens = 768
 
 // runORT embeds texts in ONNX Runtime: each text's tokens (its first
 // MaxTokens, less the special tokens the tokenizer's post-processor puts
