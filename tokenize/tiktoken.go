@@ -179,17 +179,20 @@ func (l *lookups) segment(seg string) []uint16 {
 	return lens
 }
 
-// Cut returns the first position at or after from where forEachSegment
-// cuts text (white space other than a line break after a non-space
-// character), or len(text).
+// Cut returns the first position at or after from where the tokens of the
+// text before and after can be computed apart, or len(text): where
+// forEachSegment cuts (white space other than a line break after a
+// non-space character), and between a letter and a digit (\p{L} and
+// \p{N}), which no pattern of a tiktoken encoding puts in one piece. The
+// second rule keeps a long line without white space (a base64 blob, an
+// identifier soup) from becoming one block that must be tokenized whole.
 func (t *TikToken) Cut(text string, from int) int {
 	for i := max(from, 1); i < len(text); {
 		r, size := utf8.DecodeRuneInString(text[i:])
-		if r != '\n' && r != '\r' && isRegexSpace(r) {
-			prev, _ := utf8.DecodeLastRuneInString(text[:i])
-			if !isRegexSpace(prev) {
-				return i
-			}
+		prev, _ := utf8.DecodeLastRuneInString(text[:i])
+		if r != '\n' && r != '\r' && isRegexSpace(r) && !isRegexSpace(prev) ||
+			unicode.IsLetter(prev) && unicode.IsNumber(r) || unicode.IsNumber(prev) && unicode.IsLetter(r) {
+			return i
 		}
 		i += size
 	}

@@ -30,6 +30,9 @@ type Counter interface {
 // cut there can be tokenized apart (on several cores).
 type Cutter interface {
 	// Cut returns the first such position at or after from, or len(text).
+	// Whether a position is a cut depends only on the text up to and
+	// including the character there, so a caller bounds the scan by
+	// passing a prefix of the text.
 	Cut(text string, from int) int
 }
 

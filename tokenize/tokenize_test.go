@@ -276,3 +276,66 @@ func FuzzRuneCount(f *testing.F) {
 		}
 	})
 }
+
+// cutsExact checks that at every position Cut returns, the tokens of the
+// two sides, computed apart, are the tokens of the whole text.
+func cutsExact(t *testing.T, tk *TikToken, s string) {
+	t.Helper()
+	whole := tk.AppendTokenEnds(nil, s)
+	for from := 0; from < len(s); {
+		c := tk.Cut(s, from)
+		if c >= len(s) {
+			break
+		}
+		if c < from {
+			t.Fatalf("%s: Cut(%.40q, %d) = %d, before from", tk.Name(), s, from, c)
+		}
+		got := tk.AppendTokenEnds(nil, s[:c])
+		for _, e := range tk.AppendTokenEnds(nil, s[c:]) {
+			got = append(got, c+e)
+		}
+		if !slices.Equal(got, whole) {
+			t.Fatalf("%s: tokens cut at %d differ from the whole text's in %q", tk.Name(), c, s)
+		}
+		from = c + 1
+	}
+}
+
+func TestTikTokenCutsExact(t *testing.T) {
+	texts := []string{
+		"abc123def456", "x1y2z3 a1b2", "base64: QUJDRDEyMzQ1Njc4OTA=/+abc9Z", "12345abcdef6789",
+		"v2.0.1-rc3 sha256:9f86d081884c7d65", "٣٤abc١٢", "e\u0301123é4", "'s1'T2'll3", "ÅB12ĳ34",
+		"a \n b\t\tc  d", "0x7FFFab_c9", "x²y³ ⅣⅤ5", "Hello,world!123abc...99",
+	}
+	for _, enc := range []string{"cl100k_base", "o200k_base"} {
+		tk, err := NewTikToken(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range texts {
+			cutsExact(t, tk, s)
+		}
+	}
+}
+
+func FuzzTikTokenCut(f *testing.F) {
+	for _, s := range []string{"ab12cd", "x 1y\n2", "é3ß4", "QUJD1234=="} {
+		f.Add(s)
+	}
+	tks := map[string]*TikToken{}
+	for _, enc := range []string{"cl100k_base", "o200k_base"} {
+		tk, err := NewTikToken(enc)
+		if err != nil {
+			f.Fatal(err)
+		}
+		tks[enc] = tk
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) || len(s) > 200 {
+			return
+		}
+		for _, tk := range tks {
+			cutsExact(t, tk, s)
+		}
+	})
+}

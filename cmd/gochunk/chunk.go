@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/pipeline"
@@ -76,10 +75,6 @@ Flags:
 			sizes[i] = fi.Size()
 			total += sizes[i]
 		}
-	}
-	if spec := pl.Spec(); os.Getenv("GOGC")+os.Getenv("GOMEMLIMIT") == "" && !spec.Embeds && !spec.UsesLLM {
-		debug.SetGCPercent(400)              // rule-based chunking's garbage is small and short-lived: collect it less often,
-		debug.SetMemoryLimit(32<<20 + total) // but within the input size plus 32 MiB
 	}
 	bar := pf.bar(e, "chunking", total)
 	for i, f := range files {

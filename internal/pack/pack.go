@@ -651,7 +651,10 @@ func (e *Engine) mergeTokens(pieces []Piece, out []Range) []Range {
 // by their tokens, which are pieces.
 func (e *Engine) tokenCount(pieces []Piece, i, k int) int {
 	start, end := pieces[i].Start, pieces[k].End
-	first := e.cutter.Cut(e.Text, start)
+	// The scans are bounded (by end, and by the character at a piece's
+	// start): over a long text without spaces an unbounded one would walk
+	// to its end for every count.
+	first := e.cutter.Cut(e.Text[:end], start)
 	if first >= end {
 		return e.Count(start, end)
 	}
@@ -660,7 +663,7 @@ func (e *Engine) tokenCount(pieces []Piece, i, k int) int {
 		return e.Count(start, end) // a cut inside a piece: count it all
 	}
 	m := k
-	for m > a && e.cutter.Cut(e.Text, pieces[m].Start) != pieces[m].Start {
+	for m > a && e.cutter.Cut(e.Text[:min(len(e.Text), pieces[m].Start+utf8.UTFMax)], pieces[m].Start) != pieces[m].Start {
 		m--
 	}
 	return e.Count(start, first) + e.tokens[m] - e.tokens[a] + e.Count(pieces[m].Start, end)
