@@ -1,0 +1,102 @@
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/record"
+)
+
+// row is a chunk as its columns hold it.
+type row struct {
+	start, end, startRune, endRune, tokens, index int
+	text                                          string
+	spans, metadata, stats                        []byte // JSON, nil when empty
+}
+
+func toRow(r record.Record) (row, error) {
+	out := row{start: r.Start, end: r.End, startRune: r.StartRune, endRune: r.EndRune, tokens: r.TokenCount, index: r.ChunkIndex, text: r.Text}
+	var err error
+	if len(r.Spans) > 1 {
+		if out.spans, err = json.Marshal(r.Spans); err != nil {
+			return out, err
+		}
+	}
+	if len(r.Metadata) > 0 {
+		if out.metadata, err = json.Marshal(r.Metadata); err != nil {
+			return out, fmt.Errorf("chunk %d's metadata: %w", r.ChunkIndex, err)
+		}
+	}
+	if r.Stats != (gochunk.Stats{}) {
+		if out.stats, err = json.Marshal(r.Stats); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// fromColumns fills a hit's record from its JSON columns.
+func (h *Hit) fromColumns(spans, metadata, stats []byte) error {
+	if len(spans) > 0 {
+		if err := json.Unmarshal(spans, &h.Spans); err != nil {
+			return fmt.Errorf("stored spans of %s chunk %d: %w", h.Source, h.ChunkIndex, err)
+		}
+	}
+	if len(metadata) > 0 {
+		if err := json.Unmarshal(metadata, &h.Metadata); err != nil {
+			return fmt.Errorf("stored metadata of %s chunk %d: %w", h.Source, h.ChunkIndex, err)
+		}
+	}
+	if len(stats) > 0 {
+		if err := json.Unmarshal(stats, &h.Stats); err != nil {
+			return fmt.Errorf("stored stats of %s chunk %d: %w", h.Source, h.ChunkIndex, err)
+		}
+	}
+	return nil
+}
+
+// vectorBlob encodes a vector as little-endian float32s.
+func vectorBlob(v []float32) []byte {
+	if v == nil {
+		return nil
+	}
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// blobVector decodes vectorBlob's bytes.
+func blobVector(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// vectorText writes a vector in pgvector's text form, [1,2,3].
+func vectorText(v []float32) string {
+	b := make([]byte, 0, 10*len(v)+2)
+	b = append(b, '[')
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendFloat(b, float64(x), 'g', -1, 32)
+	}
+	return string(append(b, ']'))
+}
+
+// metaJSON encodes a document's metadata (nil when empty).
+func metaJSON(m map[string]any) ([]byte, error) {
+	if len(m) == 0 {
+		return nil, nil
+	}
+	return json.Marshal(m)
+}

@@ -1,0 +1,353 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/gochunk/gochunk/record"
+)
+
+// Postgres is a store in a PostgreSQL database: a vector(N) column with an
+// HNSW index (cosine) when the pgvector extension is installed or can be
+// created, real[] otherwise (searched by a scan); full-text search over a
+// generated tsvector column with a GIN index.
+type Postgres struct {
+	pool *pgxpool.Pool
+	// Vector tells whether the chunks' vectors are pgvector's type; Prepare
+	// sets it.
+	Vector bool
+	where  string // the connection's host and database, for errors
+}
+
+// OpenPostgres connects to the database at dsn (a URL or key=value
+// pairs; PG* environment variables fill in what it leaves out).
+func OpenPostgres(ctx context.Context, dsn string) (*Postgres, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: PostgreSQL connection string: %w", err)
+	}
+	where := fmt.Sprintf("postgres %s/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Database)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err == nil {
+		err = pool.Ping(ctx)
+	}
+	if err != nil {
+		if pool != nil {
+			pool.Close()
+		}
+		return nil, fmt.Errorf("store %s: %w", where, err)
+	}
+	return &Postgres{pool: pool, where: where}, nil
+}
+
+// Pool returns the connection pool (for the watch mode of package index).
+func (p *Postgres) Pool() *pgxpool.Pool { return p.pool }
+
+func (p *Postgres) errorf(err error) error { return fmt.Errorf("store %s: %w", p.where, err) }
+
+// Prepare implements Store. It creates the pgvector extension when the
+// server has it and the role may; otherwise vectors are real[].
+func (p *Postgres) Prepare(ctx context.Context, dims int) error {
+	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
+		// One preparer at a time: several workers may start together.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('gochunk_prepare'))`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS gochunk_meta (key text PRIMARY KEY, value text NOT NULL)`); err != nil {
+			return err
+		}
+		var version string
+		err := tx.QueryRow(ctx, `SELECT value FROM gochunk_meta WHERE key = 'schema_version'`).Scan(&version)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if v, _ := strconv.Atoi(version); v > SchemaVersion {
+			return fmt.Errorf("%w %s (this gochunk knows up to %d): use a newer gochunk", ErrSchema, version, SchemaVersion)
+		}
+		p.Vector = p.pgvector(ctx, tx)
+		var old string
+		if err := tx.QueryRow(ctx, `SELECT value FROM gochunk_meta WHERE key = 'dimensions'`).Scan(&old); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if old != "" && old != strconv.Itoa(dims) {
+			// Vectors of another model: drop them (the column's type
+			// changes with pgvector) and mark every document stale.
+			for _, stmt := range []string{`DROP TABLE IF EXISTS gochunk_chunks`, `UPDATE gochunk_documents SET config_hash = ''`} {
+				if _, err := tx.Exec(ctx, stmt); err != nil {
+					return err
+				}
+			}
+		}
+		embedding := "real[]"
+		if p.Vector && dims > 0 {
+			embedding = fmt.Sprintf("vector(%d)", dims)
+		}
+		for _, stmt := range []string{
+			`CREATE TABLE IF NOT EXISTS gochunk_documents (
+				id text PRIMARY KEY, source text NOT NULL, content_hash text NOT NULL,
+				config_hash text NOT NULL, metadata jsonb, updated_at timestamptz NOT NULL DEFAULT now())`,
+			`CREATE INDEX IF NOT EXISTS gochunk_documents_source ON gochunk_documents (source)`,
+			`CREATE TABLE IF NOT EXISTS gochunk_chunks (
+				document_id text NOT NULL REFERENCES gochunk_documents (id) ON DELETE CASCADE,
+				chunk_index integer NOT NULL, start_byte integer NOT NULL, end_byte integer NOT NULL,
+				start_rune integer NOT NULL, end_rune integer NOT NULL, spans jsonb,
+				token_count integer NOT NULL, text text NOT NULL, metadata jsonb, stats jsonb,
+				embedding ` + embedding + `,
+				tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED,
+				PRIMARY KEY (document_id, chunk_index))`,
+			`CREATE INDEX IF NOT EXISTS gochunk_chunks_tsv ON gochunk_chunks USING gin (tsv)`,
+		} {
+			if _, err := tx.Exec(ctx, stmt); err != nil {
+				return err
+			}
+		}
+		if p.Vector && dims > 0 {
+			if _, err := tx.Exec(ctx, `CREATE INDEX IF NOT EXISTS gochunk_chunks_hnsw ON gochunk_chunks USING hnsw (embedding vector_cosine_ops)`); err != nil {
+				return err
+			}
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO gochunk_meta VALUES ('schema_version', $1), ('dimensions', $2)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.Itoa(SchemaVersion), strconv.Itoa(dims))
+		return err
+	})
+	if err != nil {
+		return p.errorf(err)
+	}
+	return nil
+}
+
+// pgvector tells whether the chunk table's vectors can be pgvector's:
+// the extension is installed, or it is available and this role may
+// create it (tried in a savepoint, so a refusal changes nothing).
+func (p *Postgres) pgvector(ctx context.Context, tx pgx.Tx) bool {
+	var typ string
+	err := tx.QueryRow(ctx, `SELECT format_type(atttypid, atttypmod) FROM pg_attribute
+		WHERE attrelid = to_regclass('gochunk_chunks') AND attname = 'embedding'`).Scan(&typ)
+	if err == nil {
+		return strings.HasPrefix(typ, "vector")
+	}
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return false
+	}
+	if _, err := sp.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS vector`); err != nil {
+		sp.Rollback(ctx)
+		return false
+	}
+	return sp.Commit(ctx) == nil
+}
+
+// Documents implements Store.
+func (p *Postgres) Documents(ctx context.Context) (map[string]State, error) {
+	rows, err := p.pool.Query(ctx, `SELECT id, source, content_hash, config_hash FROM gochunk_documents`)
+	if err != nil {
+		return nil, p.errorf(err)
+	}
+	out := map[string]State{}
+	var id string
+	var st State
+	_, err = pgx.ForEachRow(rows, []any{&id, &st.Source, &st.ContentHash, &st.ConfigHash}, func() error {
+		out[id] = st
+		return nil
+	})
+	if err != nil {
+		return nil, p.errorf(err)
+	}
+	return out, nil
+}
+
+// Replace implements Store.
+func (p *Postgres) Replace(ctx context.Context, doc Document, chunks []record.Record) error {
+	if err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error { return p.ReplaceTx(ctx, tx, doc, chunks) }); err != nil {
+		return p.errorf(err)
+	}
+	return nil
+}
+
+// ReplaceTx is Replace inside the caller's transaction.
+func (p *Postgres) ReplaceTx(ctx context.Context, tx pgx.Tx, doc Document, chunks []record.Record) error {
+	meta, err := metaJSON(doc.Metadata)
+	if err != nil {
+		return fmt.Errorf("metadata of %s: %w", doc.ID, err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM gochunk_chunks WHERE document_id = $1`, doc.ID); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO gochunk_documents (id, source, content_hash, config_hash, metadata, updated_at)
+		VALUES ($1, $2, $3, $4, $5, now()) ON CONFLICT (id) DO UPDATE SET source = excluded.source,
+		content_hash = excluded.content_hash, config_hash = excluded.config_hash, metadata = excluded.metadata,
+		updated_at = excluded.updated_at`, doc.ID, doc.Source, doc.ContentHash, doc.ConfigHash, nullString(meta)); err != nil {
+		return err
+	}
+	vec := "$12::real[]"
+	if p.Vector {
+		vec = "$12::vector"
+	}
+	var batch pgx.Batch
+	for _, c := range chunks {
+		r, err := toRow(c)
+		if err != nil {
+			return err
+		}
+		var v any
+		if c.Embedding != nil {
+			v = c.Embedding
+			if p.Vector {
+				v = vectorText(c.Embedding)
+			}
+		}
+		batch.Queue(`INSERT INTO gochunk_chunks (document_id, chunk_index, start_byte, end_byte, start_rune, end_rune,
+			spans, token_count, text, metadata, stats, embedding) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, `+vec+`)`,
+			doc.ID, r.index, r.start, r.end, r.startRune, r.endRune, nullString(r.spans), r.tokens, r.text,
+			nullString(r.metadata), nullString(r.stats), v)
+	}
+	if len(chunks) == 0 {
+		return nil
+	}
+	return tx.SendBatch(ctx, &batch).Close()
+}
+
+// Delete implements Store.
+func (p *Postgres) Delete(ctx context.Context, ids ...string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := p.pool.Exec(ctx, `DELETE FROM gochunk_documents WHERE id = ANY($1)`, ids); err != nil {
+		return p.errorf(err)
+	}
+	return nil
+}
+
+// Counts implements Store.
+func (p *Postgres) Counts(ctx context.Context) (Counts, error) {
+	var c Counts
+	err := p.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM gochunk_documents), (SELECT count(*) FROM gochunk_chunks)`).Scan(&c.Documents, &c.Chunks)
+	if err != nil {
+		return c, p.errorf(err)
+	}
+	return c, nil
+}
+
+// Meta implements Store.
+func (p *Postgres) Meta(ctx context.Context, key string) (string, error) {
+	var v string
+	err := p.pool.QueryRow(ctx, `SELECT value FROM gochunk_meta WHERE key = $1`, key).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", p.errorf(err)
+	}
+	return v, nil
+}
+
+// SetMeta implements Store.
+func (p *Postgres) SetMeta(ctx context.Context, key, value string) error {
+	if _, err := p.pool.Exec(ctx, `INSERT INTO gochunk_meta VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value); err != nil {
+		return p.errorf(err)
+	}
+	return nil
+}
+
+// Close implements Store.
+func (p *Postgres) Close() error {
+	p.pool.Close()
+	return nil
+}
+
+const pgColumns = `document_id, chunk_index, start_byte, end_byte, start_rune, end_rune, spans, token_count, text, metadata, stats`
+
+// Search implements Store: with pgvector, the HNSW index's approximate
+// nearest neighbours by cosine distance; without it, an exact scan.
+func (p *Postgres) Search(ctx context.Context, q Query) ([]Hit, error) {
+	if err := q.check(); err != nil {
+		return nil, err
+	}
+	var lists [][]Hit
+	if q.Mode != Keyword {
+		hits, err := p.vectorSearch(ctx, q)
+		if err != nil {
+			return nil, p.errorf(fmt.Errorf("vector search: %w", err))
+		}
+		lists = append(lists, hits)
+	}
+	if q.Mode != Vector {
+		hits, err := p.keywordSearch(ctx, q)
+		if err != nil {
+			return nil, p.errorf(fmt.Errorf("keyword search: %w", err))
+		}
+		lists = append(lists, hits)
+	}
+	if q.Mode != Hybrid {
+		return lists[0], nil
+	}
+	return fuse(q.K, lists...), nil
+}
+
+func (p *Postgres) query(ctx context.Context, sql string, args ...any) ([]Hit, error) {
+	rows, err := p.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var hits []Hit
+	for rows.Next() {
+		h, err := scanHit(rows, true)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
+}
+
+func (p *Postgres) vectorSearch(ctx context.Context, q Query) ([]Hit, error) {
+	if p.Vector {
+		return p.query(ctx, `SELECT `+pgColumns+`, 1 - (embedding <=> $1::vector) FROM gochunk_chunks
+			WHERE embedding IS NOT NULL ORDER BY embedding <=> $1::vector LIMIT $2`, vectorText(q.Vector), q.K)
+	}
+	rows, err := p.pool.Query(ctx, `SELECT document_id, chunk_index, embedding FROM gochunk_chunks WHERE embedding IS NOT NULL`)
+	if err != nil {
+		return nil, err
+	}
+	best := topK{k: q.K}
+	var c candidate
+	var v []float32
+	_, err = pgx.ForEachRow(rows, []any{&c.doc, &c.index, &v}, func() error {
+		if len(v) != len(q.Vector) {
+			return fmt.Errorf("stored vectors have %d dimensions, the query's %d: search with the embedder that indexed the store", len(v), len(q.Vector))
+		}
+		c.score = cosine(q.Vector, v)
+		best.offer(c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]Hit, 0, len(best.best))
+	for _, c := range best.best {
+		h, err := p.query(ctx, `SELECT `+pgColumns+`, $3::float8 FROM gochunk_chunks WHERE document_id = $1 AND chunk_index = $2`, c.doc, c.index, c.score)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, h...)
+	}
+	return hits, nil
+}
+
+func (p *Postgres) keywordSearch(ctx context.Context, q Query) ([]Hit, error) {
+	w := words(q.Text)
+	if len(w) == 0 {
+		return nil, nil
+	}
+	// Any of the words (OR), ranked by ts_rank; the words hold only
+	// letters and digits, so the tsquery syntax cannot be broken.
+	return p.query(ctx, `SELECT `+pgColumns+`, ts_rank(tsv, query)::float8 FROM gochunk_chunks, to_tsquery('english', $1) query
+		WHERE tsv @@ query ORDER BY 12 DESC, document_id, chunk_index LIMIT $2`, strings.Join(w, " | "), q.K)
+}

@@ -1,0 +1,358 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gochunk/gochunk/record"
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, so the binary stays static
+)
+
+// SQLite is a store in one SQLite file: chunks with their vectors (as
+// float32 blobs, searched by a scan) and an FTS5 index of their text.
+type SQLite struct {
+	db   *sql.DB
+	path string
+}
+
+var sqliteSchema = []string{
+	`CREATE TABLE IF NOT EXISTS gochunk_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS gochunk_documents (
+		id TEXT PRIMARY KEY, source TEXT NOT NULL, content_hash TEXT NOT NULL,
+		config_hash TEXT NOT NULL, metadata TEXT, updated_at TEXT NOT NULL)`,
+	`CREATE INDEX IF NOT EXISTS gochunk_documents_source ON gochunk_documents (source)`,
+	`CREATE TABLE IF NOT EXISTS gochunk_chunks (
+		id INTEGER PRIMARY KEY,
+		document_id TEXT NOT NULL REFERENCES gochunk_documents (id),
+		chunk_index INTEGER NOT NULL, start_byte INTEGER NOT NULL, end_byte INTEGER NOT NULL,
+		start_rune INTEGER NOT NULL, end_rune INTEGER NOT NULL, spans TEXT,
+		token_count INTEGER NOT NULL, text TEXT NOT NULL, metadata TEXT, stats TEXT, embedding BLOB,
+		UNIQUE (document_id, chunk_index))`,
+	`CREATE VIRTUAL TABLE IF NOT EXISTS gochunk_chunks_fts USING fts5 (
+		text, content = 'gochunk_chunks', content_rowid = 'id', tokenize = 'porter unicode61')`,
+	`CREATE TRIGGER IF NOT EXISTS gochunk_chunks_insert AFTER INSERT ON gochunk_chunks BEGIN
+		INSERT INTO gochunk_chunks_fts (rowid, text) VALUES (new.id, new.text); END`,
+	`CREATE TRIGGER IF NOT EXISTS gochunk_chunks_delete AFTER DELETE ON gochunk_chunks BEGIN
+		INSERT INTO gochunk_chunks_fts (gochunk_chunks_fts, rowid, text) VALUES ('delete', old.id, old.text); END`,
+}
+
+// OpenSQLite opens (creating it if needed) the SQLite store at path.
+func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
+	q := url.Values{}
+	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(1)"} {
+		q.Add("_pragma", p)
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1) // one writer; SQLite serialises writes anyway
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	return &SQLite{db: db, path: path}, nil
+}
+
+// Prepare implements Store.
+func (s *SQLite) Prepare(ctx context.Context, dims int) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		var version string
+		err := tx.QueryRowContext(ctx, `SELECT value FROM gochunk_meta WHERE key = 'schema_version'`).Scan(&version)
+		switch {
+		case err == nil:
+			if v, _ := strconv.Atoi(version); v > SchemaVersion {
+				return fmt.Errorf("%w %s in %s (this gochunk knows up to %d): use a newer gochunk", ErrSchema, version, s.path, SchemaVersion)
+			}
+		case errors.Is(err, sql.ErrNoRows) || strings.Contains(err.Error(), "no such table"):
+			for _, stmt := range sqliteSchema {
+				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+					return fmt.Errorf("create the store's tables: %w", err)
+				}
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO gochunk_meta VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {
+				return err
+			}
+		default:
+			return err
+		}
+		return sqliteDims(ctx, tx, dims)
+	})
+}
+
+// sqliteDims records the vectors' dimension; vectors of another one are
+// dropped and their documents marked stale.
+func sqliteDims(ctx context.Context, tx *sql.Tx, dims int) error {
+	var old string
+	err := tx.QueryRowContext(ctx, `SELECT value FROM gochunk_meta WHERE key = 'dimensions'`).Scan(&old)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if old == strconv.Itoa(dims) {
+		return nil
+	}
+	if old != "" {
+		for _, stmt := range []string{`DELETE FROM gochunk_chunks`, `UPDATE gochunk_documents SET config_hash = ''`} {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return err
+			}
+		}
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO gochunk_meta VALUES ('dimensions', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.Itoa(dims))
+	return err
+}
+
+func (s *SQLite) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", s.path, err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return fmt.Errorf("store %s: %w", s.path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// Documents implements Store.
+func (s *SQLite) Documents(ctx context.Context) (map[string]State, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, source, content_hash, config_hash FROM gochunk_documents`)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	out := map[string]State{}
+	for rows.Next() {
+		var id string
+		var st State
+		if err := rows.Scan(&id, &st.Source, &st.ContentHash, &st.ConfigHash); err != nil {
+			return nil, err
+		}
+		out[id] = st
+	}
+	return out, rows.Err()
+}
+
+// Replace implements Store.
+func (s *SQLite) Replace(ctx context.Context, doc Document, chunks []record.Record) error {
+	meta, err := metaJSON(doc.Metadata)
+	if err != nil {
+		return fmt.Errorf("metadata of %s: %w", doc.ID, err)
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM gochunk_chunks WHERE document_id = ?`, doc.ID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO gochunk_documents VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET source = excluded.source, content_hash = excluded.content_hash,
+			config_hash = excluded.config_hash, metadata = excluded.metadata, updated_at = excluded.updated_at`,
+			doc.ID, doc.Source, doc.ContentHash, doc.ConfigHash, nullString(meta), time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
+			return err
+		}
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO gochunk_chunks (document_id, chunk_index, start_byte, end_byte,
+			start_rune, end_rune, spans, token_count, text, metadata, stats, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		for _, c := range chunks {
+			r, err := toRow(c)
+			if err != nil {
+				return err
+			}
+			if _, err := ins.ExecContext(ctx, doc.ID, r.index, r.start, r.end, r.startRune, r.endRune, nullString(r.spans),
+				r.tokens, r.text, nullString(r.metadata), nullString(r.stats), vectorBlob(c.Embedding)); err != nil {
+				return fmt.Errorf("chunk %d of %s: %w", r.index, doc.ID, err)
+			}
+		}
+		return nil
+	})
+}
+
+// nullString stores empty JSON as NULL.
+func nullString(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
+}
+
+// Delete implements Store.
+func (s *SQLite) Delete(ctx context.Context, ids ...string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM gochunk_chunks WHERE document_id = ?`, id); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM gochunk_documents WHERE id = ?`, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Counts implements Store.
+func (s *SQLite) Counts(ctx context.Context) (Counts, error) {
+	var c Counts
+	err := s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM gochunk_documents), (SELECT count(*) FROM gochunk_chunks)`).Scan(&c.Documents, &c.Chunks)
+	if err != nil {
+		return c, fmt.Errorf("store %s: %w", s.path, err)
+	}
+	return c, nil
+}
+
+// Meta implements Store.
+func (s *SQLite) Meta(ctx context.Context, key string) (string, error) {
+	var v string
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM gochunk_meta WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("store %s: %w", s.path, err)
+	}
+	return v, nil
+}
+
+// SetMeta implements Store.
+func (s *SQLite) SetMeta(ctx context.Context, key, value string) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO gochunk_meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// Close implements Store.
+func (s *SQLite) Close() error { return s.db.Close() }
+
+const sqliteColumns = `c.document_id, c.chunk_index, c.start_byte, c.end_byte, c.start_rune, c.end_rune, c.spans, c.token_count, c.text, c.metadata, c.stats`
+
+// Search implements Store. Vector search scans every stored vector (it
+// is exact; a file of a few hundred thousand chunks answers in well under
+// a second); keyword search is FTS5's BM25 over the chunks' words.
+func (s *SQLite) Search(ctx context.Context, q Query) ([]Hit, error) {
+	if err := q.check(); err != nil {
+		return nil, err
+	}
+	var lists [][]Hit
+	if q.Mode != Keyword {
+		hits, err := s.vectorSearch(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("store %s: vector search: %w", s.path, err)
+		}
+		lists = append(lists, hits)
+	}
+	if q.Mode != Vector {
+		hits, err := s.keywordSearch(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("store %s: keyword search: %w", s.path, err)
+		}
+		lists = append(lists, hits)
+	}
+	if q.Mode != Hybrid {
+		return lists[0], nil
+	}
+	return fuse(q.K, lists...), nil
+}
+
+func (s *SQLite) vectorSearch(ctx context.Context, q Query) ([]Hit, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, embedding FROM gochunk_chunks WHERE embedding IS NOT NULL`)
+	if err != nil {
+		return nil, err
+	}
+	best := topK{k: q.K}
+	for rows.Next() {
+		var id int64
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if len(blob) != 4*len(q.Vector) {
+			rows.Close()
+			return nil, fmt.Errorf("stored vectors have %d dimensions, the query's %d: search with the embedder that indexed the store", len(blob)/4, len(q.Vector))
+		}
+		best.offer(candidate{rowid: id, score: cosine(q.Vector, blobVector(blob))})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	hits := make([]Hit, 0, len(best.best))
+	for _, c := range best.best {
+		h, err := s.hit(ctx, `SELECT `+sqliteColumns+` FROM gochunk_chunks c WHERE c.id = ?`, c.rowid)
+		if err != nil {
+			return nil, err
+		}
+		h.Score = c.score
+		hits = append(hits, h)
+	}
+	sortHits(hits)
+	return hits, nil
+}
+
+func (s *SQLite) keywordSearch(ctx context.Context, q Query) ([]Hit, error) {
+	w := words(q.Text)
+	if len(w) == 0 {
+		return nil, nil
+	}
+	match := `"` + strings.Join(w, `" OR "`) + `"`
+	rows, err := s.db.QueryContext(ctx, `SELECT `+sqliteColumns+`, -bm25(gochunk_chunks_fts) FROM gochunk_chunks_fts f
+		JOIN gochunk_chunks c ON c.id = f.rowid WHERE gochunk_chunks_fts MATCH ? ORDER BY bm25(gochunk_chunks_fts) LIMIT ?`, match, q.K)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var hits []Hit
+	for rows.Next() {
+		h, err := scanHit(rows, true)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
+}
+
+func (s *SQLite) hit(ctx context.Context, query string, args ...any) (Hit, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return Hit{}, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return Hit{}, err
+		}
+		return Hit{}, errors.New("a chunk disappeared during the search: search again")
+	}
+	return scanHit(rows, false)
+}
+
+// scanner is what sql.Rows and pgx.Rows share.
+type scanner interface{ Scan(dest ...any) error }
+
+// scanHit reads the columns of sqliteColumns (and a score when scored).
+func scanHit(rows scanner, scored bool) (Hit, error) {
+	var h Hit
+	var spans, meta, stats []byte
+	dest := []any{&h.Source, &h.ChunkIndex, &h.Start, &h.End, &h.StartRune, &h.EndRune, &spans, &h.TokenCount, &h.Text, &meta, &stats}
+	if scored {
+		dest = append(dest, &h.Score)
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return h, err
+	}
+	return h, h.fromColumns(spans, meta, stats)
+}

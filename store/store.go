@@ -1,0 +1,262 @@
+// Package store keeps chunks and their vectors where they can be searched:
+// one SQLite file (the embedded default: a pure-Go driver, no server) or a
+// PostgreSQL database (a pgvector column with an HNSW index when the
+// extension is there, real[] otherwise).
+//
+// A store holds documents (an id, the source they were indexed from, a
+// hash of their content and one of the configuration that chunked them)
+// and their chunks (the records of package record, with their vectors).
+// A document's chunks are replaced in one transaction, so a reader never
+// sees half a document, and a run stopped at any moment leaves every
+// document either as it was or as it is now. Package index builds on it.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/gochunk/gochunk/record"
+)
+
+// SchemaVersion is the version of the tables a store creates; it is kept
+// in the store so later versions can migrate.
+const SchemaVersion = 1
+
+// ErrSchema reports a store written by a newer gochunk.
+var ErrSchema = errors.New("store: unknown schema version")
+
+// Document is what a store keeps of a document besides its chunks.
+type Document struct {
+	// ID names the document in its source (a file path, a row id).
+	ID string
+	// Source is what it was indexed from (a directory, "-", a table):
+	// cleanup removes documents of a source that it no longer holds.
+	Source string
+	// ContentHash and ConfigHash tell whether the document or the
+	// configuration that chunked it changed since.
+	ContentHash string
+	ConfigHash  string
+	// Metadata is the document's own (from JSON Lines or table columns).
+	Metadata map[string]any
+}
+
+// State is a stored document's hashes and source.
+type State struct {
+	Source      string
+	ContentHash string
+	ConfigHash  string
+}
+
+// Mode is a kind of search.
+type Mode string
+
+// The kinds of search.
+const (
+	Vector  Mode = "vector"  // nearest vectors by cosine similarity
+	Keyword Mode = "keyword" // full-text search (SQLite FTS5's BM25, PostgreSQL's ts_rank)
+	Hybrid  Mode = "hybrid"  // both, fused by reciprocal rank
+)
+
+// ParseMode reads a search mode by name.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case Vector, Keyword, Hybrid:
+		return m, nil
+	case "":
+		return Hybrid, nil
+	}
+	return "", fmt.Errorf("search mode %q: want vector, keyword or hybrid", s)
+}
+
+// Query is a search.
+type Query struct {
+	// Text is the query; Keyword and Hybrid search match its words.
+	Text string
+	// Vector is the query's embedding, for Vector and Hybrid search.
+	Vector []float32
+	// K is the number of hits (default 10).
+	K    int
+	Mode Mode
+}
+
+// Hit is a chunk a search found.
+type Hit struct {
+	record.Record
+	// Score is the cosine similarity (vector), the text rank (keyword; higher
+	// is better) or the fused reciprocal-rank score (hybrid).
+	Score float64 `json:"score"`
+}
+
+// Counts are a store's totals.
+type Counts struct {
+	Documents int `json:"documents"`
+	Chunks    int `json:"chunks"`
+}
+
+// Store is a place chunks are kept and searched. Its methods are safe for
+// concurrent use.
+type Store interface {
+	// Prepare creates the schema on first use, or checks it, for vectors of
+	// dims dimensions (0: none). When the store held vectors of another
+	// dimension, its chunks are removed and every document is marked
+	// stale, so the next run re-embeds them.
+	Prepare(ctx context.Context, dims int) error
+	// Documents returns the stored documents' states by id.
+	Documents(ctx context.Context) (map[string]State, error)
+	// Replace stores doc with chunks in place of whatever it had, in one
+	// transaction.
+	Replace(ctx context.Context, doc Document, chunks []record.Record) error
+	// Delete removes documents and their chunks.
+	Delete(ctx context.Context, ids ...string) error
+	// Counts returns the totals.
+	Counts(ctx context.Context) (Counts, error)
+	// Search finds chunks.
+	Search(ctx context.Context, q Query) ([]Hit, error)
+	// Meta reads and SetMeta writes a setting the store keeps (the
+	// embedder that made its vectors, for example); Meta returns "" for
+	// an unset key.
+	Meta(ctx context.Context, key string) (string, error)
+	SetMeta(ctx context.Context, key, value string) error
+	Close() error
+}
+
+// Open opens (creating it if needed) the store at dsn: a PostgreSQL
+// connection string (postgres://… or postgresql://…, or key=value pairs
+// with host=) or the path of a SQLite file.
+func Open(ctx context.Context, dsn string) (Store, error) {
+	if dsn == "" {
+		return nil, errors.New("store: empty location: give a SQLite file or a postgres:// URL")
+	}
+	if IsPostgres(dsn) {
+		return OpenPostgres(ctx, dsn)
+	}
+	return OpenSQLite(ctx, dsn)
+}
+
+// IsPostgres tells whether dsn names a PostgreSQL database.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") ||
+		strings.Contains(dsn, "host=") || strings.Contains(dsn, "dbname=")
+}
+
+// fuse merges ranked lists by reciprocal rank fusion (Cormack et al.,
+// 2009; k = 60): a chunk's score is the sum of 1/(60 + rank) over the
+// lists it is in.
+func fuse(k int, lists ...[]Hit) []Hit {
+	type key struct {
+		doc   string
+		index int
+	}
+	score := map[key]float64{}
+	first := map[key]Hit{}
+	for _, l := range lists {
+		for r, h := range l {
+			id := key{h.Source, h.ChunkIndex}
+			score[id] += 1 / float64(60+r+1)
+			if _, ok := first[id]; !ok {
+				first[id] = h
+			}
+		}
+	}
+	out := make([]Hit, 0, len(first))
+	for id, h := range first {
+		h.Score = score[id]
+		out = append(out, h)
+	}
+	sortHits(out)
+	return out[:min(k, len(out))]
+}
+
+// sortHits orders hits by score, then document and chunk, so equal
+// scores come out in a stable order.
+func sortHits(h []Hit) {
+	slices.SortFunc(h, func(a, b Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		case a.Source != b.Source:
+			return strings.Compare(a.Source, b.Source)
+		}
+		return a.ChunkIndex - b.ChunkIndex
+	})
+}
+
+// candidate is a chunk a scan over vectors scored: by its row id (SQLite)
+// or its document and index (PostgreSQL without pgvector).
+type candidate struct {
+	rowid int64
+	doc   string
+	index int
+	score float64
+}
+
+// topK keeps the k best candidates of a scan, best first (ties in the
+// order seen).
+type topK struct {
+	k    int
+	best []candidate
+}
+
+func (t *topK) offer(c candidate) {
+	if len(t.best) == t.k && c.score <= t.best[len(t.best)-1].score {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(t.best, c.score, func(a candidate, s float64) int {
+		if a.score >= s {
+			return -1
+		}
+		return 1
+	})
+	t.best = slices.Insert(t.best, i, c)
+	if len(t.best) > t.k {
+		t.best = t.best[:t.k]
+	}
+}
+
+// cosine returns the cosine similarity of two vectors (0 when either is
+// zero or their lengths differ).
+func cosine(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		dot += x * y
+		na += x * x
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+var wordRE = regexp.MustCompile(`[\p{L}\p{N}]+`)
+
+// words returns the query's words, lowercased, for keyword search.
+func words(q string) []string {
+	w := wordRE.FindAllString(strings.ToLower(q), -1)
+	slices.Sort(w)
+	return slices.Compact(w)
+}
+
+func (q *Query) check() error {
+	if q.K <= 0 {
+		q.K = 10
+	}
+	if q.Mode == "" {
+		q.Mode = Hybrid
+	}
+	if q.Mode != Keyword && len(q.Vector) == 0 {
+		return fmt.Errorf("%s search needs the query's vector (a store indexed without embeddings can only do keyword search)", q.Mode)
+	}
+	return nil
+}

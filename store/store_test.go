@@ -1,0 +1,149 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/pgtest"
+	"github.com/gochunk/gochunk/record"
+)
+
+func chunk(doc string, i int, text string, v ...float32) record.Record {
+	return record.Record{Source: doc, ChunkIndex: i, Text: text, Start: 10 * i, End: 10*i + len(text),
+		StartRune: 10 * i, EndRune: 10*i + len(text), TokenCount: len(text), Embedding: v}
+}
+
+// exercise runs the same checks on every kind of store.
+func exercise(t *testing.T, s Store) {
+	ctx := context.Background()
+	if err := s.Prepare(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Prepare(ctx, 3); err != nil { // again: nothing changes
+		t.Fatal(err)
+	}
+	multi := chunk("a", 1, "kittens purr softly\nnear the fire", 0.9, 0.1, 0)
+	multi.Spans = []gochunk.Span{{Start: 10, End: 29, StartRune: 10, EndRune: 29}, {Start: 40, End: 53, StartRune: 40, EndRune: 53}}
+	multi.Metadata = map[string]any{"heading": "Cats"}
+	multi.Stats = gochunk.Stats{Sentences: 2}
+	docA := Document{ID: "a", Source: "dir", ContentHash: "h1", ConfigHash: "c1", Metadata: map[string]any{"lang": "en"}}
+	if err := s.Replace(ctx, docA, []record.Record{chunk("a", 0, "cats and dogs", 1, 0, 0), multi, chunk("a", 2, "old text", 0, 0, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Replace(ctx, Document{ID: "b", Source: "dir", ContentHash: "h2", ConfigHash: "c1"},
+		[]record.Record{chunk("b", 0, "stock markets fell sharply", 0, 1, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	// Replacing a document leaves none of its old chunks.
+	if err := s.Replace(ctx, docA, []record.Record{chunk("a", 0, "cats and dogs", 1, 0, 0), multi}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := s.Counts(ctx); err != nil || c != (Counts{Documents: 2, Chunks: 3}) {
+		t.Fatalf("counts %+v, %v", c, err)
+	}
+	docs, err := s.Documents(ctx)
+	if err != nil || len(docs) != 2 || docs["a"] != (State{Source: "dir", ContentHash: "h1", ConfigHash: "c1"}) {
+		t.Fatalf("documents %+v, %v", docs, err)
+	}
+
+	hits, err := s.Search(ctx, Query{Vector: []float32{1, 0.05, 0}, K: 2, Mode: Vector})
+	if err != nil || len(hits) != 2 || hits[0].Source != "a" || hits[0].ChunkIndex != 0 || hits[1].ChunkIndex != 1 {
+		t.Fatalf("vector hits %+v, %v", hits, err)
+	}
+	if hits[0].Score < 0.99 || hits[0].Score > 1.0001 {
+		t.Errorf("cosine %v, want about 0.9988", hits[0].Score)
+	}
+	got := hits[1]
+	if got.Text != multi.Text || len(got.Spans) != 2 || got.Spans[1] != multi.Spans[1] || got.Metadata["heading"] != "Cats" ||
+		got.Stats.Sentences != 2 || got.Start != multi.Start || got.EndRune != multi.EndRune || got.TokenCount != multi.TokenCount {
+		t.Errorf("stored chunk came back as %+v, want %+v", got.Record, multi)
+	}
+	hits, err = s.Search(ctx, Query{Text: "Markets? falling!", K: 5, Mode: Keyword})
+	if err != nil || len(hits) != 1 || hits[0].Source != "b" || hits[0].Score <= 0 {
+		t.Fatalf("keyword hits %+v, %v", hits, err)
+	}
+	hits, err = s.Search(ctx, Query{Text: "purring kittens", Vector: []float32{0, 1, 0}, K: 3, Mode: Hybrid})
+	if err != nil || len(hits) != 3 {
+		t.Fatalf("hybrid hits %+v, %v", hits, err)
+	}
+	// b is first by vector, a/1 first by keyword: both lead the fusion.
+	if top := map[string]bool{hits[0].Source: true, hits[1].Source: true}; !top["a"] || !top["b"] {
+		t.Errorf("hybrid order %v %v %v", hits[0].Source, hits[1].Source, hits[2].Source)
+	}
+	if _, err := s.Search(ctx, Query{Text: "x", Mode: Vector}); err == nil {
+		t.Error("a vector search without a vector worked")
+	}
+	if _, err := s.Search(ctx, Query{Vector: []float32{1, 0}, Mode: Vector}); err == nil {
+		t.Error("a query of the wrong dimension worked")
+	}
+
+	if err := s.Delete(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := s.Counts(ctx); c != (Counts{Documents: 1, Chunks: 2}) {
+		t.Fatalf("after delete: %+v", c)
+	}
+	if hits, _ := s.Search(ctx, Query{Text: "markets", Mode: Keyword}); len(hits) != 0 {
+		t.Errorf("a deleted chunk is still found: %+v", hits)
+	}
+	if err := s.SetMeta(ctx, "embedder", "lexical"); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.Meta(ctx, "embedder"); v != "lexical" || err != nil {
+		t.Errorf("meta %q, %v", v, err)
+	}
+	// Another dimension: the vectors go, every document is stale.
+	if err := s.Prepare(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	docs, _ = s.Documents(ctx)
+	if c, _ := s.Counts(ctx); c.Chunks != 0 || docs["a"].ConfigHash != "" {
+		t.Errorf("after a change of dimension: %+v, %+v", c, docs)
+	}
+	if err := s.Replace(ctx, docA, []record.Record{chunk("a", 0, "cats", 1, 0, 0, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetMeta(ctx, "schema_version", "99"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Prepare(ctx, 4); !errors.Is(err, ErrSchema) {
+		t.Errorf("a newer schema: %v", err)
+	}
+}
+
+func TestSQLite(t *testing.T) {
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "gochunk.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	exercise(t, s)
+}
+
+func TestPostgres(t *testing.T) {
+	dsn := pgtest.Start(t)
+	s, err := Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.(*Postgres).Vector {
+		t.Log("pgvector is installed")
+	}
+	exercise(t, s)
+}
+
+func TestOpenErrors(t *testing.T) {
+	if _, err := Open(context.Background(), ""); err == nil {
+		t.Error("an empty location opened")
+	}
+	if _, err := Open(context.Background(), "postgres://127.0.0.1:1/none?connect_timeout=2"); err == nil {
+		t.Error("a closed port opened")
+	}
+	if _, err := ParseMode("semantic"); err == nil {
+		t.Error("an unknown mode parsed")
+	}
+}
