@@ -20,6 +20,10 @@ type Result struct {
 	// Trace is the chunker's explanation when Config.Trace is set and the
 	// chunker is a gochunk.Tracer.
 	Trace *gochunk.Trace
+	// EmbedPrefixes, when set (one per chunk), are prepended to the chunks'
+	// texts for their embeddings only (a document's title and heading
+	// path, say): the chunks' texts and offsets stay as they are.
+	EmbedPrefixes []string
 }
 
 // Chunk chunks doc, with the chunker's trace when Config.Trace asks for it.
@@ -56,6 +60,13 @@ func (p *Pipeline) Run(ctx context.Context, doc gochunk.Document) (Result, error
 func (p *Pipeline) Embedding() *Pipeline {
 	q := *p
 	q.cfg.EmbedChunks = true
+	return &q
+}
+
+// Chunking returns a pipeline like p that does not embed chunks.
+func (p *Pipeline) Chunking() *Pipeline {
+	q := *p
+	q.cfg.EmbedChunks = false
 	return &q
 }
 
@@ -115,8 +126,13 @@ func (p *Pipeline) Embed(ctx context.Context, results []*Result) []error {
 	for i, r := range results {
 		r.Embeddings = make([][]float32, len(r.Chunks))
 		for j, c := range r.Chunks {
-			texts = append(texts, c.Text)
-			tokens = append(tokens, c.TokenCount)
+			text, n := c.Text, c.TokenCount
+			if j < len(r.EmbedPrefixes) && r.EmbedPrefixes[j] != "" {
+				text = r.EmbedPrefixes[j] + text
+				n += p.counter.Count(r.EmbedPrefixes[j])
+			}
+			texts = append(texts, text)
+			tokens = append(tokens, n)
 			refs = append(refs, ref{i, j})
 		}
 	}

@@ -97,6 +97,8 @@ func commands() []command {
 		{"inspect", "[flags] FILE", "HTML page: text coloured by chunk, similarity curve, breakpoints", cmdInspect},
 		{"serve", "[flags]", "HTTP API: /embed, /v1/chunk, /v1/embeddings, /metrics", cmdServe},
 		{"extract", "[--elements] FILE", "the text (or layout elements) chunk offsets of a PDF or HTML file refer to", cmdExtract},
+		{"index", "[flags] SOURCE...", "chunk and embed documents into a store (SQLite or PostgreSQL), kept in step", cmdIndex},
+		{"search", "[flags] QUERY", "search a store: vector, keyword or hybrid", cmdSearch},
 		{"cache", "[--prune SIZE] DIR...", "show and prune disk caches of embeddings and model answers", cmdCache},
 	}
 }

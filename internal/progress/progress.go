@@ -16,6 +16,7 @@ type Bar struct {
 	mu    sync.Mutex
 	w     io.Writer
 	label string
+	unit  string // set for a count of unknown total (NewCounter)
 	total int64
 	done  int64
 	start time.Time
@@ -30,6 +31,16 @@ func New(w io.Writer, label string, total int64, enabled bool) *Bar {
 	return &Bar{w: w, label: label, total: total, start: time.Now()}
 }
 
+// NewCounter returns a bar for work of unknown size: it shows how many
+// units (documents, say) are done and at what rate; nil when enabled is
+// false.
+func NewCounter(w io.Writer, label, unit string, enabled bool) *Bar {
+	if !enabled {
+		return nil
+	}
+	return &Bar{w: w, label: label, unit: unit, total: -1, start: time.Now()}
+}
+
 // Add records n more units done.
 func (b *Bar) Add(n int64) {
 	if b == nil {
@@ -38,7 +49,7 @@ func (b *Bar) Add(n int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.done += n
-	if now := time.Now(); now.Sub(b.last) >= 100*time.Millisecond || b.done >= b.total {
+	if now := time.Now(); now.Sub(b.last) >= 100*time.Millisecond || b.done >= b.total && b.total >= 0 {
 		b.last = now
 		b.draw()
 	}
@@ -56,6 +67,10 @@ func (b *Bar) Finish() {
 }
 
 func (b *Bar) draw() {
+	if b.unit != "" {
+		fmt.Fprintf(b.w, "\r%s: %d %s (%.1f/s)", b.label, b.done, b.unit, float64(b.done)/max(time.Since(b.start).Seconds(), 1e-9))
+		return
+	}
 	frac := 1.0
 	if b.total > 0 {
 		frac = min(float64(b.done)/float64(b.total), 1)

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/gochunk/gochunk/index"
+	"github.com/gochunk/gochunk/internal/progress"
+	"github.com/gochunk/gochunk/store"
+)
+
+// storeFlag registers --store: a SQLite file or a PostgreSQL URL.
+func storeFlag(fs *flag.FlagSet, dst *string) {
+	def := os.Getenv("DATABASE_URL")
+	if def == "" {
+		def = "gochunk.db"
+	}
+	fs.StringVar(dst, "store", def, "where chunks are kept: a SQLite file, or a postgres:// URL (default $DATABASE_URL, else gochunk.db)")
+}
+
+func cmdIndex(e env, args []string) int {
+	fs := flagSet(e, "gochunk index", `Usage: gochunk index [flags] SOURCE...
+
+Chunks and embeds documents into a store, and keeps it in step: a rerun
+embeds only new or changed documents, removes those a source no longer
+holds, and redoes everything when the configuration changes. A SOURCE is a
+file, a directory (walked recursively) or "-" (JSON Lines of {"id", "text",
+"metadata"} on standard input); --table adds a PostgreSQL table.
+
+Flags:
+`)
+	var pf pipelineFlags
+	pf.register(fs)
+	var opt index.Options
+	var where string
+	var tf tableFlags
+	var include, exclude listFlag
+	storeFlag(fs, &where)
+	tf.register(fs)
+	noEmbed := fs.Bool("no-embed", false, "store text only (keyword search), no vectors")
+	fs.BoolVar(&opt.Context, "context", false, "embed each chunk with its document's title and heading path before it (the stored text stays exact)")
+	fs.BoolVar(&opt.KeepDeleted, "keep-deleted", false, "keep the documents a source no longer holds")
+	fs.IntVar(&opt.Jobs, "jobs", runtime.GOMAXPROCS(0), "documents loaded and chunked at once")
+	fs.Var(&include, "include", "index only files matching this `GLOB` (of the path under the directory, or the name; repeatable)")
+	fs.Var(&exclude, "exclude", "leave out files and directories matching this `GLOB` (repeatable)")
+	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
+	sources, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
+	}
+	if len(sources) == 0 && tf.table == "" {
+		return fail(e, "index", usagef("give a SOURCE (a file, a directory or -) or --table"))
+	}
+	opt.Embed = !*noEmbed
+	pl, err := pf.build(e)
+	if err != nil {
+		return fail(e, "index", err)
+	}
+	st, err := store.Open(e.ctx, where)
+	if err != nil {
+		return fail(e, "index", err)
+	}
+	defer st.Close()
+	var srcs []index.Source
+	for _, s := range sources {
+		if s == "-" {
+			srcs = append(srcs, index.JSONLines{Label: "-", R: e.stdin})
+		} else {
+			srcs = append(srcs, index.Files{Root: s, Include: include, Exclude: exclude})
+		}
+	}
+	if tf.table != "" {
+		t, err := tf.source(e, where)
+		if err != nil {
+			return fail(e, "index", err)
+		}
+		defer t.Close()
+		srcs = append(srcs, t)
+		if tf.watch {
+			if err := index.Watch(e.ctx, st, pl, t, opt, func(s index.Summary) { printSummary(e, s, *asJSON) }); err != nil {
+				return fail(e, "index", err)
+			}
+			return exitOK
+		}
+	}
+	bar := progress.NewCounter(e.stderr, "indexing", "documents", pf.showProgress(e))
+	opt.Progress = func(int, string) { bar.Add(1) }
+	sum, err := index.Run(e.ctx, st, pl, srcs, opt)
+	bar.Finish()
+	printSummary(e, sum, *asJSON)
+	for _, f := range sum.Failures {
+		fmt.Fprintf(e.stderr, "gochunk index: %s: %s\n", f.ID, f.Error)
+	}
+	if err != nil {
+		return fail(e, "index", err)
+	}
+	return exitOK
+}
+
+func printSummary(e env, s index.Summary, asJSON bool) {
+	if asJSON {
+		b, _ := json.Marshal(s)
+		fmt.Fprintf(e.stdout, "%s\n", b)
+		return
+	}
+	d := s.Documents
+	fmt.Fprintf(e.stdout, "documents: %d added, %d updated, %d unchanged, %d deleted, %d failed; %d chunks written, %d tokens embedded in %.2fs; the store holds %d documents, %d chunks\n",
+		d.Added, d.Updated, d.Unchanged, d.Deleted, d.Failed, s.ChunksWritten, s.TokensEmbedded, s.Seconds, s.Store.Documents, s.Store.Chunks)
+}
+
+func cmdSearch(e env, args []string) int {
+	fs := flagSet(e, "gochunk search", `Usage: gochunk search [flags] QUERY
+
+Finds the chunks of a store (see gochunk index) nearest to QUERY: by vector
+(with the embedder that indexed the store, unless --embedder names
+another), by keyword (full-text search), or both fused by reciprocal rank.
+
+Flags:
+`)
+	var pf pipelineFlags
+	pf.registerEmbedder(fs)
+	var where string
+	storeFlag(fs, &where)
+	k := fs.Int("k", 10, "number of hits")
+	mode := fs.String("mode", "hybrid", "vector, keyword or hybrid")
+	asJSON := fs.Bool("json", false, "one JSON object per hit: source, chunk_index, text, start, end, score")
+	words, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
+	}
+	m, err := store.ParseMode(*mode)
+	if err != nil || len(words) == 0 {
+		return fail(e, "search", usagef("give a QUERY and --mode vector, keyword or hybrid"))
+	}
+	if _, err := os.Stat(where); err != nil && !store.IsPostgres(where) {
+		return fail(e, "search", fmt.Errorf("store %s: %w", where, index.ErrEmpty))
+	}
+	st, err := store.Open(e.ctx, where)
+	if err != nil {
+		return fail(e, "search", err)
+	}
+	defer st.Close()
+	cfg := pf.embedder(e)
+	hits, err := index.Search(e.ctx, st, cfg, pf.set("embedder"), store.Query{Text: strings.Join(words, " "), K: *k, Mode: m})
+	if err != nil {
+		return fail(e, "search", err)
+	}
+	for i, h := range hits {
+		if *asJSON {
+			b, _ := json.Marshal(struct {
+				Source     string  `json:"source"`
+				ChunkIndex int     `json:"chunk_index"`
+				Text       string  `json:"text"`
+				Start      int     `json:"start"`
+				End        int     `json:"end"`
+				Score      float64 `json:"score"`
+			}{h.Source, h.ChunkIndex, h.Text, h.Start, h.End, h.Score})
+			fmt.Fprintf(e.stdout, "%s\n", b)
+			continue
+		}
+		fmt.Fprintf(e.stdout, "%d. %s #%d [%d:%d] score %.4f\n%s\n\n", i+1, h.Source, h.ChunkIndex, h.Start, h.End, h.Score, h.Text)
+	}
+	return exitOK
+}
+
+// tableFlags choose a PostgreSQL table as a source.
+type tableFlags struct {
+	t           index.Table
+	table, from string
+	text, meta  listFlag
+	watch       bool
+}
+
+func (f *tableFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.table, "table", "", "index the rows of this PostgreSQL `TABLE` (with --text-column, --id-column)")
+	fs.StringVar(&f.from, "table-db", "", "the table's database (default: --store when it is PostgreSQL, else $DATABASE_URL)")
+	fs.StringVar(&f.t.ID, "id-column", "id", "the table's id column")
+	fs.Var(&f.text, "text-column", "a text `COLUMN` of the table (repeatable: joined by a blank line)")
+	fs.Var(&f.meta, "metadata-column", "a `COLUMN` kept as metadata (repeatable)")
+	fs.BoolVar(&f.watch, "watch", false, "after indexing, keep the store in step with the table as rows change (a trigger-fed queue; several workers may run)")
+}
+
+func (f *tableFlags) source(e env, where string) (*index.Table, error) {
+	dsn := f.from
+	if dsn == "" && store.IsPostgres(where) {
+		dsn = where
+	}
+	if dsn == "" {
+		dsn = os.Getenv("DATABASE_URL")
+	}
+	if dsn == "" {
+		return nil, usagef("--table: give --table-db (or a PostgreSQL --store, or DATABASE_URL)")
+	}
+	f.t.Table, f.t.Text, f.t.Metadata = f.table, f.text, f.meta
+	return index.OpenTable(e.ctx, dsn, f.t)
+}

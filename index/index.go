@@ -1,0 +1,361 @@
+// Package index keeps a store (package store) in step with sources of
+// documents, as LangChain's indexing API and pgai's vectorizer do: each
+// document is chunked by a pipeline (package pipeline), its chunks are
+// embedded, batched across documents by a token budget, and written with
+// a hash of the document's content and one of the configuration. A rerun
+// skips what did not change, redoes what changed (everything when the
+// configuration changed) and removes the documents a source no longer
+// holds. Each document is written in one transaction, so a run stopped at
+// any moment and started again ends as an uninterrupted run would.
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/pipeline"
+	"github.com/gochunk/gochunk/store"
+)
+
+// Doc is one document of a source.
+type Doc struct {
+	// ID names the document in the store (a file's path, a row's id).
+	ID string
+	// Path is a file to load (text, markdown, code, HTML or PDF), or Text
+	// holds the document.
+	Path string
+	Text string
+	// Metadata is stored with the document (and its chunks' records).
+	Metadata map[string]any
+	// Err, when set, is why the document cannot be indexed (a NULL text,
+	// an unreadable file): it is reported and skipped.
+	Err error
+}
+
+// Source lists documents.
+type Source interface {
+	// Name identifies the source in the store: cleanup removes the
+	// documents indexed from a source of this name that it no longer holds.
+	Name() string
+	// Docs calls yield with each document, stopping at its first error.
+	Docs(ctx context.Context, yield func(Doc) error) error
+}
+
+// Options tune a run.
+type Options struct {
+	// Embed stores every chunk's vector from the pipeline's embedder;
+	// without it the store holds text only (keyword search).
+	Embed bool
+	// Context prepends, for the embedding only, the document's title and
+	// the chunk's heading path ("Title > Section > Subsection\n\n"); the
+	// stored text and offsets stay exact.
+	Context bool
+	// KeepDeleted leaves in the store the documents a source no longer
+	// holds (by default they are removed).
+	KeepDeleted bool
+	// Jobs is the number of documents loaded and chunked at once
+	// (default 1); Window the documents embedded together (default 64).
+	Jobs, Window int
+	// Progress, when set, hears of each document done.
+	Progress func(done int, id string)
+}
+
+// Tally counts documents by what a run did to them.
+type Tally struct {
+	Added     int `json:"added"`
+	Updated   int `json:"updated"`
+	Unchanged int `json:"unchanged"`
+	Deleted   int `json:"deleted"`
+	Failed    int `json:"failed"`
+}
+
+// Failure is a document a run could not index.
+type Failure struct {
+	ID    string `json:"id"`
+	Error string `json:"error"`
+}
+
+// Summary is what a run did.
+type Summary struct {
+	Documents      Tally        `json:"documents"`
+	ChunksWritten  int          `json:"chunks_written"`
+	TokensEmbedded int          `json:"tokens_embedded"`
+	Store          store.Counts `json:"store"`
+	Seconds        float64      `json:"seconds"`
+	Failures       []Failure    `json:"failures,omitempty"`
+}
+
+// ErrFailed is returned (wrapped, with the count) when documents failed;
+// the others were indexed.
+var ErrFailed = errors.New("documents failed")
+
+// ConfigHash is the hash of what decides a document's chunks and vectors:
+// the pipeline's chunker, parameters, tokenizer and embedder, and the
+// options that change the vectors.
+func ConfigHash(p *pipeline.Pipeline, opt Options) string {
+	cfg := p.Config()
+	key := struct {
+		Chunker, Tokenizer, Embedder, URL string
+		Params                            json.RawMessage
+		Dimensions                        int
+		Embed, Context                    bool
+	}{cfg.Chunker, cfg.Tokenizer, cfg.Embedder.Name, cfg.Embedder.URL, cfg.Params, cfg.Embedder.Dimensions, opt.Embed, opt.Context}
+	b, _ := json.Marshal(key)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}
+
+// contentHash hashes a document's bytes and metadata.
+func contentHash(data []byte, meta map[string]any) string {
+	h := sha256.New()
+	h.Write(data)
+	if len(meta) > 0 {
+		b, _ := json.Marshal(meta) // map keys are sorted: stable
+		h.Write([]byte{0})
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Run indexes the sources into st with p (whose Config.EmbedChunks does
+// not matter: opt.Embed decides). It returns the summary, and an error
+// wrapping ErrFailed when some documents failed (the others are indexed),
+// or the error that stopped it.
+func Run(ctx context.Context, st store.Store, p *pipeline.Pipeline, sources []Source, opt Options) (Summary, error) {
+	began := time.Now()
+	var sum Summary
+	dims := 0
+	var model string
+	if opt.Embed {
+		em, err := p.Embedder(ctx)
+		if err != nil {
+			return sum, err
+		}
+		dims, model = em.Dim(), em.ModelID()
+	}
+	if err := st.Prepare(ctx, dims); err != nil {
+		return sum, err
+	}
+	if opt.Embed {
+		if err := st.SetMeta(ctx, "embedder", model); err != nil {
+			return sum, err
+		}
+		if err := st.SetMeta(ctx, "embedder_config", embedderConfig(p)); err != nil {
+			return sum, err
+		}
+	}
+	known, err := st.Documents(ctx)
+	if err != nil {
+		return sum, err
+	}
+	r := &run{st: st, p: p, opt: opt, known: known, config: ConfigHash(p, opt), sum: &sum}
+	for _, src := range sources {
+		seen := map[string]bool{}
+		r.source = src.Name()
+		err := src.Docs(ctx, func(d Doc) error {
+			if seen[d.ID] {
+				r.fail(d.ID, fmt.Errorf("the id %q appears twice in %s: only its first document is indexed", d.ID, src.Name()))
+				return nil
+			}
+			seen[d.ID] = true
+			return r.add(ctx, d)
+		})
+		if err == nil {
+			err = r.flush(ctx)
+		}
+		if err != nil {
+			return sum, err
+		}
+		if !opt.KeepDeleted {
+			if err := r.cleanup(ctx, seen); err != nil {
+				return sum, err
+			}
+		}
+	}
+	if sum.Store, err = st.Counts(ctx); err != nil {
+		return sum, err
+	}
+	sum.Seconds = time.Since(began).Seconds()
+	if sum.Documents.Failed > 0 {
+		return sum, fmt.Errorf("%d %w (the others were indexed)", sum.Documents.Failed, ErrFailed)
+	}
+	return sum, nil
+}
+
+// embedderConfig is the embedder part of the configuration, kept in the
+// store so that search embeds queries with the same embedder.
+func embedderConfig(p *pipeline.Pipeline) string {
+	e := p.Config().Embedder
+	b, _ := json.Marshal(pipeline.EmbedderConfig{Name: e.Name, URL: e.URL, Dimensions: e.Dimensions, ONNXPooling: e.ONNXPooling})
+	return string(b)
+}
+
+type run struct {
+	st     store.Store
+	p      *pipeline.Pipeline
+	opt    Options
+	known  map[string]store.State
+	config string
+	source string
+	sum    *Summary
+	done   int
+	// The window of documents to chunk and embed together.
+	docs   []Doc
+	hashes []string
+}
+
+func (r *run) fail(id string, err error) {
+	r.sum.Documents.Failed++
+	r.sum.Failures = append(r.sum.Failures, Failure{ID: id, Error: err.Error()})
+	r.progress(id)
+}
+
+func (r *run) progress(id string) {
+	r.done++
+	if r.opt.Progress != nil {
+		r.opt.Progress(r.done, id)
+	}
+}
+
+// add hashes a document and queues it unless it is unchanged.
+func (r *run) add(ctx context.Context, d Doc) error {
+	if d.Err != nil {
+		r.fail(d.ID, d.Err)
+		return nil
+	}
+	data := []byte(d.Text)
+	if d.Path != "" {
+		b, err := readFile(d.Path)
+		if err != nil {
+			r.fail(d.ID, err)
+			return nil
+		}
+		data = b
+	}
+	h := contentHash(data, d.Metadata)
+	if st, ok := r.known[d.ID]; ok && st.ContentHash == h && st.ConfigHash == r.config && st.Source == r.source {
+		r.sum.Documents.Unchanged++
+		r.progress(d.ID)
+		return nil
+	}
+	r.docs, r.hashes = append(r.docs, d), append(r.hashes, h)
+	if len(r.docs) >= max(r.opt.Window, 1) || r.opt.Window == 0 && len(r.docs) >= 64 {
+		return r.flush(ctx)
+	}
+	return nil
+}
+
+// flush chunks, embeds and writes the queued documents.
+func (r *run) flush(ctx context.Context) error {
+	if len(r.docs) == 0 {
+		return nil
+	}
+	docs, hashes := r.docs, r.hashes
+	r.docs, r.hashes = nil, nil
+	srcs := make([]pipeline.Source, len(docs))
+	for i, d := range docs {
+		srcs[i] = pipeline.Source{ID: d.ID, Path: d.Path, Text: d.Text, Metadata: d.Metadata}
+	}
+	results := make([]*pipeline.Result, len(docs))
+	errs := make([]error, len(docs))
+	// Chunk only, and embed the window's chunks together below; a chunker
+	// that makes its own vectors (late chunking) gives them as it chunks.
+	chunking := r.p.Chunking()
+	if _, ok := r.p.Chunker().(gochunk.ChunkEmbedder); ok && r.opt.Embed {
+		chunking = r.p.Embedding()
+	}
+	i := 0
+	err := chunking.Stream(ctx, srcs, max(r.opt.Jobs, 1), false, func(it pipeline.Item) error {
+		defer func() { i++ }()
+		defer it.Loaded.Release()
+		if it.Err != nil {
+			errs[i] = it.Err
+			return nil
+		}
+		res := it.Result
+		// The chunks' texts may point into a memory-mapped file: keep copies.
+		for k := range res.Chunks {
+			res.Chunks[k].Text = strings.Clone(res.Chunks[k].Text)
+		}
+		if r.opt.Context {
+			res.EmbedPrefixes = prefixes(docs[i], it.Loaded.Text, res.Chunks)
+		}
+		results[i] = &res
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if r.opt.Embed {
+		var todo []*pipeline.Result
+		var at []int
+		for i, res := range results {
+			if res != nil && len(res.Chunks) > 0 {
+				todo, at = append(todo, res), append(at, i)
+			}
+		}
+		for k, err := range r.p.Embedding().Embed(ctx, todo) {
+			if err != nil {
+				errs[at[k]] = err
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	for i, d := range docs {
+		if errs[i] != nil {
+			r.fail(d.ID, errs[i])
+			continue
+		}
+		recs := results[i].Records()
+		for k := range recs {
+			recs[k].Source = d.ID
+		}
+		doc := store.Document{ID: d.ID, Source: r.source, ContentHash: hashes[i], ConfigHash: r.config, Metadata: d.Metadata}
+		if err := r.st.Replace(ctx, doc, recs); err != nil {
+			return err
+		}
+		if _, ok := r.known[d.ID]; ok {
+			r.sum.Documents.Updated++
+		} else {
+			r.sum.Documents.Added++
+		}
+		r.known[d.ID] = store.State{Source: r.source, ContentHash: hashes[i], ConfigHash: r.config}
+		r.sum.ChunksWritten += len(recs)
+		if r.opt.Embed {
+			for _, c := range results[i].Chunks {
+				r.sum.TokensEmbedded += c.TokenCount
+			}
+		}
+		r.progress(d.ID)
+	}
+	return nil
+}
+
+// cleanup removes the documents of the current source it no longer holds.
+func (r *run) cleanup(ctx context.Context, seen map[string]bool) error {
+	var gone []string
+	for id, st := range r.known {
+		if st.Source == r.source && !seen[id] {
+			gone = append(gone, id)
+		}
+	}
+	slices.Sort(gone)
+	if err := r.st.Delete(ctx, gone...); err != nil {
+		return err
+	}
+	for _, id := range gone {
+		delete(r.known, id)
+	}
+	r.sum.Documents.Deleted += len(gone)
+	return nil
+}

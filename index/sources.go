@@ -1,0 +1,163 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Files is a file, or a directory walked recursively, as a source. Hidden
+// files and directories (.git, .env) and binary files are left out; PDFs
+// are read through Poppler, HTML turned into markdown.
+type Files struct {
+	// Root is the file or directory.
+	Root string
+	// Include, when not empty, keeps only the files that match one of its
+	// globs; Exclude leaves out the files and directories that match one
+	// of its. A glob (path.Match syntax) matches the path relative to Root
+	// (with /) or its last element: "*.md", "docs/*.txt", "vendor".
+	Include, Exclude []string
+}
+
+// Name implements Source.
+func (f Files) Name() string { return filepath.Clean(f.Root) }
+
+func matchAny(globs []string, rel string) bool {
+	for _, g := range globs {
+		if ok, _ := path.Match(g, rel); ok {
+			return true
+		}
+		if ok, _ := path.Match(g, path.Base(rel)); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Docs implements Source, in lexical order.
+func (f Files) Docs(ctx context.Context, yield func(Doc) error) error {
+	for _, globs := range [][]string{f.Include, f.Exclude} {
+		for _, g := range globs {
+			if _, err := path.Match(g, ""); err != nil {
+				return fmt.Errorf("glob %q: %w", g, err)
+			}
+		}
+	}
+	root := filepath.Clean(f.Root)
+	info, err := os.Stat(root)
+	if err != nil {
+		return fmt.Errorf("source %s: %w", f.Root, err)
+	}
+	if !info.IsDir() {
+		return yield(Doc{ID: root, Path: root})
+	}
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err != nil {
+			return yield(Doc{ID: p, Err: err})
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if p != root && (strings.HasPrefix(d.Name(), ".") || matchAny(f.Exclude, rel)) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !d.Type().IsRegular() || len(f.Include) > 0 && !matchAny(f.Include, rel) {
+			return nil
+		}
+		if binary(p) {
+			return nil
+		}
+		return yield(Doc{ID: p, Path: p})
+	})
+}
+
+// binary tells whether a file is not a document: a NUL byte in its first
+// 8 KB, unless it is a PDF.
+func binary(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false // reported when read
+	}
+	defer f.Close()
+	buf := make([]byte, 8192)
+	n, _ := io.ReadFull(f, buf)
+	buf = buf[:n]
+	return !bytes.HasPrefix(buf, []byte("%PDF-")) && bytes.IndexByte(buf, 0) >= 0
+}
+
+func readFile(p string) ([]byte, error) { return os.ReadFile(p) }
+
+// JSONLines is a stream of JSON objects, one a line, as a source:
+// {"id": "…", "text": "…", "metadata": {…}} (an id may be a number).
+type JSONLines struct {
+	// Label names the source in the store ("-" for standard input).
+	Label string
+	R     io.Reader
+}
+
+// Name implements Source.
+func (j JSONLines) Name() string { return j.Label }
+
+// Docs implements Source. A line that is not such an object is a failed
+// document named by its line number; the others go on.
+func (j JSONLines) Docs(ctx context.Context, yield func(Doc) error) error {
+	r := bufio.NewReaderSize(j.R, 1<<16)
+	for n := 1; ; n++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		line, err := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			if err := yield(jsonDoc(line, n, j.Label)); err != nil {
+				return err
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", j.Label, err)
+		}
+	}
+}
+
+func jsonDoc(line []byte, n int, label string) Doc {
+	var v struct {
+		ID       json.RawMessage `json:"id"`
+		Text     *string         `json:"text"`
+		Metadata map[string]any  `json:"metadata"`
+	}
+	where := fmt.Sprintf("%s line %d", label, n)
+	if err := json.Unmarshal(line, &v); err != nil {
+		return Doc{ID: where, Err: fmt.Errorf("not a JSON object of id, text and metadata: %v", err)}
+	}
+	var id string
+	if err := json.Unmarshal(v.ID, &id); err != nil {
+		var num json.Number
+		if json.Unmarshal(v.ID, &num) != nil || len(v.ID) == 0 {
+			return Doc{ID: where, Err: errors.New(`"id" must be a string or a number`)}
+		}
+		id = num.String()
+	}
+	if id == "" {
+		return Doc{ID: where, Err: errors.New(`empty "id"`)}
+	}
+	if v.Text == nil {
+		return Doc{ID: id, Err: fmt.Errorf(`"text" is missing or null (%s)`, where)}
+	}
+	return Doc{ID: id, Text: *v.Text, Metadata: v.Metadata}
+}
