@@ -43,8 +43,8 @@ func prefixes(d Doc, text string, chunks []gochunk.Chunk) []string {
 		if hs, ok := c.Metadata["headings"].([]string); ok {
 			path = hs
 		} else if markdown && len(c.Spans) > 0 {
-			// The headings that start before the chunk, as a stack.
-			for next < len(heads) && heads[next].at < c.Spans[0].Start {
+			// The headings at or before the chunk's start, as a stack.
+			for next < len(heads) && heads[next].at <= c.Spans[0].Start {
 				h := heads[next]
 				for len(stack) > 0 && stack[len(stack)-1].level >= h.level {
 					stack = stack[:len(stack)-1]

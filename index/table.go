@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -157,6 +158,11 @@ func (t *Table) installQueue(ctx context.Context) error {
 		`CREATE TRIGGER ` + q + ` AFTER INSERT OR UPDATE OR DELETE ON ` + quote(t.Table) + ` FOR EACH ROW EXECUTE FUNCTION ` + fn + `()`,
 	}
 	return pgx.BeginFunc(ctx, t.Pool, func(tx pgx.Tx) error {
+		var installed bool
+		err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = $1 AND tgrelid = $2::regclass)`, q, quote(t.Table)).Scan(&installed)
+		if err != nil || installed {
+			return err // installed: no DDL, which would wait on the table's readers
+		}
 		for _, s := range stmts {
 			if _, err := tx.Exec(ctx, s); err != nil {
 				return err
@@ -240,6 +246,15 @@ func watchBatch(ctx context.Context, pg *store.Postgres, p *pipeline.Pipeline, t
 			return err
 		}
 		n = len(ids)
+		// Lock the batch's documents in one order, so two workers whose
+		// batches share documents wait for each other instead of
+		// deadlocking.
+		slices.Sort(ids)
+		for _, id := range ids {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('gochunk document ' || $1))`, id); err != nil {
+				return err
+			}
+		}
 		docs := map[string]Doc{}
 		rows, err = tx.Query(ctx, t.selectRows(" WHERE "+quote(t.ID)+"::text = ANY($1)"), ids)
 		if err != nil {

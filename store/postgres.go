@@ -176,13 +176,15 @@ func (p *Postgres) ReplaceTx(ctx context.Context, tx pgx.Tx, doc Document, chunk
 	if err != nil {
 		return fmt.Errorf("metadata of %s: %w", doc.ID, err)
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM gochunk_chunks WHERE document_id = $1`, doc.ID); err != nil {
-		return err
-	}
+	// The document's row first: it locks the document, so two writers of
+	// one document take turns instead of mixing their chunks.
 	if _, err := tx.Exec(ctx, `INSERT INTO gochunk_documents (id, source, content_hash, config_hash, metadata, updated_at)
 		VALUES ($1, $2, $3, $4, $5, now()) ON CONFLICT (id) DO UPDATE SET source = excluded.source,
 		content_hash = excluded.content_hash, config_hash = excluded.config_hash, metadata = excluded.metadata,
 		updated_at = excluded.updated_at`, doc.ID, doc.Source, doc.ContentHash, doc.ConfigHash, nullString(meta)); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM gochunk_chunks WHERE document_id = $1`, doc.ID); err != nil {
 		return err
 	}
 	vec := "$12::real[]"
