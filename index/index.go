@@ -140,6 +140,13 @@ func Run(ctx context.Context, st store.Store, p *pipeline.Pipeline, sources []So
 			return sum, err
 		}
 		dims, model = em.Dim(), em.ModelID()
+		if dims == 0 { // a remote model tells its dimension by answering
+			v, err := em.Embed(ctx, []string{"dimension probe"})
+			if err != nil {
+				return sum, fmt.Errorf("embedder %s: %w", model, err)
+			}
+			dims = len(v[0])
+		}
 	}
 	if err := st.Prepare(ctx, dims); err != nil {
 		return sum, err
