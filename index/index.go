@@ -93,6 +93,13 @@ type Summary struct {
 	Failures       []Failure    `json:"failures,omitempty"`
 }
 
+// String returns the summary as a line for people.
+func (s Summary) String() string {
+	d := s.Documents
+	return fmt.Sprintf("documents: %d added, %d updated, %d unchanged, %d deleted, %d failed; %d chunks written, %d tokens embedded in %.2fs; the store holds %d documents, %d chunks",
+		d.Added, d.Updated, d.Unchanged, d.Deleted, d.Failed, s.ChunksWritten, s.TokensEmbedded, s.Seconds, s.Store.Documents, s.Store.Chunks)
+}
+
 // ErrFailed is returned (wrapped, with the count) when documents failed;
 // the others were indexed.
 var ErrFailed = errors.New("documents failed")

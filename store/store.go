@@ -12,12 +12,14 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gochunk/gochunk/record"
@@ -90,6 +92,18 @@ type Hit struct {
 	// Score is the cosine similarity (vector), the text rank (keyword; higher
 	// is better) or the fused reciprocal-rank score (hybrid).
 	Score float64 `json:"score"`
+}
+
+// MarshalJSON writes the hit's record with its score.
+func (h Hit) MarshalJSON() ([]byte, error) {
+	b, err := record.AppendJSON(nil, h.Record)
+	if err != nil {
+		return nil, err
+	}
+	b = bytes.TrimRight(b, "\n")
+	b = append(b[:len(b)-1], `,"score":`...)
+	b = strconv.AppendFloat(b, h.Score, 'g', -1, 64)
+	return append(b, '}'), nil
 }
 
 // Counts are a store's totals.

@@ -24,8 +24,8 @@ run. One core is used: GOMAXPROCS is set to 1 while measuring.
 
 Flags:
 `)
-	var pf pipelineFlags
-	pf.register(fs)
+	pf := pipelineFlags(e)
+	pf.Register(fs)
 	names := fs.String("chunkers", "token,character,recursive,sentence,semchunk,markdown,code", "comma-separated chunkers to measure (--chunker measures one)")
 	gen := fs.Int("generate", 10, "MB of generated prose to use when no FILE is given")
 	minTime := fs.Duration("time", time.Second, "minimum measuring time per chunker")
@@ -34,7 +34,7 @@ Flags:
 	if !ok {
 		return code
 	}
-	base, err := pf.build(e)
+	base, err := pf.Build(e.ctx)
 	if err != nil {
 		return fail(e, "bench", err)
 	}
@@ -53,8 +53,8 @@ Flags:
 		docs = []gochunk.Document{{ID: "generated.md", Text: textgen.Prose(*gen<<20, 1)}}
 	}
 	list := strings.Split(*names, ",")
-	if pf.set("chunker") {
-		list = []string{pf.cfg.Chunker}
+	if pf.IsSet("chunker") {
+		list = []string{pf.Cfg.Chunker}
 	}
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)

@@ -24,11 +24,11 @@ stats and metadata where the chunker sets them.
 
 Flags:
 `)
-	var pf pipelineFlags
-	pf.register(fs)
+	pf := pipelineFlags(e)
+	pf.Register(fs)
 	debugOut := fs.String("debug-out", "", "write, for chunkers that explain themselves (the embedding-based ones), one JSON trace per input to `FILE`: units, similarity curve, smoothed curve, threshold, breakpoints")
 	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "files chunked in parallel (output stays in input order)")
-	fs.BoolVar(&pf.cfg.EmbedChunks, "embed-chunks", false, "add each chunk's embedding (--embedder) to its record, as POST /v1/chunk does with embed")
+	fs.BoolVar(&pf.Cfg.EmbedChunks, "embed-chunks", false, "add each chunk's embedding (--embedder) to its record, as POST /v1/chunk does with embed")
 	output := fs.String("output", "records", "what each line holds: records (text, offsets, counts, source) or offsets ({\"start\": B, \"end\": B}, byte offsets, for callers that hold the text; one input only)")
 	files, code, ok := parseArgs(fs, args)
 	if !ok {
@@ -43,13 +43,13 @@ Flags:
 		return fail(e, "chunk", usagef("--output: want records or offsets"))
 	case *jobs < 1:
 		return fail(e, "chunk", usagef("--jobs must be at least 1"))
-	case offsetsOnly && pf.cfg.EmbedChunks:
+	case offsetsOnly && pf.Cfg.EmbedChunks:
 		return fail(e, "chunk", usagef("--embed-chunks needs --output records"))
 	case offsetsOnly && len(files) > 1:
 		return fail(e, "chunk", usagef("--output offsets takes one input: offsets do not say which file they index; run it once per file"))
 	}
-	pf.cfg.Trace = *debugOut != ""
-	pl, err := pf.build(e)
+	pf.Cfg.Trace = *debugOut != ""
+	pl, err := pf.Build(e.ctx)
 	if err != nil {
 		return fail(e, "chunk", err)
 	}
@@ -76,7 +76,7 @@ Flags:
 			total += sizes[i]
 		}
 	}
-	bar := pf.bar(e, "chunking", total)
+	bar := bar(e, pf, "chunking", total)
 	for i, f := range files {
 		srcs[i] = pipelineSource(e, f)
 		srcs[i].Progress = func(done, pages int) {

@@ -11,27 +11,11 @@ import (
 	"time"
 
 	"github.com/gochunk/gochunk/eval"
+	"github.com/gochunk/gochunk/pipeline/pipelineflag"
 )
 
-// Numbers in configuration files keep their exact value on their way to
-// the chunker's JSON configuration.
-func TestReadParamsExactNumbers(t *testing.T) {
-	dir := t.TempDir()
-	for name, body := range map[string]string{
-		"c.yaml": "seed: 9007199254740993\nthreshold: 0.1\n",
-		"c.json": `{"seed": 9007199254740993, "threshold": 0.1}`,
-	} {
-		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte(body), 0o644)
-		params, err := readParams(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := json.Marshal(params)
-		if !strings.Contains(string(b), `"seed":9007199254740993`) || !strings.Contains(string(b), `"threshold":0.1`) {
-			t.Errorf("%s: %s", name, b)
-		}
-	}
+// Sweep values keep numbers exact.
+func TestSweepExactNumbers(t *testing.T) {
 	a, err := eval.ParseAxis("seed=9007199254740993,abc,true")
 	if v := a.Values; err != nil || len(v) != 3 || v[1] != "abc" || v[2] != true {
 		t.Errorf("sweep values %v", v)
@@ -55,19 +39,19 @@ func TestServeSettings(t *testing.T) {
 	token := fs.String("token", "", "")
 	conc := fs.Int("max-concurrent", 64, "")
 	var read time.Duration
-	fs.Func("read-timeout", "", func(v string) error { return setSeconds(&read, v) })
+	pipelineflag.SecondsVar(fs, &read, "read-timeout", "")
 	fs.String("config", "", "")
 	if err := fs.Parse([]string{"--token", "from-flag"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := settings(fs, file); err != nil {
+	if err := pipelineflag.Layer(fs, file, envName); err != nil {
 		t.Fatal(err)
 	}
 	if *port != 9000 || *docs != 9 || *emb != "static:x" || *token != "from-flag" || *conc != 64 || read != 90*time.Second {
 		t.Errorf("port %d, documents %d, embedder %s, token %s, concurrent %d, read %v", *port, *docs, *emb, *token, *conc, read)
 	}
 	os.WriteFile(file, []byte("prot: 1\n"), 0o644)
-	if err := settings(fs, file); err == nil || !strings.Contains(err.Error(), `unknown setting "prot"`) {
+	if err := pipelineflag.Layer(fs, file, envName); err == nil || !strings.Contains(err.Error(), `unknown setting "prot"`) {
 		t.Errorf("unknown setting: %v", err)
 	}
 }

@@ -21,8 +21,8 @@ An empty line gets a zero vector.
 
 Flags:
 `)
-	var pf pipelineFlags
-	pf.registerEmbedder(fs)
+	pf := pipelineFlags(e)
+	pf.RegisterEmbedder(fs)
 	batch := fs.Int("batch", 256, "lines embedded per call")
 	files, code, ok := parseArgs(fs, args)
 	if !ok {
@@ -35,7 +35,7 @@ Flags:
 		return fail(e, "embed", usagef("--batch must be at least 1"))
 	}
 	ctx := e.ctx
-	em, err := pipeline.NewEmbedder(ctx, pf.embedder(e))
+	em, err := pipeline.NewEmbedder(ctx, pf.Embedder())
 	if err != nil {
 		return fail(e, "embed", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/eval"
 	"github.com/gochunk/gochunk/pipeline"
+	"github.com/gochunk/gochunk/pipeline/pipelineflag"
 )
 
 // listFlag collects a repeatable string flag.
@@ -21,7 +22,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // evalFlags are the flags eval and tune share.
 type evalFlags struct {
-	pf        pipelineFlags
+	pf        *pipelineflag.Flags
 	dataset   string
 	stitch    int
 	retriever string
@@ -33,8 +34,9 @@ type evalFlags struct {
 	shuffle func([]eval.Candidate)
 }
 
-func (f *evalFlags) register(fs *flag.FlagSet) {
-	f.pf.registerChunking(fs)
+func (f *evalFlags) register(e env, fs *flag.FlagSet) {
+	f.pf = pipelineFlags(e)
+	f.pf.RegisterChunking(fs)
 	fs.StringVar(&f.dataset, "dataset", "", "data set: a Chroma directory (questions.csv), a directory with documents.jsonl and questions.jsonl, or a SQuAD v1.1 / HotpotQA JSON file")
 	fs.IntVar(&f.stitch, "stitch", 0, "concatenate this many documents into one, recording the seams as gold boundaries")
 	fs.StringVar(&f.retriever, "retriever", "bm25", "bm25 (built in), or an embedder name (lexical, static:MODEL, onnx:MODEL, openai:MODEL) for dense retrieval")
@@ -64,7 +66,7 @@ func (f *evalFlags) setup(e env) (*eval.Dataset, eval.Options, error) {
 	}
 	opt.K = f.k
 	if f.retriever != "bm25" {
-		ec := f.pf.embedder(e)
+		ec := f.pf.Embedder()
 		ec.Name, ec.CacheEntries = f.retriever, 1<<20
 		em, err := pipeline.NewEmbedder(e.ctx, ec)
 		if err != nil {
@@ -73,7 +75,7 @@ func (f *evalFlags) setup(e env) (*eval.Dataset, eval.Options, error) {
 		opt.NewRetriever = func() eval.Retriever { return &eval.Dense{Embedder: em} }
 	}
 	if f.cohesion {
-		if opt.Cohesion, err = pipeline.NewEmbedder(e.ctx, f.pf.embedder(e)); err != nil {
+		if opt.Cohesion, err = pipeline.NewEmbedder(e.ctx, f.pf.Embedder()); err != nil {
 			return nil, opt, err
 		}
 	}
@@ -89,8 +91,8 @@ func (f *evalFlags) candidates(axes []eval.Axis) ([]eval.Candidate, error) {
 		paths = listFlag{""}
 	}
 	for _, path := range paths {
-		f.pf.params = path
-		name, tok, params, err := f.pf.chunker()
+		f.pf.Params = path
+		name, tok, params, err := f.pf.Chunker()
 		if err != nil {
 			return nil, err
 		}
@@ -104,11 +106,11 @@ func (f *evalFlags) candidates(axes []eval.Axis) ([]eval.Candidate, error) {
 // run evaluates the candidates and returns the report; the candidates'
 // pipelines share the first one's embedder and tokenizers.
 func (f *evalFlags) run(e env, ds *eval.Dataset, opt eval.Options, cands []eval.Candidate) (*eval.Report, error) {
-	cfg, err := f.pf.config(e)
+	cfg, err := f.pf.Config()
 	if err != nil {
 		return nil, err
 	}
-	bar := f.pf.bar(e, "evaluating", int64(len(cands)*len(ds.Questions)))
+	bar := bar(e, f.pf, "evaluating", int64(len(cands)*len(ds.Questions)))
 	defer bar.Finish()
 	last := 0
 	opt.Progress = func(done, total int) {
@@ -124,7 +126,7 @@ func (f *evalFlags) run(e env, ds *eval.Dataset, opt eval.Options, cands []eval.
 		pl := base
 		if base == nil {
 			cfg.Chunker, cfg.Params, cfg.Tokenizer = c.Chunker, raw, c.Tokenizer
-			base, err = newPipeline(ctx, cfg)
+			base, err = pipelineflag.New(ctx, cfg)
 			pl = base
 		} else {
 			pl, err = base.With(ctx, c.Chunker, raw, c.Tokenizer)
@@ -150,7 +152,7 @@ where the data set has gold boundaries or labels.
 Flags:
 `)
 	var f evalFlags
-	f.register(fs)
+	f.register(e, fs)
 	var sweeps listFlag
 	fs.Var(&sweeps, "sweep", "`KEY=V1,V2,...` or KEY=LO:HI:STEP: evaluate every value (repeat for a grid), e.g. size=128,256,512")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")

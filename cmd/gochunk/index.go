@@ -33,8 +33,8 @@ file, a directory (walked recursively) or "-" (JSON Lines of {"id", "text",
 
 Flags:
 `)
-	var pf pipelineFlags
-	pf.register(fs)
+	pf := pipelineFlags(e)
+	pf.Register(fs)
 	var opt index.Options
 	var where string
 	var tf tableFlags
@@ -56,7 +56,7 @@ Flags:
 		return fail(e, "index", usagef("give a SOURCE (a file, a directory or -) or --table"))
 	}
 	opt.Embed = !*noEmbed
-	pl, err := pf.build(e)
+	pl, err := pf.Build(e.ctx)
 	if err != nil {
 		return fail(e, "index", err)
 	}
@@ -87,7 +87,7 @@ Flags:
 			return exitOK
 		}
 	}
-	bar := progress.NewCounter(e.stderr, "indexing", "documents", pf.showProgress(e))
+	bar := progress.NewCounter(e.stderr, "indexing", "documents", pf.ShowProgress())
 	opt.Progress = func(int, string) { bar.Add(1) }
 	sum, err := index.Run(e.ctx, st, pl, srcs, opt)
 	bar.Finish()
@@ -105,11 +105,9 @@ func printSummary(e env, s index.Summary, asJSON bool) {
 	if asJSON {
 		b, _ := json.Marshal(s)
 		fmt.Fprintf(e.stdout, "%s\n", b)
-		return
+	} else {
+		fmt.Fprintln(e.stdout, s)
 	}
-	d := s.Documents
-	fmt.Fprintf(e.stdout, "documents: %d added, %d updated, %d unchanged, %d deleted, %d failed; %d chunks written, %d tokens embedded in %.2fs; the store holds %d documents, %d chunks\n",
-		d.Added, d.Updated, d.Unchanged, d.Deleted, d.Failed, s.ChunksWritten, s.TokensEmbedded, s.Seconds, s.Store.Documents, s.Store.Chunks)
 }
 
 func cmdSearch(e env, args []string) int {
@@ -121,13 +119,13 @@ another), by keyword (full-text search), or both fused by reciprocal rank.
 
 Flags:
 `)
-	var pf pipelineFlags
-	pf.registerEmbedder(fs)
+	pf := pipelineFlags(e)
+	pf.RegisterEmbedder(fs)
 	var where string
 	storeFlag(fs, &where)
 	k := fs.Int("k", 10, "number of hits")
 	mode := fs.String("mode", "hybrid", "vector, keyword or hybrid")
-	asJSON := fs.Bool("json", false, "one JSON object per hit: source, chunk_index, text, start, end, score")
+	asJSON := fs.Bool("json", false, "one JSON object per hit: its record (source, chunk_index, text, start, end, …) and score")
 	words, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -144,21 +142,14 @@ Flags:
 		return fail(e, "search", err)
 	}
 	defer st.Close()
-	cfg := pf.embedder(e)
-	hits, err := index.Search(e.ctx, st, cfg, pf.set("embedder"), store.Query{Text: strings.Join(words, " "), K: *k, Mode: m})
+	cfg := pf.Embedder()
+	hits, err := index.Search(e.ctx, st, cfg, pf.IsSet("embedder"), store.Query{Text: strings.Join(words, " "), K: *k, Mode: m})
 	if err != nil {
 		return fail(e, "search", err)
 	}
 	for i, h := range hits {
 		if *asJSON {
-			b, _ := json.Marshal(struct {
-				Source     string  `json:"source"`
-				ChunkIndex int     `json:"chunk_index"`
-				Text       string  `json:"text"`
-				Start      int     `json:"start"`
-				End        int     `json:"end"`
-				Score      float64 `json:"score"`
-			}{h.Source, h.ChunkIndex, h.Text, h.Start, h.End, h.Score})
+			b, _ := json.Marshal(h)
 			fmt.Fprintf(e.stdout, "%s\n", b)
 			continue
 		}

@@ -17,8 +17,8 @@ can see why each chunk ended.
 
 Flags:
 `)
-	var pf pipelineFlags
-	pf.register(fs)
+	pf := pipelineFlags(e)
+	pf.Register(fs)
 	out := fs.String("out", "inspect.html", "the HTML `FILE` to write (- for standard output)")
 	files, code, ok := parseArgs(fs, args)
 	if !ok {
@@ -27,8 +27,8 @@ Flags:
 	if len(files) != 1 {
 		return fail(e, "inspect", usagef("give one FILE"))
 	}
-	pf.cfg.Trace = true
-	pl, err := pf.build(e)
+	pf.Cfg.Trace = true
+	pl, err := pf.Build(e.ctx)
 	if err != nil {
 		return fail(e, "inspect", err)
 	}

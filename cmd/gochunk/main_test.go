@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/gochunk/gochunk/eval"
-	"github.com/gochunk/gochunk/record"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/gochunk/gochunk/eval"
+	"github.com/gochunk/gochunk/record"
 )
 
 func runCmd(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {

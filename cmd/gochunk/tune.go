@@ -19,7 +19,7 @@ for --config. The table of every configuration tried goes to stderr.
 Flags:
 `)
 	var f evalFlags
-	f.register(fs)
+	f.register(e, fs)
 	var params listFlag
 	fs.Var(&params, "param", "`KEY=LO:HI:STEP` or KEY=V1,V2,...: a parameter's range (repeat for several)")
 	objective := fs.String("objective", "iou", "metric to maximise: recall, precision, precision_omega or iou")

@@ -1,0 +1,289 @@
+// Package pipelineflag defines a pipeline.Config's settings as
+// command-line flags: the flags of gochunk chunk, shared by every command
+// that builds a pipeline (gochunk's chunk, index, inspect, bench, eval,
+// tune and serve, and gochunk-beam), so each knob exists everywhere under
+// one name. It also layers settings from the environment and a JSON or
+// YAML file under the flags.
+package pipelineflag
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/internal/budget"
+	"github.com/gochunk/gochunk/internal/progress"
+	"github.com/gochunk/gochunk/pipeline"
+)
+
+// Flags are a pipeline's flags. Register them on a flag set, parse it,
+// then read the configuration with Config or build the pipeline with
+// Build.
+type Flags struct {
+	// Cfg receives the flags' values; set fields before registering to
+	// change the defaults of those without one.
+	Cfg           pipeline.Config
+	size, overlap int
+	// Params is --config: a JSON or YAML file of chunker parameters.
+	Params   string
+	llmJSON  bool
+	progress string // auto (""), always or never
+	// Stderr receives notices and, when ShowProgress, download progress;
+	// TTY says whether it is a terminal.
+	Stderr io.Writer
+	TTY    bool
+	fs     *flag.FlagSet
+}
+
+// RegisterResources registers the flags of the tokenizer, the embedder and
+// the language model: what serve shares with the chunking commands.
+func (p *Flags) RegisterResources(fs *flag.FlagSet) {
+	p.fs = fs
+	c := &p.Cfg
+	fs.StringVar(&c.Tokenizer, "tokenizer", "", "size unit: runes, words, bytes, cl100k_base, o200k_base or hf:PATH (a tokenizer.json); default: runes for rule-based chunkers, the embedder's tokenizer (else cl100k_base) for those that embed")
+	p.RegisterEmbedder(fs)
+	fs.IntVar(&c.BatchTokens, "max-batch-tokens", 0, fmt.Sprintf("tokens per embedder call when chunks are embedded (default %d)", embed.DefaultBatchTokens))
+	l := &c.LLM
+	fs.StringVar(&l.URL, "llm-url", "", "base URL of an OpenAI-compatible chat API for llm-split and propositions, e.g. http://localhost:11434/v1 (key from OPENAI_API_KEY)")
+	fs.StringVar(&l.Model, "llm-model", "", "chat model for llm-split and propositions")
+	fs.StringVar(&l.CacheDir, "llm-cache", "", "directory keeping the model's answers, so re-runs are free and identical")
+	BytesVar(fs, "cache-limit", "bound of each disk cache (--llm-cache, --embed-cache-dir), bytes or with a unit (1GiB); least recently used entries go first; see gochunk cache", &l.CacheBytes, &c.Embedder.DiskCacheBytes)
+	fs.BoolVar(&p.llmJSON, "llm-json", true, "ask for schema-constrained JSON answers (servers that refuse are asked plainly)")
+	fs.DurationVar(&l.Timeout, "llm-timeout", 2*time.Minute, "time limit of one model request")
+}
+
+// RegisterEmbedder registers the flags that choose the embedder.
+func (p *Flags) RegisterEmbedder(fs *flag.FlagSet) {
+	p.fs = fs
+	e := &p.Cfg.Embedder
+	fs.StringVar(&e.Name, "embedder", "lexical", "embedder: lexical (built in), static:MODEL (Model2Vec directory or hub id), onnx:MODEL, openai:MODEL")
+	fs.StringVar(&e.URL, "embed-url", "", "base URL of an OpenAI-compatible API for openai:MODEL (default https://api.openai.com/v1; key from OPENAI_API_KEY)")
+	fs.IntVar(&e.Dimensions, "embed-dimensions", 0, "ask an openai:MODEL for vectors of this length")
+	fs.DurationVar(&e.Timeout, "embed-timeout", 60*time.Second, "time limit of one request to an openai:MODEL's API")
+	fs.IntVar(&e.Retries, "embed-retries", 0, "retries of a failed request to an openai:MODEL's API (default 5; -1: none)")
+	fs.IntVar(&e.Concurrency, "embed-concurrency", 0, "requests to an openai:MODEL's API in flight at once (default 4)")
+	fs.StringVar(&e.CacheDir, "hf-cache", "", "Hugging Face cache directory for downloaded models (default $HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)")
+	fs.BoolVar(&e.Offline, "offline", false, "never download models (as HF_HUB_OFFLINE=1)")
+	fs.StringVar(&e.ONNXBackend, "onnx-backend", "auto", "how onnx:MODEL runs: auto (ONNX Runtime when its library loads, else pure Go), ort (ONNX Runtime: 20-30x faster) or go (pure Go)")
+	fs.StringVar(&e.ONNXLibrary, "onnx-library", "", "path of libonnxruntime (default: $GOCHUNK_ONNX_LIBRARY, then the system's; see the README)")
+	fs.IntVar(&e.ONNXThreads, "onnx-threads", 0, "threads of one ONNX Runtime run (default: one per core)")
+	fs.BoolVar(&e.ONNXCUDA, "onnx-cuda", false, "run --onnx-backend ort on a CUDA GPU")
+	fs.StringVar(&e.ONNXPooling, "onnx-pooling", "", "how onnx:MODEL pools token vectors: cls, mean or last (Qwen3-Embedding and other decoder models); default: the model's 1_Pooling/config.json")
+	fs.IntVar(&e.CacheEntries, "embed-cache", 0, "embeddings kept in memory (default 65536)")
+	fs.StringVar(&e.DiskCache, "embed-cache-dir", "", "directory keeping embeddings on disk, so re-runs embed nothing twice")
+	BytesVar(fs, "cache-bytes", "memory of the embeddings kept, bytes or with a unit (256MiB); default: unbounded but by --embed-cache (serve: 1/8 of --max-memory)", &e.CacheBytes)
+}
+
+// Register registers the chunking flags, --config (a file of chunker
+// parameters) and RegisterResources'.
+func (p *Flags) Register(fs *flag.FlagSet) {
+	p.RegisterChunking(fs)
+	fs.StringVar(&p.Params, "config", "", "JSON or YAML `FILE` with chunker parameters (and optionally \"chunker\" and \"tokenizer\"); flags override it")
+}
+
+// RegisterChunking registers the flags of Register but --config.
+func (p *Flags) RegisterChunking(fs *flag.FlagSet) {
+	p.RegisterResources(fs)
+	c := &p.Cfg
+	fs.StringVar(&c.Chunker, "chunker", "recursive", "chunker `NAME` (see 'gochunk chunkers')")
+	fs.IntVar(&p.size, "size", 0, "maximum chunk size in tokens of --tokenizer (default: the chunker's)")
+	fs.IntVar(&p.overlap, "overlap", 0, "tokens repeated between consecutive chunks (default: the chunker's)")
+	fs.Func("progress", "progress bar on stderr: auto (when stderr is a terminal; the default), always or never", func(v string) error {
+		if v != "auto" && v != "always" && v != "never" {
+			return errors.New("want auto, always or never")
+		}
+		p.progress = v
+		return nil
+	})
+	fs.StringVar(&c.Input, "input", "auto", "input kind: auto (by the extension: .pdf, .html, .htm, else text), text, pdf (needs Poppler's pdftotext), html (its structure as markdown), elements (layout JSON: gochunk, Unstructured, Docling, PyMuPDF)")
+	fs.Func("invalid-utf8", "what to do with invalid UTF-8: reject (an error; the default) or repair (replace with U+FFFD; offsets refer to the repaired text)", func(v string) error {
+		c.InvalidUTF8 = gochunk.InvalidUTF8Policy(v)
+		return nil
+	})
+}
+
+// Embedder returns the embedder configuration, drawing download progress
+// on Stderr when ShowProgress.
+func (p *Flags) Embedder() pipeline.EmbedderConfig {
+	c := p.Cfg.Embedder
+	w := p.Stderr
+	if w == nil {
+		w = io.Discard
+	}
+	if p.ShowProgress() {
+		c.Progress = progress.Downloads(w)
+	}
+	c.Notice = func(s string) { fmt.Fprintln(w, "gochunk:", s) }
+	return c
+}
+
+// ShowProgress tells whether --progress wants progress drawn on Stderr.
+func (p *Flags) ShowProgress() bool {
+	return p.progress == "always" || p.progress != "never" && p.TTY && p.Stderr != nil
+}
+
+// IsSet tells whether the flag name was given on the command line.
+func (p *Flags) IsSet(name string) bool {
+	found := false
+	p.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
+// Config returns the configuration of the flags and the --config file.
+func (p *Flags) Config() (pipeline.Config, error) {
+	c := p.Cfg
+	c.LLM.PlainAnswers = !p.llmJSON
+	c.Embedder = p.Embedder()
+	var params map[string]any
+	var err error
+	c.Chunker, c.Tokenizer, params, err = p.Chunker()
+	if err == nil {
+		c.Params, err = json.Marshal(params)
+	}
+	return c, err
+}
+
+// Chunker returns the chunker, tokenizer and parameters of the flags and
+// the --config file.
+func (p *Flags) Chunker() (name, tok string, params map[string]any, err error) {
+	name, tok, params = p.Cfg.Chunker, p.Cfg.Tokenizer, map[string]any{}
+	if p.Params != "" {
+		if params, err = ReadParams(p.Params); err != nil {
+			return "", "", nil, err
+		}
+	}
+	if v, ok := params["chunker"].(string); ok && !p.IsSet("chunker") {
+		name = v
+	}
+	if v, ok := params["tokenizer"].(string); ok && !p.IsSet("tokenizer") {
+		tok = v
+	}
+	delete(params, "chunker")
+	delete(params, "tokenizer")
+	if p.IsSet("size") {
+		params["size"] = p.size
+	}
+	if p.IsSet("overlap") {
+		params["overlap"] = p.overlap
+	}
+	return name, tok, params, nil
+}
+
+// Build returns the pipeline of the flags.
+func (p *Flags) Build(ctx context.Context) (*pipeline.Pipeline, error) {
+	cfg, err := p.Config()
+	if err != nil {
+		return nil, err
+	}
+	return New(ctx, cfg)
+}
+
+// New builds cfg, naming the flags to give when a chunker lacks its model.
+func New(ctx context.Context, cfg pipeline.Config) (*pipeline.Pipeline, error) {
+	pl, err := pipeline.New(ctx, cfg, pipeline.Options{})
+	if errors.Is(err, pipeline.ErrNoModel) {
+		err = fmt.Errorf("%w: give --llm-model (and --llm-url for a server other than OpenAI)", err)
+	}
+	return pl, err
+}
+
+// ReadParams reads a JSON or YAML object (chunker parameters, serve's
+// settings); numbers stay exact (json.Number), so a seed of 2^53+1 is not
+// rounded.
+func ReadParams(path string) (map[string]any, error) {
+	data, err := os.ReadFile(path)
+	if err == nil {
+		data, err = yaml.YAMLToJSON(data)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: --config %s: %w", gochunk.ErrConfig, path, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var params map[string]any
+	if err := dec.Decode(&params); err != nil || params == nil {
+		return nil, fmt.Errorf("%w: --config %s: want an object of settings", gochunk.ErrConfig, path)
+	}
+	return params, nil
+}
+
+// BytesVar defines a flag of a size in bytes, optionally with a unit
+// (2GiB), stored in every dst.
+func BytesVar(fs *flag.FlagSet, name, usage string, dst ...*int64) {
+	fs.Func(name, usage, func(v string) error {
+		n, err := budget.ParseBytes(v)
+		for _, d := range dst {
+			*d = n
+		}
+		return err
+	})
+}
+
+// SecondsVar defines a flag of a duration given in seconds ("60") or with
+// a unit ("1m30s").
+func SecondsVar(fs *flag.FlagSet, d *time.Duration, name, usage string) {
+	fs.Func(name, usage, func(v string) error { return setSeconds(d, v) })
+}
+
+func setSeconds(d *time.Duration, v string) (err error) {
+	if _, e := strconv.ParseFloat(v, 64); e == nil {
+		v += "s"
+	}
+	if *d, err = time.ParseDuration(v); err != nil || *d < 0 {
+		return fmt.Errorf("want seconds (60) or a duration (1m30s)")
+	}
+	return nil
+}
+
+// Layer sets the flags of fs not given on the command line from the
+// environment (env names a flag's variable; "" for none), else from the
+// JSON or YAML file at path, whose keys are the flags' names (with - or
+// _; an unknown key is an error naming the known ones).
+func Layer(fs *flag.FlagSet, path string, env func(flag string) string) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if path != "" {
+		file, err := ReadParams(path)
+		if err != nil {
+			return err
+		}
+		for _, key := range slices.Sorted(maps.Keys(file)) {
+			name := strings.ReplaceAll(key, "_", "-")
+			if fs.Lookup(name) == nil || name == "config" {
+				var known []string
+				fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+				return fmt.Errorf("%w: --config %s: unknown setting %q (known: %s)", gochunk.ErrConfig, path, key, strings.Join(known, ", "))
+			}
+			if given[name] {
+				continue
+			}
+			if err := fs.Set(name, fmt.Sprint(file[key])); err != nil {
+				return fmt.Errorf("%w: --config %s: %s: %v", gochunk.ErrConfig, path, key, err)
+			}
+		}
+	}
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		name := env(f.Name)
+		if v, ok := os.LookupEnv(name); ok && name != "" && !given[f.Name] && f.Name != "config" && err == nil {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = fmt.Errorf("%w: %s=%q: %v", gochunk.ErrConfig, name, v, e)
+			}
+		}
+	})
+	return err
+}
