@@ -14,6 +14,7 @@ import (
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/record"
+	"github.com/gochunk/gochunk/store"
 )
 
 // The /embed API of the reference semantic-chunking server, field for
@@ -251,4 +252,19 @@ type Model struct {
 type ModelList struct {
 	Object string  `json:"object"`
 	Data   []Model `json:"data"`
+}
+
+// SearchRequest is the body of POST /v1/search.
+type SearchRequest struct {
+	Query string `json:"query"`
+	// K is the number of hits (default 10, at most 1000).
+	K int `json:"k,omitempty"`
+	// Mode is vector, keyword or hybrid (the default).
+	Mode string `json:"mode,omitempty"`
+}
+
+// SearchResponse is the body of a 200 answer to POST /v1/search: the hits,
+// best first, each a record of its chunk with its score.
+type SearchResponse struct {
+	Hits []store.Hit `json:"hits"`
 }

@@ -84,11 +84,15 @@ func incremental(t *testing.T, st store.Store) {
 	if err != nil || sum.Documents != (Tally{Updated: 1, Unchanged: 1, Deleted: 1}) || sum.Store.Documents != 2 {
 		t.Fatalf("after a change and a deletion: %+v, %v", sum, err)
 	}
-	hits, err := Search(ctx, st, pipeline.EmbedderConfig{}, false, store.Query{Text: "volcano", Mode: store.Keyword})
+	search, err := NewSearcher(ctx, st, pipeline.EmbedderConfig{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := search.Search(ctx, store.Query{Text: "volcano", Mode: store.Keyword})
 	if err != nil || len(hits) != 0 {
 		t.Errorf("a deleted document is still found: %+v, %v", hits, err)
 	}
-	hits, err = Search(ctx, st, pipeline.EmbedderConfig{}, false, store.Query{Text: "bond market sentence", K: 3})
+	hits, err = search.Search(ctx, store.Query{Text: "bond market sentence", K: 3})
 	if err != nil || len(hits) == 0 || !strings.HasSuffix(hits[0].Source, "b.txt") {
 		t.Fatalf("hybrid search: %+v, %v", hits, err)
 	}

@@ -8,9 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gochunk/gochunk/api"
-	"github.com/gochunk/gochunk/embed"
-	"github.com/gochunk/gochunk/vec"
 	"io"
 	"maps"
 	"net/http"
@@ -19,6 +16,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/gochunk/gochunk/api"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/store"
+	"github.com/gochunk/gochunk/vec"
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/chunkers"
@@ -370,4 +372,35 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 // handleChunkers is GET /v1/chunkers.
 func (s *Server) handleChunkers(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"chunkers": chunkers.New().List()})
+}
+
+func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
+	if s.search == nil {
+		s.fail(w, r, http.StatusNotFound, "no_store", "this server has no store to search: start it with --store (a store gochunk index filled)")
+		return
+	}
+	var req api.SearchRequest
+	if !s.readJSON(w, r, &req) {
+		return
+	}
+	mode, err := store.ParseMode(req.Mode)
+	switch {
+	case err != nil:
+		s.fail(w, r, http.StatusBadRequest, "invalid_request", "mode: "+err.Error())
+		return
+	case strings.TrimSpace(req.Query) == "":
+		s.fail(w, r, http.StatusBadRequest, "invalid_request", "query: give the text to search for")
+		return
+	case req.K < 0 || req.K > 1000:
+		s.fail(w, r, http.StatusBadRequest, "invalid_request", "k: want 1 to 1000 hits (default 10)")
+		return
+	}
+	hits, err := s.search.Search(r.Context(), store.Query{Text: req.Query, K: req.K, Mode: mode})
+	if err != nil {
+		if !s.timedOut(w, r) {
+			s.fail(w, r, http.StatusInternalServerError, "search_failed", err.Error())
+		}
+		return
+	}
+	writeJSON(w, http.StatusOK, api.SearchResponse{Hits: append([]store.Hit{}, hits...)})
 }

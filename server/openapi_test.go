@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,10 +44,12 @@ func TestOpenAPIMatchesTypes(t *testing.T) {
 		{api.EmbeddingsRequest{}, body("paths", "/v1/embeddings", "post", "requestBody")},
 		{api.EmbeddingsResponse{}, body("paths", "/v1/embeddings", "post", "responses", "200")},
 		{api.ModelList{}, body("paths", "/v1/models", "get", "responses", "200")},
+		{api.SearchRequest{}, at("components", "schemas", "SearchRequest")},
+		{api.SearchResponse{}, at("components", "schemas", "SearchResponse")},
 	} {
 		checkSchema(t, doc, tc.schema, reflect.TypeOf(tc.typ), reflect.TypeOf(tc.typ).Name())
 	}
-	for _, op := range [][2]string{{"/embed", "post"}, {"/v1/chunk", "post"}, {"/v1/embeddings", "post"}} {
+	for _, op := range [][2]string{{"/embed", "post"}, {"/v1/chunk", "post"}, {"/v1/embeddings", "post"}, {"/v1/search", "post"}} {
 		responses := at("paths", op[0], op[1], "responses")
 		for _, code := range []string{"200", "400", "401", "413", "429", "500", "503", "504"} {
 			if responses[code] == nil {
@@ -70,9 +73,20 @@ func checkSchema(t *testing.T, doc, schema map[string]any, typ reflect.Type, whe
 		return
 	}
 	props, _ := resolve(doc, schema)["properties"].(map[string]any)
+	if all, ok := resolve(doc, schema)["allOf"].([]any); ok { // the properties of every part
+		props = map[string]any{}
+		for _, part := range all {
+			p, _ := resolve(doc, part.(map[string]any))["properties"].(map[string]any)
+			maps.Copy(props, p)
+		}
+	}
 	for i := range typ.NumField() {
 		f := typ.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && f.Type.Kind() == reflect.Struct { // embedded: its fields are the struct's
+			checkSchema(t, doc, schema, f.Type, where)
+			continue
+		}
 		if !f.IsExported() || name == "-" || name == "" {
 			continue
 		}

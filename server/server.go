@@ -13,9 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gochunk/gochunk/api"
-	"github.com/gochunk/gochunk/internal/budget"
-	"github.com/prometheus/client_golang/prometheus"
 	"log/slog"
 	"net"
 	"net/http"
@@ -24,6 +21,13 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/gochunk/gochunk/api"
+	"github.com/gochunk/gochunk/index"
+	"github.com/gochunk/gochunk/internal/budget"
+	"github.com/gochunk/gochunk/store"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -82,6 +86,9 @@ type Config struct {
 	// names (a library user's own embedder); it is named "custom" at
 	// /v1/embeddings unless Pipeline.Embedder.Name is set.
 	Embedder gochunk.Embedder
+	// Store, when set, is searched by POST /v1/search (gochunk index fills
+	// it); queries are embedded by the embedder that indexed it.
+	Store store.Store
 }
 
 // DefaultConfig returns the defaults: port 8080, 60 s timeouts, a 32 MiB
@@ -109,6 +116,7 @@ type Server struct {
 	cl100k    *tokenize.TikToken
 	embedder  embed.Embedder
 	embedders map[string]embed.Embedder
+	search    *index.Searcher // nil without a store
 	budget    *budget.Budget
 	dpMemory  float64 // the memory factor of /embed's chunker
 	m         *metrics
@@ -176,6 +184,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	s.embedders = map[string]embed.Embedder{cfg.Pipeline.Embedder.Name: s.embedder}
 	if _, ok := s.embedders["lexical"]; !ok {
 		s.embedders["lexical"] = s.observed(embed.NewLexical(embed.LexicalConfig{}))
+	}
+	if cfg.Store != nil {
+		if s.search, err = index.NewSearcher(ctx, cfg.Store, cfg.Pipeline.Embedder, false); err != nil {
+			return nil, fmt.Errorf("server: store: %w", err)
+		}
 	}
 	s.handler = s.routes()
 	s.ready.Store(true)
@@ -245,6 +258,7 @@ func (s *Server) routes() http.Handler {
 	api("POST /embed", s.handleEmbed)
 	api("POST /v1/chunk", s.handleChunk)
 	api("POST /v1/embeddings", s.handleEmbeddings)
+	api("POST /v1/search", s.handleSearch)
 	mux.Handle("GET /v1/chunkers", s.auth(http.HandlerFunc(s.handleChunkers)))
 	mux.Handle("GET /v1/models", s.auth(http.HandlerFunc(s.handleModels)))
 	mux.Handle("GET /v1/models/{id}", s.auth(http.HandlerFunc(s.handleModels)))

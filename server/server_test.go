@@ -5,15 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/gochunk/gochunk/api"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gochunk/gochunk/api"
+	"github.com/gochunk/gochunk/index"
+	"github.com/gochunk/gochunk/pipeline"
+	"github.com/gochunk/gochunk/store"
 
 	"github.com/gochunk/gochunk/embed"
 	"github.com/gochunk/gochunk/tokenize"
@@ -398,5 +403,45 @@ func TestOpenAIEmbeddingsInputs(t *testing.T) {
 	}
 	if resp, _ := http.Get(ts.URL + "/v1/models/nope"); resp.StatusCode != 404 {
 		t.Errorf("unknown model: %d", resp.StatusCode)
+	}
+}
+
+// POST /v1/search searches the store the server was given, with the
+// embedder that indexed it.
+func TestSearchEndpoint(t *testing.T) {
+	ctx := context.Background()
+	_, bare := newTest(t, nil)
+	if code, body, _ := post(t, bare.URL+"/v1/search", `{"query": "x"}`); code != http.StatusNotFound || !strings.Contains(string(body), "--store") {
+		t.Errorf("without a store: %d %s", code, body)
+	}
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	pl, err := pipeline.New(ctx, pipeline.Config{Chunker: "sentence", Params: json.RawMessage(`{"size": 60}`)}, pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := `{"id": "cats", "text": "Cats purr when they are content. Kittens chase string all day."}
+{"id": "markets", "text": "Stock markets fell sharply on Monday. Bond yields rose."}`
+	if _, err := index.Run(ctx, st, pl, []index.Source{index.JSONLines{Label: "-", R: strings.NewReader(docs)}}, index.Options{Embed: true}); err != nil {
+		t.Fatal(err)
+	}
+	_, srv := newTest(t, func(c *Config) { c.Store = st })
+	for _, mode := range []string{"vector", "keyword", "hybrid"} {
+		code, body, _ := post(t, srv.URL+"/v1/search", `{"query": "stock markets", "k": 2, "mode": "`+mode+`"}`)
+		var resp api.SearchResponse
+		if code != http.StatusOK || json.Unmarshal(body, &resp) != nil || len(resp.Hits) == 0 || resp.Hits[0].Source != "markets" {
+			t.Fatalf("%s: %d %s", mode, code, body)
+		}
+		if h := resp.Hits[0]; !strings.Contains(string(body), `"score":`) || h.Text == "" || h.End <= h.Start {
+			t.Errorf("%s: hit %s", mode, body)
+		}
+	}
+	for _, bad := range []string{`{"query": ""}`, `{"query": "x", "mode": "fuzzy"}`, `{"query": "x", "k": 5000}`, `{"k": 1}`} {
+		if code, body, _ := post(t, srv.URL+"/v1/search", bad); code != http.StatusBadRequest {
+			t.Errorf("%s: %d %s", bad, code, body)
+		}
 	}
 }

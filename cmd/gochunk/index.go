@@ -142,8 +142,11 @@ Flags:
 		return fail(e, "search", err)
 	}
 	defer st.Close()
-	cfg := pf.Embedder()
-	hits, err := index.Search(e.ctx, st, cfg, pf.IsSet("embedder"), store.Query{Text: strings.Join(words, " "), K: *k, Mode: m})
+	search, err := index.NewSearcher(e.ctx, st, pf.Embedder(), pf.IsSet("embedder"))
+	if err != nil {
+		return fail(e, "search", err)
+	}
+	hits, err := search.Search(e.ctx, store.Query{Text: strings.Join(words, " "), K: *k, Mode: m})
 	if err != nil {
 		return fail(e, "search", err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gochunk/gochunk/pipeline/pipelineflag"
 	"github.com/gochunk/gochunk/server"
+	"github.com/gochunk/gochunk/store"
 )
 
 // envName is the environment variable of serve's flag flagName: the
@@ -49,6 +50,7 @@ Flags:
 	fs.IntVar(&cfg.MaxConcurrent, "max-concurrent", cfg.MaxConcurrent, "requests served at once; more get 429")
 	pipelineflag.BytesVar(fs, "max-memory", "memory budget, bytes or with a unit (2GiB): requests reserve their estimate from it, wait --queue-wait, then get 503 (413 when they could never fit); default: 3/4 of the container's or machine's memory", &cfg.MaxMemory)
 	fs.StringVar(&cfg.Token, "token", "", "bearer token required by the API")
+	where := fs.String("store", "", "a store gochunk index filled (SQLite file or postgres:// URL), searched by POST /v1/search")
 	var level slog.Level
 	fs.TextVar(&level, "log-level", slog.LevelInfo, "debug, info, warn or error")
 	if _, code, ok := parseArgs(fs, args); !ok {
@@ -62,6 +64,12 @@ Flags:
 		return fail(e, "serve", err)
 	}
 	cfg.Pipeline = pcfg
+	if *where != "" {
+		if cfg.Store, err = store.Open(e.ctx, *where); err != nil {
+			return fail(e, "serve", err)
+		}
+		defer cfg.Store.Close()
+	}
 	cfg.Addr = cmp.Or(cfg.Addr, fmt.Sprintf(":%d", *port))
 	log := slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 	srv, err := server.New(e.ctx, cfg, log)
