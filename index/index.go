@@ -325,6 +325,10 @@ func (r *run) flush(ctx context.Context) error {
 			return err
 		}
 	}
+	// The window's documents are written in one transaction (each one
+	// whole or not at all), then counted.
+	var puts []store.Put
+	var done []int
 	for i, d := range docs {
 		if errs[i] != nil {
 			r.fail(d.ID, errs[i])
@@ -334,23 +338,27 @@ func (r *run) flush(ctx context.Context) error {
 		for k := range recs {
 			recs[k].Source = d.ID
 		}
-		doc := store.Document{ID: d.ID, Source: r.source, ContentHash: hashes[i], ConfigHash: r.config, Metadata: d.Metadata}
-		if err := r.st.Replace(ctx, doc, recs); err != nil {
-			return err
-		}
-		if _, ok := r.known[d.ID]; ok {
+		puts = append(puts, store.Put{Document: store.Document{ID: d.ID, Source: r.source, ContentHash: hashes[i], ConfigHash: r.config, Metadata: d.Metadata}, Chunks: recs})
+		done = append(done, i)
+	}
+	if err := r.st.Replace(ctx, puts...); err != nil {
+		return err
+	}
+	for k, i := range done {
+		id := docs[i].ID
+		if _, ok := r.known[id]; ok {
 			r.sum.Documents.Updated++
 		} else {
 			r.sum.Documents.Added++
 		}
-		r.known[d.ID] = store.State{Source: r.source, ContentHash: hashes[i], ConfigHash: r.config}
-		r.sum.ChunksWritten += len(recs)
+		r.known[id] = store.State{Source: r.source, ContentHash: hashes[i], ConfigHash: r.config}
+		r.sum.ChunksWritten += len(puts[k].Chunks)
 		if r.opt.Embed {
 			for _, c := range results[i].Chunks {
 				r.sum.TokensEmbedded += c.TokenCount
 			}
 		}
-		r.progress(d.ID)
+		r.progress(id)
 	}
 	return nil
 }

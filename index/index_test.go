@@ -19,7 +19,7 @@ import (
 	"github.com/gochunk/gochunk/store"
 )
 
-func newPipeline(t *testing.T, params string) *pipeline.Pipeline {
+func newPipeline(t testing.TB, params string) *pipeline.Pipeline {
 	t.Helper()
 	p, err := pipeline.New(context.Background(), pipeline.Config{Chunker: "recursive", Params: json.RawMessage(params)}, pipeline.Options{})
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/gochunk/gochunk/pipeline"
-	"github.com/gochunk/gochunk/record"
 	"github.com/gochunk/gochunk/store"
 )
 
@@ -316,8 +315,8 @@ type txStore struct {
 	tx pgx.Tx
 }
 
-func (s *txStore) Replace(ctx context.Context, doc store.Document, chunks []record.Record) error {
-	return s.ReplaceTx(ctx, s.tx, doc, chunks)
+func (s *txStore) Replace(ctx context.Context, puts ...store.Put) error {
+	return s.ReplaceTx(ctx, s.tx, puts...)
 }
 
 func (s *txStore) states(ctx context.Context, ids []string) (map[string]State, error) {

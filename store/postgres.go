@@ -163,15 +163,24 @@ func (p *Postgres) Documents(ctx context.Context) (map[string]State, error) {
 }
 
 // Replace implements Store.
-func (p *Postgres) Replace(ctx context.Context, doc Document, chunks []record.Record) error {
-	if err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error { return p.ReplaceTx(ctx, tx, doc, chunks) }); err != nil {
+func (p *Postgres) Replace(ctx context.Context, puts ...Put) error {
+	if err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error { return p.ReplaceTx(ctx, tx, puts...) }); err != nil {
 		return p.errorf(err)
 	}
 	return nil
 }
 
 // ReplaceTx is Replace inside the caller's transaction.
-func (p *Postgres) ReplaceTx(ctx context.Context, tx pgx.Tx, doc Document, chunks []record.Record) error {
+func (p *Postgres) ReplaceTx(ctx context.Context, tx pgx.Tx, puts ...Put) error {
+	for _, put := range puts {
+		if err := p.put(ctx, tx, put.Document, put.Chunks); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *Postgres) put(ctx context.Context, tx pgx.Tx, doc Document, chunks []record.Record) error {
 	meta, err := metaJSON(doc.Metadata)
 	if err != nil {
 		return fmt.Errorf("metadata of %s: %w", doc.ID, err)

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gochunk/gochunk/record"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, so the binary stays static
 )
 
@@ -36,8 +35,6 @@ var sqliteSchema = []string{
 		UNIQUE (document_id, chunk_index))`,
 	`CREATE VIRTUAL TABLE IF NOT EXISTS gochunk_chunks_fts USING fts5 (
 		text, content = 'gochunk_chunks', content_rowid = 'id', tokenize = 'porter unicode61')`,
-	`CREATE TRIGGER IF NOT EXISTS gochunk_chunks_insert AFTER INSERT ON gochunk_chunks BEGIN
-		INSERT INTO gochunk_chunks_fts (rowid, text) VALUES (new.id, new.text); END`,
 	`CREATE TRIGGER IF NOT EXISTS gochunk_chunks_delete AFTER DELETE ON gochunk_chunks BEGIN
 		INSERT INTO gochunk_chunks_fts (gochunk_chunks_fts, rowid, text) VALUES ('delete', old.id, old.text); END`,
 }
@@ -143,39 +140,53 @@ func (s *SQLite) Documents(ctx context.Context) (map[string]State, error) {
 }
 
 // Replace implements Store.
-func (s *SQLite) Replace(ctx context.Context, doc Document, chunks []record.Record) error {
-	meta, err := metaJSON(doc.Metadata)
-	if err != nil {
-		return fmt.Errorf("metadata of %s: %w", doc.ID, err)
-	}
+func (s *SQLite) Replace(ctx context.Context, puts ...Put) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM gochunk_chunks WHERE document_id = ?`, doc.ID); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO gochunk_documents VALUES (?, ?, ?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET source = excluded.source, content_hash = excluded.content_hash,
-			config_hash = excluded.config_hash, metadata = excluded.metadata, updated_at = excluded.updated_at`,
-			doc.ID, doc.Source, doc.ContentHash, doc.ConfigHash, nullString(meta), time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
-			return err
-		}
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO gochunk_chunks (document_id, chunk_index, start_byte, end_byte,
 			start_rune, end_rune, spans, token_count, text, metadata, stats, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
 		defer ins.Close()
-		for _, c := range chunks {
-			r, err := toRow(c)
-			if err != nil {
+		for _, put := range puts {
+			if err := sqlitePut(ctx, tx, ins, put); err != nil {
 				return err
-			}
-			if _, err := ins.ExecContext(ctx, doc.ID, r.index, r.start, r.end, r.startRune, r.endRune, nullString(r.spans),
-				r.tokens, r.text, nullString(r.metadata), nullString(r.stats), vectorBlob(c.Embedding)); err != nil {
-				return fmt.Errorf("chunk %d of %s: %w", r.index, doc.ID, err)
 			}
 		}
 		return nil
 	})
+}
+
+func sqlitePut(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, put Put) error {
+	doc := put.Document
+	meta, err := metaJSON(doc.Metadata)
+	if err != nil {
+		return fmt.Errorf("metadata of %s: %w", doc.ID, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM gochunk_chunks WHERE document_id = ?`, doc.ID); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO gochunk_documents VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET source = excluded.source, content_hash = excluded.content_hash,
+		config_hash = excluded.config_hash, metadata = excluded.metadata, updated_at = excluded.updated_at`,
+		doc.ID, doc.Source, doc.ContentHash, doc.ConfigHash, nullString(meta), time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
+		return err
+	}
+	for _, c := range put.Chunks {
+		r, err := toRow(c)
+		if err != nil {
+			return err
+		}
+		if _, err := ins.ExecContext(ctx, doc.ID, r.index, r.start, r.end, r.startRune, r.endRune, nullString(r.spans),
+			r.tokens, r.text, nullString(r.metadata), nullString(r.stats), vectorBlob(c.Embedding)); err != nil {
+			return fmt.Errorf("chunk %d of %s: %w", r.index, doc.ID, err)
+		}
+	}
+	// The document's text goes into the full-text index in one statement:
+	// FTS5 flushes its pending terms at the end of each statement, so a
+	// trigger per row would flush (and merge) per chunk.
+	_, err = tx.ExecContext(ctx, `INSERT INTO gochunk_chunks_fts (rowid, text) SELECT id, text FROM gochunk_chunks WHERE document_id = ?`, doc.ID)
+	return err
 }
 
 // nullString stores empty JSON as NULL.

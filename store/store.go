@@ -47,6 +47,12 @@ type Document struct {
 	Metadata map[string]any
 }
 
+// Put is a document with its chunks, to store.
+type Put struct {
+	Document
+	Chunks []record.Record
+}
+
 // State is a stored document's hashes and source.
 type State struct {
 	Source      string
@@ -122,9 +128,9 @@ type Store interface {
 	Prepare(ctx context.Context, dims int) error
 	// Documents returns the stored documents' states by id.
 	Documents(ctx context.Context) (map[string]State, error)
-	// Replace stores doc with chunks in place of whatever it had, in one
-	// transaction.
-	Replace(ctx context.Context, doc Document, chunks []record.Record) error
+	// Replace stores each document with its chunks in place of whatever
+	// it had, all in one transaction.
+	Replace(ctx context.Context, puts ...Put) error
 	// Delete removes documents and their chunks.
 	Delete(ctx context.Context, ids ...string) error
 	// Counts returns the totals.

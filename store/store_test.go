@@ -30,15 +30,15 @@ func exercise(t *testing.T, s Store) {
 	multi.Metadata = map[string]any{"heading": "Cats"}
 	multi.Stats = gochunk.Stats{Sentences: 2}
 	docA := Document{ID: "a", Source: "dir", ContentHash: "h1", ConfigHash: "c1", Metadata: map[string]any{"lang": "en"}}
-	if err := s.Replace(ctx, docA, []record.Record{chunk("a", 0, "cats and dogs", 1, 0, 0), multi, chunk("a", 2, "old text", 0, 0, 1)}); err != nil {
+	if err := s.Replace(ctx, Put{docA, []record.Record{chunk("a", 0, "cats and dogs", 1, 0, 0), multi, chunk("a", 2, "old text", 0, 0, 1)}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Replace(ctx, Document{ID: "b", Source: "dir", ContentHash: "h2", ConfigHash: "c1"},
-		[]record.Record{chunk("b", 0, "stock markets fell sharply", 0, 1, 0)}); err != nil {
+	if err := s.Replace(ctx, Put{Document{ID: "b", Source: "dir", ContentHash: "h2", ConfigHash: "c1"},
+		[]record.Record{chunk("b", 0, "stock markets fell sharply", 0, 1, 0)}}); err != nil {
 		t.Fatal(err)
 	}
 	// Replacing a document leaves none of its old chunks.
-	if err := s.Replace(ctx, docA, []record.Record{chunk("a", 0, "cats and dogs", 1, 0, 0), multi}); err != nil {
+	if err := s.Replace(ctx, Put{docA, []record.Record{chunk("a", 0, "cats and dogs", 1, 0, 0), multi}}); err != nil {
 		t.Fatal(err)
 	}
 	if c, err := s.Counts(ctx); err != nil || c != (Counts{Documents: 2, Chunks: 3}) {
@@ -103,7 +103,7 @@ func exercise(t *testing.T, s Store) {
 	if c, _ := s.Counts(ctx); c.Chunks != 0 || docs["a"].ConfigHash != "" {
 		t.Errorf("after a change of dimension: %+v, %+v", c, docs)
 	}
-	if err := s.Replace(ctx, docA, []record.Record{chunk("a", 0, "cats", 1, 0, 0, 0)}); err != nil {
+	if err := s.Replace(ctx, Put{docA, []record.Record{chunk("a", 0, "cats", 1, 0, 0, 0)}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.SetMeta(ctx, "schema_version", "99"); err != nil {
