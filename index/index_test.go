@@ -267,3 +267,23 @@ func TestWatchPostgres(t *testing.T) {
 }
 
 func docOf(text string) gochunk.Document { return gochunk.Document{ID: "doc", Text: text} }
+
+// A directory given through a symbolic link is walked; links inside it
+// are not followed.
+func TestFilesSymlinkedRoot(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "real/a.txt", "alpha")
+	write(t, dir, "other/b.txt", "beta")
+	if err := os.Symlink(filepath.Join(dir, "real"), filepath.Join(dir, "link")); err != nil {
+		t.Skip(err)
+	}
+	os.Symlink(filepath.Join(dir, "other"), filepath.Join(dir, "real", "inner"))
+	var ids []string
+	err := Files{Root: filepath.Join(dir, "link")}.Docs(context.Background(), func(d Doc) error {
+		ids = append(ids, d.ID)
+		return d.Err
+	})
+	if err != nil || len(ids) != 1 || ids[0] != filepath.Join(dir, "link", "a.txt") {
+		t.Errorf("ids %q, %v", ids, err)
+	}
+}

@@ -16,8 +16,9 @@ import (
 )
 
 // Files is a file, or a directory walked recursively, as a source. Hidden
-// files and directories (.git, .env) and binary files are left out; PDFs
-// are read through Poppler, HTML turned into markdown.
+// files and directories (.git, .env), binary files and symbolic links
+// inside the directory are left out; PDFs are read through Poppler, HTML
+// turned into markdown.
 type Files struct {
 	// Root is the file or directory.
 	Root string
@@ -60,13 +61,18 @@ func (f Files) Docs(ctx context.Context, yield func(Doc) error) error {
 	if !info.IsDir() {
 		return yield(Doc{ID: root, Path: root})
 	}
-	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	walk := root
+	if li, err := os.Lstat(root); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+		walk += string(filepath.Separator) // a link to a directory: walk what it points to
+	}
+	return filepath.WalkDir(walk, func(p string, d fs.DirEntry, err error) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if err != nil {
 			return yield(Doc{ID: p, Err: err})
 		}
+		p = filepath.Clean(p)
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if p != root && (strings.HasPrefix(d.Name(), ".") || matchAny(f.Exclude, rel)) {

@@ -1,9 +1,11 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/store"
 )
@@ -32,9 +35,13 @@ type Table struct {
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*$`)
 
-// OpenTable connects to the database at dsn and checks the table's
-// names (letters, digits and underscores: they are quoted into SQL).
+// OpenTable connects to the database at dsn ($DATABASE_URL when empty)
+// and checks the table's names (letters, digits and underscores: they are
+// quoted into SQL).
 func OpenTable(ctx context.Context, dsn string, t Table) (*Table, error) {
+	if dsn = cmp.Or(dsn, os.Getenv("DATABASE_URL")); dsn == "" {
+		return nil, fmt.Errorf("%w: table source %s: no database: give its connection string (DATABASE_URL)", gochunk.ErrConfig, t.Table)
+	}
 	for _, n := range append(append(append(strings.Split(t.Table, "."), t.ID), t.Text...), t.Metadata...) {
 		if !identRE.MatchString(n) {
 			return nil, fmt.Errorf("table source: %q is not a plain identifier (letters, digits and _)", n)

@@ -56,6 +56,9 @@ Flags:
 		return fail(e, "index", usagef("give a SOURCE (a file, a directory or -) or --table"))
 	}
 	opt.Embed = !*noEmbed
+	if !pf.IsSet("embed-cache") && !pf.IsSet("cache-bytes") {
+		pf.Cfg.Embedder.CacheBytes = 16 << 20 // chunks are mostly unique: keep memory flat
+	}
 	pl, err := pf.Build(e.ctx)
 	if err != nil {
 		return fail(e, "index", err)
@@ -182,12 +185,6 @@ func (f *tableFlags) source(e env, where string) (*index.Table, error) {
 	dsn := f.from
 	if dsn == "" && store.IsPostgres(where) {
 		dsn = where
-	}
-	if dsn == "" {
-		dsn = os.Getenv("DATABASE_URL")
-	}
-	if dsn == "" {
-		return nil, usagef("--table: give --table-db (or a PostgreSQL --store, or DATABASE_URL)")
 	}
 	f.t.Table, f.t.Text, f.t.Metadata = f.table, f.text, f.meta
 	return index.OpenTable(e.ctx, dsn, f.t)
