@@ -14,15 +14,22 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// HF is a Hugging Face tokenizer read from a tokenizer.json file. It
-// implements the BERT family: the BertNormalizer (clean text, pad Chinese
-// characters, strip accents, lowercase), the BertPreTokenizer or Whitespace
-// pre-tokenizers, and the WordPiece model, as used by sentence-transformers
-// models such as all-MiniLM-L6-v2 and by Model2Vec models such as
-// potion-base-8M. Counts exclude special tokens ([CLS], [SEP]): they measure
-// the text itself.
+// HF is a Hugging Face tokenizer read from a tokenizer.json file: its
+// added tokens, normalizer (NFC, NFD, NFKC, NFKD, Lowercase, StripAccents,
+// Replace, Prepend, Strip, BertNormalizer, Sequence), pre-tokenizer (Split,
+// ByteLevel, Metaspace, Whitespace, WhitespaceSplit, BertPreTokenizer,
+// Punctuation, Digits, Sequence) and model (WordPiece, BPE with merges,
+// byte fallback and ignore_merges, Unigram), as the BERT family
+// (all-MiniLM-L6-v2, Model2Vec's potion models), byte-level BPE (GPT-2,
+// Llama 3, Qwen) and SentencePiece BPE and Unigram models (Gemma, T5)
+// define them. Counts exclude the special tokens the post-processor adds
+// ([CLS], [SEP], <bos>): they measure the text itself. Every token's end
+// offset in the text is exact.
 type HF struct {
 	name string
+	// pipe is the general pipeline; nil for BERT's WordPiece, which has a
+	// faster path of its own.
+	pipe *hfPipe
 
 	// normalizer
 	cleanText, chineseChars, stripAccents, lowercase bool
@@ -37,8 +44,9 @@ type HF struct {
 	before, after []int
 
 	mu      sync.RWMutex
-	cache   map[string][]int // raw word -> token ids
-	reverse map[int]string   // id -> token, for Decode
+	cache   map[string][]int   // raw word -> token ids
+	pieces  map[string][]idEnd // pre-token -> tokens (general pipeline)
+	reverse map[int]string     // id -> token, for Decode
 }
 
 // hfFile is the part of tokenizer.json that HF reads.
@@ -53,27 +61,31 @@ type hfFile struct {
 	PreTokenizer *struct {
 		Type string `json:"type"`
 	} `json:"pre_tokenizer"`
-	PostProcessor *struct {
-		Type   string          `json:"type"`
-		CLS    json.RawMessage `json:"cls"`
-		SEP    json.RawMessage `json:"sep"`
-		Single []struct {
-			SpecialToken *struct {
-				ID string `json:"id"`
-			} `json:"SpecialToken"`
-			Sequence *struct{} `json:"Sequence"`
-		} `json:"single"`
-		SpecialTokens map[string]struct {
-			IDs []int `json:"ids"`
-		} `json:"special_tokens"`
-	} `json:"post_processor"`
-	Model struct {
-		Type                    string         `json:"type"`
-		UnkToken                string         `json:"unk_token"`
-		ContinuingSubwordPrefix *string        `json:"continuing_subword_prefix"`
-		MaxInputCharsPerWord    int            `json:"max_input_chars_per_word"`
-		Vocab                   map[string]int `json:"vocab"`
+	PostProcessor *hfPost `json:"post_processor"`
+	Model         struct {
+		Type                    string          `json:"type"`
+		UnkToken                string          `json:"unk_token"`
+		ContinuingSubwordPrefix *string         `json:"continuing_subword_prefix"`
+		MaxInputCharsPerWord    int             `json:"max_input_chars_per_word"`
+		Vocab                   json.RawMessage `json:"vocab"`
 	} `json:"model"`
+}
+
+// hfPost is a tokenizer.json post-processor.
+type hfPost struct {
+	Type       string          `json:"type"`
+	Processors []*hfPost       `json:"processors"`
+	CLS        json.RawMessage `json:"cls"`
+	SEP        json.RawMessage `json:"sep"`
+	Single     []struct {
+		SpecialToken *struct {
+			ID string `json:"id"`
+		} `json:"SpecialToken"`
+		Sequence *struct{} `json:"Sequence"`
+	} `json:"single"`
+	SpecialTokens map[string]struct {
+		IDs []int `json:"ids"`
+	} `json:"special_tokens"`
 }
 
 // LoadHF reads a tokenizer.json file, or the tokenizer.json in a directory.
@@ -99,15 +111,25 @@ func ParseHF(data []byte) (*HF, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("parse tokenizer.json: %w", err)
 	}
-	if f.Model.Type != "WordPiece" {
-		return nil, fmt.Errorf("tokenizer model %q is not supported: only WordPiece (BERT-style) tokenizers are", f.Model.Type)
+	bert := f.Model.Type == "WordPiece" && (f.Normalizer == nil || f.Normalizer.Type == "BertNormalizer") &&
+		(f.PreTokenizer == nil || f.PreTokenizer.Type == "BertPreTokenizer" || f.PreTokenizer.Type == "Whitespace")
+	if !bert {
+		t := &HF{name: "hf", pieces: map[string][]idEnd{}}
+		if err := t.parsePipe(data); err != nil {
+			return nil, err
+		}
+		if err := t.specials(&f); err != nil {
+			return nil, err
+		}
+		return t, nil
 	}
-	if len(f.Model.Vocab) == 0 {
-		return nil, fmt.Errorf("tokenizer.json has an empty vocabulary")
+	var vocab map[string]int
+	if err := json.Unmarshal(f.Model.Vocab, &vocab); err != nil || len(vocab) == 0 {
+		return nil, fmt.Errorf("tokenizer.json: want a vocabulary of token: id")
 	}
 	t := &HF{
 		name:         "hf",
-		vocab:        f.Model.Vocab,
+		vocab:        vocab,
 		prefix:       "##",
 		maxWordChars: f.Model.MaxInputCharsPerWord,
 		cache:        make(map[string][]int),
@@ -157,6 +179,17 @@ func (t *HF) specials(f *hfFile) error {
 		return nil
 	}
 	switch pp.Type {
+	case "ByteLevel":
+		return nil // offsets only
+	case "Sequence":
+		for _, q := range pp.Processors {
+			g := *f
+			g.PostProcessor = q
+			if err := t.specials(&g); err != nil {
+				return err
+			}
+		}
+		return nil
 	case "BertProcessing", "RobertaProcessing":
 		var cls, sep []any
 		if json.Unmarshal(pp.CLS, &cls) != nil || json.Unmarshal(pp.SEP, &sep) != nil || len(cls) != 2 || len(sep) != 2 {
@@ -196,6 +229,23 @@ func (t *HF) specials(f *hfFile) error {
 // continuation pieces ("##ing") glued to the token before, special tokens
 // left out.
 func (t *HF) Decode(ids []int) (string, error) {
+	if p := t.pipe; p != nil {
+		toks := make([]string, 0, len(ids))
+		special := map[int]bool{}
+		for _, a := range p.added {
+			special[a.ID] = a.Special
+		}
+		for _, id := range ids {
+			tok, ok := p.reverse[id]
+			if !ok {
+				return "", fmt.Errorf("token id %d is not in the vocabulary", id)
+			}
+			if !special[id] {
+				toks = append(toks, tok)
+			}
+		}
+		return p.decode(toks), nil
+	}
 	t.mu.Lock()
 	if t.reverse == nil {
 		t.reverse = make(map[int]string, len(t.vocab))
@@ -242,6 +292,11 @@ func (t *HF) VocabSize() int { return len(t.vocab) }
 // Count returns the number of WordPiece tokens of text, without special
 // tokens.
 func (t *HF) Count(text string) int {
+	if t.pipe != nil {
+		n := 0
+		t.pipe.tokens(text, 0, t.pieceTokens, func(int, int) { n++ })
+		return n
+	}
 	n := 0
 	forEachWord(text, func(start, end int) { n += len(t.wordIDs(text[start:end])) })
 	return n
@@ -250,6 +305,10 @@ func (t *HF) Count(text string) int {
 // Encode returns the token ids of text, without special tokens.
 func (t *HF) Encode(text string) []int {
 	var ids []int
+	if t.pipe != nil {
+		t.pipe.tokens(text, 0, t.pieceTokens, func(id, _ int) { ids = append(ids, id) })
+		return ids
+	}
 	forEachWord(text, func(start, end int) { ids = append(ids, t.wordIDs(text[start:end])...) })
 	return ids
 }
@@ -258,6 +317,10 @@ func (t *HF) Encode(text string) []int {
 // of one word that come from one character (after normalisation) share that
 // character's end.
 func (t *HF) AppendTokenEnds(dst []int, text string) []int {
+	if t.pipe != nil {
+		t.pipe.tokens(text, 0, t.pieceTokens, func(_, end int) { dst = append(dst, end) })
+		return dst
+	}
 	forEachWord(text, func(start, end int) {
 		dst = t.appendWordEnds(dst, text[start:end], start)
 	})
@@ -301,6 +364,27 @@ func isBertSplitSpace(r rune) bool {
 		return true
 	}
 	return r >= utf8.RuneSelf && unicode.Is(unicode.Zs, r)
+}
+
+// pieceTokens returns the tokens of a pre-token of the general pipeline,
+// cached.
+func (t *HF) pieceTokens(s string) []idEnd {
+	t.mu.RLock()
+	toks, ok := t.pieces[s]
+	t.mu.RUnlock()
+	if ok {
+		return toks
+	}
+	t.pipe.model.tokenize(s, func(id, end int) { toks = append(toks, idEnd{id, end}) })
+	if len(s) <= maxCachedSegment {
+		t.mu.Lock()
+		if len(t.pieces) >= maxCacheEntries {
+			t.pieces = make(map[string][]idEnd)
+		}
+		t.pieces[string([]byte(s))] = toks
+		t.mu.Unlock()
+	}
+	return toks
 }
 
 // wordIDs returns the token ids of a run of non-space text, cached.
