@@ -77,7 +77,9 @@ func testModels(t testing.TB, texts []string) map[string]string {
 	for w := range counts {
 		words = append(words, w)
 	}
-	sort.Slice(words, func(i, j int) bool { return counts[words[i]] > counts[words[j]] || counts[words[i]] == counts[words[j]] && words[i] < words[j] })
+	sort.Slice(words, func(i, j int) bool {
+		return counts[words[i]] > counts[words[j]] || counts[words[i]] == counts[words[j]] && words[i] < words[j]
+	})
 	words = words[:min(len(words), 3000)]
 	total := 0
 	for _, w := range words {
