@@ -4,12 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gochunk/gochunk/internal/npmtest"
 )
 
 // startPGlite starts PGlite (PostgreSQL compiled to WebAssembly, with
@@ -19,24 +20,8 @@ import (
 // tested. It skips where node and npm are missing.
 func startPGlite(t *testing.T) string {
 	t.Helper()
-	node, err1 := exec.LookPath("node")
-	npm, err2 := exec.LookPath("npm")
-	if err1 != nil || err2 != nil {
-		t.Skip("skipping: node and npm are needed to run PGlite with pgvector (apt-get install nodejs npm)")
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		t.Skipf("skipping: no cache directory for npm packages: %v", err)
-	}
-	dir := filepath.Join(cache, "gochunk-tests", "npm-pglite")
+	node, dir := npmtest.Install(t, "npm-pglite", "@electric-sql/pglite@0.5.14", "@electric-sql/pglite-socket@0.2", "@electric-sql/pglite-pgvector@0.0.15")
 	server := filepath.Join(dir, "node_modules", "@electric-sql", "pglite-socket", "dist", "scripts", "server.js")
-	if _, err := os.Stat(server); err != nil {
-		cmd := exec.Command(npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "--ignore-scripts",
-			"@electric-sql/pglite@0.5.14", "@electric-sql/pglite-socket@0.2", "@electric-sql/pglite-pgvector@0.0.15")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Skipf("skipping: npm could not install PGlite: %v\n%s", err, out)
-		}
-	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gochunk/gochunk/internal/npmtest"
 )
 
 // jsTiktokenVersion is the release of npm js-tiktoken (OpenAI's tiktoken
@@ -19,26 +21,7 @@ const jsTiktokenVersion = "1.0.21"
 // texts with an encoding there; it skips where node or npm is missing.
 func jsTiktoken(t *testing.T) func(encoding string, texts []string) [][]uint {
 	t.Helper()
-	node, err1 := exec.LookPath("node")
-	npm, err2 := exec.LookPath("npm")
-	if err1 != nil || err2 != nil {
-		t.Skip("skipping: node and npm are needed to run the reference js-tiktoken (apt-get install nodejs npm)")
-	}
-	dir := os.Getenv("GOCHUNK_NPM_DIR")
-	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			t.Skipf("skipping: no cache directory for npm packages: %v", err)
-		}
-		dir = filepath.Join(cache, "gochunk-tests", "npm")
-	}
-	pkg := filepath.Join(dir, "node_modules", "js-tiktoken", "package.json")
-	if b, err := os.ReadFile(pkg); err != nil || !strings.Contains(string(b), `"version": "`+jsTiktokenVersion+`"`) {
-		cmd := exec.Command(npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "--ignore-scripts", "js-tiktoken@"+jsTiktokenVersion)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Skipf("skipping: npm could not install js-tiktoken@%s: %v\n%s", jsTiktokenVersion, err, out)
-		}
-	}
+	node, dir := npmtest.Install(t, "npm-js-tiktoken", "js-tiktoken@"+jsTiktokenVersion)
 	script := filepath.Join(t.TempDir(), "encode.mjs")
 	os.WriteFile(script, []byte(`import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
