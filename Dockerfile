@@ -7,7 +7,10 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/gochunk ./cmd/gochunk
+# cgo, linked statically: the tree-sitter grammars of the code chunker are
+# compiled in, and the binary still needs no library at run time.
+RUN CGO_ENABLED=1 go build -tags netgo,osusergo -trimpath \
+    -ldflags '-s -w -linkmode external -extldflags "-static"' -o /out/gochunk ./cmd/gochunk
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/gochunk /gochunk

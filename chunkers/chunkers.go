@@ -52,7 +52,7 @@ func Specs() []Spec {
 		spec("markdown", "markdown structure: sections, blocks, code fences and tables kept whole, heading paths", split.DefaultMarkdownConfig, split.NewMarkdown),
 		specFast(),
 		spec("table", "markdown tables split by rows, the header repeated in every chunk of a table; the text around them as recursive", split.DefaultTableConfig, split.NewTable),
-		spec("code", "source code structure: definitions with their comments, blank lines, lines", split.DefaultCodeConfig, split.NewCode),
+		spec("code", "source code on its tree-sitter syntax tree (whole functions, classes, statements; cgo build), else by definition patterns and lines", split.DefaultCodeConfig, split.NewCode),
 		specE("semantic", "breakpoints where the embedding distance between neighbouring sentences is high (Kamradt, LangChain SemanticChunker)", semantic.DefaultBreakpointConfig, semantic.NewBreakpoint),
 		specE("savgol", "minima of the Savitzky-Golay smoothed window similarity (Chonkie SemanticChunker)", semantic.DefaultSavGolConfig, semantic.NewSavGol),
 		specE("hierarchical", "agglomerative clustering of sentence embeddings, contiguous by default, cut by count, distance or elbow", semantic.DefaultHierarchicalConfig, semantic.NewHierarchical),

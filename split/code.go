@@ -1,12 +1,16 @@
 package split
 
 import (
+	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/internal/syntax"
 	"github.com/gochunk/gochunk/segment"
 	"github.com/gochunk/gochunk/tokenize"
 )
@@ -15,19 +19,27 @@ import (
 type CodeConfig struct {
 	Size
 	Language string `json:"language" doc:"the source language (go, python, js, ts, java, c, cpp, csharp, rust, ruby, php, kotlin, scala, swift, shell, lua); empty means detect it from the document's file name, and plain line structure when unknown"`
+	Parser   string `json:"parser" doc:"how the code is cut: auto (on its tree-sitter syntax tree where the language has a grammar: python, go, js, ts, java, rust, c, cpp; else by definition patterns and lines), tree (the syntax tree, or an error), lines (definition patterns and lines)"`
 }
 
-// DefaultCodeConfig returns a size of 1000, no overlap, and language
-// detection.
-func DefaultCodeConfig() CodeConfig { return CodeConfig{Size: Size{Size: 1000}} }
+// DefaultCodeConfig returns a size of 1000, no overlap, language
+// detection and the syntax tree where there is one.
+func DefaultCodeConfig() CodeConfig { return CodeConfig{Size: Size{Size: 1000}, Parser: "auto"} }
 
-// Code chunks source code by its structure: it cuts before top-level
-// definitions (functions, types, classes, with the comments, decorators and
-// attributes just above them), then before indented definitions (methods),
-// then at blank lines, then between lines, then at white space and tokens.
-// Whole definitions stay together when they fit. The language comes from
-// the configuration or from the extension of the document's "source"
-// metadata or ID; each chunk records it under "language".
+// Code chunks source code by its structure. On a tree-sitter syntax tree
+// (the cgo build; Python, Go, JavaScript, TypeScript, Java, Rust, C, C++)
+// it keeps whole nodes — functions, classes, methods, statements — when
+// they fit, with the comments and attributes right above them, and splits
+// a node too large at its children, recursively, so it never cuts inside a
+// string literal or an identifier while a boundary between statements
+// exists; each chunk's metadata names the definitions it holds
+// ("definitions": ["function foo"]) and the one it is part of ("within").
+// Without a tree it cuts before lines that start a definition (patterns
+// per language, with the comment and annotation lines above), then at
+// blank lines, then between lines. Below that, at white space and tokens.
+// The language comes from the configuration or from the extension of the
+// document's "source" metadata or ID; each chunk records it ("language")
+// and how it was cut ("parser": tree-sitter or lines).
 type Code struct {
 	cfg     CodeConfig
 	counter tokenize.Counter
@@ -44,6 +56,11 @@ func NewCode(cfg CodeConfig, counter tokenize.Counter) (*Code, error) {
 		if _, err := LanguageSeparators(cfg.Language); err != nil {
 			return nil, err
 		}
+	}
+	switch cfg.Parser {
+	case "", "auto", "tree", "lines":
+	default:
+		return nil, fmt.Errorf("%w: code chunker: parser %q: want auto, tree or lines", gochunk.ErrConfig, cfg.Parser)
 	}
 	for name, l := range languages {
 		top := regexp.MustCompile(`^(?:` + l.defs + `)`)
@@ -74,14 +91,72 @@ func (c *Code) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chunk
 	if !ok {
 		levels = []pack.Level{blankLineLevel, lineLevel}
 	}
+	var tree *syntax.Tree
+	if c.cfg.Parser != "lines" && doc.Text != "" {
+		grammar := lang
+		if src, _ := doc.Metadata["source"].(string); lang == "ts" && strings.HasSuffix(cmp.Or(src, doc.ID), ".tsx") {
+			grammar = "tsx"
+		}
+		// Nodes under a quarter of the limit are kept whole (comments joined
+		// to a node can make it larger than the limit, so not the limit).
+		t, err := syntax.Parse(ctx, grammar, []byte(doc.Text), c.cfg.Size.Size/4)
+		switch {
+		case err == nil && (t.ErrorShare() <= 0.5 || c.cfg.Parser == "tree"):
+			tree, levels = t, treeLevels(t)
+		case err == nil:
+			// Mostly syntax errors: not this language's code; lines serve better.
+		case c.cfg.Parser == "tree" && errors.Is(err, syntax.ErrUnavailable):
+			return nil, fmt.Errorf("%w: code chunker: parser tree: %w", gochunk.ErrConfig, err)
+		case c.cfg.Parser == "tree":
+			return nil, fmt.Errorf("%w: code chunker: parser tree: %v (languages with a grammar: %s)", gochunk.ErrConfig, err, strings.Join(syntax.Languages(), ", "))
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("chunking cancelled: %w", ctx.Err())
+		}
+	}
 	chunks, err := recursiveChunks(ctx, doc, c.counter, c.cfg.Size, levels, true)
 	if err != nil || lang == "" {
 		return chunks, err
 	}
 	for i := range chunks {
-		chunks[i].Metadata = map[string]any{"language": lang}
+		md := map[string]any{"language": lang, "parser": "lines"}
+		if tree != nil && len(chunks[i].Spans) > 0 {
+			md["parser"] = "tree-sitter"
+			sp := chunks[i].Spans
+			in, within := tree.Definitions(sp[0].Start, sp[len(sp)-1].End)
+			if len(in) > 0 {
+				names := make([]string, len(in))
+				for k, d := range in {
+					names[k] = d.String()
+				}
+				md["definitions"] = names
+			}
+			if within != nil {
+				md["within"] = within.String()
+			}
+		}
+		chunks[i].Metadata = md
 	}
 	return chunks, nil
+}
+
+// treeDepth bounds how many times a node too large is split at its
+// children before lines take over.
+const treeDepth = 48
+
+// treeLevels cuts at the syntax tree's nodes, a level deeper each time a
+// piece is too large, then between lines.
+func treeLevels(t *syntax.Tree) []pack.Level {
+	level := func(text string, a, b int, dst []pack.Piece) []pack.Piece {
+		for _, s := range t.Cut(a, b, nil) { // no shared scratch: engines may run on several cores
+			dst = append(dst, pack.Piece{Start: s[0], End: s[1]})
+		}
+		return dst
+	}
+	levels := make([]pack.Level, 0, treeDepth+1)
+	for range treeDepth {
+		levels = append(levels, level)
+	}
+	return append(levels, lineLevel)
 }
 
 // defLevel cuts before every line that matches def, moved up over the
