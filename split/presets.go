@@ -93,9 +93,10 @@ func LanguageForFile(name string) string {
 
 // LanguageSeparators returns the separator preset of a language for the
 // recursive splitter: regular expressions, coarsest first, in the manner of
-// LangChain's RecursiveCharacterTextSplitter.from_language (a line break
-// before a top-level definition, before an indented one, blank lines, line
-// breaks, spaces, characters).
+// LangChain's RecursiveCharacterTextSplitter.from_language: for markdown,
+// HTML and LaTeX LangChain's own; for code, gochunk's definition patterns
+// (a line break before a top-level definition, before an indented one,
+// blank lines, line breaks, spaces, characters), not LangChain's lists.
 func LanguageSeparators(name string) ([]string, error) {
 	switch canonicalLanguage(name) {
 	case "markdown":
