@@ -38,7 +38,7 @@ func fuzzChunker(f *testing.F, make func(sz Size, counter tokenize.Counter) (goc
 		if err != nil {
 			t.Fatal(err)
 		}
-		chunktest.Check(t, c, text, chunktest.Options{Counter: counter, Limit: sz.Size, Overlap: sz.Overlap > 0})
+		chunktest.Check(t, c, text, chunktest.Options{Counter: counter, Limit: sz.Size, Overlap: sz.Overlap > 0, RepeatedHeaders: true})
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/internal/runeoff"
 	"github.com/gochunk/gochunk/segment"
 	"github.com/gochunk/gochunk/tokenize"
 )
@@ -55,12 +56,84 @@ func (m *Markdown) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.C
 		levels = append(levels, md.headingLevel(h))
 	}
 	levels = append(levels, md.blockLevel, md.lineLevel, md.lineSentenceLevel)
-	chunks, err := recursiveChunks(ctx, doc, m.counter, m.cfg.Size, levels, true)
+	chunks, err := m.chunkWithTables(ctx, doc, md, levels)
 	if err != nil || !m.cfg.HeadingPath {
 		return chunks, err
 	}
 	md.annotate(chunks)
 	return chunks, nil
+}
+
+// chunkWithTables chunks the document, except that a table too large for
+// one chunk is cut into chunks of rows that each repeat its header, as the
+// table chunker does (without overlap; a table inside fenced code is
+// code). The text around such tables is chunked as usual.
+func (m *Markdown) chunkWithTables(ctx context.Context, doc gochunk.Document, md *markdownDoc, levels []pack.Level) ([]gochunk.Chunk, error) {
+	e := &pack.Engine{Counter: m.counter, Limit: m.cfg.Size.Size, Overlap: m.cfg.Overlap, Levels: levels}
+	if m.cfg.Overlap > 0 || !strings.Contains(doc.Text, "|") {
+		return runEngine(ctx, doc, e, true)
+	}
+	e, err := startEngine(doc, e)
+	if err != nil || doc.Text == "" {
+		return nil, err
+	}
+	text := doc.Text
+	var conv *runeoff.Converter
+	span := func(r pack.Range) gochunk.Span {
+		if conv == nil {
+			conv = runeoff.New(text)
+		}
+		return gochunk.Span{Start: r.Start, End: r.End, StartRune: conv.Rune(r.Start), EndRune: conv.Rune(r.End)}
+	}
+	var out []gochunk.Chunk
+	prose := func(a, b int) error {
+		if strings.TrimSpace(text[a:b]) == "" {
+			return nil
+		}
+		ranges, err := e.Split(ctx, a, b, nil)
+		if err != nil {
+			return err
+		}
+		cs, err := e.Build(ctx, ranges, true)
+		out = append(out, cs...)
+		return err
+	}
+	pos := 0
+	for _, tb := range findTables(text) {
+		end := tb.header.End
+		if len(tb.rows) > 0 {
+			end = tb.rows[len(tb.rows)-1].End
+		}
+		if tb.header.Start < pos || md.inCode(tb.header.Start) || e.Count(tb.header.Start, end) <= m.cfg.Size.Size {
+			continue
+		}
+		rows, ok := tableChunks(ctx, text, tb, m.counter, m.cfg.Size.Size, span)
+		if !ok {
+			continue
+		}
+		if err := prose(pos, tb.header.Start); err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+		pos = end
+	}
+	if err := prose(pos, len(text)); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].Index = i
+	}
+	return out, ctx.Err()
+}
+
+// inCode tells whether byte at lies in a fenced code block.
+func (md *markdownDoc) inCode(at int) bool {
+	for _, b := range md.blocks {
+		if b.start <= at && at < b.end {
+			return b.kind == blockCode
+		}
+	}
+	return false
 }
 
 type blockKind int

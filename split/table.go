@@ -123,37 +123,17 @@ func (t *Table) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chun
 			out = append(out, gochunk.Chunk{Text: text[tb.header.Start:end], Spans: []gochunk.Span{span(pack.Range{Start: tb.header.Start, End: end})}})
 			continue
 		}
-		head := text[tb.header.Start:tb.header.End]
-		fits := len(tb.rows) > 0
-		for _, r := range tb.rows {
-			if t.counter.Count(head+"\n"+text[r.Start:r.End]) > t.cfg.Size.Size {
-				fits = false // a row too large beside the header: no repeated header
-				break
-			}
+		cs, ok := tableChunks(ctx, text, tb, t.counter, t.cfg.Size.Size, span)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		if !fits {
+		if !ok {
 			if err := prose(tb.header.Start, end); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		for i := 0; i < len(tb.rows); {
-			if i%256 == 0 && ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			// Rows i..j-1 with the header, as many as fit (at least one).
-			j := i + 1
-			for j < len(tb.rows) && t.counter.Count(head+"\n"+text[tb.rows[i].Start:tb.rows[j].End]) <= t.cfg.Size.Size {
-				j++
-			}
-			rows := pack.Range{Start: tb.rows[i].Start, End: tb.rows[j-1].End}
-			c := gochunk.Chunk{Text: head + "\n" + text[rows.Start:rows.End], Spans: []gochunk.Span{span(tb.header), span(rows)}}
-			if i == 0 {
-				c = gochunk.Chunk{Text: text[tb.header.Start:rows.End], Spans: []gochunk.Span{span(pack.Range{Start: tb.header.Start, End: rows.End})}}
-			}
-			out = append(out, c)
-			i = j
-		}
+		out = append(out, cs...)
 	}
 	if err := prose(pos, len(text)); err != nil {
 		return nil, err
@@ -165,4 +145,39 @@ func (t *Table) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chun
 		}
 	}
 	return out, nil
+}
+
+// tableChunks cuts a table too large for one chunk into chunks of rows,
+// each after the first repeating the header (a span of its own). It
+// reports false when a row does not fit beside the header.
+func tableChunks(ctx context.Context, text string, tb tableSpan, counter tokenize.Counter, limit int, span func(pack.Range) gochunk.Span) ([]gochunk.Chunk, bool) {
+	head := text[tb.header.Start:tb.header.End]
+	if len(tb.rows) == 0 {
+		return nil, false
+	}
+	for _, r := range tb.rows {
+		if counter.Count(head+"\n"+text[r.Start:r.End]) > limit {
+			return nil, false // a row too large beside the header: no repeated header
+		}
+	}
+	var out []gochunk.Chunk
+	for i := 0; i < len(tb.rows); {
+		if i%256 == 0 && ctx.Err() != nil {
+			return nil, false
+		}
+		// Rows i..j-1 with the header, as many as fit (at least one).
+		j := i + 1
+		for j < len(tb.rows) && counter.Count(head+"\n"+text[tb.rows[i].Start:tb.rows[j].End]) <= limit {
+			j++
+		}
+		rows := pack.Range{Start: tb.rows[i].Start, End: tb.rows[j-1].End}
+		c := gochunk.Chunk{Text: head + "\n" + text[rows.Start:rows.End], Spans: []gochunk.Span{span(tb.header), span(rows)}}
+		if i == 0 {
+			c = gochunk.Chunk{Text: text[tb.header.Start:rows.End], Spans: []gochunk.Span{span(pack.Range{Start: tb.header.Start, End: rows.End})}}
+		}
+		c.TokenCount = counter.Count(c.Text)
+		out = append(out, c)
+		i = j
+	}
+	return out, true
 }

@@ -25,7 +25,7 @@ func TestTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chunks := chunktest.Check(t, c, text, chunktest.Options{Limit: 200, Overlap: true})
+	chunks := chunktest.Check(t, c, text, chunktest.Options{Limit: 200, RepeatedHeaders: true})
 	header := "| name | score | note |\n|:---|---:|---|"
 	rowsSeen, tables := 0, 0
 	for k, ch := range chunks {
@@ -60,6 +60,46 @@ func FuzzTable(f *testing.F) {
 		if c[size] == nil {
 			c[size], _ = NewTable(TableConfig{Size{Size: size}}, tokenize.Runes{})
 		}
-		chunktest.Check(t, c[size], s, chunktest.Options{Limit: size, Overlap: true})
+		chunktest.Check(t, c[size], s, chunktest.Options{Limit: size, RepeatedHeaders: true})
 	})
+}
+
+// Inside markdown a table too large for one chunk is cut by rows with its
+// header repeated, as the table chunker does; the text and headings
+// around it are chunked as markdown, and a table in fenced code is code.
+func TestMarkdownTables(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("# Scores\n\nThe scores of the season.\n\n| name | score |\n|---|---:|\n")
+	for i := range 40 {
+		fmt.Fprintf(&sb, "| player %d | %d |\n", i, i*3)
+	}
+	sb.WriteString("\n## Notes\n\n```\n| not | a table |\n|---|---|\n| 1 | 2 |\n```\n\nThe end.\n")
+	text := sb.String()
+	c, err := NewMarkdown(MarkdownConfig{Size: Size{Size: 150}, HeadingPath: true}, tokenize.Runes{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := chunktest.Check(t, c, text, chunktest.Options{Limit: 150, RepeatedHeaders: true})
+	parts, rows := 0, 0
+	for k, ch := range chunks {
+		if !strings.Contains(ch.Text, "| player ") {
+			continue
+		}
+		parts++
+		rows += strings.Count(ch.Text, "| player ")
+		if !strings.HasPrefix(ch.Text, "| name | score |\n|---|---:|\n") {
+			t.Errorf("chunk %d does not start with the header: %.50q", k, ch.Text)
+		}
+		if h, _ := ch.Metadata["headings"].([]string); len(h) != 1 || h[0] != "Scores" {
+			t.Errorf("chunk %d headings %v", k, ch.Metadata["headings"])
+		}
+	}
+	if parts < 3 || rows != 40 {
+		t.Errorf("%d table parts holding %d rows", parts, rows)
+	}
+	for _, ch := range chunks {
+		if strings.Contains(ch.Text, "| not | a table |") && len(ch.Spans) != 1 {
+			t.Errorf("a table in fenced code was cut as a table: %q", ch.Text)
+		}
+	}
 }
