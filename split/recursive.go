@@ -136,16 +136,19 @@ func (r *Recursive) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.
 	return runEngine(ctx, doc, e, r.cfg.StripWhitespace)
 }
 
-// chunkRange chunks doc.Text[a:b] (the text is already checked), offsets
-// in the whole text; chunk indexes are left for the caller.
-func (r *Recursive) chunkRange(ctx context.Context, doc gochunk.Document, a, b int) ([]gochunk.Chunk, error) {
+// rangeChunker returns a function that chunks doc.Text[a:b] (the text is
+// already checked), offsets in the whole text, with one engine for every
+// range; chunk indexes are left for the caller.
+func (r *Recursive) rangeChunker(doc gochunk.Document) func(ctx context.Context, a, b int) ([]gochunk.Chunk, error) {
 	e := &pack.Engine{Text: doc.Text, Counter: r.counter, Limit: r.cfg.Size.Size, Overlap: r.cfg.Overlap, Levels: r.levels, SkipWords: r.chars}
 	e.Init()
-	ranges, err := e.Split(ctx, a, b, nil)
-	if err != nil {
-		return nil, err
+	return func(ctx context.Context, a, b int) ([]gochunk.Chunk, error) {
+		ranges, err := e.Split(ctx, a, b, nil)
+		if err != nil {
+			return nil, err
+		}
+		return e.Build(ctx, ranges, r.cfg.StripWhitespace)
 	}
-	return e.Build(ctx, ranges, r.cfg.StripWhitespace)
 }
 
 // separatorLevel returns the level that cuts at sep; nil for the empty

@@ -101,11 +101,12 @@ func (t *Table) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chun
 	}
 	var out []gochunk.Chunk
 	// prose chunks text[a:b] as Recursive does, at its offsets.
+	chunkRange := t.recursive.rangeChunker(doc)
 	prose := func(a, b int) error {
 		if strings.TrimSpace(text[a:b]) == "" {
 			return nil
 		}
-		cs, err := t.recursive.chunkRange(ctx, doc, a, b)
+		cs, err := chunkRange(ctx, a, b)
 		out = append(out, cs...)
 		return err
 	}
