@@ -75,6 +75,10 @@ type ChunkRequest struct {
 	Tokenizer string `json:"tokenizer,omitempty"`
 	// Embed asks for an embedding of every chunk.
 	Embed bool `json:"embed,omitempty"`
+	// Trace asks for each document's text (what the offsets refer to: a
+	// PDF's or HTML page's extracted text) and the chunker's trace (the
+	// embedding-based chunkers' curve, threshold and breakpoints).
+	Trace bool `json:"trace,omitempty"`
 	// Documents to chunk; Text is a shorthand for one document.
 	Documents []ChunkDocument `json:"documents,omitempty"`
 	Text      string          `json:"text,omitempty"`
@@ -109,6 +113,9 @@ type ChunkResult struct {
 	// document's id, byte for byte.
 	Chunks []record.Record `json:"chunks"`
 	Error  string          `json:"error,omitempty"`
+	// Text and Trace are there when the request asked for a trace.
+	Text  string         `json:"text,omitempty"`
+	Trace *gochunk.Trace `json:"trace,omitempty"`
 }
 
 // EmbeddingsRequest is the body of POST /v1/embeddings (OpenAI's API).

@@ -18,8 +18,9 @@ type Result struct {
 	// set (Run or Embed filled them in).
 	Embeddings [][]float32
 	// Trace is the chunker's explanation when Config.Trace is set and the
-	// chunker is a gochunk.Tracer.
+	// chunker is a gochunk.Tracer; Text is then the document's text.
 	Trace *gochunk.Trace
+	Text  string
 	// EmbedPrefixes, when set (one per chunk), are prepended to the chunks'
 	// texts for their embeddings only (a document's title and heading
 	// path, say): the chunks' texts and offsets stay as they are.
@@ -32,6 +33,9 @@ type Result struct {
 // is set: Result.Embeddings then holds them, and Embed leaves them.
 func (p *Pipeline) Chunk(ctx context.Context, doc gochunk.Document) (Result, error) {
 	r := Result{Source: doc.ID}
+	if p.cfg.Trace {
+		r.Text = doc.Text
+	}
 	var err error
 	if ce, ok := p.chunker.(gochunk.ChunkEmbedder); ok && p.cfg.EmbedChunks {
 		r.Chunks, r.Embeddings, err = ce.ChunkEmbed(ctx, doc)
@@ -60,6 +64,14 @@ func (p *Pipeline) Run(ctx context.Context, doc gochunk.Document) (Result, error
 func (p *Pipeline) Embedding() *Pipeline {
 	q := *p
 	q.cfg.EmbedChunks = true
+	return &q
+}
+
+// Tracing returns a pipeline like p that asks its chunker for a trace
+// (Config.Trace).
+func (p *Pipeline) Tracing() *Pipeline {
+	q := *p
+	q.cfg.Trace = true
 	return &q
 }
 

@@ -261,6 +261,9 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	if req.Embed {
 		pl = pl.Embedding() // a chunker with vectors of its own (late) gives them
 	}
+	if req.Trace {
+		pl = pl.Tracing()
+	}
 	resp := api.ChunkResponse{Chunker: pl.Config().Chunker, Tokenizer: pl.Counter().Name(), Documents: make([]api.ChunkResult, len(req.Documents))}
 	errs := make([]error, len(req.Documents))
 	results, ok := s.run(w, r, pl, errs, req.Embed, func(i int) (pipeline.Result, error) {
@@ -287,6 +290,9 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 			resp.Documents[i].Error = errs[i].Error()
 		} else if len(res.Chunks) > 0 {
 			resp.Documents[i].Chunks = res.Records()
+		}
+		if req.Trace {
+			resp.Documents[i].Text, resp.Documents[i].Trace = res.Text, res.Trace
 		}
 		s.count("chunk", errs[i], res.Chunks)
 	}

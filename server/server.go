@@ -26,6 +26,7 @@ import (
 
 	"github.com/gochunk/gochunk/api"
 	"github.com/gochunk/gochunk/index"
+	"github.com/gochunk/gochunk/inspect"
 	"github.com/gochunk/gochunk/internal/budget"
 	"github.com/gochunk/gochunk/store"
 
@@ -277,6 +278,8 @@ func (s *Server) routes() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(openapi)
 	})
+	mux.Handle("GET /{$}", inspect.Handler()) // the playground
+	mux.Handle("GET /playground/", inspect.Handler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusNotFound, "not_found", fmt.Sprintf("no endpoint %s %s; see GET /openapi.json", r.Method, r.URL.Path))
 	})

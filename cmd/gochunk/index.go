@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -15,11 +16,7 @@ import (
 
 // storeFlag registers --store: a SQLite file or a PostgreSQL URL.
 func storeFlag(fs *flag.FlagSet, dst *string) {
-	def := os.Getenv("DATABASE_URL")
-	if def == "" {
-		def = "gochunk.db"
-	}
-	fs.StringVar(dst, "store", def, "where chunks are kept: a SQLite file, or a postgres:// URL (default $DATABASE_URL, else gochunk.db)")
+	fs.StringVar(dst, "store", cmp.Or(os.Getenv("DATABASE_URL"), "gochunk.db"), "where chunks are kept: a SQLite file, or a postgres:// URL (default $DATABASE_URL, else gochunk.db)")
 }
 
 func cmdIndex(e env, args []string) int {
@@ -105,12 +102,11 @@ Flags:
 }
 
 func printSummary(e env, s index.Summary, asJSON bool) {
-	if asJSON {
-		b, _ := json.Marshal(s)
+	if b, _ := json.Marshal(s); asJSON {
 		fmt.Fprintf(e.stdout, "%s\n", b)
-	} else {
-		fmt.Fprintln(e.stdout, s)
+		return
 	}
+	fmt.Fprintln(e.stdout, s)
 }
 
 func cmdSearch(e env, args []string) int {

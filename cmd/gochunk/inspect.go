@@ -51,7 +51,7 @@ Flags:
 		w = f
 	}
 	title := fmt.Sprintf("%s: %s, %s %s", files[0], pl.Config().Chunker, pl.Counter().Name(), pl.Config().Params)
-	if err := inspect.WriteHTML(w, title, doc.Text, res.Chunks, res.Trace); err != nil {
+	if err := inspect.WriteHTML(w, title, doc.Text, pl.Counter().Name(), res.Chunks, res.Trace); err != nil {
 		return fail(e, "inspect", err)
 	}
 	if *out != "-" {

@@ -1,0 +1,363 @@
+// gochunk playground: chunk a text with any chunker and see the chunks.
+// Served at / by gochunk serve (live: it calls /v1/chunkers and
+// /v1/chunk), and inlined by gochunk inspect into one HTML file with its
+// data (static: window.GOCHUNK_DATA). No dependencies, no network beyond
+// the server it came from.
+"use strict";
+(function () {
+  const $ = (sel, root) => (root || document).querySelector(sel);
+  function el(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === "on") for (const [ev, fn] of Object.entries(v)) e.addEventListener(ev, fn);
+      else if (k === "text") e.textContent = v;
+      else e.setAttribute(k, v === true ? "" : v);
+    }
+    for (const k of kids) if (k !== null && k !== undefined) e.append(k);
+    return e;
+  }
+  const SVG = "http://www.w3.org/2000/svg";
+  function svg(tag, attrs, ...kids) {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) if (v !== undefined) e.setAttribute(k, v);
+    for (const k of kids) if (k !== null && k !== undefined) e.append(k);
+    return e;
+  }
+  const fmt = (x) => (Math.abs(x) >= 100 || Number.isInteger(x) ? String(Math.round(x)) : x.toFixed(3));
+
+  // cpIndex maps code-point offsets (the API's start_rune/end_rune) to
+  // UTF-16 indices of text.
+  function cpIndex(text) {
+    const idx = [0];
+    let u = 0;
+    for (const ch of text) {
+      u += ch.length;
+      idx.push(u);
+    }
+    return idx;
+  }
+
+  function spansOf(c) {
+    return c.spans && c.spans.length ? c.spans : [{ start_rune: c.start_rune, end_rune: c.end_rune }];
+  }
+
+  // axes draws an x and a y axis with a few ticks into g.
+  function axes(g, x0, y0, w, h, xmax, ymax, xlabel, ylabel, ymin) {
+    ymin = ymin || 0;
+    g.append(svg("line", { x1: x0, y1: y0, x2: x0 + w, y2: y0, stroke: "#6b7280" }));
+    g.append(svg("line", { x1: x0, y1: y0, x2: x0, y2: y0 - h, stroke: "#6b7280" }));
+    for (let i = 0; i <= 4; i++) {
+      const xv = (xmax * i) / 4, yv = ymin + ((ymax - ymin) * i) / 4;
+      g.append(svg("text", { x: x0 + (w * i) / 4, y: y0 + 12, "text-anchor": "middle" }, fmt(xv)));
+      g.append(svg("text", { x: x0 - 4, y: y0 - (h * i) / 4 + 3, "text-anchor": "end" }, fmt(yv)));
+      g.append(svg("line", { x1: x0, y1: y0 - (h * i) / 4, x2: x0 + w, y2: y0 - (h * i) / 4, stroke: "#f3f4f6" }));
+    }
+    g.append(svg("text", { x: x0 + w / 2, y: y0 + 26, "text-anchor": "middle" }, xlabel));
+    g.append(svg("text", { x: 12, y: y0 - h / 2, transform: `rotate(-90 12 ${y0 - h / 2})`, "text-anchor": "middle" }, ylabel));
+  }
+
+  // histogram of the chunks' token counts.
+  function histogram(chunks, unit) {
+    const W = 380, H = 190, x0 = 46, y0 = H - 34, w = W - x0 - 14, h = H - 50;
+    const sizes = chunks.map((c) => c.token_count);
+    const max = Math.max(1, ...sizes), bins = Math.min(12, Math.max(1, chunks.length));
+    const counts = new Array(bins).fill(0);
+    for (const s of sizes) counts[Math.min(bins - 1, Math.floor((s / max) * bins))]++;
+    const top = Math.max(1, ...counts);
+    const s = svg("svg", { width: W, height: H, role: "img", "aria-label": "chunk sizes", class: "histogram" });
+    axes(s, x0, y0, w, h, max, top, `chunk size (${unit})`, "chunks");
+    counts.forEach((n, i) => {
+      const bh = (h * n) / top;
+      s.append(svg("rect", { x: x0 + (w * i) / bins + 1, y: y0 - bh, width: w / bins - 2, height: bh, fill: "#60a5fa" },
+        svg("title", {}, `${Math.round((max * i) / bins)}–${Math.round((max * (i + 1)) / bins)}: ${n} chunks`)));
+    });
+    return s;
+  }
+
+  // curve draws the chunker's trace: its curve, smoothing, threshold and
+  // breakpoints; clicking a breakpoint shows that place in the text.
+  function curve(tr, jump) {
+    const W = 620, H = 190, x0 = 50, y0 = H - 34, w = W - x0 - 14, h = H - 50;
+    const all = [...(tr.curve || []), ...(tr.smoothed || [])];
+    if (tr.threshold !== undefined && tr.threshold !== null) all.push(tr.threshold);
+    let lo = Math.min(...all), hi = Math.max(...all);
+    if (hi - lo < 1e-9) hi = lo + 1;
+    const n = Math.max(1, (tr.units || []).length - 1);
+    const X = (u) => x0 + (w * u) / n, Y = (v) => y0 - (h * (v - lo)) / (hi - lo);
+    const s = svg("svg", { width: W, height: H, role: "img", "aria-label": tr.curve_name || "curve", class: "curve" });
+    axes(s, x0, y0, w, h, n, hi, "unit", tr.curve_name || "", lo);
+    const line = (series, color) => {
+      if (!series || !series.length) return;
+      const off = tr.curve_offset || 0;
+      s.append(svg("polyline", { fill: "none", stroke: color, "stroke-width": 1.4, points: series.map((v, i) => `${X(off + i).toFixed(1)},${Y(v).toFixed(1)}`).join(" ") }));
+    };
+    line(tr.curve, "#2563eb");
+    line(tr.smoothed, "#16a34a");
+    if (tr.threshold !== undefined && tr.threshold !== null) {
+      s.append(svg("line", { x1: x0, x2: x0 + w, y1: Y(tr.threshold), y2: Y(tr.threshold), stroke: "#f59e0b" }, svg("title", {}, `threshold ${fmt(tr.threshold)}`)));
+    }
+    for (const b of tr.breakpoints || []) {
+      if (b <= 0) continue;
+      const l = svg("line", { x1: X(b - 0.5), x2: X(b - 0.5), y1: y0, y2: y0 - h, stroke: "#e11d48", "stroke-dasharray": "3,3", "stroke-width": 2, class: "breakpoint", style: "cursor:pointer" },
+        svg("title", {}, `a chunk starts at unit ${b}: click to see it`));
+      l.addEventListener("click", () => jump(tr.units[b]));
+      s.append(l);
+    }
+    return s;
+  }
+
+  // view renders text with its chunks into a fresh element.
+  function view(text, chunks, trace, unit) {
+    const out = el("div", { class: "view" });
+    const cp = cpIndex(text);
+    const runes = cp.length - 1;
+    // Boundaries and, between them, the chunks covering each piece (a
+    // sweep over span starts and ends).
+    const events = [];
+    chunks.forEach((c, i) => spansOf(c).forEach((s, k) => events.push([s.start_rune, 1, i, k], [s.end_rune, -1, i, k])));
+    events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const cuts = [0, runes];
+    for (const e of events) cuts.push(e[0]);
+    const bounds = [...new Set(cuts)].sort((a, b) => a - b);
+    const textEl = el("div", { class: "text", tabindex: 0 });
+    let blk = el("div", { class: "blk" }), inBlk = 0, ev = 0;
+    const active = new Map(); // chunk -> open spans
+    const started = new Set();
+    for (let i = 0; i + 1 < bounds.length; i++) {
+      const a = bounds[i], b = bounds[i + 1];
+      while (ev < events.length && events[ev][0] <= a) {
+        const [, d, c] = events[ev++];
+        active.set(c, (active.get(c) || 0) + d);
+        if (active.get(c) === 0) active.delete(c);
+      }
+      const owners = [...active.keys()].sort((x, y) => x - y);
+      const piece = text.slice(cp[a], cp[b]);
+      let span;
+      if (!owners.length) {
+        span = el("span", { class: "gap", "data-s": a, "data-e": b, text: piece });
+      } else {
+        const c = owners[0], ch = chunks[c];
+        const cls = [`c${c % 6}`];
+        if (owners.length > 1) cls.push("ov");
+        if (!started.has(c)) {
+          cls.push("start");
+          started.add(c);
+        }
+        const title = `chunk ${ch.chunk_index}: ${ch.token_count} ${unit}` + (owners.length > 1 ? `, overlapping chunk ${owners.slice(1).map((o) => chunks[o].chunk_index).join(", ")}` : "") + (spansOf(ch).length > 1 ? `, ${spansOf(ch).length} spans` : "");
+        span = el("span", { class: cls.join(" "), "data-chunk": ch.chunk_index, "data-chunks": owners.map((o) => chunks[o].chunk_index).join(" "), "data-s": a, "data-e": b, title, text: piece });
+      }
+      blk.append(span);
+      if (++inBlk >= 200) {
+        textEl.append(blk);
+        blk = el("div", { class: "blk" });
+        inBlk = 0;
+      }
+    }
+    textEl.append(blk);
+    // Hovering a piece lights every piece of its chunk (all its spans).
+    textEl.addEventListener("mouseover", (e) => {
+      const c = e.target.getAttribute && e.target.getAttribute("data-chunk");
+      textEl.querySelectorAll(".hl").forEach((x) => x.classList.remove("hl"));
+      if (c !== null && c !== undefined) textEl.querySelectorAll(`[data-chunks~="${c}"]`).forEach((x) => x.classList.add("hl"));
+    });
+    const jump = (unitSpan) => {
+      if (!unitSpan) return;
+      const r = unitSpan.start_rune;
+      for (const sp of textEl.querySelectorAll("span[data-s]")) {
+        if (+sp.dataset.s <= r && r < +sp.dataset.e) {
+          sp.scrollIntoView({ block: "center" });
+          sp.classList.add("hl");
+          break;
+        }
+      }
+    };
+    const sizes = chunks.map((c) => c.token_count).sort((a, b) => a - b);
+    const median = sizes.length ? sizes[Math.floor(sizes.length / 2)] : 0;
+    out.append(el("div", { class: "summary", text: `${chunks.length} chunks; size in ${unit}: min ${sizes[0] || 0}, median ${median}, max ${sizes[sizes.length - 1] || 0}; ${runes} characters` }));
+    const charts = el("div", { class: "charts" }, histogram(chunks, unit));
+    if (trace && trace.curve && trace.curve.length) charts.append(curve(trace, jump));
+    out.append(charts);
+    out.append(el("div", { class: "legend", text: "Each colour is a chunk (▏ marks where one starts); hatched text is in two chunks (overlap); hover a piece to light its whole chunk, all its spans." + (trace && trace.curve ? " Curve: blue raw, green smoothed, orange threshold, red dashes where chunks start (click one to see it)." : "") }));
+    out.append(textEl);
+    const rows = el("tbody");
+    chunks.forEach((c) => rows.append(el("tr", { "data-row": c.chunk_index }, el("td", { class: "n", text: c.chunk_index }), el("td", { class: "n", text: c.token_count }),
+      el("td", { text: spansOf(c).map((s) => `${s.start_rune}–${s.end_rune}`).join(", ") }), el("td", { text: c.text.slice(0, 90) }))));
+    out.append(el("details", {}, el("summary", { text: "chunks" }),
+      el("table", { class: "chunks" }, el("thead", {}, el("tr", {}, el("th", { text: "#" }), el("th", { text: unit }), el("th", { text: "spans (characters)" }), el("th", { text: "text" }))), rows)));
+    return out;
+  }
+
+  // ---- static page (gochunk inspect) ----
+  if (window.GOCHUNK_DATA) {
+    const d = window.GOCHUNK_DATA;
+    document.title = `gochunk inspect: ${d.title}`;
+    const pane = el("section", { class: "pane" }, el("div", { class: "summary", text: d.title }));
+    pane.append(view(d.text, d.chunks, d.trace, d.unit || "tokens"));
+    $("main").append(el("div", { class: "panes" }, pane));
+    return;
+  }
+
+  // ---- live playground ----
+  const params = new URLSearchParams(location.search);
+  const state = { registry: [], doc: null };
+
+  function paneForm(prefix) {
+    const p = (name) => params.get(prefix + name);
+    const chunkerSel = el("select", { name: "chunker" });
+    const tok = el("input", { name: "tokenizer", list: "tokenizers", placeholder: "default", value: p("tokenizer") || "" });
+    const paramsBox = el("div", { class: "params" });
+    const fill = () => {
+      paramsBox.textContent = "";
+      const info = state.registry.find((c) => c.name === chunkerSel.value);
+      if (!info) return;
+      for (const prm of info.params || []) {
+        const given = p(prm.name);
+        let input;
+        if (prm.type === "bool") {
+          input = el("input", { type: "checkbox", name: prm.name, "data-param": prm.type, "data-default": String(prm.default) });
+          input.checked = given !== null ? given === "true" : !!prm.default;
+        } else {
+          const def = typeof prm.default === "object" ? JSON.stringify(prm.default) : String(prm.default);
+          input = el("input", { name: prm.name, "data-param": prm.type, placeholder: def, value: given !== null ? given : "", type: prm.type === "int" || prm.type === "float" ? "number" : "text", step: prm.type === "float" ? "any" : undefined });
+        }
+        paramsBox.append(el("label", { title: prm.doc }, prm.name, input));
+      }
+    };
+    chunkerSel.addEventListener("change", fill);
+    const form = el("div", { class: "form" }, el("label", {}, "chunker", chunkerSel), el("label", {}, "tokenizer", tok), paramsBox);
+    const result = el("div", { class: "result" });
+    const pane = el("section", { class: "pane", "data-pane": prefix || "a" }, form, result);
+    pane.setup = () => {
+      for (const c of state.registry) chunkerSel.append(el("option", { value: c.name, text: c.name, title: c.summary }));
+      chunkerSel.value = p("chunker") || "recursive";
+      fill();
+    };
+    // config returns the request's chunker, tokenizer and parameters (only
+    // those changed from their defaults), and records them for the URL.
+    pane.config = (url) => {
+      const config = {};
+      url.set(prefix + "chunker", chunkerSel.value);
+      if (tok.value) url.set(prefix + "tokenizer", tok.value);
+      for (const input of paramsBox.querySelectorAll("[data-param]")) {
+        const t = input.dataset.param;
+        if (t === "bool") {
+          if (String(input.checked) !== input.dataset.default) {
+            config[input.name] = input.checked;
+            url.set(prefix + input.name, String(input.checked));
+          }
+          continue;
+        }
+        if (input.value === "") continue;
+        let v = input.value;
+        if (t === "int" || t === "float") v = Number(v);
+        else if (t !== "string") {
+          try { v = JSON.parse(v); } catch (e) { /* a plain string */ }
+        }
+        config[input.name] = v;
+        url.set(prefix + input.name, input.value);
+      }
+      return { chunker: chunkerSel.value, tokenizer: tok.value || undefined, config };
+    };
+    pane.show = (node) => {
+      result.textContent = "";
+      result.append(node);
+    };
+    return pane;
+  }
+
+  const textArea = el("textarea", { id: "text", placeholder: "Paste a text here, or drop a file (text, markdown, HTML, PDF) below." });
+  textArea.value = params.get("text") || "";
+  const fileInfo = el("span", {});
+  const fileInput = el("input", { type: "file", accept: ".txt,.md,.markdown,.html,.htm,.pdf,text/*,application/pdf" });
+  const drop = el("div", { class: "drop" }, "Drop a file here or ", fileInput, " ", fileInfo);
+  async function takeFile(f) {
+    const name = f.name.toLowerCase();
+    if (name.endsWith(".pdf")) {
+      const buf = new Uint8Array(await f.arrayBuffer());
+      let bin = "";
+      for (let i = 0; i < buf.length; i += 0x8000) bin += String.fromCharCode.apply(null, buf.subarray(i, i + 0x8000));
+      state.doc = { pdf_base64: btoa(bin) };
+      textArea.value = "";
+      fileInfo.textContent = `${f.name} (PDF: its text is extracted by the server)`;
+    } else if (name.endsWith(".html") || name.endsWith(".htm")) {
+      state.doc = { html: await f.text() };
+      textArea.value = "";
+      fileInfo.textContent = `${f.name} (HTML: chunked as the markdown of its structure)`;
+    } else {
+      state.doc = null;
+      textArea.value = await f.text();
+      fileInfo.textContent = f.name;
+    }
+  }
+  fileInput.addEventListener("change", () => fileInput.files[0] && takeFile(fileInput.files[0]));
+  drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
+  drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+  drop.addEventListener("drop", (e) => { e.preventDefault(); drop.classList.remove("over"); if (e.dataTransfer.files[0]) takeFile(e.dataTransfer.files[0]); });
+  textArea.addEventListener("input", () => { state.doc = null; fileInfo.textContent = ""; });
+
+  const compare = el("input", { type: "checkbox", id: "compare" });
+  compare.checked = params.get("compare") === "1";
+  const a = paneForm(""), b = paneForm("b.");
+  const panes = el("div", { class: "panes" }, a);
+  const runBtn = el("button", { id: "run", text: "Chunk" });
+  const status = el("span", { class: "summary", id: "status" });
+  $("main").append(el("div", { class: "input" }, textArea, drop,
+    el("div", { class: "form" }, runBtn, el("label", { style: "flex-direction:row;align-items:center;gap:.3em" }, compare, "compare two configurations"), status)), panes,
+    el("datalist", { id: "tokenizers" }, ...["runes", "words", "bytes", "cl100k_base", "o200k_base"].map((t) => el("option", { value: t }))));
+  const layout = () => {
+    panes.classList.toggle("two", compare.checked);
+    if (compare.checked && !b.isConnected) panes.append(b);
+    if (!compare.checked && b.isConnected) b.remove();
+  };
+  compare.addEventListener("change", layout);
+
+  async function runPane(pane, doc, url) {
+    const req = pane.config(url);
+    req.trace = true;
+    req.documents = [doc];
+    const started = performance.now();
+    const r = await fetch("/v1/chunk", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(req) });
+    const body = await r.json();
+    if (!r.ok) throw new Error(body.error ? body.error.message : r.statusText);
+    const res = body.documents[0];
+    if (res.error) throw new Error(res.error);
+    const v = view(res.text, res.chunks, res.trace, body.tokenizer);
+    pane.show(v);
+    return performance.now() - started;
+  }
+
+  async function run() {
+    const doc = state.doc || { text: textArea.value };
+    if (!state.doc && !textArea.value.trim()) {
+      status.textContent = "Paste a text first.";
+      return;
+    }
+    const url = new URLSearchParams();
+    if (compare.checked) url.set("compare", "1");
+    status.textContent = "chunking…";
+    document.body.dataset.state = "running";
+    try {
+      const times = [await runPane(a, doc, url)];
+      if (compare.checked) times.push(await runPane(b, doc, url));
+      if (!state.doc && textArea.value.length <= 8000) url.set("text", textArea.value);
+      history.replaceState(null, "", "?" + url.toString());
+      status.textContent = `done in ${times.map((t) => Math.round(t) + " ms").join(" and ")}`;
+      document.body.dataset.state = "done";
+    } catch (e) {
+      (compare.checked ? [a, b] : [a]).forEach((p) => p.show(el("div", { class: "error", text: String(e.message || e) })));
+      status.textContent = "failed";
+      document.body.dataset.state = "error";
+    }
+  }
+  runBtn.addEventListener("click", run);
+
+  fetch("/v1/chunkers").then((r) => r.json()).then((d) => {
+    state.registry = d.chunkers;
+    a.setup();
+    b.setup();
+    layout();
+    document.body.dataset.state = "ready";
+    if (params.get("text") !== null) run();
+  }).catch((e) => { status.textContent = "cannot read /v1/chunkers: " + e; });
+})();
