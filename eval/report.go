@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -130,110 +129,152 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-type bar struct {
-	Label      string
-	X, Y, W, H float64
-	Value      string
-}
 
-type chart struct {
-	Title         string
-	Width, Height float64
-	Bars          []bar
-}
-
-// WriteHTML writes a self-contained page (inline SVG, no script, no network
-// at view time) with one bar chart per metric and one histogram of chunk
-// sizes per configuration.
-func (r *Report) WriteHTML(w io.Writer) error {
-	metrics := []struct {
-		name string
-		get  func(Metrics) float64
-	}{
-		{"Recall", func(m Metrics) float64 { return m.Recall }},
-		{"Precision", func(m Metrics) float64 { return m.Precision }},
-		{"Precision Ω", func(m Metrics) float64 { return m.PrecisionOmega }},
-		{"IoU", func(m Metrics) float64 { return m.IoU }},
+// WriteRanking prints the configurations in order (indexes of
+// r.Configs, as Best returns them) with their overall metrics, marking
+// best.
+func (r *Report) WriteRanking(w io.Writer, order []int, best int) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "config\trecall\tprecision\tprecision Ω\tIoU\t\n")
+	for _, i := range order {
+		o, mark := r.Configs[i].Overall, ""
+		if i == best {
+			mark = "  <- best"
+		}
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n", r.Configs[i].Name, o.Recall, o.Precision, o.PrecisionOmega, o.IoU, mark)
 	}
-	const bw, gap, h = 48.0, 16.0, 180.0
-	var charts []chart
+	return tw.Flush()
+}
+
+// HTMLOptions add a tuning view to the HTML report: Objective (a metric
+// name, see Metrics.Metric) plotted against each configuration's number of
+// chunks, with the configuration at index Best marked.
+type HTMLOptions struct {
+	Objective string
+	Best      int
+}
+
+// WriteHTML writes the report as one HTML page (no network needed to view
+// it): bar charts of every metric with 95 % confidence intervals, recall
+// against precision Ω across configurations, per-corpus tables, chunk-size
+// distributions, and the text tables.
+func (r *Report) WriteHTML(w io.Writer) error { return r.WriteHTMLOptions(w, HTMLOptions{Best: -1}) }
+
+// WriteHTMLOptions is WriteHTML with options.
+func (r *Report) WriteHTMLOptions(w io.Writer, opt HTMLOptions) error {
+	metrics := []struct{ Name, Key string }{{"Recall", "recall"}, {"Precision", "precision"}, {"Precision Ω", "precision_omega"}, {"IoU", "iou"}}
+	stds := func(m Metrics) map[string]float64 {
+		return map[string]float64{"recall": m.RecallStd, "precision": m.PrecisionStd, "precision_omega": m.PrecisionOmegaStd, "iou": m.IoUStd}
+	}
+	var charts []template.HTML
 	for _, m := range metrics {
-		c := chart{Title: m.name + " (%)", Width: float64(len(r.Configs))*(bw+gap) + gap, Height: h + 20}
-		top := 0.0
+		var rows []barRow
 		for _, cfg := range r.Configs {
-			top = max(top, m.get(cfg.Overall))
+			v, _ := cfg.Overall.Metric(m.Key)
+			rows = append(rows, barRow{cfg.Name, 100 * v, 100 * ci95(stds(cfg.Overall)[m.Key], cfg.Overall.Questions)})
 		}
-		top = math.Max(top, 1e-9)
+		charts = append(charts, barChart(m.Name, m.Name+" (%), mean and 95% confidence interval", rows))
+	}
+	var pts []point
+	for i, cfg := range r.Configs {
+		pts = append(pts, point{label: cfg.Name, x: 100 * cfg.Overall.PrecisionOmega, y: 100 * cfg.Overall.Recall, mark: i == opt.Best})
+	}
+	tradeoff := scatter("recall against precision Ω", "precision Ω (%)", "recall (%)", pts)
+	var tune template.HTML
+	if opt.Objective != "" {
+		var tp []point
 		for i, cfg := range r.Configs {
-			v := m.get(cfg.Overall)
-			bh := v / top * (h - 20)
-			c.Bars = append(c.Bars, bar{cfg.Name, gap + float64(i)*(bw+gap), h - bh, bw, bh, fmt.Sprintf("%.1f", 100*v)})
+			v, _ := cfg.Overall.Metric(opt.Objective)
+			tp = append(tp, point{label: cfg.Name, x: float64(cfg.Efficiency.Chunks), y: 100 * v, mark: i == opt.Best})
 		}
-		charts = append(charts, c)
+		tune = scatter(opt.Objective+" against chunks", "chunks (all corpora)", opt.Objective+" (%)", tp)
 	}
-	var hists []chart
+	type figure struct {
+		Title string
+		SVG   template.HTML
+	}
+	var hists []figure
 	for _, cfg := range r.Configs {
-		counts := cfg.Efficiency.TokenCounts
-		if len(counts) == 0 {
-			continue
+		if len(cfg.Efficiency.TokenCounts) > 0 {
+			hists = append(hists, figure{cfg.Name, histogram(cfg.Name, "chunk size ("+cmpOr(cfg.Tokenizer, "tokens")+")", cfg.Efficiency.TokenCounts)})
 		}
-		mx := 1
-		for _, n := range counts {
-			mx = max(mx, n)
-		}
-		const bins = 20
-		hist := make([]int, bins)
-		for _, n := range counts {
-			hist[min(bins-1, n*bins/(mx+1))]++
-		}
-		top := 1
-		for _, n := range hist {
-			top = max(top, n)
-		}
-		c := chart{Title: fmt.Sprintf("%s: chunk sizes (tokens, 0 to %d)", cfg.Name, mx), Width: bins*22 + 20, Height: 140}
-		for i, n := range hist {
-			bh := float64(n) / float64(top) * 110
-			lo := i * (mx + 1) / bins
-			c.Bars = append(c.Bars, bar{strconv.Itoa(lo), 10 + float64(i)*22, 120 - bh, 18, bh, strconv.Itoa(n)})
-		}
-		hists = append(hists, c)
 	}
-	var table strings.Builder
-	if err := r.WriteTable(&table); err != nil {
+	type cell struct{ Value, CI string }
+	type row struct {
+		Config string
+		Cells  []cell
+		Chunks int
+	}
+	type corpusTable struct {
+		Corpus string
+		Rows   []row
+	}
+	var tables []corpusTable
+	for _, corpus := range append([]string{""}, r.corpora()...) {
+		t := corpusTable{Corpus: corpus}
+		for _, cfg := range r.Configs {
+			m, ok := cfg.Overall, true
+			if corpus != "" {
+				m, ok = cfg.PerCorpus[corpus]
+			}
+			if !ok {
+				continue
+			}
+			rw := row{Config: cfg.Name, Chunks: m.Chunks}
+			for _, mt := range metrics {
+				v, _ := m.Metric(mt.Key)
+				rw.Cells = append(rw.Cells, cell{fmt.Sprintf("%.1f", 100*v), fmt.Sprintf("± %.1f", 100*ci95(stds(m)[mt.Key], m.Questions))})
+			}
+			t.Rows = append(t.Rows, rw)
+		}
+		tables = append(tables, t)
+	}
+	var text strings.Builder
+	if err := r.WriteTable(&text); err != nil {
 		return err
 	}
-	return reportPage.Execute(w, map[string]any{"R": r, "Charts": charts, "Hists": hists, "Table": table.String()})
+	return reportPage.Execute(w, map[string]any{"R": r, "Charts": charts, "Tradeoff": tradeoff, "Tune": tune, "Objective": opt.Objective,
+		"Hists": hists, "Tables": tables, "Metrics": metrics, "Text": text.String()})
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>gochunk eval: {{.R.Dataset}}</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>gochunk eval: {{.R.Dataset}}</title>
 <style>
-body{font-family:system-ui,sans-serif;margin:2em;color:#222}
-h1{font-size:1.4em} h2{font-size:1.1em;margin-top:2em}
-pre{background:#f6f6f6;padding:1em;overflow:auto;font-size:.85em}
-.charts{display:flex;flex-wrap:wrap;gap:2em}
-svg text{font-size:10px}
-.bar{fill:#3b73b9} .hist{fill:#6aa84f}
+body{font-family:system-ui,sans-serif;margin:1.5em 2em;color:#1f2937;max-width:1300px}
+h1{font-size:1.35em} h2{font-size:1.05em;margin-top:1.8em}
+.charts{display:flex;flex-wrap:wrap;gap:1.2em 2em}
+figure{margin:0} figcaption{font-size:.85em;color:#4b5563;margin-bottom:.3em}
+svg text{font-size:11px;fill:#374151}
+.bar{fill:#3b82f6} .hist{fill:#10b981} .ci{stroke:#111827;stroke-width:1.2}
+.pt{fill:#3b82f6;opacity:.85} .pt.best{fill:#dc2626}
+table{border-collapse:collapse;font-size:.85em;margin:.4em 0 1em}
+td,th{border-bottom:1px solid #e5e7eb;padding:.25em .6em;text-align:right}
+td:first-child,th:first-child{text-align:left}
+td small{color:#6b7280}
+pre{background:#f6f6f6;padding:1em;overflow:auto;font-size:.8em}
 </style></head><body>
 <h1>gochunk eval: {{.R.Dataset}}</h1>
-<p>{{.R.Questions}} questions, retriever {{.R.Retriever}}, top {{.R.K}} chunks per question.</p>
-<h2>Retrieval metrics (overall)</h2>
-<div class="charts">
-{{range .Charts}}<figure><figcaption>{{.Title}}</figcaption>
-<svg width="{{.Width}}" height="{{.Height}}" role="img" aria-label="{{.Title}}">
-{{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}: {{.Value}}</title></rect>
-<text x="{{.X}}" y="{{.Y}}" dy="-2">{{.Value}}</text>
-<text x="{{.X}}" y="194">{{printf "%.8s" .Label}}</text>
-{{end}}</svg></figure>
-{{end}}</div>
+<p>{{.R.Questions}} questions, retriever {{.R.Retriever}}, top {{.R.K}} chunks per question; {{len .R.Configs}} configurations. Percentages; the bars' whiskers and the ± columns are 95% confidence intervals of the mean over questions.</p>
+<h2>Retrieval metrics, all corpora</h2>
+<div class="charts">{{range .Charts}}<figure>{{.}}</figure>{{end}}</div>
+<h2>Recall against precision Ω</h2>
+<div class="charts"><figure><figcaption>each point a configuration</figcaption>{{.Tradeoff}}</figure>
+{{if .Tune}}<figure><figcaption>{{.Objective}} against the number of chunks; red: the best configuration</figcaption>{{.Tune}}</figure>{{end}}</div>
+<h2>Per corpus</h2>
+{{range .Tables}}<h3>{{if .Corpus}}{{.Corpus}}{{else}}all corpora{{end}}</h3>
+<table><thead><tr><th>configuration</th>{{range $.Metrics}}<th>{{.Name}}</th>{{end}}<th>chunks</th></tr></thead><tbody>
+{{range .Rows}}<tr><td>{{.Config}}</td>{{range .Cells}}<td>{{.Value}} <small>{{.CI}}</small></td>{{end}}<td>{{.Chunks}}</td></tr>{{end}}
+</tbody></table>{{end}}
 <h2>Chunk sizes</h2>
-<div class="charts">
-{{range .Hists}}<figure><figcaption>{{.Title}}</figcaption>
-<svg width="{{.Width}}" height="{{.Height}}" role="img" aria-label="{{.Title}}">
-{{range .Bars}}<rect class="hist" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>from {{.Label}}: {{.Value}} chunks</title></rect>
-{{end}}</svg></figure>
-{{end}}</div>
-<h2>Tables</h2>
-<pre>{{.Table}}</pre>
+<div class="charts">{{range .Hists}}<figure><figcaption>{{.Title}}</figcaption>{{.SVG}}</figure>{{end}}</div>
+<details><summary>Text tables</summary><pre>{{.Text}}</pre></details>
 </body></html>
 `))

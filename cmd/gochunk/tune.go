@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
-	"text/tabwriter"
 
 	"github.com/gochunk/gochunk/eval"
 )
@@ -26,6 +26,7 @@ Flags:
 	minRecall := fs.Float64("min-recall", 0, "only consider configurations with at least this recall (a fraction)")
 	fs.IntVar(&f.random, "random", 0, "evaluate this many configurations drawn at random from the grid instead of all of it")
 	seed := fs.Uint64("seed", 1, "seed of --random")
+	htmlPath := fs.String("html", "", "also write an HTML report to `FILE`: the objective against each configuration's number of chunks, the best marked, and the charts of eval --html")
 	if _, code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
@@ -42,16 +43,14 @@ Flags:
 		return fail(e, "tune", err)
 	}
 	best, order := rep.Best(*objective, *minRecall)
-	tw := tabwriter.NewWriter(e.stderr, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "config\trecall\tprecision\tprecision Ω\tIoU\t\n")
-	for _, i := range order {
-		o, mark := rep.Configs[i].Overall, ""
-		if i == best {
-			mark = "  <- best"
+	rep.WriteRanking(e.stderr, order, best)
+	if *htmlPath != "" {
+		if err := writeReport(*htmlPath, func(w io.Writer) error {
+			return rep.WriteHTMLOptions(w, eval.HTMLOptions{Objective: *objective, Best: best})
+		}); err != nil {
+			return fail(e, "tune", err)
 		}
-		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n", rep.Configs[i].Name, o.Recall, o.Precision, o.PrecisionOmega, o.IoU, mark)
 	}
-	tw.Flush()
 	if best < 0 {
 		return fail(e, "tune", fmt.Errorf("no configuration reaches recall %.3f", *minRecall))
 	}

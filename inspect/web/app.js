@@ -24,7 +24,7 @@
     for (const k of kids) if (k !== null && k !== undefined) e.append(k);
     return e;
   }
-  const fmt = (x) => (Math.abs(x) >= 100 || Number.isInteger(x) ? String(Math.round(x)) : x.toFixed(3));
+  const fmt = (x) => (Math.abs(x) >= 100 ? String(Math.round(x)) : String(Number(x.toPrecision(3))));
 
   // cpIndex maps code-point offsets (the API's start_rune/end_rune) to
   // UTF-16 indices of text.
@@ -192,7 +192,7 @@
   if (window.GOCHUNK_DATA) {
     const d = window.GOCHUNK_DATA;
     document.title = `gochunk inspect: ${d.title}`;
-    const pane = el("section", { class: "pane" }, el("div", { class: "summary", text: d.title }));
+    const pane = el("section", { class: "pane", "data-pane": "a" }, el("div", { class: "summary", text: d.title }));
     pane.append(view(d.text, d.chunks, d.trace, d.unit || "tokens"));
     $("main").append(el("div", { class: "panes" }, pane));
     return;
