@@ -129,7 +129,6 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-
 // WriteRanking prints the configurations in order (indexes of
 // r.Configs, as Best returns them) with their overall metrics, marking
 // best.
