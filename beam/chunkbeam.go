@@ -17,7 +17,10 @@ package chunkbeam
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -33,7 +36,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/gochunk/gochunk/index"
 	"github.com/gochunk/gochunk/pipeline"
+	"github.com/gochunk/gochunk/store"
 )
 
 // Doc is a document on its way through the pipeline.
@@ -59,6 +64,11 @@ type Options struct {
 	// Config is the chunking configuration (gochunk chunk's flags);
 	// Config.EmbedChunks embeds the chunks, batched per bundle.
 	Config pipeline.Config
+	// Store, when set, is a store (see gochunk index: a postgres:// URL
+	// for a cluster) that every document's chunks are written into, in one
+	// transaction each, with a hash of its content and one of the
+	// configuration; Output may then be empty.
+	Store string
 }
 
 func init() {
@@ -87,12 +97,13 @@ func Build(s beam.Scope, opt Options) error {
 		files := fileio.ReadMatches(s, fileio.MatchFiles(s, opt.Input), fileio.ReadUncompressed())
 		docs, badInput = beam.ParDo2(s, &readFileFn{}, files)
 	}
-	records, failed := beam.ParDo2(s, &chunkFn{Config: cfg}, docs)
-	shards := max(opt.Shards, 1)
-	writeShards(s.Scope("records"), opt.Output, ".jsonl", shards, records)
+	records, failed := beam.ParDo2(s, &chunkFn{Config: cfg, Store: opt.Store}, docs)
+	if opt.Output != "" {
+		writeShards(s.Scope("records"), opt.Output, ".jsonl", max(opt.Shards, 1), records)
+	}
 	dead := opt.DeadLetter
 	if dead == "" {
-		dead = opt.Output + "-failed"
+		dead = cmp.Or(opt.Output, "gochunk-beam") + "-failed"
 	}
 	writeShards(s.Scope("dead-letter"), dead, ".jsonl", 1, beam.Flatten(s, failed, badInput))
 	return nil
@@ -166,8 +177,11 @@ func truncate(s string, n int) string {
 // are embedded together at the end of the bundle (or every 64 documents).
 type chunkFn struct {
 	Config []byte
+	Store  string
 
 	pl      *pipeline.Pipeline
+	st      store.Store
+	hash    string // of the configuration, kept with each stored document
 	pending []*pipeline.Result
 	counts  struct{ documents, chunks, bytes, failed beam.Counter }
 }
@@ -182,6 +196,11 @@ func (f *chunkFn) Setup(ctx context.Context) error {
 		return err
 	}
 	f.pl = pl
+	if f.Store != "" {
+		if err := f.openStore(ctx); err != nil {
+			return err
+		}
+	}
 	f.counts.documents = beam.NewCounter("gochunk", "documents")
 	f.counts.chunks = beam.NewCounter("gochunk", "chunks")
 	f.counts.bytes = beam.NewCounter("gochunk", "bytes")
@@ -211,6 +230,7 @@ func (f *chunkFn) ProcessElement(ctx context.Context, d Doc, emit func(string), 
 	if err == nil {
 		var res pipeline.Result
 		res, err = f.pl.Chunking().Chunk(ctx, loaded.Document)
+		res.Text = loaded.Text // for the content hash of a stored document
 		if err == nil && f.pl.Config().EmbedChunks {
 			f.pending = append(f.pending, &res)
 			if len(f.pending) >= 64 {
@@ -224,6 +244,43 @@ func (f *chunkFn) ProcessElement(ctx context.Context, d Doc, emit func(string), 
 	}
 	dead(failure(d.ID, err))
 	f.counts.failed.Inc(ctx, 1)
+	return nil
+}
+
+// openStore opens the store and prepares it for the embedder's vectors.
+func (f *chunkFn) openStore(ctx context.Context) error {
+	st, err := store.Open(ctx, f.Store)
+	if err != nil {
+		return err
+	}
+	dims, cfg := 0, f.pl.Config()
+	if cfg.EmbedChunks {
+		em, err := f.pl.Embedder(ctx)
+		if err != nil {
+			return err
+		}
+		if dims = em.Dim(); dims == 0 {
+			v, err := em.Embed(ctx, []string{"dimension probe"})
+			if err != nil {
+				return err
+			}
+			dims = len(v[0])
+		}
+	}
+	if err := st.Prepare(ctx, dims); err != nil {
+		st.Close()
+		return err
+	}
+	f.st = st
+	f.hash = index.ConfigHash(f.pl, index.Options{Embed: cfg.EmbedChunks})
+	return nil
+}
+
+// Teardown closes the store.
+func (f *chunkFn) Teardown() error {
+	if f.st != nil {
+		return f.st.Close()
+	}
 	return nil
 }
 
@@ -254,6 +311,14 @@ func (f *chunkFn) flush(ctx context.Context, emit func(string), dead func(string
 // write emits a document's records, each a JSON line as gochunk chunk
 // writes it.
 func (f *chunkFn) write(ctx context.Context, res pipeline.Result, emit func(string)) error {
+	if f.st != nil {
+		recs := res.Records()
+		sum := sha256.Sum256([]byte(res.Text))
+		doc := store.Document{ID: res.Source, Source: "gochunk-beam", ContentHash: hex.EncodeToString(sum[:16]), ConfigHash: f.hash}
+		if err := f.st.Replace(ctx, store.Put{Document: doc, Chunks: recs}); err != nil {
+			return fmt.Errorf("store %s: %w", res.Source, err)
+		}
+	}
 	var buf []byte
 	for i := range res.Chunks {
 		var err error

@@ -16,7 +16,9 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
+	"github.com/gochunk/gochunk/internal/pgtest"
 	"github.com/gochunk/gochunk/pipeline"
+	"github.com/gochunk/gochunk/store"
 )
 
 // corpus writes documents to a directory: the development corpora when
@@ -167,4 +169,33 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	beam.Init()
 	os.Exit(m.Run())
+}
+
+// With --store, every document's chunks land in a real PostgreSQL, as
+// gochunk index writes them.
+func TestStorePostgres(t *testing.T) {
+	dsn := pgtest.Start(t)
+	dir, files := corpus(t, 1)
+	run(t, Options{Input: filepath.Join(dir, "*.md"), Store: dsn, Config: pipeline.Config{Chunker: "recursive", Params: []byte(`{"size": 500}`), EmbedChunks: true}})
+	st, err := store.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	c, err := st.Counts(context.Background())
+	if err != nil || c.Documents != len(files) || c.Chunks == 0 {
+		t.Fatalf("store counts %+v, %v (want %d documents)", c, err, len(files))
+	}
+	b, _ := os.ReadFile(files[0])
+	word := ""
+	for _, w := range strings.Fields(string(b)) {
+		if len(w) >= 7 && strings.Trim(w, "abcdefghijklmnopqrstuvwxyz") == "" {
+			word = w
+			break
+		}
+	}
+	hits, err := st.Search(context.Background(), store.Query{Text: word, K: 3, Mode: store.Keyword})
+	if err != nil || len(hits) == 0 {
+		t.Errorf("keyword search: %v, %v", hits, err)
+	}
 }

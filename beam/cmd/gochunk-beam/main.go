@@ -45,6 +45,7 @@ func main() {
 	flag.StringVar(&opt.Output, "output", "", "prefix of the record shards, PREFIX-SSSSS-of-NNNNN.jsonl")
 	flag.IntVar(&opt.Shards, "shards", 4, "number of record shards")
 	flag.StringVar(&opt.DeadLetter, "dead_letter", "", "prefix of the failed documents' shards (default PREFIX-failed)")
+	flag.StringVar(&opt.Store, "store", "", "also write every document's chunks into this store (a postgres:// URL, as gochunk index; then --output may be left out)")
 	flag.BoolVar(&pf.Cfg.EmbedChunks, "embed-chunks", false, "add each chunk's embedding (--embedder), batched per bundle")
 	if flag.Lookup("runner").Value.String() == "" {
 		flag.Set("runner", "prism")
@@ -58,8 +59,8 @@ func main() {
 		}
 	})
 	beam.Init()
-	if opt.Input == "" || opt.Output == "" {
-		fmt.Fprintln(os.Stderr, "gochunk-beam: give --input GLOB and --output PREFIX")
+	if opt.Input == "" || opt.Output == "" && opt.Store == "" {
+		fmt.Fprintln(os.Stderr, "gochunk-beam: give --input GLOB and --output PREFIX (or --store)")
 		os.Exit(2)
 	}
 	cfg, err := pf.Config()
