@@ -97,6 +97,12 @@ func (c *Cached) ForDocument(pieces []string) Embedder {
 	return &Cached{inner: ForDocument(c.inner, pieces), store: c.store}
 }
 
+// ForCollection weighs the inner embedder for a collection and keeps the
+// cache (the weighted embedder has a model id of its own).
+func (c *Cached) ForCollection(texts []string) Embedder {
+	return &Cached{inner: ForCollection(c.inner, texts), store: c.store}
+}
+
 func (c *Cached) key(text string) [32]byte {
 	h := sha256.New()
 	h.Write([]byte(c.inner.ModelID()))

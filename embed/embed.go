@@ -79,6 +79,22 @@ func ForDocument(e Embedder, pieces []string) Embedder {
 	return e
 }
 
+// CollectionAware is implemented by embedders that can be weighted for
+// retrieval over a collection of texts (the lexical provider takes its IDF
+// from them); the texts and the queries are then embedded by the result.
+type CollectionAware interface {
+	ForCollection(texts []string) Embedder
+}
+
+// ForCollection returns e weighted for retrieval over texts when e is
+// CollectionAware, and e itself otherwise.
+func ForCollection(e Embedder, texts []string) Embedder {
+	if c, ok := e.(CollectionAware); ok {
+		return c.ForCollection(texts)
+	}
+	return e
+}
+
 // Errors of embedders, wrapped with context.
 var (
 	// ErrDimension reports vectors of the wrong length.

@@ -163,6 +163,35 @@ func (l *Lexical) ForDocument(pieces []string) Embedder {
 		id: fmt.Sprintf("%s:doc%d:v%d:%016x", l.id, len(pieces), len(shared), sum)}
 }
 
+// ForCollection returns a Lexical embedder weighted for retrieval over
+// texts: each feature weighs its inverse document frequency in texts,
+// ln((1+N)/(1+df)) + 1 (a feature none holds, as in a query, the highest),
+// and every feature keeps its hashed dimension, so a word only one text
+// holds still matches a query that has it. Texts and queries must then be
+// embedded by the returned embedder.
+func (l *Lexical) ForCollection(texts []string) Embedder {
+	df := map[uint64]int32{}
+	sc := l.pool.Get().(*lexScratch)
+	for _, t := range texts {
+		for _, f := range l.aggregate(t, sc) {
+			df[f.h]++
+		}
+	}
+	l.pool.Put(sc)
+	n := float64(len(texts))
+	idfOf := func(d int32) float32 { return float32(math.Log((1+n)/(1+float64(d))) + 1) }
+	idf := make(map[uint64]float32, len(df))
+	sum := uint64(len(texts))
+	for h, d := range df {
+		idf[h] = idfOf(d)
+		sum += h * uint64(d) // order-free: a sum
+	}
+	cfg := l.cfg
+	cfg.Dim = max(cfg.Dim, collectionDim)
+	return &Lexical{cfg: cfg, idf: idf, idf0: idfOf(0), dim: cfg.Dim, overflow: true, pool: l.pool,
+		id: fmt.Sprintf("%s:idf%d:%016x", l.id, len(texts), sum)}
+}
+
 // Embed returns the vectors of texts, computed on all cores.
 func (l *Lexical) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := slab(len(texts), l.Dim())
@@ -448,3 +477,8 @@ func stem(w []byte) []byte {
 func hasSuffix(w []byte, s string) bool {
 	return len(w) >= len(s) && string(w[len(w)-len(s):]) == s
 }
+
+// collectionDim is the least dimension of ForCollection's vectors: a
+// collection's vocabulary is larger than a document's, and fewer hash
+// collisions keep rare terms apart.
+const collectionDim = 8192

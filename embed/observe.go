@@ -33,5 +33,11 @@ func (o *Observed) ForDocument(pieces []string) Embedder {
 	return &Observed{ForDocument(o.Embedder, pieces), o.Observe}
 }
 
+// ForCollection weighs the wrapped embedder for a collection, still
+// observed.
+func (o *Observed) ForCollection(texts []string) Embedder {
+	return &Observed{ForCollection(o.Embedder, texts), o.Observe}
+}
+
 // Unwrap returns the embedder observed.
 func (o *Observed) Unwrap() Embedder { return o.Embedder }

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/gochunk/gochunk/embed"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
@@ -299,5 +302,40 @@ func BenchmarkScoreChroma(b *testing.B) {
 			RetrievalScores(q, got)
 			PrecisionOmega(q, refs)
 		}
+	}
+}
+
+// Hybrid retrieval fuses BM25's and dense retrieval's rankings: a text
+// first in either is in the fused top; NewRetriever builds each kind.
+func TestHybridAndFittedDense(t *testing.T) {
+	ctx := context.Background()
+	texts := []string{
+		"the cat sat on the mat", "stock markets fell sharply", "a cat and a dog", "bond yields rose today",
+		"the the the the cat", "rare zebra sighting reported",
+	}
+	em := embed.NewLexical(embed.LexicalConfig{})
+	for _, name := range []string{"bm25", "lexical", "hybrid:lexical"} {
+		mk, err := NewRetriever(name, func(string) (embed.Embedder, error) { return em, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := mk()
+		if err := r.Index(ctx, texts); err != nil {
+			t.Fatal(err)
+		}
+		ids, err := r.Search(ctx, "zebra sighting", 2)
+		if err != nil || len(ids) == 0 || ids[0] != 5 {
+			t.Errorf("%s (%s): %v, %v", name, r.Name(), ids, err)
+		}
+	}
+	// Fitted to the collection, a rare word outweighs a common one.
+	d := &Dense{Embedder: em}
+	d.Index(ctx, texts)
+	ids, _ := d.Search(ctx, "the zebra", 1)
+	if len(ids) != 1 || ids[0] != 5 {
+		t.Errorf("fitted dense: %v, want the zebra text first", ids)
+	}
+	if _, err := NewRetriever("hybrid:nope", func(string) (embed.Embedder, error) { return nil, errors.New("no such embedder") }); err == nil {
+		t.Error("an unknown embedder was accepted")
 	}
 }

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"strings"
 	"container/heap"
 	"context"
 	"fmt"
@@ -124,13 +125,23 @@ func words(s string, fn func(string)) {
 
 // Dense ranks texts by the cosine similarity of their embeddings to the
 // query's, with an exact flat index held in memory (MaxBytes bounds it).
+// An embedder that can be fitted to a collection (the lexical one: the
+// inverse document frequency of each term among the chunks, see
+// embed.Lexical.ForCollection) is fitted to the chunks being indexed, and
+// queries are embedded with the fitted one: a term rare in the collection
+// weighs more than a common one, as in BM25.
 type Dense struct {
 	Embedder embed.Embedder
 	// MaxBytes bounds the index's vectors; 0 means 4 GiB.
 	MaxBytes int64
+	// NoFit keeps the embedder as it is (no IDF of the collection).
+	NoFit bool
 
+	fitted  embed.Embedder
 	vectors [][]float32
 }
+
+
 
 // Name returns the embedder's model id.
 func (d *Dense) Name() string { return "dense:" + d.Embedder.ModelID() }
@@ -144,7 +155,11 @@ func (d *Dense) Index(ctx context.Context, texts []string) error {
 	if dim := int64(d.Embedder.Dim()); dim > 0 && int64(len(texts))*dim*4 > limit {
 		return fmt.Errorf("dense index of %d vectors of %d dimensions exceeds %d bytes", len(texts), dim, limit)
 	}
-	vs, err := d.Embedder.Embed(ctx, texts)
+	d.fitted = d.Embedder
+	if !d.NoFit {
+		d.fitted = embed.ForCollection(d.Embedder, texts)
+	}
+	vs, err := d.fitted.Embed(ctx, texts)
 	if err != nil {
 		return fmt.Errorf("embed chunks: %w", err)
 	}
@@ -157,7 +172,11 @@ func (d *Dense) Index(ctx context.Context, texts []string) error {
 
 // Search embeds query and returns the k nearest texts.
 func (d *Dense) Search(ctx context.Context, query string, k int) ([]int, error) {
-	qv, err := d.Embedder.Embed(ctx, []string{query})
+	em := d.fitted
+	if em == nil {
+		em = d.Embedder
+	}
+	qv, err := em.Embed(ctx, []string{query})
 	if err != nil {
 		return nil, fmt.Errorf("embed query: %w", err)
 	}
@@ -218,4 +237,78 @@ func (h *scoreHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// Hybrid fuses the rankings of several retrievers (BM25 and dense, say) by
+// reciprocal rank fusion (Cormack et al., 2009; k = 60): a text scores the
+// sum of 1/(60 + rank) over the rankings, each cut at Depth (default
+// max(10·k, 100)).
+type Hybrid struct {
+	Retrievers []Retriever
+	Depth      int
+}
+
+// Name joins the retrievers' names.
+func (h *Hybrid) Name() string {
+	names := make([]string, len(h.Retrievers))
+	for i, r := range h.Retrievers {
+		names[i] = r.Name()
+	}
+	return "hybrid(" + strings.Join(names, "+") + ")"
+}
+
+// Index indexes texts in every retriever.
+func (h *Hybrid) Index(ctx context.Context, texts []string) error {
+	for _, r := range h.Retrievers {
+		if err := r.Index(ctx, texts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Search fuses the retrievers' rankings.
+func (h *Hybrid) Search(ctx context.Context, query string, k int) ([]int, error) {
+	depth := h.Depth
+	if depth <= 0 {
+		depth = max(10*k, 100)
+	}
+	score := map[int]float64{}
+	for _, r := range h.Retrievers {
+		ids, err := r.Search(ctx, query, depth)
+		if err != nil {
+			return nil, err
+		}
+		for rank, id := range ids {
+			score[id] += 1 / float64(60+rank+1)
+		}
+	}
+	ids := make([]int, 0, len(score))
+	for id := range score {
+		ids = append(ids, id)
+	}
+	return topK(len(ids), k, func(yield func(int, float64)) {
+		for _, id := range ids {
+			yield(id, score[id])
+		}
+	}), nil
+}
+
+// NewRetriever returns a factory of the retriever named: "bm25", an
+// embedder's name for dense retrieval ("lexical", "static:…", "onnx:…",
+// "openai:…"; newEmbedder builds it, once), or "hybrid:EMBEDDER" for BM25
+// and that dense retrieval fused.
+func NewRetriever(name string, newEmbedder func(name string) (embed.Embedder, error)) (func() Retriever, error) {
+	if name == "" || name == "bm25" {
+		return func() Retriever { return NewBM25() }, nil
+	}
+	hybrid := strings.HasPrefix(name, "hybrid:")
+	em, err := newEmbedder(strings.TrimPrefix(name, "hybrid:"))
+	if err != nil {
+		return nil, err
+	}
+	if hybrid {
+		return func() Retriever { return &Hybrid{Retrievers: []Retriever{NewBM25(), &Dense{Embedder: em}}} }, nil
+	}
+	return func() Retriever { return &Dense{Embedder: em} }, nil
 }

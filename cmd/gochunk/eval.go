@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/embed"
 	"github.com/gochunk/gochunk/eval"
 	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/pipeline/pipelineflag"
@@ -39,7 +40,7 @@ func (f *evalFlags) register(e env, fs *flag.FlagSet) {
 	f.pf.RegisterChunking(fs)
 	fs.StringVar(&f.dataset, "dataset", "", "data set: a Chroma directory (questions.csv), a directory with documents.jsonl and questions.jsonl, or a SQuAD v1.1 / HotpotQA JSON file")
 	fs.IntVar(&f.stitch, "stitch", 0, "concatenate this many documents into one, recording the seams as gold boundaries")
-	fs.StringVar(&f.retriever, "retriever", "bm25", "bm25 (built in), or an embedder name (lexical, static:MODEL, onnx:MODEL, openai:MODEL) for dense retrieval")
+	fs.StringVar(&f.retriever, "retriever", "bm25", "bm25 (built in), an embedder name (lexical, static:MODEL, onnx:MODEL, openai:MODEL) for dense retrieval (the lexical embedder fitted to the chunks' IDF), or hybrid:EMBEDDER for both fused by reciprocal rank")
 	fs.IntVar(&f.k, "k", 5, "chunks retrieved per question")
 	fs.BoolVar(&f.cohesion, "cohesion", false, "also compute the S2 cohesion score (embeds every sentence with --embedder)")
 	fs.Var(&f.configs, "config", "JSON or YAML `FILE` of chunker parameters (and optionally \"chunker\" and \"tokenizer\"); repeat to compare several")
@@ -65,14 +66,13 @@ func (f *evalFlags) setup(e env) (*eval.Dataset, eval.Options, error) {
 		}
 	}
 	opt.K = f.k
-	if f.retriever != "bm25" {
+	opt.NewRetriever, err = eval.NewRetriever(f.retriever, func(name string) (embed.Embedder, error) {
 		ec := f.pf.Embedder()
-		ec.Name, ec.CacheEntries = f.retriever, 1<<20
-		em, err := pipeline.NewEmbedder(e.ctx, ec)
-		if err != nil {
-			return nil, opt, err
-		}
-		opt.NewRetriever = func() eval.Retriever { return &eval.Dense{Embedder: em} }
+		ec.Name, ec.CacheEntries = name, 1<<20
+		return pipeline.NewEmbedder(e.ctx, ec)
+	})
+	if err != nil {
+		return nil, opt, err
 	}
 	if f.cohesion {
 		if opt.Cohesion, err = pipeline.NewEmbedder(e.ctx, f.pf.Embedder()); err != nil {
