@@ -1,11 +1,11 @@
 package eval
 
 import (
-	"strings"
 	"container/heap"
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -140,8 +140,6 @@ type Dense struct {
 	fitted  embed.Embedder
 	vectors [][]float32
 }
-
-
 
 // Name returns the embedder's model id.
 func (d *Dense) Name() string { return "dense:" + d.Embedder.ModelID() }
