@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"strconv"
@@ -212,5 +213,74 @@ func Compare(ctx context.Context, d *Dataset, cands []Candidate, build Build, op
 		rep.Retriever = res.Retriever
 		rep.Configs = append(rep.Configs, res)
 	}
+	rep.Comparisons = rep.compare()
 	return rep, nil
+}
+
+// Comparison is a configuration's difference from the report's first one
+// (the baseline) on a metric, with its 95 % paired bootstrap confidence
+// interval over questions.
+type Comparison struct {
+	Config   string  `json:"config"`
+	Baseline string  `json:"baseline"`
+	Metric   string  `json:"metric"`
+	Diff     float64 `json:"diff"`
+	Lo       float64 `json:"ci_low"`
+	Hi       float64 `json:"ci_high"`
+}
+
+// compare compares every configuration with the first on every metric.
+func (r *Report) compare() []Comparison {
+	var out []Comparison
+	if len(r.Configs) < 2 || len(r.Configs[0].Scores) == 0 {
+		return nil
+	}
+	base := r.Configs[0]
+	for _, c := range r.Configs[1:] {
+		for _, m := range []string{"recall", "precision", "precision_omega", "iou"} {
+			d, lo, hi, ok := PairedBootstrap(base.Scores, c.Scores, m, 2000, 1)
+			if ok {
+				out = append(out, Comparison{c.Name, base.Name, m, d, lo, hi})
+			}
+		}
+	}
+	return out
+}
+
+// PairedBootstrap returns the mean difference b − a of a metric over the
+// same questions and its 95 % confidence interval by the paired bootstrap
+// (resampling questions with replacement, n times, with a fixed seed); ok
+// is false when a and b do not score the same questions.
+func PairedBootstrap(a, b []QuestionScores, metric string, n int, seed uint64) (diff, lo, hi float64, ok bool) {
+	if len(a) == 0 || len(a) != len(b) {
+		return 0, 0, 0, false
+	}
+	get := func(q QuestionScores) float64 {
+		switch metric {
+		case "recall":
+			return q.Recall
+		case "precision":
+			return q.Precision
+		case "precision_omega":
+			return q.PrecisionOmega
+		}
+		return q.IoU
+	}
+	d := make([]float64, len(a))
+	for i := range a {
+		d[i] = get(b[i]) - get(a[i])
+		diff += d[i]
+	}
+	diff /= float64(len(d))
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	means := make([]float64, n)
+	for k := range means {
+		s := 0.0
+		for range d {
+			s += d[rng.IntN(len(d))]
+		}
+		means[k] = s / float64(len(d))
+	}
+	slices.Sort(means)
+	return diff, means[int(0.025*float64(n))], means[min(n-1, int(0.975*float64(n)))], true
 }

@@ -339,3 +339,27 @@ func TestHybridAndFittedDense(t *testing.T) {
 		t.Error("an unknown embedder was accepted")
 	}
 }
+
+func TestPairedBootstrap(t *testing.T) {
+	a := make([]QuestionScores, 50)
+	b := make([]QuestionScores, 50)
+	for i := range a {
+		a[i].IoU = float64(i%7) / 10
+		b[i].IoU = a[i].IoU + 0.1
+	}
+	d, lo, hi, ok := PairedBootstrap(a, b, "iou", 500, 1)
+	if !ok || math.Abs(d-0.1) > 1e-9 || math.Abs(lo-0.1) > 1e-9 || math.Abs(hi-0.1) > 1e-9 {
+		t.Errorf("constant shift: %v [%v, %v] %v", d, lo, hi, ok)
+	}
+	// Noise around no difference: the interval holds 0.
+	for i := range b {
+		b[i].IoU = a[i].IoU + float64(i%5-2)/100
+	}
+	d, lo, hi, _ = PairedBootstrap(a, b, "iou", 2000, 1)
+	if lo > 0 || hi < 0 || lo > d || d > hi {
+		t.Errorf("no difference: %v [%v, %v]", d, lo, hi)
+	}
+	if _, _, _, ok := PairedBootstrap(a, b[:10], "iou", 100, 1); ok {
+		t.Error("different questions compared")
+	}
+}

@@ -18,6 +18,9 @@ type Report struct {
 	Retriever string    `json:"retriever"`
 	K         int       `json:"k"`
 	Configs   []*Result `json:"configs"`
+	// Comparisons hold every configuration's difference from the first,
+	// with paired bootstrap confidence intervals.
+	Comparisons []Comparison `json:"comparisons,omitempty"`
 }
 
 func pct(mean, std float64) string { return fmt.Sprintf("%.1f ± %.1f", 100*mean, 100*std) }
@@ -243,7 +246,7 @@ func cmpOr(s, def string) string {
 	return s
 }
 
-var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+var reportPage = template.Must(template.New("report").Funcs(template.FuncMap{"pp": func(x float64) float64 { return 100 * x }}).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>gochunk eval: {{.R.Dataset}}</title>
 <style>
@@ -267,6 +270,11 @@ pre{background:#f6f6f6;padding:1em;overflow:auto;font-size:.8em}
 <h2>Recall against precision Ω</h2>
 <div class="charts"><figure><figcaption>each point a configuration</figcaption>{{.Tradeoff}}</figure>
 {{if .Tune}}<figure><figcaption>{{.Objective}} against the number of chunks; red: the best configuration</figcaption>{{.Tune}}</figure>{{end}}</div>
+{{if .R.Comparisons}}<h2>Differences from {{(index .R.Configs 0).Name}}</h2>
+<p>Mean difference over the same questions (percentage points) and its 95% paired bootstrap confidence interval (2,000 resamples); an interval that excludes 0 is a difference beyond noise.</p>
+<table><thead><tr><th>configuration</th><th>metric</th><th>difference</th><th>95% interval</th></tr></thead><tbody>
+{{range .R.Comparisons}}<tr><td>{{.Config}}</td><td>{{.Metric}}</td><td>{{printf "%+.1f" (pp .Diff)}}</td><td>[{{printf "%+.1f" (pp .Lo)}}, {{printf "%+.1f" (pp .Hi)}}]</td></tr>{{end}}
+</tbody></table>{{end}}
 <h2>Per corpus</h2>
 {{range .Tables}}<h3>{{if .Corpus}}{{.Corpus}}{{else}}all corpora{{end}}</h3>
 <table><thead><tr><th>configuration</th>{{range $.Metrics}}<th>{{.Name}}</th>{{end}}<th>chunks</th></tr></thead><tbody>

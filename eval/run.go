@@ -98,7 +98,13 @@ type Result struct {
 	Efficiency Efficiency         `json:"efficiency"`
 	Boundary   Boundary           `json:"boundary"`
 	Warnings   []string           `json:"warnings,omitempty"`
+	// Scores are the per-question scores behind Overall, in the data
+	// set's question order (for paired comparisons).
+	Scores []QuestionScores `json:"-"`
 }
+
+// QuestionScores are one question's scores.
+type QuestionScores struct{ Recall, Precision, PrecisionOmega, IoU float64 }
 
 // Evaluate chunks every corpus of d with cfg, indexes all chunks in one
 // retriever (so, as in Chroma's evaluation, a question may retrieve chunks
@@ -197,6 +203,7 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 			}
 		}
 		sc.PrecisionOmega = PrecisionOmega(q, candidates)
+		res.Scores = append(res.Scores, QuestionScores{sc.Recall, sc.Precision, sc.PrecisionOmega, sc.IoU})
 		for _, dst := range []*perQ{&all, corpusBucket(corp, q.Corpus())} {
 			dst.r = append(dst.r, sc.Recall)
 			dst.p = append(dst.p, sc.Precision)
