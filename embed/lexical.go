@@ -121,14 +121,7 @@ func (l *Lexical) ModelID() string { return l.id }
 // residual dimensions, which keeps the vectors' norms. The adapted
 // embedder's Dim is the number of dimensions used, at most Dim.
 func (l *Lexical) ForDocument(pieces []string) Embedder {
-	df := map[uint64]int32{}
-	sc := l.pool.Get().(*lexScratch)
-	for _, p := range pieces {
-		for _, f := range l.aggregate(p, sc) {
-			df[f.h]++
-		}
-	}
-	l.pool.Put(sc)
+	df := l.docFreq(pieces)
 	n := float64(len(pieces))
 	idfOf := func(d int32) float32 { return float32(math.Log((1+n)/(1+float64(d))) + 1) }
 	type ranked struct {
@@ -170,14 +163,7 @@ func (l *Lexical) ForDocument(pieces []string) Embedder {
 // holds still matches a query that has it. Texts and queries must then be
 // embedded by the returned embedder.
 func (l *Lexical) ForCollection(texts []string) Embedder {
-	df := map[uint64]int32{}
-	sc := l.pool.Get().(*lexScratch)
-	for _, t := range texts {
-		for _, f := range l.aggregate(t, sc) {
-			df[f.h]++
-		}
-	}
-	l.pool.Put(sc)
+	df := l.docFreq(texts)
 	n := float64(len(texts))
 	idfOf := func(d int32) float32 { return float32(math.Log((1+n)/(1+float64(d))) + 1) }
 	idf := make(map[uint64]float32, len(df))
@@ -476,6 +462,19 @@ func stem(w []byte) []byte {
 
 func hasSuffix(w []byte, s string) bool {
 	return len(w) >= len(s) && string(w[len(w)-len(s):]) == s
+}
+
+// docFreq returns, for each feature, the number of texts that hold it.
+func (l *Lexical) docFreq(texts []string) map[uint64]int32 {
+	df := map[uint64]int32{}
+	sc := l.pool.Get().(*lexScratch)
+	defer l.pool.Put(sc)
+	for _, t := range texts {
+		for _, f := range l.aggregate(t, sc) {
+			df[f.h]++
+		}
+	}
+	return df
 }
 
 // collectionDim is the least dimension of ForCollection's vectors: a

@@ -327,16 +327,5 @@ func (s *txStore) Replace(ctx context.Context, puts ...store.Put) error {
 }
 
 func (s *txStore) states(ctx context.Context, ids []string) (map[string]State, error) {
-	rows, err := s.tx.Query(ctx, `SELECT id, source, content_hash, config_hash FROM gochunk_documents WHERE id = ANY($1)`, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]State{}
-	var id string
-	var st State
-	_, err = pgx.ForEachRow(rows, []any{&id, &st.Source, &st.ContentHash, &st.ConfigHash}, func() error {
-		out[id] = st
-		return nil
-	})
-	return out, err
+	return store.DocumentsOf(ctx, s.tx, ids)
 }

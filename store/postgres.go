@@ -145,9 +145,25 @@ func (p *Postgres) pgvector(ctx context.Context, tx pgx.Tx) bool {
 
 // Documents implements Store.
 func (p *Postgres) Documents(ctx context.Context) (map[string]State, error) {
-	rows, err := p.pool.Query(ctx, `SELECT id, source, content_hash, config_hash FROM gochunk_documents`)
+	out, err := DocumentsOf(ctx, p.pool, nil)
 	if err != nil {
 		return nil, p.errorf(err)
+	}
+	return out, nil
+}
+
+// DocumentsOf reads the stored documents' states through q (a pool or a
+// transaction): those of ids, or all when ids is nil.
+func DocumentsOf(ctx context.Context, q interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, ids []string) (map[string]State, error) {
+	sql, args := `SELECT id, source, content_hash, config_hash FROM gochunk_documents`, []any{}
+	if ids != nil {
+		sql, args = sql+` WHERE id = ANY($1)`, []any{ids}
+	}
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]State{}
 	var id string
@@ -156,10 +172,7 @@ func (p *Postgres) Documents(ctx context.Context) (map[string]State, error) {
 		out[id] = st
 		return nil
 	})
-	if err != nil {
-		return nil, p.errorf(err)
-	}
-	return out, nil
+	return out, err
 }
 
 // Replace implements Store.
@@ -277,28 +290,11 @@ const pgColumns = `document_id, chunk_index, start_byte, end_byte, start_rune, e
 // Search implements Store: with pgvector, the HNSW index's approximate
 // nearest neighbours by cosine distance; without it, an exact scan.
 func (p *Postgres) Search(ctx context.Context, q Query) ([]Hit, error) {
-	if err := q.check(); err != nil {
-		return nil, err
+	hits, err := search(q, func(q Query) ([]Hit, error) { return p.vectorSearch(ctx, q) }, func(q Query) ([]Hit, error) { return p.keywordSearch(ctx, q) })
+	if err != nil {
+		return nil, p.errorf(err)
 	}
-	var lists [][]Hit
-	if q.Mode != Keyword {
-		hits, err := p.vectorSearch(ctx, q)
-		if err != nil {
-			return nil, p.errorf(fmt.Errorf("vector search: %w", err))
-		}
-		lists = append(lists, hits)
-	}
-	if q.Mode != Vector {
-		hits, err := p.keywordSearch(ctx, q)
-		if err != nil {
-			return nil, p.errorf(fmt.Errorf("keyword search: %w", err))
-		}
-		lists = append(lists, hits)
-	}
-	if q.Mode != Hybrid {
-		return lists[0], nil
-	}
-	return fuse(q.K, lists...), nil
+	return hits, nil
 }
 
 func (p *Postgres) query(ctx context.Context, sql string, args ...any) ([]Hit, error) {
@@ -307,15 +303,7 @@ func (p *Postgres) query(ctx context.Context, sql string, args ...any) ([]Hit, e
 		return nil, err
 	}
 	defer rows.Close()
-	var hits []Hit
-	for rows.Next() {
-		h, err := scanHit(rows, true)
-		if err != nil {
-			return nil, err
-		}
-		hits = append(hits, h)
-	}
-	return hits, rows.Err()
+	return collect(rows)
 }
 
 func (p *Postgres) vectorSearch(ctx context.Context, q Query) ([]Hit, error) {

@@ -253,28 +253,11 @@ const sqliteColumns = `c.document_id, c.chunk_index, c.start_byte, c.end_byte, c
 // is exact; a file of a few hundred thousand chunks answers in well under
 // a second); keyword search is FTS5's BM25 over the chunks' words.
 func (s *SQLite) Search(ctx context.Context, q Query) ([]Hit, error) {
-	if err := q.check(); err != nil {
-		return nil, err
+	hits, err := search(q, func(q Query) ([]Hit, error) { return s.vectorSearch(ctx, q) }, func(q Query) ([]Hit, error) { return s.keywordSearch(ctx, q) })
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", s.path, err)
 	}
-	var lists [][]Hit
-	if q.Mode != Keyword {
-		hits, err := s.vectorSearch(ctx, q)
-		if err != nil {
-			return nil, fmt.Errorf("store %s: vector search: %w", s.path, err)
-		}
-		lists = append(lists, hits)
-	}
-	if q.Mode != Vector {
-		hits, err := s.keywordSearch(ctx, q)
-		if err != nil {
-			return nil, fmt.Errorf("store %s: keyword search: %w", s.path, err)
-		}
-		lists = append(lists, hits)
-	}
-	if q.Mode != Hybrid {
-		return lists[0], nil
-	}
-	return fuse(q.K, lists...), nil
+	return hits, nil
 }
 
 func (s *SQLite) vectorSearch(ctx context.Context, q Query) ([]Hit, error) {
@@ -325,15 +308,7 @@ func (s *SQLite) keywordSearch(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var hits []Hit
-	for rows.Next() {
-		h, err := scanHit(rows, true)
-		if err != nil {
-			return nil, err
-		}
-		hits = append(hits, h)
-	}
-	return hits, rows.Err()
+	return collect(rows)
 }
 
 func (s *SQLite) hit(ctx context.Context, query string, args ...any) (Hit, error) {

@@ -268,6 +268,53 @@ func words(q string) []string {
 	return slices.Compact(w)
 }
 
+// search runs q's vector and keyword searches, as its mode asks, and
+// fuses them for hybrid search.
+func search(q Query, vector, keyword func(Query) ([]Hit, error)) ([]Hit, error) {
+	if err := q.check(); err != nil {
+		return nil, err
+	}
+	var lists [][]Hit
+	for _, s := range []struct {
+		skip bool
+		name string
+		run  func(Query) ([]Hit, error)
+	}{{q.Mode == Keyword, "vector", vector}, {q.Mode == Vector, "keyword", keyword}} {
+		if s.skip {
+			continue
+		}
+		hits, err := s.run(q)
+		if err != nil {
+			return nil, fmt.Errorf("%s search: %w", s.name, err)
+		}
+		lists = append(lists, hits)
+	}
+	if q.Mode != Hybrid {
+		return lists[0], nil
+	}
+	return fuse(q.K, lists...), nil
+}
+
+// rowsOf is what database/sql's and pgx's rows share.
+type rowsOf interface {
+	scanner
+	Next() bool
+	Err() error
+}
+
+// collect scans scored hits from rows.
+func collect(rows rowsOf) ([]Hit, error) {
+	var hits []Hit
+	for rows.Next() {
+		h, err := scanHit(rows, true)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
+}
+
 func (q *Query) check() error {
 	if q.K <= 0 {
 		q.K = 10
