@@ -196,6 +196,14 @@ func Compare(ctx context.Context, d *Dataset, cands []Candidate, build Build, op
 		opt.K = 5
 	}
 	rep := &Report{Dataset: d.Name, Questions: len(d.Questions), Skipped: d.Skipped, K: opt.K}
+	var budget map[string]int
+	if opt.Budget != nil {
+		var err error
+		if budget, err = opt.Budget.counts(ctx, d, build); err != nil {
+			return nil, err
+		}
+		rep.Budget = budget
+	}
 	progress := opt.Progress
 	for i, c := range cands {
 		ch, tok, err := build(ctx, c)
@@ -206,10 +214,19 @@ func Compare(ctx context.Context, d *Dataset, cands []Candidate, build Build, op
 		if progress != nil {
 			o.Progress = func(done, total int) { progress(i*total+done, len(cands)*total) }
 		}
-		res, err := Evaluate(ctx, d, Config{Name: c.Name, Chunker: ch, ChunkerName: c.Chunker, Tokenizer: tok, Params: c.Params}, o)
+		cfg := Config{Name: c.Name, Chunker: ch, ChunkerName: c.Chunker, Tokenizer: tok, Params: c.Params}
+		var sizes map[string]int
+		var warnings []string
+		if budget != nil {
+			if cfg.ByCorpus, sizes, warnings, err = opt.Budget.fit(ctx, d, c, budget, build); err != nil {
+				return nil, fmt.Errorf("%s: %w", c.Name, err)
+			}
+		}
+		res, err := Evaluate(ctx, d, cfg, o)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Name, err)
 		}
+		res.BudgetSizes, res.Warnings = sizes, append(res.Warnings, warnings...)
 		rep.Retriever = res.Retriever
 		rep.Configs = append(rep.Configs, res)
 	}

@@ -21,6 +21,8 @@ type Report struct {
 	// Comparisons hold every configuration's difference from the first,
 	// with paired bootstrap confidence intervals.
 	Comparisons []Comparison `json:"comparisons,omitempty"`
+	// Budget is the number of chunks each corpus was held to, if any.
+	Budget map[string]int `json:"budget,omitempty"`
 }
 
 func pct(mean, std float64) string { return fmt.Sprintf("%.1f ± %.1f", 100*mean, 100*std) }
@@ -33,7 +35,15 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(w, " (%d skipped)", len(r.Skipped))
 	}
-	fmt.Fprintf(w, ", retriever %s, top %d\n\n", r.Retriever, r.K)
+	fmt.Fprintf(w, ", retriever %s, top %d\n", r.Retriever, r.K)
+	if len(r.Budget) > 0 {
+		var parts []string
+		for _, corpus := range sortedKeys(r.Budget) {
+			parts = append(parts, fmt.Sprintf("%s ≤ %d", corpus, r.Budget[corpus]))
+		}
+		fmt.Fprintf(w, "budget, chunks per corpus: %s\n", strings.Join(parts, ", "))
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "config\tchunks\tmean tokens\trecall\tprecision\tprecision Ω\tIoU\tchunk s\t")
 	for _, c := range r.Configs {
@@ -47,10 +57,13 @@ func (r *Report) WriteTable(w io.Writer) error {
 	for _, corpus := range r.corpora() {
 		fmt.Fprintf(w, "\n%s\n", corpus)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "config\tquestions\tchunks\trecall\tprecision\tprecision Ω\tIoU\t")
+		fmt.Fprintln(tw, "config\tquestions\tchunks\tsize\trecall\tprecision\tprecision Ω\tIoU\t")
 		for _, c := range r.Configs {
-			m := c.PerCorpus[corpus]
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t\n", c.Name, m.Questions, m.Chunks,
+			m, size := c.PerCorpus[corpus], "-"
+			if v, ok := c.BudgetSizes[corpus]; ok {
+				size = strconv.Itoa(v)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, m.Questions, m.Chunks, size,
 				pct(m.Recall, m.RecallStd), pct(m.Precision, m.PrecisionStd), pct(m.PrecisionOmega, m.PrecisionOmegaStd), pct(m.IoU, m.IoUStd))
 		}
 		if err := tw.Flush(); err != nil {

@@ -23,6 +23,9 @@ type Config struct {
 	ChunkerName string
 	Tokenizer   string
 	Params      map[string]any
+	// ByCorpus, when set, chunks the corpora it names instead of Chunker
+	// (a budget's per-corpus sizes).
+	ByCorpus map[string]gochunk.Chunker
 }
 
 // Options control an evaluation.
@@ -37,6 +40,9 @@ type Options struct {
 	Cohesion embed.Embedder
 	// Progress, when set, is called as questions are scored.
 	Progress func(done, total int)
+	// Budget, when set, holds every candidate of Compare to the number of
+	// chunks of each corpus it gives.
+	Budget *Budget
 }
 
 // Metrics are averages over questions (fractions in [0, 1]) with their
@@ -101,6 +107,8 @@ type Result struct {
 	// Scores are the per-question scores behind Overall, in the data
 	// set's question order (for paired comparisons).
 	Scores []QuestionScores `json:"-"`
+	// BudgetSizes are the sizes a budget chose, by corpus.
+	BudgetSizes map[string]int `json:"budget_sizes,omitempty"`
 }
 
 // QuestionScores are one question's scores.
@@ -127,7 +135,11 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 	perCorpusChunks := map[string][]gochunk.Chunk{}
 	start := time.Now()
 	for _, c := range d.Corpora {
-		chunks, err := cfg.Chunker.Chunk(ctx, gochunk.Document{ID: c.ID, Text: c.Text, Elements: c.Elements})
+		chunker := cfg.Chunker
+		if ch, ok := cfg.ByCorpus[c.ID]; ok {
+			chunker = ch
+		}
+		chunks, err := chunker.Chunk(ctx, gochunk.Document{ID: c.ID, Text: c.Text, Elements: c.Elements})
 		if err != nil {
 			return nil, fmt.Errorf("chunk corpus %q: %w", c.ID, err)
 		}

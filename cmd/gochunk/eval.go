@@ -15,12 +15,6 @@ import (
 	"github.com/gochunk/gochunk/pipeline/pipelineflag"
 )
 
-// listFlag collects a repeatable string flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, " ") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
-
 // evalFlags are the flags eval and tune share.
 type evalFlags struct {
 	pf        *pipelineflag.Flags
@@ -29,7 +23,8 @@ type evalFlags struct {
 	retriever string
 	k         int
 	cohesion  bool
-	configs   listFlag
+	configs   pipelineflag.List
+	budget    *eval.Budget
 	// random > 0 evaluates that many candidates, drawn with shuffle.
 	random  int
 	shuffle func([]eval.Candidate)
@@ -43,6 +38,10 @@ func (f *evalFlags) register(e env, fs *flag.FlagSet) {
 	fs.StringVar(&f.retriever, "retriever", "bm25", "bm25 (built in), an embedder name (lexical, static:MODEL, onnx:MODEL, openai:MODEL) for dense retrieval (the lexical embedder fitted to the chunks' IDF), or hybrid:EMBEDDER for both fused by reciprocal rank")
 	fs.IntVar(&f.k, "k", 5, "chunks retrieved per question")
 	fs.BoolVar(&f.cohesion, "cohesion", false, "also compute the S2 cohesion score (embeds every sentence with --embedder)")
+	fs.Func("budget", "hold every configuration to a number of chunks per corpus, searching its size corpus by corpus: `CORPUS=N,…` or like=CHUNKER:KEY=VALUE,… (as many as that configuration makes, e.g. like=semchunk:size=800)", func(v string) (err error) {
+		f.budget, err = eval.ParseBudget(v)
+		return err
+	})
 	fs.Var(&f.configs, "config", "JSON or YAML `FILE` of chunker parameters (and optionally \"chunker\" and \"tokenizer\"); repeat to compare several")
 }
 
@@ -65,7 +64,7 @@ func (f *evalFlags) setup(e env) (*eval.Dataset, eval.Options, error) {
 			return nil, opt, err
 		}
 	}
-	opt.K = f.k
+	opt.K, opt.Budget = f.k, f.budget
 	opt.NewRetriever, err = eval.NewRetriever(f.retriever, func(name string) (embed.Embedder, error) {
 		ec := f.pf.Embedder()
 		ec.Name, ec.CacheEntries = name, 1<<20
@@ -88,7 +87,7 @@ func (f *evalFlags) candidates(axes []eval.Axis) ([]eval.Candidate, error) {
 	var bases []eval.Candidate
 	paths := f.configs
 	if len(paths) == 0 {
-		paths = listFlag{""}
+		paths = pipelineflag.List{""}
 	}
 	for _, path := range paths {
 		f.pf.Params = path
@@ -153,7 +152,7 @@ Flags:
 `)
 	var f evalFlags
 	f.register(e, fs)
-	var sweeps listFlag
+	var sweeps pipelineflag.List
 	fs.Var(&sweeps, "sweep", "`KEY=V1,V2,...` or KEY=LO:HI:STEP: evaluate every value (repeat for a grid), e.g. size=128,256,512")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
 	csvPath := fs.String("csv", "", "also write the results as CSV to `FILE`")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gochunk/gochunk/index"
 	"github.com/gochunk/gochunk/internal/progress"
+	"github.com/gochunk/gochunk/pipeline/pipelineflag"
 	"github.com/gochunk/gochunk/store"
 )
 
@@ -35,7 +36,7 @@ Flags:
 	var opt index.Options
 	var where string
 	var tf tableFlags
-	var include, exclude listFlag
+	var include, exclude pipelineflag.List
 	storeFlag(fs, &where)
 	tf.register(fs)
 	noEmbed := fs.Bool("no-embed", false, "store text only (keyword search), no vectors")
@@ -164,7 +165,7 @@ Flags:
 type tableFlags struct {
 	t           index.Table
 	table, from string
-	text, meta  listFlag
+	text, meta  pipelineflag.List
 	watch       bool
 }
 

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/gochunk/gochunk/eval"
+	"github.com/gochunk/gochunk/pipeline/pipelineflag"
 )
 
 func cmdTune(e env, args []string) int {
@@ -20,7 +21,7 @@ Flags:
 `)
 	var f evalFlags
 	f.register(e, fs)
-	var params listFlag
+	var params pipelineflag.List
 	fs.Var(&params, "param", "`KEY=LO:HI:STEP` or KEY=V1,V2,...: a parameter's range (repeat for several)")
 	objective := fs.String("objective", "iou", "metric to maximise: recall, precision, precision_omega or iou")
 	minRecall := fs.Float64("min-recall", 0, "only consider configurations with at least this recall (a fraction)")

@@ -287,3 +287,9 @@ func Layer(fs *flag.FlagSet, path string, env func(flag string) string) error {
 	})
 	return err
 }
+
+// List is a repeatable string flag.
+type List []string
+
+func (l *List) String() string     { return strings.Join(*l, " ") }
+func (l *List) Set(v string) error { *l = append(*l, v); return nil }
