@@ -79,6 +79,19 @@ func ParseAxis(s string) (Axis, error) {
 	return a, nil
 }
 
+// ParseAxes parses every spec with ParseAxis.
+func ParseAxes(specs []string) ([]Axis, error) {
+	var axes []Axis
+	for _, s := range specs {
+		a, err := ParseAxis(s)
+		if err != nil {
+			return nil, err
+		}
+		axes = append(axes, a)
+	}
+	return axes, nil
+}
+
 // Grid returns every base candidate combined with every combination of
 // the axes' values (their cartesian product), each named by its chunker
 // and the values that vary between candidates, then size and overlap.

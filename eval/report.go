@@ -50,6 +50,10 @@ func (r *Report) WriteTable(w io.Writer) error {
 		o := c.Overall
 		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%s\t%s\t%s\t%s\t%.2f\t\n", c.Name, o.Chunks, c.Efficiency.MeanTokens,
 			pct(o.Recall, o.RecallStd), pct(o.Precision, o.PrecisionStd), pct(o.PrecisionOmega, o.PrecisionOmegaStd), pct(o.IoU, o.IoUStd), c.Efficiency.ChunkSeconds)
+		if m := c.Reranked; m != nil {
+			fmt.Fprintf(tw, "  reranked (%s)\t\t\t%s\t%s\t%s\t%s\t\t\n", c.Reranker,
+				pct(m.Recall, m.RecallStd), pct(m.Precision, m.PrecisionStd), pct(m.PrecisionOmega, m.PrecisionOmegaStd), pct(m.IoU, m.IoUStd))
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -72,6 +76,10 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	var extra []string
 	for _, c := range r.Configs {
+		if l, ok := c.Latency["end_to_end"]; ok {
+			extra = append(extra, fmt.Sprintf("%s: seconds per question, p50/p95: end to end %.4f/%.4f, retrieval %.4f/%.4f, rerank %.4f/%.4f",
+				c.Name, l.P50, l.P95, c.Latency["retrieval"].P50, c.Latency["retrieval"].P95, c.Latency["rerank"].P50, c.Latency["rerank"].P95))
+		}
 		if s := c.Boundary.summary(); s != "" {
 			extra = append(extra, fmt.Sprintf("%s: %s", c.Name, s))
 		}

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -43,6 +44,32 @@ type Options struct {
 	// Budget, when set, holds every candidate of Compare to the number of
 	// chunks of each corpus it gives.
 	Budget *Budget
+	// Reranker, when set, reorders the top RerankTop retrieved chunks
+	// (default 20, at least K) of every question; the result reports the
+	// metrics of its top K beside those of retrieval alone.
+	Reranker  Reranker
+	RerankTop int
+}
+
+// Latency holds, per stage, the median and 95th percentile of the seconds
+// a question takes: chunking and indexing amortised over the questions,
+// retrieval (query embedding included), reranking, and end to end.
+type Latency map[string]Quantiles
+
+// Quantiles are a median and a 95th percentile, in seconds.
+type Quantiles struct {
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+}
+
+func quantiles(xs []float64) Quantiles {
+	if len(xs) == 0 {
+		return Quantiles{}
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	at := func(q float64) float64 { return s[min(len(s)-1, int(q*float64(len(s))))] }
+	return Quantiles{at(0.5), at(0.95)}
 }
 
 // Metrics are averages over questions (fractions in [0, 1]) with their
@@ -109,6 +136,12 @@ type Result struct {
 	Scores []QuestionScores `json:"-"`
 	// BudgetSizes are the sizes a budget chose, by corpus.
 	BudgetSizes map[string]int `json:"budget_sizes,omitempty"`
+	// Reranked holds the metrics after reranking (Options.Reranker), by
+	// the reranker named Reranker; Latency the seconds per question.
+	Reranker          string             `json:"reranker,omitempty"`
+	Reranked          *Metrics           `json:"reranked,omitempty"`
+	RerankedPerCorpus map[string]Metrics `json:"reranked_per_corpus,omitempty"`
+	Latency           Latency            `json:"latency,omitempty"`
 }
 
 // QuestionScores are one question's scores.
@@ -180,24 +213,90 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 	if err := retr.Index(ctx, texts); err != nil {
 		return nil, fmt.Errorf("index chunks: %w", err)
 	}
+	indexSeconds := time.Since(start).Seconds()
+	depth := opt.K
+	if opt.Reranker != nil {
+		depth = max(opt.K, cmpOrInt(opt.RerankTop, 20))
+	}
 	retrieved := make([][]int, len(d.Questions))
+	var reranked [][]int
+	stages := map[string][]float64{}
+	amortised := (res.Efficiency.ChunkSeconds + indexSeconds) / float64(len(d.Questions))
 	for i, q := range d.Questions {
-		ids, err := retr.Search(ctx, q.Text, opt.K)
+		began := time.Now()
+		ids, err := retr.Search(ctx, q.Text, depth)
 		if err != nil {
 			return nil, fmt.Errorf("retrieve for question %d: %w", i, err)
 		}
-		retrieved[i] = ids
+		t := time.Since(began).Seconds()
+		stages["retrieval"] = append(stages["retrieval"], t)
+		retrieved[i] = ids[:min(opt.K, len(ids))]
+		if opt.Reranker != nil {
+			cands := make([]string, len(ids))
+			for j, id := range ids {
+				cands[j] = texts[id]
+			}
+			began = time.Now()
+			order, err := opt.Reranker.Rerank(ctx, q.Text, cands, opt.K)
+			if err != nil {
+				return nil, fmt.Errorf("rerank for question %d: %w", i, err)
+			}
+			r := time.Since(began).Seconds()
+			stages["rerank"] = append(stages["rerank"], r)
+			t += r
+			top := make([]int, len(order))
+			for j, o := range order {
+				top[j] = ids[o]
+			}
+			reranked = append(reranked, top)
+		}
+		stages["chunking_amortised"] = append(stages["chunking_amortised"], amortised)
+		stages["end_to_end"] = append(stages["end_to_end"], t+amortised)
 	}
 	res.Efficiency.EmbedSeconds = time.Since(start).Seconds()
+	res.Latency = Latency{}
+	for stage, xs := range stages {
+		res.Latency[stage] = quantiles(xs)
+	}
 
 	// Score.
 	start = time.Now()
+	var err error
+	if res.Overall, res.PerCorpus, res.Scores, err = score(ctx, d, refs, byCorpus, retrieved, opt.Progress); err != nil {
+		return nil, err
+	}
+	if reranked != nil {
+		m, per, _, err := score(ctx, d, refs, byCorpus, reranked, nil)
+		if err != nil {
+			return nil, err
+		}
+		res.Reranker, res.Reranked, res.RerankedPerCorpus = opt.Reranker.Name(), &m, per
+	}
+	res.Efficiency.ScoreSeconds = time.Since(start).Seconds()
+
+	if err := boundaryMetrics(ctx, d, perCorpusChunks, opt.Cohesion, &res.Boundary); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func cmpOrInt(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// score scores the retrieved chunks of every question: overall, per
+// corpus, and per question.
+func score(ctx context.Context, d *Dataset, refs []ChunkRef, byCorpus map[string][]int, retrieved [][]int, progress func(done, total int)) (Metrics, map[string]Metrics, []QuestionScores, error) {
 	type perQ struct{ r, p, o, iou []float64 }
 	all := perQ{}
 	corp := map[string]*perQ{}
+	var scores []QuestionScores
 	for i, q := range d.Questions {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return Metrics{}, nil, nil, err
 		}
 		got := make([]ChunkRef, len(retrieved[i]))
 		for j, id := range retrieved[i] {
@@ -215,31 +314,26 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 			}
 		}
 		sc.PrecisionOmega = PrecisionOmega(q, candidates)
-		res.Scores = append(res.Scores, QuestionScores{sc.Recall, sc.Precision, sc.PrecisionOmega, sc.IoU})
+		scores = append(scores, QuestionScores{sc.Recall, sc.Precision, sc.PrecisionOmega, sc.IoU})
 		for _, dst := range []*perQ{&all, corpusBucket(corp, q.Corpus())} {
 			dst.r = append(dst.r, sc.Recall)
 			dst.p = append(dst.p, sc.Precision)
 			dst.o = append(dst.o, sc.PrecisionOmega)
 			dst.iou = append(dst.iou, sc.IoU)
 		}
-		if opt.Progress != nil {
-			opt.Progress(i+1, len(d.Questions))
+		if progress != nil {
+			progress(i+1, len(d.Questions))
 		}
 	}
 	metrics := func(b *perQ, chunks int) Metrics {
 		r, p, o, iou := stat(b.r), stat(b.p), stat(b.o), stat(b.iou)
 		return Metrics{r.Mean, r.Std, p.Mean, p.Std, o.Mean, o.Std, iou.Mean, iou.Std, len(b.r), chunks}
 	}
-	res.Overall = metrics(&all, len(refs))
+	per := map[string]Metrics{}
 	for id, b := range corp {
-		res.PerCorpus[id] = metrics(b, len(byCorpus[id]))
+		per[id] = metrics(b, len(byCorpus[id]))
 	}
-	res.Efficiency.ScoreSeconds = time.Since(start).Seconds()
-
-	if err := boundaryMetrics(ctx, d, perCorpusChunks, opt.Cohesion, &res.Boundary); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return metrics(&all, len(refs)), per, scores, nil
 }
 
 func corpusBucket[T any](m map[string]*T, id string) *T {

@@ -292,6 +292,47 @@ func (r *resources) model() (*llm.Client, error) {
 	return r.llm, r.llmErr
 }
 
+// Chunkers returns a function that builds the chunker of any chunker
+// name, parameters and tokenizer, on cfg's resources (tokenizers,
+// embedder, chat model), loaded once for all of them; it also returns the
+// name of the chunker's size unit. Evaluations and searches over many
+// configurations use it.
+func Chunkers(cfg Config) func(ctx context.Context, chunker string, params map[string]any, tokenizer string) (gochunk.Chunker, string, error) {
+	var base *Pipeline
+	var mu sync.Mutex
+	return func(ctx context.Context, chunker string, params map[string]any, tokenizer string) (gochunk.Chunker, string, error) {
+		raw, err := json.Marshal(params)
+		if err != nil {
+			return nil, "", fmt.Errorf("parameters of %s: %w", chunker, err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		var pl *Pipeline
+		if base == nil {
+			c := cfg
+			c.Chunker, c.Params, c.Tokenizer = chunker, raw, tokenizer
+			base, err = New(ctx, c, Options{})
+			pl = base
+		} else {
+			pl, err = base.With(ctx, chunker, raw, tokenizer)
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		return pl.Chunker(), pl.Counter().Name(), nil
+	}
+}
+
+// NewModel returns the chat model cfg names, or nil when it names none.
+func NewModel(cfg LLMConfig) (*llm.Client, error) {
+	r := &resources{cfg: Config{LLM: cfg}}
+	m, err := r.model()
+	if errors.Is(err, ErrNoModel) {
+		return nil, nil
+	}
+	return m, err
+}
+
 // NewEmbedder builds the embedder cfg names, behind an in-memory cache of
 // embeddings. A name New does not know gives an error wrapping
 // gochunk.ErrConfig and embed.ErrName.

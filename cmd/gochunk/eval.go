@@ -25,6 +25,8 @@ type evalFlags struct {
 	cohesion  bool
 	configs   pipelineflag.List
 	budget    *eval.Budget
+	rerank    string
+	rerankTop int
 	// random > 0 evaluates that many candidates, drawn with shuffle.
 	random  int
 	shuffle func([]eval.Candidate)
@@ -42,6 +44,8 @@ func (f *evalFlags) register(e env, fs *flag.FlagSet) {
 		f.budget, err = eval.ParseBudget(v)
 		return err
 	})
+	fs.StringVar(&f.rerank, "rerank", "", "rerank the retrieved chunks: `api:URL` (a rerank endpoint: Cohere, Jina, TEI, vLLM; key from RERANK_API_KEY) or llm (--llm-model, listwise); reports reranked beside the retrieval")
+	fs.IntVar(&f.rerankTop, "rerank-top", 20, "chunks retrieved for the reranker to reorder")
 	fs.Var(&f.configs, "config", "JSON or YAML `FILE` of chunker parameters (and optionally \"chunker\" and \"tokenizer\"); repeat to compare several")
 }
 
@@ -64,7 +68,13 @@ func (f *evalFlags) setup(e env) (*eval.Dataset, eval.Options, error) {
 			return nil, opt, err
 		}
 	}
-	opt.K, opt.Budget = f.k, f.budget
+	opt.K, opt.Budget, opt.RerankTop = f.k, f.budget, f.rerankTop
+	if f.rerank != "" {
+		model, err := pipeline.NewModel(f.pf.Cfg.LLM)
+		if opt.Reranker, err = eval.NewRerankerOr(f.rerank, model, err); err != nil {
+			return nil, opt, err
+		}
+	}
 	opt.NewRetriever, err = eval.NewRetriever(f.retriever, func(name string) (embed.Embedder, error) {
 		ec := f.pf.Embedder()
 		ec.Name, ec.CacheEntries = name, 1<<20
@@ -116,24 +126,9 @@ func (f *evalFlags) run(e env, ds *eval.Dataset, opt eval.Options, cands []eval.
 		bar.Add(int64(done - last))
 		last = done
 	}
-	var base *pipeline.Pipeline
+	mk := pipeline.Chunkers(cfg)
 	build := func(ctx context.Context, c eval.Candidate) (gochunk.Chunker, string, error) {
-		raw, err := json.Marshal(c.Params)
-		if err != nil {
-			return nil, "", err
-		}
-		pl := base
-		if base == nil {
-			cfg.Chunker, cfg.Params, cfg.Tokenizer = c.Chunker, raw, c.Tokenizer
-			base, err = pipelineflag.New(ctx, cfg)
-			pl = base
-		} else {
-			pl, err = base.With(ctx, c.Chunker, raw, c.Tokenizer)
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		return pl.Chunker(), pl.Counter().Name(), nil
+		return mk(ctx, c.Chunker, c.Params, c.Tokenizer)
 	}
 	return eval.Compare(e.ctx, ds, cands, build, opt)
 }
@@ -187,13 +182,9 @@ Flags:
 // evaluate parses the axes, loads the data set and evaluates every
 // candidate.
 func (f *evalFlags) evaluate(e env, specs []string, flagName string) (*eval.Report, []eval.Candidate, error) {
-	var axes []eval.Axis
-	for _, s := range specs {
-		a, err := eval.ParseAxis(s)
-		if err != nil {
-			return nil, nil, usagef("%s %w", flagName, err)
-		}
-		axes = append(axes, a)
+	axes, err := eval.ParseAxes(specs)
+	if err != nil {
+		return nil, nil, usagef("%s %w", flagName, err)
 	}
 	cands, err := f.candidates(axes)
 	if err != nil {
