@@ -80,6 +80,15 @@ func (r *Report) WriteTable(w io.Writer) error {
 			extra = append(extra, fmt.Sprintf("%s: seconds per question, p50/p95: end to end %.4f/%.4f, retrieval %.4f/%.4f, rerank %.4f/%.4f",
 				c.Name, l.P50, l.P95, c.Latency["retrieval"].P50, c.Latency["retrieval"].P95, c.Latency["rerank"].P50, c.Latency["rerank"].P95))
 		}
+		if l, ok := c.Latency["generation"]; ok {
+			extra = append(extra, fmt.Sprintf("%s: answer generation p50/p95 %.3f/%.3f s, end to end with it %.3f/%.3f s",
+				c.Name, l.P50, l.P95, c.Latency["end_to_end_with_generation"].P50, c.Latency["end_to_end_with_generation"].P95))
+		}
+		if j := c.Judged; j != nil {
+			extra = append(extra, fmt.Sprintf("%s: LLM-judged (%s, %d questions, %s chunks): LLM context precision %s, LLM context recall %s, faithfulness %s, answer relevancy %.3f ± %.3f; %s",
+				c.Name, j.Model, j.Questions, j.Contexts, pct(j.ContextPrecision.Mean, j.ContextPrecision.Std), pct(j.ContextRecall.Mean, j.ContextRecall.Std),
+				pct(j.Faithfulness.Mean, j.Faithfulness.Std), j.AnswerRelevancy.Mean, j.AnswerRelevancy.Std, j.usage()))
+		}
 		if s := c.Boundary.summary(); s != "" {
 			extra = append(extra, fmt.Sprintf("%s: %s", c.Name, s))
 		}
@@ -91,6 +100,16 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "\n%s\n", strings.Join(extra, "\n"))
 	}
 	return nil
+}
+
+// usage says what the judge's calls took and cost.
+func (j *Judged) usage() string {
+	u := j.Usage
+	s := fmt.Sprintf("%d model calls (%d cached), %d prompt and %d completion tokens", u.Calls, u.CachedCalls, u.PromptTokens, u.CompletionTokens)
+	if j.CostUSD != nil {
+		s += fmt.Sprintf(", $%.4f this run ($%.4f without the cache)", *j.CostUSD, *j.CostUncachedUSD)
+	}
+	return s
 }
 
 func (b Boundary) summary() string {

@@ -136,15 +136,7 @@ func TestEvaluateWithReranker(t *testing.T) {
 		Questions: []Question{{Text: "which animal is the zebra", References: []Reference{{Corpus: "c", Start: start, End: start + len("The zebra has stripes.")}}}}}
 	srv, _ := rerankStub(t, false, 0)
 	rr, _ := NewReranker("api:"+srv.URL, nil)
-	ch := chunkerFunc(func(ctx context.Context, doc gochunk.Document) ([]gochunk.Chunk, error) {
-		var out []gochunk.Chunk
-		at := 0
-		for i, s := range strings.SplitAfter(doc.Text, ". ") {
-			out = append(out, gochunk.Chunk{Index: i, Text: s, Spans: []gochunk.Span{{Start: at, End: at + len(s), StartRune: at, EndRune: at + len(s)}}})
-			at += len(s)
-		}
-		return out, nil
-	})
+	ch := sentenceChunker()
 	// A retriever that ranks the zebra last: only the reranker finds it.
 	res, err := Evaluate(context.Background(), d, Config{Name: "x", Chunker: ch}, Options{K: 1, Reranker: rr, RerankTop: 5,
 		NewRetriever: func() Retriever { return fixedRetriever{4, 3, 1, 0, 2} }})
@@ -159,6 +151,19 @@ func TestEvaluateWithReranker(t *testing.T) {
 			t.Errorf("no latency for %s: %v", stage, res.Latency)
 		}
 	}
+}
+
+// sentenceChunker cuts ASCII text after each ". ".
+func sentenceChunker() gochunk.Chunker {
+	return chunkerFunc(func(ctx context.Context, doc gochunk.Document) ([]gochunk.Chunk, error) {
+		var out []gochunk.Chunk
+		at := 0
+		for i, s := range strings.SplitAfter(doc.Text, ". ") {
+			out = append(out, gochunk.Chunk{Index: i, Text: s, Spans: []gochunk.Span{{Start: at, End: at + len(s), StartRune: at, EndRune: at + len(s)}}})
+			at += len(s)
+		}
+		return out, nil
+	})
 }
 
 type chunkerFunc func(ctx context.Context, doc gochunk.Document) ([]gochunk.Chunk, error)

@@ -49,11 +49,16 @@ type Options struct {
 	// metrics of its top K beside those of retrieval alone.
 	Reranker  Reranker
 	RerankTop int
+	// Judge, when set, computes LLM-judged metrics of the final top K
+	// (reranked when there is a reranker) and the generation latency.
+	Judge *Judge
 }
 
 // Latency holds, per stage, the median and 95th percentile of the seconds
-// a question takes: chunking and indexing amortised over the questions,
-// retrieval (query embedding included), reranking, and end to end.
+// a question takes: chunking_amortised (chunking and indexing over the
+// questions), retrieval (query embedding included), rerank, end_to_end (the
+// three), and with a judge, generation (of the answers not cached) and
+// end_to_end_with_generation.
 type Latency map[string]Quantiles
 
 // Quantiles are a median and a 95th percentile, in seconds.
@@ -142,6 +147,8 @@ type Result struct {
 	Reranked          *Metrics           `json:"reranked,omitempty"`
 	RerankedPerCorpus map[string]Metrics `json:"reranked_per_corpus,omitempty"`
 	Latency           Latency            `json:"latency,omitempty"`
+	// Judged holds the LLM-judged metrics (Options.Judge).
+	Judged *Judged `json:"judged,omitempty"`
 }
 
 // QuestionScores are one question's scores.
@@ -154,6 +161,11 @@ type QuestionScores struct{ Recall, Precision, PrecisionOmega, IoU float64 }
 func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result, error) {
 	if opt.K <= 0 {
 		opt.K = 5
+	}
+	if opt.Judge != nil {
+		if err := opt.Judge.check(); err != nil {
+			return nil, err
+		}
 	}
 	newRetriever := opt.NewRetriever
 	if newRetriever == nil {
@@ -271,6 +283,31 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 			return nil, err
 		}
 		res.Reranker, res.Reranked, res.RerankedPerCorpus = opt.Reranker.Name(), &m, per
+	}
+	if opt.Judge != nil {
+		final := retrieved
+		if reranked != nil {
+			final = reranked
+		}
+		contexts := make([][]string, len(final))
+		for i, ids := range final {
+			for _, id := range ids {
+				contexts[i] = append(contexts[i], texts[id])
+			}
+		}
+		if res.Judged, err = opt.Judge.Run(ctx, d, contexts, map[bool]string{true: "reranked", false: "retrieved"}[reranked != nil]); err != nil {
+			return nil, err
+		}
+		var gen, withGen []float64
+		for i, s := range res.Judged.PerQuestion {
+			if s.Generation > 0 {
+				gen = append(gen, s.Generation)
+				withGen = append(withGen, stages["end_to_end"][i]+s.Generation)
+			}
+		}
+		if len(gen) > 0 {
+			res.Latency["generation"], res.Latency["end_to_end_with_generation"] = quantiles(gen), quantiles(withGen)
+		}
 	}
 	res.Efficiency.ScoreSeconds = time.Since(start).Seconds()
 

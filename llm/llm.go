@@ -40,6 +40,11 @@ type Config struct {
 	Retries int
 	// Concurrency bounds requests in flight; 0 means 4.
 	Concurrency int
+	// RequestsPerMinute spaces the requests sent (retries included) so
+	// that no more than this many start in any minute, for APIs with rate
+	// limits; 0 means no spacing (429s are still retried, after the
+	// server's Retry-After).
+	RequestsPerMinute int
 	// Temperature of sampling, sent only when set: reasoning models
 	// refuse any but their default. Answers are cached, so re-runs are
 	// identical either way.
@@ -120,6 +125,7 @@ type Client struct {
 	disk        *diskcache.Dir // answers on disk, nil without CacheDir
 	noFmt       bool           // the server refused response_format
 	oldMaxParam bool           // the server wants max_tokens, not max_completion_tokens
+	nextSlot    time.Time      // when the next request may start (RequestsPerMinute)
 }
 
 // New returns a client; it makes no request until Complete.
@@ -267,7 +273,32 @@ type chatResponse struct {
 	} `json:"usage"`
 }
 
+// wait holds a request until its slot under RequestsPerMinute.
+func (c *Client) wait(ctx context.Context) error {
+	if c.cfg.RequestsPerMinute <= 0 {
+		return nil
+	}
+	gap := time.Minute / time.Duration(c.cfg.RequestsPerMinute)
+	c.mu.Lock()
+	now := time.Now()
+	slot := c.nextSlot
+	if slot.Before(now) {
+		slot = now
+	}
+	c.nextSlot = slot.Add(gap)
+	c.mu.Unlock()
+	select {
+	case <-time.After(time.Until(slot)):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 func (c *Client) once(ctx context.Context, req Request) (Response, error) {
+	if err := c.wait(ctx); err != nil {
+		return Response{}, err
+	}
 	body := chatRequest{Model: c.cfg.Model, Messages: req.Messages, Temperature: c.cfg.Temperature, MaxCompletionTokens: c.cfg.MaxTokens}
 	c.mu.Lock()
 	noFmt := c.noFmt

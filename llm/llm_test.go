@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -160,5 +163,44 @@ func TestReasoningModelParameters(t *testing.T) {
 	c2.Complete(context.Background(), Request{Messages: []Message{{Role: "user", Content: "hi again"}}})
 	if seen[len(seen)-1]["temperature"] != 0.0 {
 		t.Errorf("a temperature set is sent: %v", seen[len(seen)-1])
+	}
+}
+
+// RequestsPerMinute spaces the requests sent, however many callers ask at
+// once.
+func TestRequestsPerMinute(t *testing.T) {
+	var mu sync.Mutex
+	var arrivals []time.Time
+	srv, _ := chatServer(t, func(n int64, req map[string]any, w http.ResponseWriter) {
+		mu.Lock()
+		arrivals = append(arrivals, time.Now())
+		mu.Unlock()
+		reply(w, "ok")
+	})
+	c, _ := New(Config{BaseURL: srv.URL + "/v1", Model: "m", RequestsPerMinute: 1200, Concurrency: 8}) // one per 50 ms
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.Complete(context.Background(), Request{Messages: []Message{{Role: "user", Content: fmt.Sprint(i)}}}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	slices.SortFunc(arrivals, func(a, b time.Time) int { return a.Compare(b) })
+	for i := 1; i < len(arrivals); i++ {
+		if gap := arrivals[i].Sub(arrivals[i-1]); gap < 45*time.Millisecond {
+			t.Errorf("requests %d and %d %v apart, want at least 50 ms", i-1, i, gap)
+		}
+	}
+	// A cancelled context stops a request waiting for its slot.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	slow, _ := New(Config{BaseURL: srv.URL + "/v1", Model: "m", RequestsPerMinute: 1, Retries: -1})
+	slow.Complete(context.Background(), Request{Messages: []Message{{Role: "user", Content: "first"}}})
+	if _, err := slow.Complete(ctx, Request{Messages: []Message{{Role: "user", Content: "second"}}}); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled wait gave %v", err)
 	}
 }

@@ -120,6 +120,10 @@ type LLMConfig struct {
 	PlainAnswers bool `json:"plain_answers,omitempty"`
 	// Timeout bounds one model request; 0 means two minutes.
 	Timeout time.Duration `json:"timeout,omitempty"`
+	// Concurrency bounds requests in flight (0: 4); RequestsPerMinute
+	// spaces them for rate-limited APIs (0: no spacing).
+	Concurrency       int `json:"concurrency,omitempty"`
+	RequestsPerMinute int `json:"requests_per_minute,omitempty"`
 }
 
 // Options are the parts of a pipeline a caller may give already built,
@@ -284,7 +288,8 @@ func (r *resources) model() (*llm.Client, error) {
 		if c.Timeout == 0 {
 			c.Timeout = 2 * time.Minute
 		}
-		r.llm, r.llmErr = llm.New(llm.Config{BaseURL: c.URL, Model: c.Model, CacheDir: c.CacheDir, CacheBytes: c.CacheBytes, JSONMode: !c.PlainAnswers, Timeout: c.Timeout})
+		r.llm, r.llmErr = llm.New(llm.Config{BaseURL: c.URL, Model: c.Model, CacheDir: c.CacheDir, CacheBytes: c.CacheBytes, JSONMode: !c.PlainAnswers, Timeout: c.Timeout,
+			Concurrency: c.Concurrency, RequestsPerMinute: c.RequestsPerMinute})
 		if r.llmErr != nil {
 			r.llmErr = fmt.Errorf("%w: LLM: %w", gochunk.ErrConfig, r.llmErr)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"io"
 	"os"
@@ -27,6 +28,7 @@ type evalFlags struct {
 	budget    *eval.Budget
 	rerank    string
 	rerankTop int
+	judge     eval.Judge
 	// random > 0 evaluates that many candidates, drawn with shuffle.
 	random  int
 	shuffle func([]eval.Candidate)
@@ -46,6 +48,11 @@ func (f *evalFlags) register(e env, fs *flag.FlagSet) {
 	})
 	fs.StringVar(&f.rerank, "rerank", "", "rerank the retrieved chunks: `api:URL` (a rerank endpoint: Cohere, Jina, TEI, vLLM; key from RERANK_API_KEY) or llm (--llm-model, listwise); reports reranked beside the retrieval")
 	fs.IntVar(&f.rerankTop, "rerank-top", 20, "chunks retrieved for the reranker to reorder")
+	fs.IntVar(&f.judge.Sample, "judge", 0, "LLM-judged metrics as RAGAS defines them (LLM context precision and recall, faithfulness, answer relevancy with --embedder) on `N` questions spread over the data set, -1 for all; needs --llm-model")
+	fs.Func("judge-price", "prices for the judge's cost in the report: `IN,OUT` dollars per million prompt and completion tokens", func(v string) (err error) {
+		f.judge.PriceInput, f.judge.PriceOutput, err = eval.ParsePrices(v)
+		return err
+	})
 	fs.Var(&f.configs, "config", "JSON or YAML `FILE` of chunker parameters (and optionally \"chunker\" and \"tokenizer\"); repeat to compare several")
 }
 
@@ -88,7 +95,13 @@ func (f *evalFlags) setup(e env) (*eval.Dataset, eval.Options, error) {
 			return nil, opt, err
 		}
 	}
-	return ds, opt, nil
+	if f.judge.Sample != 0 {
+		f.judge.Sample, opt.Judge = max(f.judge.Sample, 0), &f.judge
+		if f.judge.Model, err = pipeline.NewModel(f.pf.Cfg.LLM); err == nil {
+			f.judge.Embedder, err = pipeline.NewEmbedder(e.ctx, f.pf.Embedder())
+		}
+	}
+	return ds, opt, err
 }
 
 // candidates returns each chunker of the comma-separated --chunker (or
@@ -137,11 +150,11 @@ func cmdEval(e env, args []string) int {
 	fs := flagSet(e, "gochunk eval", `Usage: gochunk eval --dataset PATH [flags]
 
 Chunks every document of the data set with each configuration, retrieves
-the top -k chunks for every question (BM25 by default, or dense retrieval
-with an embedder), and reports Chroma's token-level recall, precision,
-precision_Ω and IoU per corpus and overall (mean ± standard deviation over
-questions), chunk sizes and timings, and Pk, WindowDiff, purity and NMI
-where the data set has gold boundaries or labels.
+the top -k chunks for every question (BM25, dense or hybrid; optionally
+reranked), and reports Chroma's token-level recall, precision, precision_Ω
+and IoU per corpus and overall (mean ± std over questions), chunk sizes,
+latency, Pk, WindowDiff, purity and NMI where the data set has gold
+boundaries or labels, and with --judge LLM-judged RAGAS metrics.
 
 Flags:
 `)
@@ -216,9 +229,5 @@ func writeReport(path string, write func(w io.Writer) error) error {
 	if err != nil {
 		return err
 	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return errors.Join(write(f), f.Close())
 }

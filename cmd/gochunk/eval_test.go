@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -121,5 +124,52 @@ func TestTune(t *testing.T) {
 	}
 	if _, _, code := runCmd(t, "", "tune", "--dataset", tinyDataset(t), "--param", "size=60:20:20"); code != 2 {
 		t.Errorf("bad range: exit %d", code)
+	}
+}
+
+// judgeServer is an OpenAI-compatible chat server on loopback that judges
+// every passage useful and every claim supported.
+func judgeServer(t *testing.T) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Messages []struct{ Content string } `json:"messages"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		sys, user := req.Messages[0].Content, req.Messages[1].Content
+		var ans any
+		switch {
+		case strings.Contains(sys, "You judge retrieved passages"):
+			ans = map[string]any{"useful": slices.Repeat([]bool{true}, strings.Count(user, "<|start_passage_"))}
+		case strings.Contains(sys, "You check statements"):
+			ans = map[string]any{"claims": []any{map[string]any{"claim": "c", "supported": true}}}
+		case strings.Contains(sys, "You answer questions"):
+			ans = map[string]any{"answer": "Cats sleep a lot."}
+		default:
+			ans = map[string]any{"questions": []string{"how much do cats sleep"}, "noncommittal": false}
+		}
+		b, _ := json.Marshal(ans)
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"content": string(b)}}},
+			"usage": map[string]any{"prompt_tokens": 50, "completion_tokens": 5}})
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestEvalJudge(t *testing.T) {
+	out, errs, code := runCmd(t, "", "eval", "--dataset", tinyDataset(t), "--size", "60", "-k", "2", "--judge", "-1",
+		"--llm-url", judgeServer(t), "--llm-model", "judge", "--judge-price", "1,2", "--llm-rpm", "6000")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"LLM context precision 100.0", "LLM context recall 100.0", "faithfulness 100.0", "answer relevancy", "3 questions", "model calls", "$0."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if _, errs, code := runCmd(t, "", "eval", "--dataset", tinyDataset(t), "--judge", "2"); code != 2 || !strings.Contains(errs, "--llm-model") {
+		t.Errorf("--judge without a model: exit %d: %s", code, errs)
+	}
+	if _, errs, code := runCmd(t, "", "eval", "--dataset", tinyDataset(t), "--judge", "2", "--judge-price", "cheap"); code != 2 || !strings.Contains(errs, "IN,OUT") {
+		t.Errorf("bad prices: exit %d: %s", code, errs)
 	}
 }

@@ -64,6 +64,8 @@ func (p *Flags) RegisterResources(fs *flag.FlagSet) {
 	BytesVar(fs, "cache-limit", "bound of each disk cache (--llm-cache, --embed-cache-dir), bytes or with a unit (1GiB); least recently used entries go first; see gochunk cache", &l.CacheBytes, &c.Embedder.DiskCacheBytes)
 	fs.BoolVar(&p.llmJSON, "llm-json", true, "ask for schema-constrained JSON answers (servers that refuse are asked plainly)")
 	fs.DurationVar(&l.Timeout, "llm-timeout", 2*time.Minute, "time limit of one model request")
+	fs.IntVar(&l.Concurrency, "llm-concurrency", 4, "model requests in flight at once")
+	fs.IntVar(&l.RequestsPerMinute, "llm-rpm", 0, "at most this many model requests per minute, for rate-limited APIs (0: no limit; 429s are retried either way)")
 }
 
 // RegisterEmbedder registers the flags that choose the embedder.
