@@ -170,8 +170,37 @@ func TestJudge(t *testing.T) {
 	}
 
 	var buf strings.Builder
-	if err := (&Report{Configs: []*Result{res}}).WriteTable(&buf); err != nil || !strings.Contains(buf.String(), "LLM context precision 25.0") {
+	if err := (&Report{Configs: []*Result{res}}).WriteTable(&buf); err != nil || !strings.Contains(buf.String(), "0.25 ± 0.25") {
 		t.Errorf("the table does not give the judged metrics: %v\n%s", err, buf.String())
+	}
+}
+
+// With a reranker, the judge reads both the retrieved and the reranked
+// chunks: the table of reference 001, with and without the reranker.
+func TestJudgeWithReranker(t *testing.T) {
+	srv, _ := judgeStub(t, "")
+	model, _ := llm.New(llm.Config{BaseURL: srv.URL, Model: "judge"})
+	rs, _ := rerankStub(t, false, 0)
+	rr, _ := NewReranker("api:"+rs.URL, nil)
+	res, err := Evaluate(context.Background(), judgeDataset(), Config{Name: "x", Chunker: sentenceChunker()},
+		Options{K: 3, Judge: &Judge{Model: model}, Reranker: rr, RerankTop: 5, NewRetriever: func() Retriever { return fixedRetriever{1, 2, 0, 3, 4} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Reranked, the zebra chunk comes first: precision 1 for the zebra
+	// question, 0 for the sky (the stub reranker's match is case-sensitive).
+	if res.Judged.ContextPrecision.Mean != 0.25 || res.JudgedReranked == nil || res.JudgedReranked.ContextPrecision.Mean != 0.5 || res.JudgedReranked.Contexts != "reranked" {
+		t.Errorf("retrieved %+v, reranked %+v", res.Judged.ContextPrecision, res.JudgedReranked)
+	}
+	for _, stage := range []string{"end_to_end", "end_to_end_without_rerank", "generation", "end_to_end_with_generation"} {
+		if _, ok := res.Latency[stage]; !ok {
+			t.Errorf("no latency for %s", stage)
+		}
+	}
+	var buf strings.Builder
+	(&Report{Configs: []*Result{res}}).WriteTable(&buf)
+	if !strings.Contains(buf.String(), "fixed + api:") || !strings.Contains(buf.String(), "0.50 ± 0.50") {
+		t.Errorf("no reranked row:\n%s", buf.String())
 	}
 }
 

@@ -74,20 +74,24 @@ func (r *Report) WriteTable(w io.Writer) error {
 			return err
 		}
 	}
+	if err := r.writePipelineTable(w); err != nil {
+		return err
+	}
 	var extra []string
 	for _, c := range r.Configs {
-		if l, ok := c.Latency["end_to_end"]; ok {
-			extra = append(extra, fmt.Sprintf("%s: seconds per question, p50/p95: end to end %.4f/%.4f, retrieval %.4f/%.4f, rerank %.4f/%.4f",
-				c.Name, l.P50, l.P95, c.Latency["retrieval"].P50, c.Latency["retrieval"].P95, c.Latency["rerank"].P50, c.Latency["rerank"].P95))
+		if _, ok := c.Latency["end_to_end"]; ok {
+			var parts []string
+			for _, stage := range []string{"end_to_end", "chunking_amortised", "retrieval", "rerank", "generation"} {
+				if l, ok := c.Latency[stage]; ok {
+					parts = append(parts, fmt.Sprintf("%s %.4f/%.4f", strings.ReplaceAll(stage, "_", " "), l.P50, l.P95))
+				}
+			}
+			extra = append(extra, fmt.Sprintf("%s: seconds per question, p50/p95: %s", c.Name, strings.Join(parts, ", ")))
 		}
-		if l, ok := c.Latency["generation"]; ok {
-			extra = append(extra, fmt.Sprintf("%s: answer generation p50/p95 %.3f/%.3f s, end to end with it %.3f/%.3f s",
-				c.Name, l.P50, l.P95, c.Latency["end_to_end_with_generation"].P50, c.Latency["end_to_end_with_generation"].P95))
-		}
-		if j := c.Judged; j != nil {
-			extra = append(extra, fmt.Sprintf("%s: LLM-judged (%s, %d questions, %s chunks): LLM context precision %s, LLM context recall %s, faithfulness %s, answer relevancy %.3f ± %.3f; %s",
-				c.Name, j.Model, j.Questions, j.Contexts, pct(j.ContextPrecision.Mean, j.ContextPrecision.Std), pct(j.ContextRecall.Mean, j.ContextRecall.Std),
-				pct(j.Faithfulness.Mean, j.Faithfulness.Std), j.AnswerRelevancy.Mean, j.AnswerRelevancy.Std, j.usage()))
+		for _, j := range []*Judged{c.Judged, c.JudgedReranked} {
+			if j != nil {
+				extra = append(extra, fmt.Sprintf("%s: judge %s on %d questions (%s chunks): %s", c.Name, j.Model, j.Questions, j.Contexts, j.usage()))
+			}
 		}
 		if s := c.Boundary.summary(); s != "" {
 			extra = append(extra, fmt.Sprintf("%s: %s", c.Name, s))
@@ -100,6 +104,49 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "\n%s\n", strings.Join(extra, "\n"))
 	}
 	return nil
+}
+
+// writePipelineTable prints, when there is a reranker or a judge, the
+// table of reference 001: each configuration's retrieval with and without
+// the reranker, its retrieval scores, LLM-judged metrics and latency.
+func (r *Report) writePipelineTable(w io.Writer) error {
+	show := false
+	for _, c := range r.Configs {
+		show = show || c.Reranked != nil || c.Judged != nil
+	}
+	if !show {
+		return nil
+	}
+	fmt.Fprint(w, "\nretrieval pipeline: LLM-judged metrics in [0, 1]; seconds per question end to end, p50 / p95\n")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "config\tretrieval\trecall\tIoU\tLLM context precision\tLLM context recall\tfaithfulness\tanswer relevancy\tlatency\twith generation\t")
+	judged := func(j *Judged) string {
+		if j == nil {
+			return "-\t-\t-\t-"
+		}
+		f := func(s JudgedStat) string { return fmt.Sprintf("%.2f ± %.2f", s.Mean, s.Std) }
+		return strings.Join([]string{f(j.ContextPrecision), f(j.ContextRecall), f(j.Faithfulness), f(j.AnswerRelevancy)}, "\t")
+	}
+	lat := func(c *Result, stage string) string {
+		if q, ok := c.Latency[stage]; ok {
+			return fmt.Sprintf("%.4f / %.4f", q.P50, q.P95)
+		}
+		return "-"
+	}
+	for _, c := range r.Configs {
+		o, plain, final := c.Overall, "end_to_end", "-"
+		if c.Reranked != nil {
+			plain = "end_to_end_without_rerank"
+		} else {
+			final = lat(c, "end_to_end_with_generation")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, c.Retriever, pct(o.Recall, o.RecallStd), pct(o.IoU, o.IoUStd), judged(c.Judged), lat(c, plain), final)
+		if m := c.Reranked; m != nil {
+			fmt.Fprintf(tw, "%s\t%s + %s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, c.Retriever, c.Reranker, pct(m.Recall, m.RecallStd), pct(m.IoU, m.IoUStd),
+				judged(c.JudgedReranked), lat(c, "end_to_end"), lat(c, "end_to_end_with_generation"))
+		}
+	}
+	return tw.Flush()
 }
 
 // usage says what the judge's calls took and cost.

@@ -49,15 +49,16 @@ type Options struct {
 	// metrics of its top K beside those of retrieval alone.
 	Reranker  Reranker
 	RerankTop int
-	// Judge, when set, computes LLM-judged metrics of the final top K
-	// (reranked when there is a reranker) and the generation latency.
+	// Judge, when set, computes LLM-judged metrics of the top K, retrieved
+	// and (with a reranker) reranked, and the generation latency.
 	Judge *Judge
 }
 
 // Latency holds, per stage, the median and 95th percentile of the seconds
 // a question takes: chunking_amortised (chunking and indexing over the
 // questions), retrieval (query embedding included), rerank, end_to_end (the
-// three), and with a judge, generation (of the answers not cached) and
+// three), end_to_end_without_rerank (with a reranker), and with a judge,
+// generation (of the final chunks' answers not cached) and
 // end_to_end_with_generation.
 type Latency map[string]Quantiles
 
@@ -147,8 +148,10 @@ type Result struct {
 	Reranked          *Metrics           `json:"reranked,omitempty"`
 	RerankedPerCorpus map[string]Metrics `json:"reranked_per_corpus,omitempty"`
 	Latency           Latency            `json:"latency,omitempty"`
-	// Judged holds the LLM-judged metrics (Options.Judge).
-	Judged *Judged `json:"judged,omitempty"`
+	// Judged holds the LLM-judged metrics (Options.Judge) of the
+	// retrieved chunks, JudgedReranked those of the reranked chunks.
+	Judged         *Judged `json:"judged,omitempty"`
+	JudgedReranked *Judged `json:"judged_reranked,omitempty"`
 }
 
 // QuestionScores are one question's scores.
@@ -264,6 +267,9 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 		}
 		stages["chunking_amortised"] = append(stages["chunking_amortised"], amortised)
 		stages["end_to_end"] = append(stages["end_to_end"], t+amortised)
+		if opt.Reranker != nil {
+			stages["end_to_end_without_rerank"] = append(stages["end_to_end_without_rerank"], stages["retrieval"][i]+amortised)
+		}
 	}
 	res.Efficiency.EmbedSeconds = time.Since(start).Seconds()
 	res.Latency = Latency{}
@@ -285,24 +291,30 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 		res.Reranker, res.Reranked, res.RerankedPerCorpus = opt.Reranker.Name(), &m, per
 	}
 	if opt.Judge != nil {
-		final := retrieved
-		if reranked != nil {
-			final = reranked
-		}
-		contexts := make([][]string, len(final))
-		for i, ids := range final {
-			for _, id := range ids {
-				contexts[i] = append(contexts[i], texts[id])
+		contexts := func(lists [][]int) [][]string {
+			out := make([][]string, len(lists))
+			for i, ids := range lists {
+				for _, id := range ids {
+					out[i] = append(out[i], texts[id])
+				}
 			}
+			return out
 		}
-		if res.Judged, err = opt.Judge.Run(ctx, d, contexts, map[bool]string{true: "reranked", false: "retrieved"}[reranked != nil]); err != nil {
+		if res.Judged, err = opt.Judge.Run(ctx, d, contexts(retrieved), "retrieved"); err != nil {
 			return nil, err
 		}
+		final, e2e := res.Judged, stages["end_to_end"]
+		if reranked != nil {
+			if res.JudgedReranked, err = opt.Judge.Run(ctx, d, contexts(reranked), "reranked"); err != nil {
+				return nil, err
+			}
+			final = res.JudgedReranked
+		}
 		var gen, withGen []float64
-		for i, s := range res.Judged.PerQuestion {
+		for i, s := range final.PerQuestion {
 			if s.Generation > 0 {
 				gen = append(gen, s.Generation)
-				withGen = append(withGen, stages["end_to_end"][i]+s.Generation)
+				withGen = append(withGen, e2e[i]+s.Generation)
 			}
 		}
 		if len(gen) > 0 {

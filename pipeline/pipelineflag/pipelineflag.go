@@ -295,3 +295,36 @@ type List []string
 
 func (l *List) String() string     { return strings.Join(*l, " ") }
 func (l *List) Set(v string) error { *l = append(*l, v); return nil }
+
+// CountVar defines a flag that takes an optional count: "--name" alone
+// sets *dst to all (such as -1), "--name=N" to N; the flag absent leaves
+// *dst as it is. The count must be written with "=", as for a boolean
+// flag.
+func CountVar(fs *flag.FlagSet, dst *int, name string, all int, usage string) {
+	fs.Var(&countFlag{dst, all}, name, usage)
+}
+
+type countFlag struct {
+	dst *int
+	all int
+}
+
+func (c *countFlag) IsBoolFlag() bool { return true }
+func (c *countFlag) String() string {
+	if c == nil || c.dst == nil {
+		return ""
+	}
+	return strconv.Itoa(*c.dst)
+}
+func (c *countFlag) Set(v string) error {
+	if v == "true" {
+		*c.dst = c.all
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a count of at least 0 after =, or nothing for all, not %q", v)
+	}
+	*c.dst = n
+	return nil
+}

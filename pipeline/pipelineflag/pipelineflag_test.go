@@ -62,3 +62,27 @@ func TestFlagsConfig(t *testing.T) {
 		t.Fatalf("build: %v", err)
 	}
 }
+
+func TestCountVar(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want int
+		ok   bool
+	}{
+		{nil, 0, true},
+		{[]string{"--judge"}, -1, true},
+		{[]string{"--judge=7"}, 7, true},
+		{[]string{"--judge=0"}, 0, true},
+		{[]string{"--judge=many"}, 0, false},
+		{[]string{"--judge=-3"}, 0, false},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		n := 0
+		CountVar(fs, &n, "judge", -1, "")
+		err := fs.Parse(c.args)
+		if (err == nil) != c.ok || (c.ok && n != c.want) {
+			t.Errorf("%v: %d, %v", c.args, n, err)
+		}
+	}
+}
