@@ -77,7 +77,7 @@ func (o *ONNX) loadRuntime(path string, opt Options) error {
 	if o.tok == nil {
 		return fmt.Errorf("%w: the model's tokenizer.json is not one package tokenize reads (WordPiece), which the ONNX Runtime backend needs", ErrNoRuntime)
 	}
-	m, err := loadORT(path, opt)
+	m, err := loadORT(path, opt, false)
 	if err != nil {
 		return err
 	}
@@ -456,27 +456,18 @@ func (o *ONNX) runORT(texts []string) ([][]float32, error) {
 		body = body[:min(len(body), room)]
 		ids[i] = append(append(append(make([]int, 0, len(before)+len(body)+len(after)), before...), body...), after...)
 	}
-	order := make([]int, len(texts))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return len(ids[order[a]]) < len(ids[order[b]]) })
 	out := make([][]float32, len(texts))
-	for start := 0; start < len(order); {
-		end := start + 1
-		for end < len(order) && (end-start+1)*len(ids[order[end]]) <= ortBatchTokens {
-			end++
-		}
-		batch := make([][]int, end-start)
-		for k, i := range order[start:end] {
+	err := lengthBatches(ids, func(part []int) error {
+		batch := make([][]int, len(part))
+		for k, i := range part {
 			batch[k] = ids[i]
 		}
-		data, shape, err := o.ort.run(batch)
+		data, shape, err := o.ort.run(batch, nil)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		dim := int(shape[len(shape)-1])
-		for k, i := range order[start:end] {
+		for k, i := range part {
 			if len(shape) == 2 {
 				out[i] = append([]float32(nil), data[k*dim:(k+1)*dim]...)
 			} else {
@@ -491,9 +482,31 @@ func (o *ONNX) runORT(texts []string) ([][]float32, error) {
 				vec.Normalize(out[i])
 			}
 		}
+		return nil
+	})
+	return out, err
+}
+
+// lengthBatches calls run with the indexes of ids in batches of sequences
+// of similar length (sorted by length, at most ortBatchTokens padded
+// tokens a batch, or one sequence).
+func lengthBatches(ids [][]int, run func(part []int) error) error {
+	order := make([]int, len(ids))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(ids[order[a]]) < len(ids[order[b]]) })
+	for start := 0; start < len(order); {
+		end := start + 1
+		for end < len(order) && (end-start+1)*len(ids[order[end]]) <= ortBatchTokens {
+			end++
+		}
+		if err := run(order[start:end]); err != nil {
+			return err
+		}
 		start = end
 	}
-	return out, nil
+	return nil
 }
 
 // poolDim pools token vectors of length dim, all of them real tokens.
@@ -546,7 +559,7 @@ func (o *ONNX) TokenVectors(ctx context.Context, text string) ([]int, [][]float3
 			w := ids[s:min(s+room, len(ids))]
 			batch = append(batch, append(append(append(make([]int, 0, len(w)+len(before)+len(after)), before...), w...), after...))
 		}
-		data, shape, err := o.ort.run(batch)
+		data, shape, err := o.ort.run(batch, nil)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -77,8 +77,10 @@ const (
 )
 
 // loadORT opens the model file in an ONNX Runtime session: its inputs and
-// output are read from the model, not assumed.
-func loadORT(path string, opt Options) (*ortModel, error) {
+// output are read from the model, not assumed. A classifier's output is
+// its scores, [batch, labels] (logits); an encoder's, token or sentence
+// vectors.
+func loadORT(path string, opt Options, classifier bool) (*ortModel, error) {
 	if _, err := startORT(opt); err != nil {
 		return nil, err
 	}
@@ -112,10 +114,18 @@ func loadORT(path string, opt Options) (*ortModel, error) {
 		if o.DataType != ort.TensorElementDataTypeFloat || len(o.Dimensions) < 2 || len(o.Dimensions) > 3 {
 			continue
 		}
+		switch {
+		case classifier:
+			if len(o.Dimensions) == 2 && (out == "" || o.Name == "logits") {
+				out, m.rank = o.Name, 2
+			}
 		// Token vectors (last_hidden_state) are preferred, pooled below.
-		if out == "" || len(o.Dimensions) == 3 && m.rank == 2 || o.Name == "last_hidden_state" {
+		case out == "" || len(o.Dimensions) == 3 && m.rank == 2 || o.Name == "last_hidden_state":
 			out, m.rank = o.Name, len(o.Dimensions)
 		}
+	}
+	if out == "" && classifier {
+		return nil, fmt.Errorf("%w: %s has no float output of scores [batch, labels] (logits): is it a sequence-classification model?", ErrModel, path)
 	}
 	if out == "" {
 		return nil, fmt.Errorf("%w: %s has no float output of token or sentence vectors", ErrModel, path)
@@ -159,9 +169,10 @@ func containsInt(xs []int, x int) bool {
 	return false
 }
 
-// run runs a batch of token id sequences, padded to the longest, and
-// returns the output's values with its shape.
-func (m *ortModel) run(batch [][]int) ([]float32, []int64, error) {
+// run runs a batch of token id sequences, padded to the longest, with
+// their token type ids (zeros when types is nil), and returns the output's
+// values with its shape.
+func (m *ortModel) run(batch, types [][]int) ([]float32, []int64, error) {
 	seq := 0
 	for _, ids := range batch {
 		seq = max(seq, len(ids))
@@ -175,6 +186,11 @@ func (m *ortModel) run(batch [][]int) ([]float32, []int64, error) {
 		for j, id := range ids {
 			data[inputIDs][i*seq+j] = int64(id)
 			data[inputMask][i*seq+j] = 1
+		}
+		if types != nil {
+			for j, ty := range types[i] {
+				data[inputTypes][i*seq+j] = int64(ty)
+			}
 		}
 	}
 	inputs := make([]ort.Value, len(m.kinds))

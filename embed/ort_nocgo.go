@@ -10,11 +10,11 @@ type ortModel struct {
 	version string
 }
 
-func loadORT(string, Options) (*ortModel, error) {
+func loadORT(string, Options, bool) (*ortModel, error) {
 	return nil, fmt.Errorf("%w: this gochunk was built without cgo (CGO_ENABLED=0) and cannot load ONNX Runtime; build it with cgo (the default where a C compiler exists) or use --onnx-backend go", ErrNoRuntime)
 }
 
-func (m *ortModel) run([][]int) ([]float32, []int64, error) { return nil, nil, ErrNoRuntime }
+func (m *ortModel) run(_, _ [][]int) ([]float32, []int64, error) { return nil, nil, ErrNoRuntime }
 
 func (m *ortModel) close() error { return nil }
 

@@ -6,51 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/gochunk/gochunk/internal/onnxtest"
 	"github.com/gochunk/gochunk/vec"
 )
 
-// onnxRuntimeLibrary returns the path of libonnxruntime for the tests:
-// GOCHUNK_ONNX_LIBRARY, else npm's onnxruntime-node installed (without its
-// install script, which only fetches optional CUDA files) outside the
-// repository, in $GOCHUNK_NPM_DIR or the user's cache directory. It skips
-// where neither can be had.
-func onnxRuntimeLibrary(t testing.TB) string {
-	t.Helper()
-	if p := os.Getenv("GOCHUNK_ONNX_LIBRARY"); p != "" {
-		return p
-	}
-	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
-	if runtime.GOOS != "linux" || arch == "" {
-		t.Skipf("skipping: no ONNX Runtime library for %s/%s in npm's onnxruntime-node; set GOCHUNK_ONNX_LIBRARY", runtime.GOOS, runtime.GOARCH)
-	}
-	dir := os.Getenv("GOCHUNK_NPM_DIR")
-	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			t.Skipf("skipping: no cache directory for npm packages: %v", err)
-		}
-		dir = filepath.Join(cache, "gochunk-tests", "npm")
-	}
-	lib := filepath.Join(dir, "node_modules", "onnxruntime-node", "bin", "napi-v6", "linux", arch, "libonnxruntime.so.1")
-	if _, err := os.Stat(lib); err == nil {
-		return lib
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Skip("skipping: npm is needed to install onnxruntime-node (apt-get install npm), or set GOCHUNK_ONNX_LIBRARY")
-	}
-	cmd := exec.Command(npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "--ignore-scripts", "onnxruntime-node@1.30.0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("skipping: npm could not install onnxruntime-node: %v\n%s", err, out)
-	}
-	return lib
-}
+// onnxRuntimeLibrary returns the path of libonnxruntime for the tests,
+// or skips.
+func onnxRuntimeLibrary(t testing.TB) string { return onnxtest.Library(t) }
 
 // bertModel writes a BERT-shaped encoder with random weights (see
 // testdata/bert_model.py) with the tiny tokenizer's vocabulary into a
@@ -58,26 +24,13 @@ func onnxRuntimeLibrary(t testing.TB) string {
 // package (Debian: python3-onnx).
 func bertModel(t testing.TB, tokenTypes bool, pooling string, maxSeq int, shape ...string) string {
 	t.Helper()
-	python := ""
-	for _, p := range []string{"python3", "/usr/bin/python3"} {
-		if exec.Command(p, "-c", "import onnx, numpy").Run() == nil {
-			python = p
-			break
-		}
-	}
-	if python == "" {
-		t.Skip("skipping: no python3 with onnx and numpy to build test models (apt-get install python3-onnx)")
-	}
 	dir := t.TempDir()
-	args := []string{filepath.Join("testdata", "bert_model.py"), filepath.Join(dir, "model.onnx"), "--vocab", "11",
+	args := []string{filepath.Join(dir, "model.onnx"), "--vocab", "11",
 		"--hidden", "32", "--layers", "2", "--heads", "4", "--intermediate", "64"}
 	if !tokenTypes {
 		args = append(args, "--no-token-types")
 	}
-	args = append(args, shape...)
-	if out, err := exec.Command(python, args...).CombinedOutput(); err != nil {
-		t.Fatalf("build the model: %v\n%s", err, out)
-	}
+	onnxtest.Build(t, filepath.Join("testdata", "bert_model.py"), append(args, shape...)...)
 	// The tiny tokenizer with BERT's post-processor: [CLS] text [SEP].
 	tok := strings.Replace(tinyTokenizer, `"model":`, `"post_processor":{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"[CLS]","type_id":0}},`+
 		`{"Sequence":{"id":"A","type_id":0}},{"SpecialToken":{"id":"[SEP]","type_id":0}}],"special_tokens":{"[CLS]":{"id":"[CLS]","ids":[2],"tokens":["[CLS]"]},`+

@@ -181,7 +181,7 @@ func TestJudgeWithReranker(t *testing.T) {
 	srv, _ := judgeStub(t, "")
 	model, _ := llm.New(llm.Config{BaseURL: srv.URL, Model: "judge"})
 	rs, _ := rerankStub(t, false, 0)
-	rr, _ := NewReranker("api:"+rs.URL, nil)
+	rr, _ := NewReranker("api:"+rs.URL, RerankerModels{})
 	res, err := Evaluate(context.Background(), judgeDataset(), Config{Name: "x", Chunker: sentenceChunker()},
 		Options{K: 3, Judge: &Judge{Model: model}, Reranker: rr, RerankTop: 5, NewRetriever: func() Retriever { return fixedRetriever{1, 2, 0, 3, 4} }})
 	if err != nil {

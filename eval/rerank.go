@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gochunk/gochunk/embed"
 	"github.com/gochunk/gochunk/llm"
 )
 
@@ -25,16 +26,45 @@ type Reranker interface {
 	Rerank(ctx context.Context, query string, texts []string, k int) ([]int, error)
 }
 
+// RerankerModels are the models a reranker may run on, built on demand:
+// only the one the spec names is.
+type RerankerModels struct {
+	// Chat returns the chat model of "llm" (nil when none is configured).
+	Chat func() (*llm.Client, error)
+	// CrossEncoder loads the ONNX cross-encoder of "onnx:MODEL".
+	CrossEncoder func(model string) (*embed.CrossEncoder, error)
+}
+
 // NewReranker returns the reranker of spec: "api:URL" (a rerank endpoint
 // of the common shape: POST {"query", "documents", "top_n"} answered by
 // {"results": [{"index", "relevance_score"}]}, as Cohere, Jina and vLLM
-// serve it, or TEI's list of {"index", "score"}), or "llm" (a listwise
-// prompt through the OpenAI-compatible chat client model).
-func NewReranker(spec string, model *llm.Client) (Reranker, error) {
+// serve it, or TEI's list of {"index", "score"}), "onnx:MODEL" (a
+// cross-encoder, a local directory or a hub id, in ONNX Runtime) or "llm"
+// (a listwise prompt through the OpenAI-compatible chat client). An
+// empty spec gives no reranker (nil) and no error.
+func NewReranker(spec string, models RerankerModels) (Reranker, error) {
 	switch {
+	case spec == "":
+		return nil, nil
 	case strings.HasPrefix(spec, "api:"):
 		return &APIReranker{URL: strings.TrimPrefix(spec, "api:"), APIKey: os.Getenv("RERANK_API_KEY")}, nil
+	case strings.HasPrefix(spec, "onnx:") && len(spec) > len("onnx:"):
+		if models.CrossEncoder == nil {
+			return nil, fmt.Errorf("--rerank %s: no loader of cross-encoders given", spec)
+		}
+		c, err := models.CrossEncoder(strings.TrimPrefix(spec, "onnx:"))
+		if err != nil {
+			return nil, fmt.Errorf("--rerank %s: %w", spec, err)
+		}
+		return &CrossEncoderReranker{Model: c}, nil
 	case spec == "llm":
+		var model *llm.Client
+		if models.Chat != nil {
+			var err error
+			if model, err = models.Chat(); err != nil {
+				return nil, fmt.Errorf("--rerank llm: %w", err)
+			}
+		}
 		if model == nil {
 			return nil, fmt.Errorf("--rerank llm needs a chat model: give --llm-model (and --llm-url)")
 		}
@@ -44,16 +74,29 @@ func NewReranker(spec string, model *llm.Client) (Reranker, error) {
 		}
 		return &LLMReranker{Model: model, prompt: p}, nil
 	}
-	return nil, fmt.Errorf("--rerank %q: want api:URL or llm", spec)
+	return nil, fmt.Errorf("--rerank %q: want api:URL, onnx:MODEL or llm", spec)
 }
 
-// NewRerankerOr is NewReranker for a model that may have failed to load
-// (err): the error is returned where the reranker needs the model.
-func NewRerankerOr(spec string, model *llm.Client, err error) (Reranker, error) {
-	if err != nil && spec == "llm" {
+// CrossEncoderReranker orders passages by a cross-encoder's scores.
+type CrossEncoderReranker struct {
+	Model *embed.CrossEncoder
+}
+
+// Name returns the model's id.
+func (c *CrossEncoderReranker) Name() string { return c.Model.ModelID() }
+
+// Rerank implements Reranker; ties keep the retrieved order.
+func (c *CrossEncoderReranker) Rerank(ctx context.Context, query string, texts []string, k int) ([]int, error) {
+	scores, err := c.Model.Score(ctx, query, texts)
+	if err != nil {
 		return nil, err
 	}
-	return NewReranker(spec, model)
+	ids := make([]int, len(texts))
+	for i := range ids {
+		ids[i] = i
+	}
+	sort.SliceStable(ids, func(x, y int) bool { return scores[ids[x]] > scores[ids[y]] })
+	return ids[:min(k, len(ids))], nil
 }
 
 // APIReranker calls a rerank HTTP API.

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/embed"
 	"github.com/gochunk/gochunk/llm"
 )
 
@@ -61,7 +63,7 @@ func TestAPIReranker(t *testing.T) {
 	docs := []string{"alpha beta", "gamma delta", "the zebra runs", "epsilon"}
 	for _, tei := range []bool{false, true} {
 		srv, calls := rerankStub(t, tei, 1) // the first call fails with 503: retried
-		r, err := NewReranker("api:"+srv.URL, nil)
+		r, err := NewReranker("api:"+srv.URL, RerankerModels{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,9 +84,26 @@ func TestAPIReranker(t *testing.T) {
 	if _, err := (&APIReranker{URL: bad.URL}).Rerank(context.Background(), "q", docs, 2); err == nil || !strings.Contains(err.Error(), "no model") {
 		t.Errorf("a 400 gave %v", err)
 	}
-	if _, err := NewReranker("llm", nil); err == nil {
+	if _, err := NewReranker("llm", RerankerModels{}); err == nil {
 		t.Error("llm without a model was accepted")
 	}
+	if r, err := NewReranker("", RerankerModels{}); r != nil || err != nil {
+		t.Errorf("no spec: %v, %v", r, err)
+	}
+	for _, spec := range []string{"onnx:", "cohere"} {
+		if _, err := NewReranker(spec, RerankerModels{}); err == nil || !strings.Contains(err.Error(), "want api:URL, onnx:MODEL or llm") {
+			t.Errorf("--rerank %q: %v", spec, err)
+		}
+	}
+	failing := RerankerModels{CrossEncoder: func(string) (*embed.CrossEncoder, error) { return nil, errors.New("no model.onnx in x") }}
+	if _, err := NewReranker("onnx:x", failing); err == nil || !strings.Contains(err.Error(), "--rerank onnx:x: no model.onnx") {
+		t.Errorf("a model that does not load: %v", err)
+	}
+}
+
+// chat returns the models of a reranker on the chat model m.
+func chat(m *llm.Client) RerankerModels {
+	return RerankerModels{Chat: func() (*llm.Client, error) { return m, nil }}
 }
 
 // chatStub answers every chat completion with content and counts calls.
@@ -106,7 +125,7 @@ func TestLLMReranker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := NewReranker("llm", model)
+	r, err := NewReranker("llm", chat(model))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +140,7 @@ func TestLLMReranker(t *testing.T) {
 	}
 	srv2, _ := chatStub(t, `{"ranking": [7]}`)
 	model2, _ := llm.New(llm.Config{BaseURL: srv2.URL, Model: "m"})
-	r2, _ := NewReranker("llm", model2)
+	r2, _ := NewReranker("llm", chat(model2))
 	if _, err := r2.Rerank(context.Background(), "q", docs, 2); err == nil {
 		t.Error("a passage that was not shown was accepted")
 	}
@@ -135,7 +154,7 @@ func TestEvaluateWithReranker(t *testing.T) {
 	d := &Dataset{Name: "t", Corpora: []*Corpus{{ID: "c", Text: text}},
 		Questions: []Question{{Text: "which animal is the zebra", References: []Reference{{Corpus: "c", Start: start, End: start + len("The zebra has stripes.")}}}}}
 	srv, _ := rerankStub(t, false, 0)
-	rr, _ := NewReranker("api:"+srv.URL, nil)
+	rr, _ := NewReranker("api:"+srv.URL, RerankerModels{})
 	ch := sentenceChunker()
 	// A retriever that ranks the zebra last: only the reranker finds it.
 	res, err := Evaluate(context.Background(), d, Config{Name: "x", Chunker: ch}, Options{K: 1, Reranker: rr, RerankTop: 5,

@@ -346,9 +346,7 @@ func NewEmbedder(ctx context.Context, cfg EmbedderConfig) (gochunk.Embedder, err
 	if name == "" {
 		name = "lexical"
 	}
-	em, err := embed.New(ctx, name, embed.Options{BaseURL: cfg.URL, Dimensions: cfg.Dimensions, Timeout: cfg.Timeout, Retries: cfg.Retries, Concurrency: cfg.Concurrency, CacheDir: cfg.CacheDir,
-		Offline: cfg.Offline, Progress: cfg.Progress, Notice: cfg.Notice, ONNXBackend: cfg.ONNXBackend, ONNXRuntimeLibrary: cfg.ONNXLibrary,
-		ONNXThreads: cfg.ONNXThreads, ONNXCUDA: cfg.ONNXCUDA, ONNXPooling: cfg.ONNXPooling})
+	em, err := embed.New(ctx, name, cfg.options())
 	if err != nil {
 		if errors.Is(err, embed.ErrName) {
 			return nil, fmt.Errorf("%w: embedder: %w", gochunk.ErrConfig, err)
@@ -357,6 +355,21 @@ func NewEmbedder(ctx context.Context, cfg EmbedderConfig) (gochunk.Embedder, err
 	}
 	return embed.NewCached(em, embed.CacheOptions{Entries: cfg.CacheEntries, Bytes: cfg.CacheBytes,
 		Dir: cfg.DiskCache, DirBytes: cfg.DiskCacheBytes, Warn: cfg.Notice}), nil
+}
+
+// options are embed's options of cfg.
+func (cfg EmbedderConfig) options() embed.Options {
+	return embed.Options{BaseURL: cfg.URL, Dimensions: cfg.Dimensions, Timeout: cfg.Timeout, Retries: cfg.Retries, Concurrency: cfg.Concurrency, CacheDir: cfg.CacheDir,
+		Offline: cfg.Offline, Progress: cfg.Progress, Notice: cfg.Notice, ONNXBackend: cfg.ONNXBackend, ONNXRuntimeLibrary: cfg.ONNXLibrary,
+		ONNXThreads: cfg.ONNXThreads, ONNXCUDA: cfg.ONNXCUDA, ONNXPooling: cfg.ONNXPooling}
+}
+
+// CrossEncoders returns a loader of ONNX cross-encoders (a directory or a
+// hub id) with cfg's hub cache, offline mode and ONNX Runtime settings.
+func (cfg EmbedderConfig) CrossEncoders(ctx context.Context) func(model string) (*embed.CrossEncoder, error) {
+	return func(model string) (*embed.CrossEncoder, error) {
+		return embed.LoadCrossEncoder(ctx, model, cfg.options())
+	}
 }
 
 // ErrNoModel reports an LLM chunker in a configuration without a chat

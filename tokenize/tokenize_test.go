@@ -339,3 +339,38 @@ func FuzzTikTokenCut(f *testing.F) {
 		}
 	})
 }
+
+// EncodePair lays out a pair as the post-processor says and truncates it
+// as the tokenizers library's longest_first does.
+func TestEncodePair(t *testing.T) {
+	vocab := `{"[PAD]":0,"[UNK]":1,"[CLS]":2,"[SEP]":3,"a":4,"b":5}`
+	bert := `{"post_processor":{"type":"BertProcessing","sep":["[SEP]",3],"cls":["[CLS]",2]},"model":{"type":"WordPiece","unk_token":"[UNK]","vocab":` + vocab + `}}`
+	roberta := strings.Replace(bert, "BertProcessing", "RobertaProcessing", 1)
+	none := `{"model":{"type":"WordPiece","unk_token":"[UNK]","vocab":` + vocab + `}}`
+	for _, c := range []struct {
+		name, tok, a, b string
+		max             int
+		ids, types      []int
+	}{
+		{"bert", bert, "a a", "b", 0, []int{2, 4, 4, 3, 5, 3}, []int{0, 0, 0, 0, 1, 1}},
+		{"roberta", roberta, "a", "b b", 0, []int{2, 4, 3, 3, 5, 5, 3}, []int{0, 0, 0, 0, 0, 0, 0}},
+		{"none", none, "a", "b", 0, []int{4, 5}, []int{0, 1}},
+		// Room 4 for 2+5 tokens: the longer is cut to 2.
+		{"longer cut", bert, "a a", "b b b b b", 7, []int{2, 4, 4, 3, 5, 5, 3}, []int{0, 0, 0, 0, 1, 1, 1}},
+		// Room 3 for 4+4 tokens: both halved, the second (a tie) gets the odd one.
+		{"tie", bert, "a a a a", "b b b b", 6, []int{2, 4, 3, 5, 5, 3}, []int{0, 0, 0, 1, 1, 1}},
+		// Room 3 for 5+4: the longer (the first) gets the odd one.
+		{"first longer", bert, "a a a a a", "b b b b", 6, []int{2, 4, 4, 3, 5, 3}, []int{0, 0, 0, 0, 1, 1}},
+		{"fits", bert, "a", "b", 5, []int{2, 4, 3, 5, 3}, []int{0, 0, 0, 1, 1}},
+		{"no room", bert, "a", "b", 2, []int{2, 3, 3}, []int{0, 0, 1}},
+	} {
+		tk, err := ParseHF([]byte(c.tok))
+		if err != nil {
+			t.Fatal(c.name, err)
+		}
+		ids, types := tk.EncodePair(c.a, c.b, c.max)
+		if !slices.Equal(ids, c.ids) || !slices.Equal(types, c.types) {
+			t.Errorf("%s: got %v %v, want %v %v", c.name, ids, types, c.ids, c.types)
+		}
+	}
+}

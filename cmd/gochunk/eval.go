@@ -12,6 +12,7 @@ import (
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/embed"
 	"github.com/gochunk/gochunk/eval"
+	"github.com/gochunk/gochunk/llm"
 	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/pipeline/pipelineflag"
 )
@@ -29,9 +30,8 @@ type evalFlags struct {
 	rerank    string
 	rerankTop int
 	judge     eval.Judge
-	// random > 0 evaluates that many candidates, drawn with shuffle.
-	random  int
-	shuffle func([]eval.Candidate)
+	random    int // > 0: evaluate that many candidates, drawn with shuffle
+	shuffle   func([]eval.Candidate)
 }
 
 func (f *evalFlags) register(e env, fs *flag.FlagSet) {
@@ -46,7 +46,7 @@ func (f *evalFlags) register(e env, fs *flag.FlagSet) {
 		f.budget, err = eval.ParseBudget(v)
 		return err
 	})
-	fs.StringVar(&f.rerank, "rerank", "", "rerank the retrieved chunks: `api:URL` (a rerank endpoint: Cohere, Jina, TEI, vLLM; key from RERANK_API_KEY) or llm (--llm-model, listwise); reports reranked beside the retrieval")
+	fs.StringVar(&f.rerank, "rerank", "", "rerank the retrieved chunks: `api:URL` (a rerank endpoint: Cohere, Jina, TEI, vLLM; key from RERANK_API_KEY), onnx:MODEL (a cross-encoder directory or hub id) or llm (--llm-model, listwise)")
 	fs.IntVar(&f.rerankTop, "rerank-top", 20, "chunks retrieved for the reranker to reorder")
 	pipelineflag.CountVar(fs, &f.judge.Sample, "judge", -1, "LLM-judged metrics as RAGAS defines them (LLM context precision and recall, faithfulness, answer relevancy with --embedder) on every question, or --judge=N on N spread over the data set; needs --llm-model")
 	fs.Func("judge-price", "prices for the judge's cost in the report: `IN,OUT` dollars per million prompt and completion tokens", func(v string) (err error) {
@@ -76,11 +76,9 @@ func (f *evalFlags) setup(e env) (*eval.Dataset, eval.Options, error) {
 		}
 	}
 	opt.K, opt.Budget, opt.RerankTop = f.k, f.budget, f.rerankTop
-	if f.rerank != "" {
-		model, err := pipeline.NewModel(f.pf.Cfg.LLM)
-		if opt.Reranker, err = eval.NewRerankerOr(f.rerank, model, err); err != nil {
-			return nil, opt, err
-		}
+	chat := func() (*llm.Client, error) { return pipeline.NewModel(f.pf.Cfg.LLM) }
+	if opt.Reranker, err = eval.NewReranker(f.rerank, eval.RerankerModels{Chat: chat, CrossEncoder: f.pf.Embedder().CrossEncoders(e.ctx)}); err != nil {
+		return nil, opt, err
 	}
 	opt.NewRetriever, err = eval.NewRetriever(f.retriever, func(name string) (embed.Embedder, error) {
 		ec := f.pf.Embedder()

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gochunk/gochunk/internal/onnxtest"
 )
 
 // tinyDataset writes a generic-format data set: two documents, three
@@ -175,5 +177,49 @@ func TestEvalJudge(t *testing.T) {
 	}
 	if _, errs, code := runCmd(t, "", "eval", "--dataset", tinyDataset(t), "--judge=2", "--judge-price", "cheap"); code != 2 || !strings.Contains(errs, "IN,OUT") {
 		t.Errorf("bad prices: exit %d: %s", code, errs)
+	}
+}
+
+// --rerank onnx:DIR reorders the retrieved chunks by a cross-encoder: a
+// model that scores only the word "sleep" puts the sleeping sentence first
+// for both questions (BM25 retrieves both sentences, which share "cats"),
+// so the reranked recall is exactly 0.5 (the sleep question found, the
+// purr question lost) where the retrieval's is 1.
+func TestEvalRerankONNX(t *testing.T) {
+	lib := onnxtest.Library(t)
+	model := t.TempDir()
+	onnxtest.Build(t, filepath.Join("..", "..", "embed", "testdata", "lexical_cross_encoder.py"), filepath.Join(model, "model.onnx"), "--weights", "0,0,0,0,1")
+	os.WriteFile(filepath.Join(model, "tokenizer.json"), []byte(`{"normalizer":{"type":"BertNormalizer","lowercase":true},"pre_tokenizer":{"type":"BertPreTokenizer"},
+"post_processor":{"type":"BertProcessing","sep":["[SEP]",3],"cls":["[CLS]",2]},
+"model":{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##","vocab":{"[PAD]":0,"[UNK]":1,"[CLS]":2,"[SEP]":3,"sleep":4}}}`), 0o644)
+	data := t.TempDir()
+	os.WriteFile(filepath.Join(data, "documents.jsonl"), []byte(`{"id": "cats", "text": "Cats purr when they are content and calm. Cats sleep most of the day in the sun."}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(data, "questions.jsonl"), []byte(`{"question": "When do cats purr?", "references": [{"doc_id": "cats", "start": 0, "end": 41}]}
+{"question": "How long do cats sleep?", "references": [{"doc_id": "cats", "start": 42, "end": 80}]}
+`), 0o644)
+	out, errs, code := runCmd(t, "", "eval", "--dataset", data, "--chunker", "sentence", "--size", "45", "-k", "1",
+		"--rerank", "onnx:"+model, "--onnx-library", lib, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Configs []struct {
+			Overall  map[string]float64            `json:"overall"`
+			Reranked map[string]float64            `json:"reranked"`
+			Latency  map[string]map[string]float64 `json:"latency"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Configs[0]
+	if c.Overall["recall"] != 1 || c.Reranked["recall"] != 0.5 {
+		t.Errorf("recall: retrieved %v, reranked %v", c.Overall, c.Reranked)
+	}
+	if _, ok := c.Latency["rerank"]; !ok {
+		t.Errorf("no rerank latency: %v", c.Latency)
+	}
+	if _, errs, code := runCmd(t, "", "eval", "--dataset", data, "--rerank", "onnx:"+t.TempDir(), "--onnx-library", lib); code == 0 || !strings.Contains(errs, "model.onnx") {
+		t.Errorf("a directory without a model: exit %d: %s", code, errs)
 	}
 }

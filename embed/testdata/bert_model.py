@@ -3,11 +3,14 @@ benchmarks of gochunk's ONNX backends (no trained weights are needed to
 compare backends or measure speed).
 
     python3 bert_model.py OUT.onnx --vocab 30522 --hidden 384 --layers 6 \
-        --heads 12 --intermediate 1536 [--no-token-types] [--seed 1]
+        --heads 12 --intermediate 1536 [--no-token-types] [--seed 1] \
+        [--classifier LABELS]
 
 Inputs: input_ids, attention_mask and (unless --no-token-types)
 token_type_ids, int64 [batch, sequence]. Output: last_hidden_state, float
-[batch, sequence, hidden]. Layers: word, position and token-type
+[batch, sequence, hidden]; with --classifier, logits, float [batch, LABELS]
+(a cross-encoder: BERT's pooler, a tanh layer over the [CLS] token's
+vector, then a linear layer to the labels). Layers: word, position and token-type
 embeddings, layer normalisation, then per layer multi-head self-attention
 masked by attention_mask and a GELU feed-forward block, each with a
 residual connection and layer normalisation, as in BERT. Needs Debian's
@@ -32,6 +35,7 @@ def main():
     p.add_argument("--positions", type=int, default=512)
     p.add_argument("--no-token-types", action="store_true")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--classifier", type=int, default=0, help="labels of a sequence-classification head (0: none)")
     p.add_argument("--opset", type=int, default=17, help="17 (LayerNormalization, as current exports) or 13 (layer normalisation spelt out)")
     a = p.parse_args()
     rng = np.random.default_rng(a.seed)
@@ -103,12 +107,18 @@ def main():
                           op("Add", [const(pre + ".one", 1.0), op("Erf", [op("Div", [f, const(pre + ".sqrt2", np.sqrt(2.0))])])])])
         x = layer_norm(op("Add", [x, dense(gelu, pre + ".ffn.out", a.intermediate, h)]), pre + ".ffn.norm")
 
-    nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"]))
+    if a.classifier:
+        cls = op("Gather", [x, const("zero_pos", 0, np.int64)], axis=1)
+        pooled = op("Tanh", [dense(cls, "pooler", h, h)])
+        nodes.append(helper.make_node("Identity", [dense(pooled, "classifier", h, a.classifier)], ["logits"]))
+        out = helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", a.classifier])
+    else:
+        nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"]))
+        out = helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "sequence", h])
     ids = lambda name: helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "sequence"])
     inputs = [ids("input_ids"), ids("attention_mask")]
     if not a.no_token_types:
         inputs.append(ids("token_type_ids"))
-    out = helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "sequence", h])
     graph = helper.make_graph(nodes, "bert", inputs, [out], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", a.opset)], producer_name="gochunk-tests")
     model.ir_version = 8
