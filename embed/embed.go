@@ -102,9 +102,10 @@ var (
 	// ErrCount reports a provider that returned a different number of
 	// vectors than texts.
 	ErrCount = errors.New("wrong number of embeddings")
-	// ErrModel reports a model that cannot be loaded: missing or corrupt
-	// files, a tokenizer that does not match the embedding table.
-	ErrModel = errors.New("bad embedding model")
+	// ErrModel reports an embedding or reranking model that cannot be
+	// loaded: missing or corrupt files, a tokenizer that does not match the
+	// embedding table, a model without the output it needs.
+	ErrModel = errors.New("bad model")
 	// ErrName reports an embedder name New does not know or that lacks
 	// its model.
 	ErrName = errors.New("bad embedder name")

@@ -226,7 +226,7 @@ func TestEmbed(t *testing.T) {
 	if _, _, code := runCmd(t, "", "embed", "/nonexistent.txt"); code != 1 {
 		t.Errorf("missing file: exit %d", code)
 	}
-	if _, errs, code := runCmd(t, "", "embed", "--embedder", "static:/nonexistent-model-dir", "--offline"); code != 1 || !strings.Contains(errs, "bad embedding model") {
+	if _, errs, code := runCmd(t, "", "embed", "--embedder", "static:/nonexistent-model-dir", "--offline"); code != 1 || !strings.Contains(errs, "bad model") {
 		t.Errorf("missing model: exit %d, %s", code, errs)
 	}
 }
