@@ -26,3 +26,25 @@ func ExampleLexical() {
 	// 1024 lexical-v2:d1024:c0:bfalse:sfalse:mtrue
 	// true
 }
+
+// Rerank passages with a cross-encoder in ONNX Runtime: a model directory
+// (model.onnx, tokenizer.json, config.json) or a hub id fetched once into
+// the cache. Not run here: it needs the ONNX Runtime library and a model.
+func ExampleLoadCrossEncoder() {
+	ctx := context.Background()
+	ce, err := embed.LoadCrossEncoder(ctx, "cross-encoder/ms-marco-MiniLM-L-6-v2", embed.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ce.Close()
+	scores, err := ce.Score(ctx, "when do kittens open their eyes?", []string{
+		"Kittens open their eyes after about a week.",
+		"Markets fell on Monday.",
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(scores[0] > scores[1])
+}
