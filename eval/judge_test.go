@@ -192,7 +192,7 @@ func TestJudgeWithReranker(t *testing.T) {
 	if res.Judged.ContextPrecision.Mean != 0.25 || res.JudgedReranked == nil || res.JudgedReranked.ContextPrecision.Mean != 0.5 || res.JudgedReranked.Contexts != "reranked" {
 		t.Errorf("retrieved %+v, reranked %+v", res.Judged.ContextPrecision, res.JudgedReranked)
 	}
-	for _, stage := range []string{"end_to_end", "end_to_end_without_rerank", "generation", "end_to_end_with_generation"} {
+	for _, stage := range []string{"end_to_end", "end_to_end_without_rerank", "generation", "end_to_end_with_generation", "end_to_end_without_rerank_with_generation"} {
 		if _, ok := res.Latency[stage]; !ok {
 			t.Errorf("no latency for %s", stage)
 		}
@@ -201,6 +201,12 @@ func TestJudgeWithReranker(t *testing.T) {
 	(&Report{Configs: []*Result{res}}).WriteTable(&buf)
 	if !strings.Contains(buf.String(), "fixed + api:") || !strings.Contains(buf.String(), "0.50 ± 0.50") {
 		t.Errorf("no reranked row:\n%s", buf.String())
+	}
+	// Both rows have a latency with generation.
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if strings.HasPrefix(line, "x ") && strings.HasSuffix(strings.TrimSpace(line), "-") {
+			t.Errorf("a row without latency with generation: %q", line)
+		}
 	}
 }
 

@@ -59,7 +59,8 @@ type Options struct {
 // questions), retrieval (query embedding included), rerank, end_to_end (the
 // three), end_to_end_without_rerank (with a reranker), and with a judge,
 // generation (of the final chunks' answers not cached) and
-// end_to_end_with_generation.
+// end_to_end_with_generation (and end_to_end_without_rerank_with_generation
+// with a reranker).
 type Latency map[string]Quantiles
 
 // Quantiles are a median and a 95th percentile, in seconds.
@@ -303,21 +304,19 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 		if res.Judged, err = opt.Judge.Run(ctx, d, contexts(retrieved), "retrieved"); err != nil {
 			return nil, err
 		}
-		final, e2e := res.Judged, stages["end_to_end"]
+		final := res.Judged
 		if reranked != nil {
 			if res.JudgedReranked, err = opt.Judge.Run(ctx, d, contexts(reranked), "reranked"); err != nil {
 				return nil, err
 			}
 			final = res.JudgedReranked
-		}
-		var gen, withGen []float64
-		for i, s := range final.PerQuestion {
-			if s.Generation > 0 {
-				gen = append(gen, s.Generation)
-				withGen = append(withGen, e2e[i]+s.Generation)
+			// The pipeline without the reranker, answering from the
+			// retrieved chunks.
+			if _, withGen := generation(res.Judged, stages["end_to_end_without_rerank"]); len(withGen) > 0 {
+				res.Latency["end_to_end_without_rerank_with_generation"] = quantiles(withGen)
 			}
 		}
-		if len(gen) > 0 {
+		if gen, withGen := generation(final, stages["end_to_end"]); len(gen) > 0 {
 			res.Latency["generation"], res.Latency["end_to_end_with_generation"] = quantiles(gen), quantiles(withGen)
 		}
 	}
@@ -543,4 +542,17 @@ func corpusCohesion(ctx context.Context, text string, chunks []gochunk.Chunk, em
 		}
 	}
 	return Cohesion(groups, func(i, j int) float64 { return float64(vec.Cosine(vs[i], vs[j])) }), nil
+}
+
+// generation returns the seconds each judged question's answer took to
+// generate (questions whose answer was cached left out), and those added
+// to the question's end-to-end seconds.
+func generation(j *Judged, endToEnd []float64) (gen, withGen []float64) {
+	for i, s := range j.PerQuestion {
+		if s.Generation > 0 {
+			gen = append(gen, s.Generation)
+			withGen = append(withGen, endToEnd[i]+s.Generation)
+		}
+	}
+	return gen, withGen
 }
