@@ -47,7 +47,7 @@ func (f *evalFlags) register(e env, fs *flag.FlagSet) {
 		return err
 	})
 	fs.StringVar(&f.rerank, "rerank", "", "rerank the retrieved chunks: `api:URL` (a rerank endpoint: Cohere, Jina, TEI, vLLM; key from RERANK_API_KEY), onnx:MODEL (a cross-encoder directory or hub id) or llm (--llm-model, listwise)")
-	fs.IntVar(&f.rerankTop, "rerank-top", 20, "chunks retrieved for the reranker to reorder")
+	fs.IntVar(&f.rerankTop, "rerank-top", 20, "chunks retrieved for the reranker to reorder (at least -k)")
 	pipelineflag.CountVar(fs, &f.judge.Sample, "judge", -1, "LLM-judged metrics as RAGAS defines them (LLM context precision and recall, faithfulness, answer relevancy with --embedder) on every question, or --judge=N on N spread over the data set; needs --llm-model")
 	fs.Func("judge-price", "prices for the judge's cost in the report: `IN,OUT` dollars per million prompt and completion tokens", func(v string) (err error) {
 		f.judge.PriceInput, f.judge.PriceOutput, err = eval.ParsePrices(v)
