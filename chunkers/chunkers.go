@@ -37,7 +37,7 @@ func New() *Registry {
 // `gochunk chunk --chunker NAME` on 30 MB of the evaluation corpora over
 // the input's size, rounded up (the LLM chunkers keep their text and
 // pieces: about the rule-based chunkers' figure).
-var memory = map[string]float64{"token": 3, "character": 3, "recursive": 3, "sentence": 5, "semchunk": 3, "markdown": 4,
+var memory = map[string]float64{"token": 3, "character": 3, "recursive": 3, "sentence": 5, "semchunk": 3, "adaptive": 4, "markdown": 4,
 	"fast": 2, "table": 3, "code": 3, "semantic": 6, "savgol": 6, "hierarchical": 7, "dp": 7, "cluster": 6, "mst": 8, "s2": 5, "late": 4,
 	"llm-split": 3, "propositions": 3}
 
@@ -49,6 +49,7 @@ func Specs() []Spec {
 		spec("recursive", "split on a list of separators, recursing into oversized pieces (LangChain RecursiveCharacterTextSplitter)", split.DefaultRecursiveConfig, split.NewRecursive),
 		spec("sentence", "pack whole sentences up to the size (Chonkie SentenceChunker)", split.DefaultSentenceConfig, split.NewSentence),
 		spec("semchunk", "semantic delimiter hierarchy with adaptive binary-search merging (semchunk)", split.DefaultSemchunkConfig, split.NewSemchunk),
+		spec("adaptive", "sizes that follow the text's structure: the whole segmentation chosen at once, chunks near a target size ending at paragraph breaks", split.DefaultAdaptiveConfig, split.NewAdaptive),
 		spec("markdown", "markdown structure: sections, blocks, code fences and tables kept whole, heading paths", split.DefaultMarkdownConfig, split.NewMarkdown),
 		specFast(),
 		spec("table", "markdown tables split by rows, the header repeated in every chunk of a table; the text around them as recursive", split.DefaultTableConfig, split.NewTable),

@@ -100,6 +100,17 @@ func Grid(bases []Candidate, axes []Axis) []Candidate {
 	if len(bases) > 1 {
 		varying["chunker"] = true
 	}
+	// A parameter the bases (configuration files) set differently names
+	// them too.
+	for _, b := range bases {
+		for k, v := range b.Params {
+			for _, o := range bases {
+				if w, ok := o.Params[k]; !ok || fmt.Sprint(w) != fmt.Sprint(v) {
+					varying[k] = true
+				}
+			}
+		}
+	}
 	combos := []map[string]any{{}}
 	for _, a := range axes {
 		varying[a.Key] = true

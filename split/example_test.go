@@ -31,3 +31,25 @@ func ExampleMarkdown() {
 	// [Guide Install] "## Install\n\nRun the installer."
 	// [Guide Use] "## Use\n\nCall the tool."
 }
+
+// The adaptive chunker ends its chunks at paragraph breaks where it can:
+// greedy packing would fill the first chunk with a sentence of the second
+// paragraph.
+func ExampleAdaptive() {
+	text := "The cat sat on a mat. It purred all day. Then it slept well.\n\n" +
+		"Markets fell sharply. Rates rose again. Bonds were bought."
+	c, err := split.NewAdaptive(split.AdaptiveConfig{Size: 100, Target: 0.5}, tokenize.Runes{})
+	if err != nil {
+		panic(err)
+	}
+	chunks, err := c.Chunk(context.Background(), gochunk.Document{Text: text})
+	if err != nil {
+		panic(err)
+	}
+	for _, ch := range chunks {
+		fmt.Printf("%d-%d %q\n", ch.Start(), ch.End(), ch.Text)
+	}
+	// Output:
+	// 0-60 "The cat sat on a mat. It purred all day. Then it slept well."
+	// 62-120 "Markets fell sharply. Rates rose again. Bonds were bought."
+}

@@ -93,3 +93,9 @@ func FuzzCode(f *testing.F) {
 		return NewCode(CodeConfig{Size: sz, Language: "go"}, c)
 	})
 }
+
+func FuzzAdaptive(f *testing.F) {
+	fuzzChunker(f, func(sz Size, c tokenize.Counter) (gochunk.Chunker, error) {
+		return NewAdaptive(AdaptiveConfig{Size: sz.Size, Target: 0.5}, c)
+	})
+}

@@ -1,0 +1,111 @@
+package split
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/chunktest"
+	"github.com/gochunk/gochunk/tokenize"
+)
+
+func adaptive(t testing.TB, size int, counter tokenize.Counter) *Adaptive {
+	t.Helper()
+	a, err := NewAdaptive(AdaptiveConfig{Size: size, Target: 0.5}, counter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// Two paragraphs of three sentences: greedy packing (the sentence chunker)
+// fills its first chunk across the paragraph break; adaptive ends its
+// chunks at the break.
+func TestAdaptiveParagraphs(t *testing.T) {
+	p1 := "The cat sat on a mat. It purred all day. Then it slept well."
+	p2 := "Markets fell sharply. Rates rose again. Bonds were bought."
+	text := p1 + "\n\n" + p2
+	got := texts(mustChunk(t, adaptive(t, 100, nil), text))
+	if len(got) != 2 || got[0] != p1 || got[1] != p2 {
+		t.Errorf("adaptive: %q", got)
+	}
+	sc := DefaultSentenceConfig()
+	sc.Size = Size{Size: 100}
+	s, _ := NewSentence(sc, nil)
+	if greedy := texts(mustChunk(t, s, text)); len(greedy) == 2 && greedy[0] == p1 {
+		t.Errorf("the sentence chunker already cuts at the paragraph (%q): the case tests nothing", greedy)
+	}
+}
+
+// Ten equal sentences on one line, size 45: greedy packing gives 4, 4 and
+// 2 sentences; adaptive spreads them evenly.
+func TestAdaptiveBalanced(t *testing.T) {
+	text := strings.TrimSpace(strings.Repeat("Abcdefgh. ", 10))
+	chunks := mustChunk(t, adaptive(t, 45, nil), text)
+	lo, hi := math.MaxInt, 0
+	for _, c := range chunks {
+		lo, hi = min(lo, c.TokenCount), max(hi, c.TokenCount)
+	}
+	if hi > 45 || hi-lo > 11 {
+		t.Errorf("sizes from %d to %d: %q", lo, hi, texts(chunks))
+	}
+}
+
+// A sentence over the size is cut into parts that fit; text of many tiny
+// sentences under a huge size is chunked, in linear time, into chunks of
+// at most maxPiecesPerChunk sentences.
+func TestAdaptiveLongAndTiny(t *testing.T) {
+	text := "Short one. " + strings.Repeat("x", 300) + ". End."
+	chunktest.Check(t, adaptive(t, 64, nil), text, chunktest.Options{Limit: 64})
+	tiny := strings.Repeat("Yes. ", 50_000)
+	chunks := mustChunk(t, adaptive(t, 1_000_000, nil), tiny)
+	if len(chunks) < 50_000/maxPiecesPerChunk {
+		t.Errorf("%d chunks of %d sentences", len(chunks), 50_000)
+	}
+	chunktest.Check(t, adaptive(t, 1_000_000, nil), tiny, chunktest.Options{Limit: 1_000_000})
+}
+
+func TestAdaptiveBadConfig(t *testing.T) {
+	for _, cfg := range []AdaptiveConfig{{Size: 0, Target: 0.5}, {Size: 10, Target: 0}, {Size: 10, Target: 1.5}, {Size: 10, Target: math.NaN()}} {
+		if _, err := NewAdaptive(cfg, nil); !errors.Is(err, gochunk.ErrConfig) {
+			t.Errorf("%+v: %v", cfg, err)
+		}
+	}
+	if _, err := NewAdaptive(AdaptiveConfig{Size: 10, Target: 1}, nil); err != nil {
+		t.Error(err)
+	}
+}
+
+// The golden file pins adaptive's output on the sample document, in
+// cl100k_base tokens.
+func TestAdaptiveGolden(t *testing.T) {
+	cl100k, err := tokenize.NewTikToken("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := adaptive(t, 60, cl100k).Chunk(context.Background(), gochunk.Document{Text: sample(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.MarshalIndent(chunks, "", "  ")
+	path := filepath.Join("testdata", "golden", "adaptive.json")
+	if *update {
+		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./split -update to create it)", err)
+	}
+	if strings.TrimSpace(string(want)) != string(got) {
+		t.Errorf("output differs from %s; if the change is intended, run go test ./split -update and review the diff", path)
+	}
+}
