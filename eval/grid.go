@@ -56,7 +56,10 @@ func ParseAxis(s string) (Axis, error) {
 			return Axis{}, fmt.Errorf("%q: want LO ≤ HI and a positive STEP giving at most 10000 values", s)
 		}
 		a := Axis{Key: k}
-		for x := lo; x <= hi+step*1e-9; x += step {
+		for i := 0; lo+float64(i)*step <= hi+step*1e-9; i++ {
+			// lo + i·step, rounded to 12 significant digits: 0.3 + 3×0.2
+			// is 0.9, not 0.8999999999999999.
+			x, _ := strconv.ParseFloat(strconv.FormatFloat(lo+float64(i)*step, 'g', 12, 64), 64)
 			if x == float64(int(x)) {
 				a.Values = append(a.Values, int(x))
 			} else {

@@ -31,3 +31,18 @@ func TestGridNames(t *testing.T) {
 		t.Errorf("one candidate: %+v", one)
 	}
 }
+
+// Ranges of decimals step exactly: 0.3:0.9:0.2 is 0.3, 0.5, 0.7 and 0.9.
+func TestParseAxisDecimalRange(t *testing.T) {
+	a, err := ParseAxis("target=0.3:0.9:0.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []any{0.3, 0.5, 0.7, 0.9}; !slices.Equal(a.Values, want) {
+		t.Errorf("values %v, want %v", a.Values, want)
+	}
+	a, _ = ParseAxis("size=100:300:100")
+	if want := []any{100, 200, 300}; !slices.Equal(a.Values, want) {
+		t.Errorf("values %v, want %v", a.Values, want)
+	}
+}
