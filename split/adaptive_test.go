@@ -1,12 +1,8 @@
 package split
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -89,23 +85,5 @@ func TestAdaptiveGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chunks, err := adaptive(t, 60, cl100k).Chunk(context.Background(), gochunk.Document{Text: sample(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := json.MarshalIndent(chunks, "", "  ")
-	path := filepath.Join("testdata", "golden", "adaptive.json")
-	if *update {
-		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./split -update to create it)", err)
-	}
-	if strings.TrimSpace(string(want)) != string(got) {
-		t.Errorf("output differs from %s; if the change is intended, run go test ./split -update and review the diff", path)
-	}
+	checkGolden(t, "adaptive", mustChunk(t, adaptive(t, 60, cl100k), sample(t)))
 }

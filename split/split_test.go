@@ -388,26 +388,32 @@ func TestGolden(t *testing.T) {
 	}
 	for name, c := range build(t, cl100k, 60, 10) {
 		t.Run(name, func(t *testing.T) {
-			chunks := mustChunk(t, c, sample(t))
-			got, err := json.MarshalIndent(chunks, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join("testdata", "golden", name+".json")
-			if *update {
-				if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./split -update to create it)", err)
-			}
-			if strings.TrimSpace(string(want)) != string(got) {
-				t.Errorf("output differs from %s; if the change is intended, run go test ./split -update and review the diff", path)
-			}
+			checkGolden(t, name, mustChunk(t, c, sample(t)))
 		})
+	}
+}
+
+// checkGolden compares chunks with testdata/golden/NAME.json, or writes
+// it with -update.
+func checkGolden(t *testing.T, name string, chunks []gochunk.Chunk) {
+	t.Helper()
+	got, err := json.MarshalIndent(chunks, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "golden", name+".json")
+	if *update {
+		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./split -update to create it)", err)
+	}
+	if strings.TrimSpace(string(want)) != string(got) {
+		t.Errorf("output differs from %s; if the change is intended, run go test ./split -update and review the diff", path)
 	}
 }
 
