@@ -88,9 +88,10 @@ func (a *Adaptive) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.C
 // that fit, measured, and the cost of a chunk ending after each.
 func (a *Adaptive) pieces(ctx context.Context, e *pack.Engine) ([]pack.Piece, []float64, error) {
 	text := e.Text
-	var pieces []pack.Piece
-	var costs []float64
-	for _, r := range a.splitter.Split(text) {
+	sentences := a.splitter.Split(text)
+	pieces := make([]pack.Piece, 0, len(sentences))
+	costs := make([]float64, 0, len(sentences))
+	for _, r := range sentences {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, fmt.Errorf("chunking cancelled: %w", err)
 		}

@@ -80,7 +80,7 @@ func BenchmarkChunkers(b *testing.B) {
 		size    int
 	}{{tokenize.Runes{}, 1000}, {cl100k, 512}} {
 		cs := build(b, cfg.counter, cfg.size, 0)
-		for _, name := range []string{"token", "character", "recursive", "sentence", "semchunk", "markdown", "code"} {
+		for _, name := range []string{"token", "character", "recursive", "sentence", "semchunk", "adaptive", "markdown", "code"} {
 			b.Run(fmt.Sprintf("%s/%s", name, cfg.counter.Name()), func(b *testing.B) { runBench(b, cs[name], text) })
 		}
 	}
@@ -102,7 +102,7 @@ func BenchmarkLinear(b *testing.B) {
 func BenchmarkNoDelimiter(b *testing.B) {
 	text := strings.Repeat("abcdefghij", 5<<20)
 	cs := build(b, tokenize.Runes{}, 1000, 0)
-	for _, name := range []string{"recursive", "semchunk", "sentence", "token"} {
+	for _, name := range []string{"recursive", "semchunk", "sentence", "adaptive", "token"} {
 		b.Run(name, func(b *testing.B) { runBench(b, cs[name], text) })
 	}
 }
