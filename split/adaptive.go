@@ -33,11 +33,16 @@ const (
 	costCut       = 1   // inside a sentence longer than the size
 )
 
-// maxPiecesPerChunk bounds the pieces the search puts in one chunk, so
-// that text of many tiny sentences ("Yes. Yes. …") under a large size is
-// chunked in linear time; such text gets chunks of at most this many
-// sentences.
-const maxPiecesPerChunk = 1024
+// Text of many tiny sentences ("ok." lines) would make the search slow:
+// it tries every start of a chunk for every end. Sentences shorter than
+// 1/unitsPerTarget of the target are joined with the next ones into units
+// of at least that size (a chunk may then end only between units), and
+// the search puts at most maxPiecesPerChunk units in one chunk, so that
+// it runs in linear time.
+const (
+	unitsPerTarget    = 64
+	maxPiecesPerChunk = 1024
+)
 
 // Adaptive cuts text where its structure says, into chunks whose sizes
 // follow it: the whole segmentation is chosen at once, by dynamic
@@ -77,6 +82,7 @@ func (a *Adaptive) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.C
 	if err != nil || len(pieces) == 0 {
 		return nil, err
 	}
+	pieces, costs = a.units(pieces, costs)
 	ranges, err := a.segment(ctx, e, pieces, costs)
 	if err != nil {
 		return nil, err
@@ -135,6 +141,30 @@ func (a *Adaptive) pieces(ctx context.Context, e *pack.Engine) ([]pack.Piece, []
 		}
 	}
 	return pieces, costs, nil
+}
+
+// units joins runs of tiny pieces into units of at least
+// 1/unitsPerTarget of the target size (never over the size), in place;
+// a unit ends with the break of its last piece.
+func (a *Adaptive) units(pieces []pack.Piece, costs []float64) ([]pack.Piece, []float64) {
+	least := int(a.cfg.Target * float64(a.cfg.Size) / unitsPerTarget)
+	if least <= 1 {
+		return pieces, costs
+	}
+	w := 0
+	for i, p := range pieces {
+		if w > 0 {
+			u := &pieces[w-1]
+			if u.Size < least && u.Size+u.Gap+p.Size <= a.cfg.Size {
+				u.End, u.Size, u.Gap = p.End, u.Size+u.Gap+p.Size, p.Gap
+				costs[w-1] = costs[i]
+				continue
+			}
+		}
+		pieces[w], costs[w] = p, costs[i]
+		w++
+	}
+	return pieces[:w], costs[:w]
 }
 
 // segment chooses the chunks: the ranges of consecutive pieces of least
