@@ -86,8 +86,9 @@ func (c *CrossEncoder) MaxTokens() int { return c.maxTokens }
 func (c *CrossEncoder) Score(ctx context.Context, query string, passages []string) ([]float32, error) {
 	ids := make([][]int, len(passages))
 	types := make([][]int, len(passages))
+	q := c.tok.Encode(query)
 	for i, p := range passages {
-		ids[i], types[i] = c.tok.EncodePair(query, p, c.maxTokens)
+		ids[i], types[i] = c.tok.Pair(q, c.tok.Encode(p), c.maxTokens)
 	}
 	scores := make([]float32, len(passages))
 	err := lengthBatches(ids, func(part []int) error {

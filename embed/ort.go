@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -106,7 +107,7 @@ func loadORT(path string, opt Options, classifier bool) (*ortModel, error) {
 		}
 		inNames = append(inNames, in.Name)
 	}
-	if !containsInt(m.kinds, inputIDs) {
+	if !slices.Contains(m.kinds, inputIDs) {
 		return nil, fmt.Errorf("%w: %s has no input_ids input", ErrModel, path)
 	}
 	out := ""
@@ -158,15 +159,6 @@ func loadORT(path string, opt Options, classifier bool) (*ortModel, error) {
 	}
 	m.session = s
 	return m, nil
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // run runs a batch of token id sequences, padded to the longest, with

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gochunk/gochunk/hfhub"
@@ -66,7 +67,7 @@ func modelDir(ctx context.Context, model string, files, optional []string, opt O
 	for _, f := range files {
 		p, err := hfhub.Download(ctx, repo, rev, f, hopt)
 		if err != nil {
-			if contains(optional, f) && !errors.Is(err, context.Canceled) {
+			if slices.Contains(optional, f) && !errors.Is(err, context.Canceled) {
 				continue
 			}
 			return "", fmt.Errorf("%w: %v", ErrModel, err)
@@ -74,15 +75,6 @@ func modelDir(ctx context.Context, model string, files, optional []string, opt O
 		dir = strings.TrimSuffix(p, string(filepath.Separator)+filepath.FromSlash(f))
 	}
 	return dir, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func loadStaticDir(dir, name string) (*Static, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/gochunk/gochunk"
@@ -90,21 +91,29 @@ func (a *Adaptive) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.C
 	return e.Build(ctx, ranges, true)
 }
 
-// pieces returns the text's sentences, those over the size cut into parts
-// that fit, measured, and the cost of a chunk ending after each.
+// pieces returns the text's sentences without their surrounding white
+// space, those over the size cut into parts that fit, measured, and the
+// cost of a chunk ending after each.
 func (a *Adaptive) pieces(ctx context.Context, e *pack.Engine) ([]pack.Piece, []float64, error) {
 	text := e.Text
 	sentences := a.splitter.Split(text)
 	pieces := make([]pack.Piece, 0, len(sentences))
 	costs := make([]float64, 0, len(sentences))
-	for _, r := range sentences {
+	add := func(r pack.Range, cost float64) {
+		if r = pack.Trim(text, r); r.Start < r.End {
+			pieces = append(pieces, pack.Piece{Start: r.Start, End: r.End, Size: e.Count(r.Start, r.End)})
+			costs = append(costs, cost)
+		}
+	}
+	for _, s := range sentences {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, fmt.Errorf("chunking cancelled: %w", err)
 		}
-		if t := pack.Trim(text, pack.Range{Start: r.Start, End: r.End}); t.Start >= t.End {
-			continue // white space only: it joins its neighbours' gap
+		r := pack.Trim(text, pack.Range{Start: s.Start, End: s.End})
+		if r.Start >= r.End {
+			continue // white space only: it is part of the gap between its neighbours
 		}
-		if n := e.Count(r.Start, r.End); n <= a.cfg.Size {
+		if n := e.CountUpTo(r.Start, r.End, a.cfg.Size); n <= a.cfg.Size {
 			pieces = append(pieces, pack.Piece{Start: r.Start, End: r.End, Size: n})
 			costs = append(costs, costSentence)
 			continue
@@ -113,27 +122,29 @@ func (a *Adaptive) pieces(ctx context.Context, e *pack.Engine) ([]pack.Piece, []
 		if err != nil {
 			return nil, nil, err
 		}
+		n := len(pieces)
 		for _, c := range cut {
-			pieces = append(pieces, pack.Piece{Start: c.Start, End: c.End, Size: e.Count(c.Start, c.End)})
-			costs = append(costs, costCut)
+			add(pack.Range{Start: c.Start, End: c.End}, costCut)
 		}
-		costs[len(costs)-1] = costSentence
+		if len(pieces) > n {
+			costs[len(costs)-1] = costSentence
+		}
 	}
 	for i := range pieces {
 		if i+1 == len(pieces) {
 			costs[i] = 0 // the end of the text
 			break
 		}
-		if pieces[i+1].Start > pieces[i].End {
+		// Between two pieces is only white space: its size is the gap, its
+		// line breaks say what kind of break it is.
+		between := text[pieces[i].End:pieces[i+1].Start]
+		if between != "" {
 			pieces[i].Gap = e.Count(pieces[i].End, pieces[i+1].Start)
 		}
 		if costs[i] == costCut {
 			continue
 		}
-		// The white space around the break says what kind it is.
-		from := pack.Trim(text, pack.Range{Start: pieces[i].Start, End: pieces[i].End}).End
-		to := pack.Trim(text, pack.Range{Start: pieces[i+1].Start, End: pieces[i+1].End}).Start
-		switch lines := strings.Count(text[from:to], "\n"); {
+		switch lines := strings.Count(between, "\n"); {
 		case lines >= 2:
 			costs[i] = costParagraph
 		case lines == 1:
@@ -169,9 +180,9 @@ func (a *Adaptive) units(pieces []pack.Piece, costs []float64) ([]pack.Piece, []
 
 // segment chooses the chunks: the ranges of consecutive pieces of least
 // total cost, none over the size. Sizes are the pieces' sizes and the
-// gaps between them added up; a chunk over the size by a counter that is
-// not additive (a token merging across a boundary) is packed again
-// greedily, exactly.
+// gaps between them added up, exact for an additive counter; with another
+// each chunk is counted (once, for Build too), and one over the size (a
+// token merging across a boundary) is packed again greedily, exactly.
 func (a *Adaptive) segment(ctx context.Context, e *pack.Engine, pieces []pack.Piece, costs []float64) ([]pack.Range, error) {
 	n := len(pieces)
 	prefix := make([]int, n+1) // sizes and gaps of the pieces before each
@@ -199,31 +210,30 @@ func (a *Adaptive) segment(ctx context.Context, e *pack.Engine, pieces []pack.Pi
 			}
 		}
 	}
-	var ranges []pack.Range
+	// The chunks are pieces[j:i] for each end i, back from the last.
+	var ends []int
 	for i := n; i > 0; i = from[i] {
-		ranges = append(ranges, pack.Range{Start: pieces[from[i]].Start, End: pieces[i-1].End})
+		ends = append(ends, i)
 	}
-	for l, r := 0, len(ranges)-1; l < r; l, r = l+1, r-1 {
-		ranges[l], ranges[r] = ranges[r], ranges[l]
-	}
-	if tokenize.IsAdditive(e.Counter) {
-		return ranges, nil
-	}
-	out := make([]pack.Range, 0, len(ranges))
-	k := 0
-	for _, r := range ranges {
-		if e.Count(r.Start, r.End) <= a.cfg.Size {
-			out = append(out, r)
-			continue
+	slices.Reverse(ends)
+	_, runes := e.Counter.(tokenize.Runes)
+	additive := tokenize.IsAdditive(e.Counter)
+	out := make([]pack.Range, 0, len(ends))
+	for _, i := range ends {
+		j := from[i]
+		r := pack.Range{Start: pieces[j].Start, End: pieces[i-1].End}
+		switch size := prefix[i] - prefix[j] - pieces[i-1].Gap; {
+		case runes: // Build measures runes by their offsets
+		case additive:
+			e.Measure(r, size)
+		default:
+			if size = e.Count(r.Start, r.End); size > a.cfg.Size {
+				out = e.Merge(pieces[j:i], out)
+				continue
+			}
+			e.Measure(r, size)
 		}
-		for pieces[k].Start < r.Start {
-			k++
-		}
-		m := k
-		for m < n && pieces[m].End <= r.End {
-			m++
-		}
-		out = e.Merge(pieces[k:m], out)
+		out = append(out, r)
 	}
 	return out, nil
 }

@@ -11,6 +11,12 @@ import (
 
 // fuzzChunker checks the contract on random text, sizes and overlaps.
 func fuzzChunker(f *testing.F, make func(sz Size, counter tokenize.Counter) (gochunk.Chunker, error)) {
+	fuzzSizes(f, true, make)
+}
+
+// fuzzSizes is fuzzChunker, with overlaps only when overlap is set (a
+// chunker without overlap is held to chunks that do not overlap).
+func fuzzSizes(f *testing.F, overlap bool, make func(sz Size, counter tokenize.Counter) (gochunk.Chunker, error)) {
 	for _, s := range []string{
 		"Hello world. This is a test.\n\nNew paragraph here.",
 		"# Title\n\n```\ncode\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
@@ -24,12 +30,14 @@ func fuzzChunker(f *testing.F, make func(sz Size, counter tokenize.Counter) (goc
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Fuzz(func(t *testing.T, text string, size, overlap uint8, tokens bool) {
+	f.Fuzz(func(t *testing.T, text string, size, ov uint8, tokens bool) {
 		if !utf8.ValidString(text) {
 			return
 		}
 		sz := Size{Size: int(size%64) + 4}
-		sz.Overlap = int(overlap) % sz.Size
+		if overlap {
+			sz.Overlap = int(ov) % sz.Size
+		}
 		var counter tokenize.Counter = tokenize.Runes{}
 		if tokens {
 			counter = cl100k
@@ -95,7 +103,7 @@ func FuzzCode(f *testing.F) {
 }
 
 func FuzzAdaptive(f *testing.F) {
-	fuzzChunker(f, func(sz Size, c tokenize.Counter) (gochunk.Chunker, error) {
+	fuzzSizes(f, false, func(sz Size, c tokenize.Counter) (gochunk.Chunker, error) {
 		return NewAdaptive(AdaptiveConfig{Size: sz.Size, Target: 0.5}, c)
 	})
 }

@@ -338,7 +338,13 @@ func (t *HF) Specials() (before, after []int) { return t.before, t.after }
 // longer text first, as the tokenizers library's longest_first truncation
 // does.
 func (t *HF) EncodePair(a, b string, maxTokens int) (ids, types []int) {
-	seqs := [2][]int{t.Encode(a), t.Encode(b)}
+	return t.Pair(t.Encode(a), t.Encode(b), maxTokens)
+}
+
+// Pair is EncodePair for texts already encoded (a query encoded once for
+// many passages); a and b are not modified.
+func (t *HF) Pair(a, b []int, maxTokens int) (ids, types []int) {
+	seqs := [2][]int{a, b}
 	layout := t.pair
 	if layout == nil {
 		layout = []pairPiece{{seq: 0}, {seq: 1, typeID: 1}}

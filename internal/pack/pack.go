@@ -264,7 +264,7 @@ func (e *Engine) splitParallel(ctx context.Context, a, b int, out []Range) ([]Ra
 	wg.Wait()
 	for _, w := range workers {
 		for r, n := range w.measured {
-			e.measure(r, n)
+			e.Measure(r, n)
 		}
 	}
 	for _, p := range parts {
@@ -622,7 +622,7 @@ func (e *Engine) fit(pieces []Piece, i, j int) int {
 		j, n = j+1, m
 	}
 	if n <= e.Limit {
-		e.measure(Range{pieces[i].Start, pieces[j].End}, n)
+		e.Measure(Range{pieces[i].Start, pieces[j].End}, n)
 	}
 	return j
 }
@@ -669,8 +669,9 @@ func (e *Engine) tokenCount(pieces []Piece, i, k int) int {
 	return e.Count(start, first) + e.tokens[m] - e.tokens[a] + e.Count(pieces[m].Start, end)
 }
 
-// measure records the exact size of a range Merge may return.
-func (e *Engine) measure(r Range, n int) {
+// Measure records the exact size n of the range r, which Build then uses
+// instead of counting r again (Merge records the ranges it returns).
+func (e *Engine) Measure(r Range, n int) {
 	if e.measured == nil {
 		e.measured = map[Range]int{}
 	}
