@@ -2,6 +2,7 @@ package split
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -13,7 +14,9 @@ import (
 
 func adaptive(t testing.TB, size int, counter tokenize.Counter) *Adaptive {
 	t.Helper()
-	a, err := NewAdaptive(AdaptiveConfig{Size: size, Target: 0.5}, counter)
+	cfg := DefaultAdaptiveConfig()
+	cfg.Size = size
+	a, err := NewAdaptive(cfg, counter)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +73,8 @@ func TestAdaptiveLongAndTiny(t *testing.T) {
 }
 
 func TestAdaptiveBadConfig(t *testing.T) {
-	for _, cfg := range []AdaptiveConfig{{Size: 0, Target: 0.5}, {Size: 10, Target: 0}, {Size: 10, Target: 1.5}, {Size: 10, Target: math.NaN()}} {
+	for _, cfg := range []AdaptiveConfig{{Size: 0, Target: 0.5}, {Size: 10, Target: 0}, {Size: 10, Target: 1.5}, {Size: 10, Target: math.NaN()},
+		{Size: 10, Target: 0.5, Density: -1}, {Size: 10, Target: 0.5, Density: 11}, {Size: 10, Target: 0.5, Density: math.NaN()}} {
 		if _, err := NewAdaptive(cfg, nil); !errors.Is(err, gochunk.ErrConfig) {
 			t.Errorf("%+v: %v", cfg, err)
 		}
@@ -88,4 +92,52 @@ func TestAdaptiveGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGolden(t, "adaptive", mustChunk(t, adaptive(t, 60, cl100k), sample(t)))
+}
+
+// Prose of long sentences, then a list of short lines: with a density
+// weight, chunks shrink over the prose and grow over the list; without
+// one, both get chunks near the target.
+func TestAdaptiveDensity(t *testing.T) {
+	var b strings.Builder
+	for i := range 24 {
+		fmt.Fprintf(&b, "Sentence %02d of the prose holds a statement long enough to carry a fact, a date and a place in it. ", i)
+	}
+	prose := b.Len() - 1
+	b.WriteString("\n\n")
+	for i := range 120 {
+		fmt.Fprintf(&b, "- list item %03d\n", i)
+	}
+	text := strings.TrimSpace(b.String())
+	mean := func(density float64) (proseSize, listSize float64) {
+		cfg := AdaptiveConfig{Size: 800, Target: 0.5, Density: density}
+		a, err := NewAdaptive(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks := mustChunk(t, a, text)
+		chunktest.Check(t, a, text, chunktest.Options{Limit: 800})
+		var n [2]int
+		var sum [2]float64
+		for _, c := range chunks {
+			k := 0
+			if c.Start() >= prose {
+				k = 1
+			}
+			n[k]++
+			sum[k] += float64(c.TokenCount)
+		}
+		if n[0] == 0 || n[1] == 0 {
+			t.Fatalf("density %v: a chunk holds both prose and list: %q", density, texts(chunks))
+		}
+		return sum[0] / float64(n[0]), sum[1] / float64(n[1])
+	}
+	p0, l0 := mean(0)
+	p1, l1 := mean(1.5)
+	t.Logf("mean chunk size without density: prose %.0f, list %.0f; with 1.5: prose %.0f, list %.0f", p0, l0, p1, l1)
+	if l0 > 1.25*p0 || p0 > 1.25*l0 {
+		t.Errorf("without density, prose chunks of %.0f and list chunks of %.0f: not near one target", p0, l0)
+	}
+	if l1 < 1.5*p1 {
+		t.Errorf("with density, list chunks of %.0f against prose chunks of %.0f: the list should get larger chunks", l1, p1)
+	}
 }
