@@ -58,7 +58,11 @@ const (
 // (as the sentence chunker cuts it). Unlike greedy packing, which fills
 // every chunk and leaves the remainder of a paragraph to the next, it
 // spreads the text of a stretch between breaks evenly over its chunks.
-// docs/adaptive-chunking.md measures it on Chroma's evaluation.
+// With a Density weight, sizes also follow the text's density, read from
+// its sentence lengths: chunks are smaller over long sentences and larger
+// over runs of short ones (headings, list items, table rows), where
+// questions find fewer answers. docs/adaptive-chunking.md measures it on
+// Chroma's evaluation.
 type Adaptive struct {
 	cfg      AdaptiveConfig
 	counter  tokenize.Counter

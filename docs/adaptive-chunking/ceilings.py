@@ -13,6 +13,12 @@ touches a reference counts), over character offsets.
     python3 ceilings.py density MIX            # balanced DP with a density that is MIX true
     python3 ceilings.py structure              # text only: paragraph-first, balanced DP
     python3 ceilings.py features               # correlations of text features with coverage
+    python3 ceilings.py lengths                # reference coverage by sentence length
+    python3 ceilings.py length LAM             # structure plus density from sentence length (adaptive's)
+    python3 ceilings.py mesoscale W LAM        # oracle: true density averaged over ±W characters
+    python3 ceilings.py fine LAM [MIX]         # oracle: which sentences, relative to their ±1,000 characters (MIX true, the rest noise)
+    python3 ceilings.py windows                # density's spread against random windows' (simulated)
+    python3 ceilings.py loco LAM               # density from 9 text features, fitted leaving each corpus out
 
 CHUNKS_DIR holds NAME.jsonl from `gochunk chunk --chunker semchunk --size 800
 ../shared/eval/chroma/NAME.md > CHUNKS_DIR/NAME.jsonl`; with SEMCHUNK=CHUNKS_DIR
@@ -259,8 +265,178 @@ def main():
                 feats["numbers"].append(sum(w[:1].isdigit() for w in words) / len(words))
                 feats["capitals"].append(sum(w[:1].isupper() for w in words[1:]) / len(words))
             print(c, "  ".join("%s %+.2f" % (k, pearson(v, y)) for k, v in feats.items()))
+    elif what == "lengths":
+        bins = [(0, 64), (64, 128), (128, 256), (256, 10 ** 9)]
+        for c in CORPORA:
+            t = text[c]
+            cov = coverage(t, c, questions)
+            row = []
+            for lo, hi in bins:
+                u = [(a, b) for a, b in units(t) if lo <= b - a < hi]
+                row.append("%d-%s: %.2f (%d)" % (lo, hi - 1 if hi < 10 ** 9 else "", sum(sum(cov[a:b]) for a, b in u) / max(1, sum(b - a for a, b in u)), len(u)))
+            print("%-20s %s" % (c, "  ".join(row)))
+    elif what == "length":
+        lam = float(sys.argv[2])
+        report("structure + length density, weight %g" % lam, run(text, questions, density_cost(lambda c, t, u: length_density(u), lam), 2.0), questions, base)
+    elif what == "mesoscale":
+        w, lam = int(sys.argv[2]), float(sys.argv[3])
+
+        def meso(c, t, u):
+            pc = prefix(coverage(t, c, questions))
+            rho = [(pc[min(len(t), b + w)] - pc[max(0, a - w)]) / (min(len(t), b + w) - max(0, a - w)) for a, b in u]
+            m = sum(r * (b - a) for r, (a, b) in zip(rho, u)) / sum(b - a for a, b in u)
+            return [r / m - 1 for r in rho]
+        report("oracle density averaged over ±%d, weight %g" % (w, lam), run(text, questions, density_cost(meso, lam), 2.0), questions, base)
+    elif what == "fine":
+        lam = float(sys.argv[2])
+        mix = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
+
+        def fine(c, t, u):
+            rel = relative_coverage(t, u, coverage(t, c, questions))
+            m, sd = statistics.mean(rel), statistics.pstdev(rel)
+            rng = random.Random(7)
+            truth = [r / m - 1 for r in rel]
+            noisy = [mix * x + (1 - mix) * rng.gauss(0, sd / m) for x in truth]
+            print("%-20s correlation with the truth %+.2f" % (c, pearson(noisy, truth)))
+            return noisy
+        report("oracle sentence choice, %d%% true, weight %g" % (100 * mix, lam), run(text, questions, density_cost(fine, lam), 2.0), questions, base)
+    elif what == "windows":
+        for c in CORPORA:
+            t = text[c]
+            qs = [r for q, r in questions if q == c]
+            real = spread([min(x, 1) for x in coverage(t, c, questions)])
+            rng = random.Random(1)
+            sims = []
+            for _ in range(20):
+                sim = bytearray(len(t))
+                for refs in qs:
+                    w = rng.randrange(0, max(1, len(t) - 4000))
+                    for s, e in refs:
+                        n = e - s
+                        at = rng.randrange(w, max(w + 1, min(len(t) - n, w + 4000 - n)))
+                        sim[at:at + n] = b"\x01" * n
+                sims.append(spread(sim))
+            print("%-20s spread of density over ±1,000 characters: %.2f; random windows, uniform choice: %.2f ± %.2f" % (c, real, statistics.mean(sims), statistics.pstdev(sims)))
+    elif what == "loco":
+        lam = float(sys.argv[2])
+        data = {}
+        for c in CORPORA:
+            t = text[c]
+            u = units(t)
+            cov = coverage(t, c, questions)
+            y = [sum(cov[a:b]) / (b - a) for a, b in u]
+            my = statistics.mean(y)
+            data[c] = (standardised(text_features(t, u)), [v / my - 1 for v in y])
+        fitted = {}
+        for held in CORPORA:
+            w = ridge([r for c in CORPORA if c != held for r in data[c][0]], [v for c in CORPORA if c != held for v in data[c][1]])
+            pred = [sum(a * b for a, b in zip(r, w)) for r in data[held][0]]
+            sd = statistics.pstdev(pred)
+            fitted[held] = [0.85 * p / sd for p in pred]  # the spread of log sentence lengths
+            print("%-20s held out: correlation %+.2f (length alone %+.2f)" % (held, pearson(pred, data[held][1]), pearson([r[0] for r in data[held][0]], data[held][1])))
+        report("9 features, fitted on the other corpora, weight %g" % lam, run(text, questions, density_cost(lambda c, t, u: fitted[c], lam), 2.0), questions, base)
     else:
         print(__doc__)
+
+
+def prefix(values):
+    out = [0]
+    for v in values:
+        out.append(out[-1] + v)
+    return out
+
+
+def density_cost(predict, lam):
+    """The cost of adaptive (balanced sizes, paragraph breaks first) less
+    lam times the chunk's mean predicted density, weighted by length."""
+    def make(c, t, u, pos, target):
+        pm = prefix(r * (b - a) for r, (a, b) in zip(predict(c, t, u), u))
+        cls = [break_class(t, p) for p in pos]
+        return lambda j, i: ((pos[i] - pos[j] - target) / target) ** 2 + [0, 0.1, 0.3][cls[i]] - lam * (pm[i] - pm[j]) / (pos[i] - pos[j])
+    return make
+
+
+def length_density(u):
+    """adaptive's density: the log of a sentence's length less its mean
+    (the constant does not matter at a fixed chunk count)."""
+    logs = [math.log(b - a + 1) for a, b in u]
+    m = statistics.mean(logs)
+    return [x - m for x in logs]
+
+
+def relative_coverage(t, u, cov, w=1000):
+    """Each unit's reference coverage over that of the ±w characters
+    around it: which sentences were chosen, not how many questions fell
+    near them."""
+    pc = prefix(cov)
+    out = []
+    for a, b in u:
+        lo, hi = max(0, a - w), min(len(t), b + w)
+        near = (pc[hi] - pc[lo]) / (hi - lo)
+        out.append((pc[b] - pc[a]) / (b - a) / near if near else 0.0)
+    return out
+
+
+def spread(cov, w=1000):
+    """Coefficient of variation of coverage averaged over ±w characters."""
+    pc = prefix(cov)
+    n = len(cov)
+    vals = [(pc[min(n, i + w)] - pc[max(0, i - w)]) / (min(n, i + w) - max(0, i - w)) for i in range(0, n, 100)]
+    return statistics.pstdev(vals) / statistics.mean(vals)
+
+
+STOP = set("the a an and or of to in on for with is are was were be been it this that i you we they he she my your our their "
+           "as at by from not but so if do does did have has had can will would should could me us them his her its what which "
+           "who whom when where why how all any some no than then there here just also very".split())
+
+
+def text_features(t, u):
+    """Per unit: log length, a question, digits, capitalised words, the
+    rarest content word's IDF, share of content words, first of its line,
+    first or second person, an exclamation."""
+    words = [re.findall(r"[A-Za-z]+", t[a:b].lower()) for a, b in u]
+    df = {}
+    for ws in words:
+        for x in set(ws):
+            df[x] = df.get(x, 0) + 1
+    rows = []
+    for (a, b), ws in zip(u, words):
+        s = t[a:b]
+        n = max(1, len(ws))
+        content = [x for x in ws if x not in STOP]
+        rows.append([math.log(b - a + 1), float(s.rstrip().rstrip("\"')”’").endswith("?")), float(bool(re.search(r"\d", s))),
+                     sum(x[:1].isupper() for x in re.findall(r"[A-Za-z]+", s)[1:]) / n,
+                     max([math.log(len(u) / df[x]) for x in content] or [0]), len(content) / n,
+                     float(break_class(t, a) <= 1), float(bool(re.search(r"\b(I|you|You|we|We)\b", s))), float("!" in s)])
+    return rows
+
+
+def standardised(rows):
+    cols = []
+    for col in zip(*rows):
+        m, sd = statistics.mean(col), statistics.pstdev(col) or 1
+        cols.append([(v - m) / sd for v in col])
+    return [list(r) for r in zip(*cols)]
+
+
+def ridge(x, y, alpha=1.0):
+    """Least squares with an L2 penalty, by Gauss-Jordan elimination."""
+    k = len(x[0])
+    m = [[alpha * (i == j) for j in range(k)] + [0.0] for i in range(k)]
+    for r, v in zip(x, y):
+        for i in range(k):
+            m[i][k] += r[i] * v
+            for j in range(k):
+                m[i][j] += r[i] * r[j]
+    for i in range(k):
+        p = max(range(i, k), key=lambda r: abs(m[r][i]))
+        m[i], m[p] = m[p], m[i]
+        for r in range(k):
+            if r != i:
+                f = m[r][i] / m[i][i]
+                for c in range(i, k + 1):
+                    m[r][c] -= f * m[i][c]
+    return [m[i][k] / m[i][i] for i in range(k)]
 
 
 def pearson(x, y):
