@@ -37,7 +37,7 @@ func New() *Registry {
 // `gochunk chunk --chunker NAME` on 30 MB of the evaluation corpora over
 // the input's size, rounded up (the LLM chunkers keep their text and
 // pieces: about the rule-based chunkers' figure).
-var memory = map[string]float64{"token": 3, "character": 3, "recursive": 3, "sentence": 5, "semchunk": 3, "adaptive": 4, "markdown": 4,
+var memory = map[string]float64{"token": 3, "character": 3, "recursive": 3, "sentence": 5, "semchunk": 3, "adaptive": 5, "markdown": 4,
 	"fast": 2, "table": 3, "code": 3, "semantic": 6, "savgol": 6, "hierarchical": 7, "dp": 7, "cluster": 6, "mst": 8, "s2": 5, "late": 4,
 	"llm-split": 3, "propositions": 3}
 

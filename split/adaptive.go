@@ -20,12 +20,15 @@ type AdaptiveConfig struct {
 	// Density weighs sentence length as a sign of where the text's
 	// substance is; 0 turns it off.
 	Density float64 `json:"density" doc:"how strongly sizes follow the text's density, read from sentence lengths: chunks of long sentences shrink, runs of short ones (headings, list items, table rows, interjections) grow; 0 turns it off (1.5)"`
+	// Cohesion weighs how alike the text is across a chunk's end; 0 turns
+	// it off.
+	Cohesion float64 `json:"cohesion" doc:"cost of ending a chunk where the text on both sides shares its words (TF-IDF cosine of half a target each side), so that chunks end where the topic shifts; 0 turns it off (0.6)"`
 }
 
 // DefaultAdaptiveConfig returns a size of 800, chunks aimed at half of it,
-// and a density weight of 1.5.
+// a density weight of 1.5 and a cohesion weight of 0.6.
 func DefaultAdaptiveConfig() AdaptiveConfig {
-	return AdaptiveConfig{Size: 800, Target: 0.5, Density: 1.5}
+	return AdaptiveConfig{Size: 800, Target: 0.5, Density: 1.5, Cohesion: 0.6}
 }
 
 // The cost of ending a chunk at each kind of break, against the cost of a
@@ -80,6 +83,9 @@ func NewAdaptive(cfg AdaptiveConfig, counter tokenize.Counter) (*Adaptive, error
 	if !(cfg.Density >= 0 && cfg.Density <= 10) {
 		return nil, fmt.Errorf("%w: adaptive: density must be a weight in [0, 10] (0 turns it off), got %v", gochunk.ErrConfig, cfg.Density)
 	}
+	if !(cfg.Cohesion >= 0 && cfg.Cohesion <= 10) {
+		return nil, fmt.Errorf("%w: adaptive: cohesion must be a weight in [0, 10] (0 turns it off), got %v", gochunk.ErrConfig, cfg.Cohesion)
+	}
 	return &Adaptive{cfg: cfg, counter: counterOr(counter)}, nil
 }
 
@@ -95,6 +101,12 @@ func (a *Adaptive) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.C
 	}
 	mass := a.density(pieces)
 	pieces, costs, mass = a.units(pieces, costs, mass)
+	if a.cfg.Cohesion > 0 {
+		window := max(int(a.cfg.Target*float64(a.cfg.Size)/2), 1)
+		for i, c := range cohesion(doc.Text, pieces, window) {
+			costs[i] += a.cfg.Cohesion * c
+		}
+	}
 	ranges, err := a.segment(ctx, e, pieces, costs, mass)
 	if err != nil {
 		return nil, err

@@ -74,7 +74,8 @@ func TestAdaptiveLongAndTiny(t *testing.T) {
 
 func TestAdaptiveBadConfig(t *testing.T) {
 	for _, cfg := range []AdaptiveConfig{{Size: 0, Target: 0.5}, {Size: 10, Target: 0}, {Size: 10, Target: 1.5}, {Size: 10, Target: math.NaN()},
-		{Size: 10, Target: 0.5, Density: -1}, {Size: 10, Target: 0.5, Density: 11}, {Size: 10, Target: 0.5, Density: math.NaN()}} {
+		{Size: 10, Target: 0.5, Density: -1}, {Size: 10, Target: 0.5, Density: 11}, {Size: 10, Target: 0.5, Density: math.NaN()},
+		{Size: 10, Target: 0.5, Cohesion: -0.1}, {Size: 10, Target: 0.5, Cohesion: 10.5}, {Size: 10, Target: 0.5, Cohesion: math.Inf(1)}} {
 		if _, err := NewAdaptive(cfg, nil); !errors.Is(err, gochunk.ErrConfig) {
 			t.Errorf("%+v: %v", cfg, err)
 		}
@@ -139,5 +140,36 @@ func TestAdaptiveDensity(t *testing.T) {
 	}
 	if l1 < 1.5*p1 {
 		t.Errorf("with density, list chunks of %.0f against prose chunks of %.0f: the list should get larger chunks", l1, p1)
+	}
+}
+
+// One line of six sentences on a cat and four on bonds: balancing alone
+// cuts it in the middle of the cat's story; with cohesion the cut moves to
+// where the topic changes.
+func TestAdaptiveCohesion(t *testing.T) {
+	cat := []string{"The cat chased the mouse into the old barn.", "In the barn the mouse hid under the hay bales.",
+		"The cat waited by the hay bales for the mouse.", "At dawn the cat left the barn without the mouse.",
+		"The mouse came out of the hay and ran off.", "The cat slept all day in the barn by the hay."}
+	bonds := []string{"Bond markets fell as the central bank raised rates.", "The bank said its rates would stay high for long.",
+		"Traders sold bonds before the bank chair spoke.", "Higher rates hurt bond prices again this week."}
+	text := strings.Join(cat, " ") + " " + strings.Join(bonds, " ")
+	shift := len(strings.Join(cat, " "))
+	cut := func(weight float64) int {
+		a, err := NewAdaptive(AdaptiveConfig{Size: len(text), Target: 0.5, Cohesion: weight}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks := mustChunk(t, a, text)
+		chunktest.Check(t, a, text, chunktest.Options{Limit: len(text)})
+		if len(chunks) != 2 {
+			t.Fatalf("cohesion %v: %d chunks: %q", weight, len(chunks), texts(chunks))
+		}
+		return chunks[0].End()
+	}
+	if got := cut(0); got == shift {
+		t.Errorf("without cohesion the cut is already at the topic shift (%d): the case tests nothing", got)
+	}
+	if got := cut(0.6); got != shift {
+		t.Errorf("with cohesion the first chunk ends at %d, not at the topic shift (%d)", got, shift)
 	}
 }

@@ -38,7 +38,9 @@ func ExampleMarkdown() {
 func ExampleAdaptive() {
 	text := "The cat sat on a mat. It purred all day. Then it slept well.\n\n" +
 		"Markets fell sharply. Rates rose again. Bonds were bought."
-	c, err := split.NewAdaptive(split.AdaptiveConfig{Size: 100, Target: 0.5}, tokenize.Runes{})
+	cfg := split.DefaultAdaptiveConfig()
+	cfg.Size = 100
+	c, err := split.NewAdaptive(cfg, tokenize.Runes{})
 	if err != nil {
 		panic(err)
 	}

@@ -104,6 +104,8 @@ func FuzzCode(f *testing.F) {
 
 func FuzzAdaptive(f *testing.F) {
 	fuzzSizes(f, false, func(sz Size, c tokenize.Counter) (gochunk.Chunker, error) {
-		return NewAdaptive(AdaptiveConfig{Size: sz.Size, Target: 0.5}, c)
+		cfg := DefaultAdaptiveConfig()
+		cfg.Size = sz.Size
+		return NewAdaptive(cfg, c)
 	})
 }

@@ -62,7 +62,9 @@ func build(t testing.TB, counter tokenize.Counter, size, overlap int) map[string
 	c7, err := NewCode(cdc, counter)
 	add("code", c7, err)
 	if overlap == 0 { // adaptive has no overlap
-		c8, err := NewAdaptive(AdaptiveConfig{Size: size, Target: 0.5}, counter)
+		cfg := DefaultAdaptiveConfig()
+		cfg.Size = size
+		c8, err := NewAdaptive(cfg, counter)
 		add("adaptive", c8, err)
 	}
 	return out

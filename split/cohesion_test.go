@@ -1,0 +1,135 @@
+package split
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gochunk/gochunk/internal/pack"
+)
+
+// sentenceUnits makes one unit per sentence of text (ends at ". "), each
+// of size its length in bytes.
+func sentenceUnits(text string) []pack.Piece {
+	var out []pack.Piece
+	start := 0
+	for start < len(text) {
+		end := strings.Index(text[start:], ". ")
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start + 1
+		}
+		out = append(out, pack.Piece{Start: start, End: end, Size: end - start})
+		start = min(end+1, len(text))
+	}
+	return out
+}
+
+// bruteCohesion computes each end's cosine from scratch, with the windows
+// cohesion slides.
+func bruteCohesion(text string, units []pack.Piece, window int) []float64 {
+	ids, starts, vocab := unitWords(text, units)
+	n := len(units)
+	df := make([]float64, vocab)
+	for u := range n {
+		seen := map[int32]bool{}
+		for _, id := range ids[starts[u]:starts[u+1]] {
+			if !seen[id] {
+				seen[id] = true
+				df[id]++
+			}
+		}
+	}
+	bag := func(from, to int) map[int32]float64 {
+		m := map[int32]float64{}
+		for u := from; u < to; u++ {
+			for _, id := range ids[starts[u]:starts[u+1]] {
+				m[id]++
+			}
+		}
+		return m
+	}
+	out := make([]float64, n-1)
+	for i := range n - 1 {
+		l, size := i, units[i].Size
+		for l > 0 && size < window {
+			l--
+			size += units[l].Size
+		}
+		r, size := i+2, units[i+1].Size
+		for r < n && size < window {
+			size += units[r].Size
+			r++
+		}
+		left, right := bag(l, i+1), bag(i+1, r)
+		var dot, nl, nr float64
+		for id, c := range left {
+			w := math.Log(float64(n) / df[id])
+			w *= w
+			dot += w * c * right[id]
+			nl += w * c * c
+		}
+		for id, c := range right {
+			w := math.Log(float64(n) / df[id])
+			nr += w * w * c * c
+		}
+		if nl > 0 && nr > 0 {
+			out[i] = min(max(dot/math.Sqrt(nl*nr), 0), 1)
+		}
+	}
+	return out
+}
+
+// The sliding windows give what computing every end afresh gives.
+func TestCohesionSlidingIsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	vocab := strings.Fields("cat mouse barn hay rates bond bank market Été café naïve 42 river boat fish net")
+	for trial := range 20 {
+		var b strings.Builder
+		for range 40 + rng.IntN(40) {
+			for range 1 + rng.IntN(12) {
+				b.WriteString(vocab[rng.IntN(len(vocab))])
+				b.WriteString(" ")
+			}
+			b.WriteString(". ")
+		}
+		text := b.String()
+		units := sentenceUnits(text)
+		window := 10 + rng.IntN(200)
+		got, want := cohesion(text, units, window), bruteCohesion(text, units, window)
+		for i := range want {
+			if math.Abs(got[i]-want[i]) > 1e-9 {
+				t.Fatalf("trial %d, window %d, end %d: %v, computed afresh %v", trial, window, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// Two topics: the ends inside each are cohesive, the end between them is
+// the least cohesive of all.
+func TestCohesionFindsTheShift(t *testing.T) {
+	a := []string{"The cat chased the mouse into the barn", "In the barn the mouse hid under the hay",
+		"The cat waited by the hay for the mouse", "At dawn the cat left the barn without the mouse"}
+	b := []string{"Bond markets fell as the central bank raised rates", "The bank said rates would stay high",
+		"Traders sold bonds before the bank spoke", "Higher rates hurt bond prices again"}
+	text := strings.Join(a, ". ") + ". " + strings.Join(b, ". ") + "."
+	units := sentenceUnits(text)
+	if len(units) != 8 {
+		t.Fatalf("%d units", len(units))
+	}
+	got := cohesion(text, units, 60)
+	shift := got[3]
+	for i, c := range got {
+		if i != 3 && c <= shift {
+			t.Errorf("end %d: cohesion %.3f, not above the topic shift's %.3f (%v)", i, c, shift, got)
+		}
+	}
+	if shift > 0.05 {
+		t.Errorf("the topic shift has cohesion %.3f: the topics share no content word", shift)
+	}
+	if cohesion("One sentence.", []pack.Piece{{Start: 0, End: 13, Size: 13}}, 10) != nil {
+		t.Error("one unit has no end to score")
+	}
+}
