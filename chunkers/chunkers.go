@@ -49,7 +49,7 @@ func Specs() []Spec {
 		spec("recursive", "split on a list of separators, recursing into oversized pieces (LangChain RecursiveCharacterTextSplitter)", split.DefaultRecursiveConfig, split.NewRecursive),
 		spec("sentence", "pack whole sentences up to the size (Chonkie SentenceChunker)", split.DefaultSentenceConfig, split.NewSentence),
 		spec("semchunk", "semantic delimiter hierarchy with adaptive binary-search merging (semchunk)", split.DefaultSemchunkConfig, split.NewSemchunk),
-		spec("adaptive", "sizes that follow the text: the whole segmentation chosen at once, chunks near a target size ending at paragraph breaks, smaller over long sentences and larger over runs of short ones", split.DefaultAdaptiveConfig, split.NewAdaptive),
+		spec("adaptive", "sizes and ends that follow the text: the whole segmentation chosen at once, chunks near a target size ending at paragraph breaks and topic shifts, smaller over long sentences and larger over runs of short ones", split.DefaultAdaptiveConfig, split.NewAdaptive),
 		spec("markdown", "markdown structure: sections, blocks, code fences and tables kept whole, heading paths", split.DefaultMarkdownConfig, split.NewMarkdown),
 		specFast(),
 		spec("table", "markdown tables split by rows, the header repeated in every chunk of a table; the text around them as recursive", split.DefaultTableConfig, split.NewTable),

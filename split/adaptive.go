@@ -64,7 +64,9 @@ const (
 // With a Density weight, sizes also follow the text's density, read from
 // its sentence lengths: chunks are smaller over long sentences and larger
 // over runs of short ones (headings, list items, table rows), where
-// questions find fewer answers. docs/adaptive-chunking.md measures it on
+// questions find fewer answers. With a Cohesion weight, an end costs more
+// where the text on its two sides shares its words, so that chunks end
+// where the topic shifts. docs/adaptive-chunking.md measures each on
 // Chroma's evaluation.
 type Adaptive struct {
 	cfg      AdaptiveConfig

@@ -15,6 +15,7 @@ touches a reference counts), over character offsets.
     python3 ceilings.py features               # correlations of text features with coverage
     python3 ceilings.py lengths                # reference coverage by sentence length
     python3 ceilings.py length LAM             # structure plus density from sentence length (adaptive's)
+    python3 ceilings.py cohesion LAM W         # the same plus W times the lexical cohesion across each cut (adaptive's)
     python3 ceilings.py mesoscale W LAM        # oracle: true density averaged over ±W characters
     python3 ceilings.py fine LAM [MIX]         # oracle: which sentences, relative to their ±1,000 characters (MIX true, the rest noise)
     python3 ceilings.py windows                # density's spread against random windows' (simulated)
@@ -278,6 +279,15 @@ def main():
     elif what == "length":
         lam = float(sys.argv[2])
         report("structure + length density, weight %g" % lam, run(text, questions, density_cost(lambda c, t, u: length_density(u), lam), 2.0), questions, base)
+    elif what == "cohesion":
+        lam, w = float(sys.argv[2]), float(sys.argv[3])
+        length_cost = density_cost(lambda c, t, u: length_density(u), lam)
+
+        def make(c, t, u, pos, target):
+            base_cost = length_cost(c, t, u, pos, target)
+            coh = cohesion(t, u, pos, target / 2)
+            return lambda j, i: base_cost(j, i) + w * coh[i]
+        report("length density %g, cohesion %g" % (lam, w), run(text, questions, make, 2.0), questions, base)
     elif what == "mesoscale":
         w, lam = int(sys.argv[2]), float(sys.argv[3])
 
@@ -354,6 +364,39 @@ def density_cost(predict, lam):
         cls = [break_class(t, p) for p in pos]
         return lambda j, i: ((pos[i] - pos[j] - target) / target) ** 2 + [0, 0.1, 0.3][cls[i]] - lam * (pm[i] - pm[j]) / (pos[i] - pos[j])
     return make
+
+
+def cohesion(t, u, pos, window):
+    """For each unit boundary in pos, the TF-IDF cosine of the words within
+    window characters before and after it (IDF over the units, no stop
+    words), as adaptive computes it."""
+    words = [[w.lower() for w in re.findall(r"[^\W_]+", t[a:b])] for a, b in u]
+    df = {}
+    for ws in words:
+        for x in set(ws):
+            df[x] = df.get(x, 0) + 1
+    idf = {x: math.log(len(u) / d) for x, d in df.items()}
+
+    def bag(ws):
+        out = {}
+        for x in ws:
+            out[x] = out.get(x, 0) + 1
+        return out
+    out = [0.0] * len(pos)
+    for k in range(1, len(u)):
+        lo = k - 1
+        while lo > 0 and u[k - 1][1] - u[lo][0] < window:
+            lo -= 1
+        hi = k + 1
+        while hi < len(u) and u[hi - 1][1] - u[k][0] < window:
+            hi += 1
+        left = bag(x for ws in words[lo:k] for x in ws)
+        right = bag(x for ws in words[k:hi] for x in ws)
+        dot = sum(idf[x] ** 2 * c * right.get(x, 0) for x, c in left.items())
+        nl = math.sqrt(sum((idf[x] * c) ** 2 for x, c in left.items()))
+        nr = math.sqrt(sum((idf[x] * c) ** 2 for x, c in right.items()))
+        out[k] = dot / (nl * nr) if nl and nr else 0.0
+    return out
 
 
 def length_density(u):
