@@ -1,6 +1,8 @@
 package split
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"unicode"
 	"unicode/utf8"
@@ -16,12 +18,15 @@ import (
 // it. A topic that goes on across an end gives a high value, a shift of
 // topic a low one, as in TextTiling. The windows slide over the units
 // once, so the cost is linear in the text.
-func cohesion(text string, units []pack.Piece, window int) []float64 {
+func cohesion(ctx context.Context, text string, units []pack.Piece, window int) ([]float64, error) {
 	n := len(units)
 	if n < 2 {
-		return nil
+		return nil, nil
 	}
-	ids, starts, vocab := unitWords(text, units)
+	ids, starts, vocab, err := unitWords(ctx, text, units)
+	if err != nil {
+		return nil, err
+	}
 	// IDF² of each word, from the units that hold it.
 	df := make([]int32, vocab)
 	last := make([]int32, vocab)
@@ -82,16 +87,21 @@ func cohesion(text string, units []pack.Piece, window int) []float64 {
 			out[i] = min(max(dot/math.Sqrt(normL*normR), 0), 1)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // unitWords returns the words of each unit as small integer ids (those of
 // unit u are ids[starts[u]:starts[u+1]]) and the number of distinct ids.
-func unitWords(text string, units []pack.Piece) (ids []int32, starts []int, vocab int) {
+func unitWords(ctx context.Context, text string, units []pack.Piece) (ids []int32, starts []int, vocab int, err error) {
 	var table wordTable
 	starts = make([]int, len(units)+1)
 	ids = make([]int32, 0, len(text)/6)
 	for u, p := range units {
+		if u%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, 0, fmt.Errorf("chunking cancelled: %w", err)
+			}
+		}
 		starts[u] = len(ids)
 		s := text[p.Start:p.End]
 		for i := 0; i < len(s); {
@@ -103,7 +113,7 @@ func unitWords(text string, units []pack.Piece) (ids []int32, starts []int, voca
 		}
 	}
 	starts[len(units)] = len(ids)
-	return ids, starts, table.n
+	return ids, starts, table.n, nil
 }
 
 // wordTable numbers word hashes in the order they come: an open-addressing

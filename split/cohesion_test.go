@@ -1,6 +1,8 @@
 package split
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -30,7 +32,10 @@ func sentenceUnits(text string) []pack.Piece {
 // bruteCohesion computes each end's cosine from scratch, with the windows
 // cohesion slides.
 func bruteCohesion(text string, units []pack.Piece, window int) []float64 {
-	ids, starts, vocab := unitWords(text, units)
+	ids, starts, vocab, err := unitWords(context.Background(), text, units)
+	if err != nil {
+		panic(err)
+	}
 	n := len(units)
 	df := make([]float64, vocab)
 	for u := range n {
@@ -98,7 +103,11 @@ func TestCohesionSlidingIsExact(t *testing.T) {
 		text := b.String()
 		units := sentenceUnits(text)
 		window := 10 + rng.IntN(200)
-		got, want := cohesion(text, units, window), bruteCohesion(text, units, window)
+		got, err := cohesion(context.Background(), text, units, window)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := bruteCohesion(text, units, window)
 		for i := range want {
 			if math.Abs(got[i]-want[i]) > 1e-9 {
 				t.Fatalf("trial %d, window %d, end %d: %v, computed afresh %v", trial, window, i, got[i], want[i])
@@ -119,7 +128,10 @@ func TestCohesionFindsTheShift(t *testing.T) {
 	if len(units) != 8 {
 		t.Fatalf("%d units", len(units))
 	}
-	got := cohesion(text, units, 60)
+	got, err := cohesion(context.Background(), text, units, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
 	shift := got[3]
 	for i, c := range got {
 		if i != 3 && c <= shift {
@@ -129,7 +141,12 @@ func TestCohesionFindsTheShift(t *testing.T) {
 	if shift > 0.05 {
 		t.Errorf("the topic shift has cohesion %.3f: the topics share no content word", shift)
 	}
-	if cohesion("One sentence.", []pack.Piece{{Start: 0, End: 13, Size: 13}}, 10) != nil {
-		t.Error("one unit has no end to score")
+	if got, err := cohesion(context.Background(), "One sentence.", []pack.Piece{{Start: 0, End: 13, Size: 13}}, 10); got != nil || err != nil {
+		t.Errorf("one unit has no end to score: %v, %v", got, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := cohesion(ctx, text, units, 60); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
 	}
 }
