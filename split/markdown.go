@@ -107,7 +107,10 @@ func (m *Markdown) chunkWithTables(ctx context.Context, doc gochunk.Document, md
 		if tb.header.Start < pos || md.inCode(tb.header.Start) || e.Count(tb.header.Start, end) <= m.cfg.Size.Size {
 			continue
 		}
-		rows, ok := tableChunks(ctx, text, tb, m.counter, m.cfg.Size.Size, span)
+		rows, ok, err := tableChunks(ctx, text, tb, m.counter, m.cfg.Size.Size, span)
+		if err != nil {
+			return nil, err
+		}
 		if !ok {
 			continue
 		}
@@ -123,7 +126,7 @@ func (m *Markdown) chunkWithTables(ctx context.Context, doc gochunk.Document, md
 	for i := range out {
 		out[i].Index = i
 	}
-	return out, ctx.Err()
+	return out, nil
 }
 
 // inCode tells whether byte at lies in a fenced code block.

@@ -2,6 +2,7 @@ package split
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -124,9 +125,9 @@ func (t *Table) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chun
 			out = append(out, gochunk.Chunk{Text: text[tb.header.Start:end], Spans: []gochunk.Span{span(pack.Range{Start: tb.header.Start, End: end})}})
 			continue
 		}
-		cs, ok := tableChunks(ctx, text, tb, t.counter, t.cfg.Size.Size, span)
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		cs, ok, err := tableChunks(ctx, text, tb, t.counter, t.cfg.Size.Size, span)
+		if err != nil {
+			return nil, err
 		}
 		if !ok {
 			if err := prose(tb.header.Start, end); err != nil {
@@ -150,35 +151,48 @@ func (t *Table) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chun
 
 // tableChunks cuts a table too large for one chunk into chunks of rows,
 // each after the first repeating the header (a span of its own). It
-// reports false when a row does not fit beside the header.
-func tableChunks(ctx context.Context, text string, tb tableSpan, counter tokenize.Counter, limit int, span func(pack.Range) gochunk.Span) ([]gochunk.Chunk, bool) {
+// reports false when a row does not fit beside the header, and stops
+// with ctx's error.
+func tableChunks(ctx context.Context, text string, tb tableSpan, counter tokenize.Counter, limit int, span func(pack.Range) gochunk.Span) ([]gochunk.Chunk, bool, error) {
 	head := text[tb.header.Start:tb.header.End]
 	if len(tb.rows) == 0 {
-		return nil, false
+		return nil, false, nil
 	}
 	for _, r := range tb.rows {
 		if counter.Count(head+"\n"+text[r.Start:r.End]) > limit {
-			return nil, false // a row too large beside the header: no repeated header
+			return nil, false, nil // a row too large beside the header: no repeated header
 		}
 	}
 	var out []gochunk.Chunk
 	for i := 0; i < len(tb.rows); {
-		if i%256 == 0 && ctx.Err() != nil {
-			return nil, false
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, false, fmt.Errorf("chunking cancelled: %w", err)
+			}
 		}
-		// Rows i..j-1 with the header, as many as fit (at least one).
-		j := i + 1
-		for j < len(tb.rows) && counter.Count(head+"\n"+text[tb.rows[i].Start:tb.rows[j].End]) <= limit {
-			j++
+		// Rows i..j-1 with the header, as many as fit (at least one, which
+		// fits: checked above); n is their size.
+		j, n := i+1, counter.Count(head+"\n"+text[tb.rows[i].Start:tb.rows[i].End])
+		for j < len(tb.rows) {
+			m := counter.Count(head + "\n" + text[tb.rows[i].Start:tb.rows[j].End])
+			if m > limit {
+				break
+			}
+			j, n = j+1, m
 		}
 		rows := pack.Range{Start: tb.rows[i].Start, End: tb.rows[j-1].End}
-		c := gochunk.Chunk{Text: head + "\n" + text[rows.Start:rows.End], Spans: []gochunk.Span{span(tb.header), span(rows)}}
+		c := gochunk.Chunk{Text: head + "\n" + text[rows.Start:rows.End], Spans: []gochunk.Span{span(tb.header), span(rows)}, TokenCount: n}
 		if i == 0 {
-			c = gochunk.Chunk{Text: text[tb.header.Start:rows.End], Spans: []gochunk.Span{span(pack.Range{Start: tb.header.Start, End: rows.End})}}
+			// The first part is the table's own text, whatever ends its
+			// header line ("\r\n" too).
+			whole := pack.Range{Start: tb.header.Start, End: rows.End}
+			c = gochunk.Chunk{Text: text[whole.Start:whole.End], Spans: []gochunk.Span{span(whole)}, TokenCount: n}
+			if text[tb.header.End:tb.rows[0].Start] != "\n" {
+				c.TokenCount = counter.Count(c.Text)
+			}
 		}
-		c.TokenCount = counter.Count(c.Text)
 		out = append(out, c)
 		i = j
 	}
-	return out, true
+	return out, true, nil
 }
