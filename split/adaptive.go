@@ -256,11 +256,14 @@ func (a *Adaptive) density(pieces []pack.Piece) []float64 {
 // token merging across a boundary) is packed again greedily, exactly.
 func (a *Adaptive) segment(ctx context.Context, e *pack.Engine, pieces []pack.Piece, costs, mass []float64) ([]pack.Range, error) {
 	n := len(pieces)
-	prefix := make([]int, n+1)    // sizes and gaps of the pieces before each
-	dense := make([]float64, n+1) // their density mass
+	prefix := make([]int, n+1) // sizes and gaps of the pieces before each
+	var dense []float64        // their density mass, with a density weight
+	if mass != nil {
+		dense = make([]float64, n+1)
+	}
 	for i, p := range pieces {
 		prefix[i+1] = prefix[i] + p.Size + p.Gap
-		if mass != nil {
+		if dense != nil {
 			dense[i+1] = dense[i] + mass[i]
 		}
 	}
@@ -281,7 +284,7 @@ func (a *Adaptive) segment(ctx context.Context, e *pack.Engine, pieces []pack.Pi
 			}
 			d := (float64(size) - target) / target
 			c := best[j] + d*d + costs[i-1]
-			if size > 0 {
+			if dense != nil && size > 0 {
 				c -= a.cfg.Density * (dense[i] - dense[j]) / float64(size)
 			}
 			if c < best[i] {
