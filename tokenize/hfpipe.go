@@ -593,7 +593,7 @@ func splitBy(p piece, ms [][2]int, behavior string, invert bool) []piece {
 		a, b  int
 		delim bool
 	}
-	var parts []part
+	parts := make([]part, 0, 2*len(ms)+1)
 	at := 0
 	for _, m := range ms {
 		if m[0] > at {
@@ -605,7 +605,7 @@ func splitBy(p piece, ms [][2]int, behavior string, invert bool) []piece {
 	if at < len(p.s) {
 		parts = append(parts, part{at, len(p.s), invert})
 	}
-	var out [][2]int
+	out := make([][2]int, 0, len(parts))
 	switch behavior {
 	case "Removed":
 		for _, q := range parts {
@@ -681,7 +681,7 @@ var byteChars = func() (t [256]string) {
 
 func byteLevel(prefix, useRegex bool) preTokenizer {
 	return func(ps []piece) []piece {
-		var out []piece
+		out := make([]piece, 0, len(ps))
 		for i, p := range ps {
 			if prefix && i == 0 && p.s != "" && !strings.HasPrefix(p.s, " ") {
 				p = concat(piece{" ", []int{p.start}, p.start}, p)
@@ -691,12 +691,20 @@ func byteLevel(prefix, useRegex bool) preTokenizer {
 				parts = splitBy(p, matches(gpt2Split, p.s), "Isolated", false)
 			}
 			for _, q := range parts {
+				// The bytes' characters are one or two bytes long: size the
+				// string and its alignment once.
+				n := 0
+				for k := 0; k < len(q.s); k++ {
+					n += len(byteChars[q.s[k]])
+				}
 				var b strings.Builder
-				var align []int
+				b.Grow(n)
+				align := make([]int, 0, n)
 				for k := 0; k < len(q.s); k++ {
 					c := byteChars[q.s[k]]
 					b.WriteString(c)
-					for range len(c) {
+					align = append(align, q.align[k])
+					if len(c) == 2 {
 						align = append(align, q.align[k])
 					}
 				}
