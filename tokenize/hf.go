@@ -49,6 +49,7 @@ type HF struct {
 	mu      sync.RWMutex
 	cache   map[string][]int   // raw word -> token ids
 	pieces  map[string][]idEnd // pre-token -> tokens (general pipeline)
+	counts  map[string]int     // segment -> token count (pipe.segments)
 	reverse map[int]string     // id -> token, for Decode
 }
 
@@ -135,7 +136,7 @@ func ParseHF(data []byte) (*HF, error) {
 	bert := f.Model.Type == "WordPiece" && (f.Normalizer == nil || f.Normalizer.Type == "BertNormalizer") &&
 		(f.PreTokenizer == nil || f.PreTokenizer.Type == "BertPreTokenizer" || f.PreTokenizer.Type == "Whitespace")
 	if !bert {
-		t := &HF{name: "hf", pieces: map[string][]idEnd{}}
+		t := &HF{name: "hf", pieces: map[string][]idEnd{}, counts: map[string]int{}}
 		if err := t.parsePipe(data); err != nil {
 			return nil, err
 		}
@@ -392,6 +393,15 @@ func (t *HF) VocabSize() int { return len(t.vocab) }
 // Count returns the number of WordPiece tokens of text, without special
 // tokens.
 func (t *HF) Count(text string) int {
+	if t.pipe != nil && t.pipe.segments {
+		// Between added tokens, the text's segments (see forEachSegment)
+		// are tokenized on their own, so each distinct one is counted once.
+		n := 0
+		t.pipe.split(text, func(a, b int) {
+			forEachSegment(text[a:b], func(seg string) { n += t.segmentCount(seg) })
+		}, func(int, int) { n++ })
+		return n
+	}
 	if t.pipe != nil {
 		n := 0
 		t.pipe.tokens(text, 0, t.pieceTokens, func(int, int) { n++ })
@@ -464,6 +474,27 @@ func isBertSplitSpace(r rune) bool {
 		return true
 	}
 	return r >= utf8.RuneSelf && unicode.Is(unicode.Zs, r)
+}
+
+// segmentCount returns the number of tokens of a segment of text between
+// added tokens, cached.
+func (t *HF) segmentCount(seg string) int {
+	t.mu.RLock()
+	n, ok := t.counts[seg]
+	t.mu.RUnlock()
+	if ok {
+		return n
+	}
+	t.pipe.text(seg, 0, len(seg), 0, t.pieceTokens, func(int, int) { n++ })
+	if len(seg) <= maxCachedSegment {
+		t.mu.Lock()
+		if len(t.counts) >= maxCacheEntries {
+			t.counts = make(map[string]int)
+		}
+		t.counts[string([]byte(seg))] = n
+		t.mu.Unlock()
+	}
+	return n
 }
 
 // pieceTokens returns the tokens of a pre-token of the general pipeline,

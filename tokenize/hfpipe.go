@@ -56,6 +56,10 @@ type hfPipe struct {
 	pre     []preTokenizer
 	model   hfModel
 	decode  func(tokens []string) string
+	// segments is true when the text between added tokens may be cut into
+	// the segments of forEachSegment and each tokenized alone with the same
+	// result (see segmentSafe).
+	segments bool
 	// reverse maps ids to tokens (the vocabulary's and the added ones).
 	reverse map[int]string
 }
@@ -178,6 +182,7 @@ func (t *HF) parsePipe(data []byte) error {
 		}
 	}
 	p.decode = decoder(f.Decoder)
+	p.segments = segmentSafe(f.Normalizer, f.PreTokenizer)
 	t.pipe = p
 	return nil
 }
@@ -242,34 +247,74 @@ func (p *hfPipe) addedFits(s string, i int, a addedToken) bool {
 // tokens runs the pipeline on s, calling yield with each token id and its
 // end offset in s (plus base).
 func (p *hfPipe) tokens(s string, base int, cache func(string) []idEnd, yield func(id, end int)) {
-	p.split(s, func(a, b int) {
-		align := make([]int, b-a)
-		for i := a; i < b; i++ {
-			align[i-a] = base + i + 1
+	p.split(s, func(a, b int) { p.text(s, a, b, base, cache, yield) }, func(id, end int) { yield(id, base+end) })
+}
+
+// text runs the normalizers, the pre-tokenizers and the model on s[a:b],
+// which holds no added token, calling yield with each token id and its
+// end offset in s (plus base).
+func (p *hfPipe) text(s string, a, b, base int, cache func(string) []idEnd, yield func(id, end int)) {
+	align := make([]int, b-a)
+	for i := a; i < b; i++ {
+		align[i-a] = base + i + 1
+	}
+	// align holds byte ends; make them character ends.
+	for i := b - a - 1; i > 0; i-- {
+		if !utf8.RuneStart(s[a+i]) {
+			align[i-1] = align[i]
 		}
-		// align holds byte ends; make them character ends.
-		for i := b - a - 1; i > 0; i-- {
-			if !utf8.RuneStart(s[a+i]) {
-				align[i-1] = align[i]
-			}
+	}
+	pc := piece{s[a:b], align, base + a}
+	for _, n := range p.norm {
+		pc = n(pc)
+	}
+	pieces := []piece{pc}
+	for _, pre := range p.pre {
+		pieces = pre(pieces)
+	}
+	for _, pc := range pieces {
+		if pc.s == "" {
+			continue
 		}
-		pc := piece{s[a:b], align, base + a}
-		for _, n := range p.norm {
-			pc = n(pc)
+		for _, t := range cache(pc.s) {
+			yield(t.id, pc.align[t.end-1])
 		}
-		pieces := []piece{pc}
-		for _, pre := range p.pre {
-			pieces = pre(pieces)
-		}
-		for _, pc := range pieces {
-			if pc.s == "" {
-				continue
-			}
-			for _, t := range cache(pc.s) {
-				yield(t.id, pc.align[t.end-1])
-			}
-		}
-	}, func(id, end int) { yield(id, base+end) })
+	}
+}
+
+// Pre-tokenizer patterns under which no pre-token holds a character other
+// than white space followed by a space or tab: Llama 3's (cl100k_base's)
+// and Qwen2's and Qwen3's.
+var segmentSafePatterns = map[string]bool{
+	`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`: true,
+	`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`:      true,
+}
+
+// segmentSafe reports whether a pipeline tokenizes text as it tokenizes
+// the segments of forEachSegment one by one: cut before a space or tab
+// that follows a character other than white space. That holds for the
+// byte-level pipelines of GPT-2, Llama 3 and Qwen (no normalizer or NFC,
+// then a Split by one of segmentSafePatterns or GPT-2's pattern, then the
+// byte-level mapping without a prefix space): their pre-tokens never run
+// from such a character into a space, so every cut is a pre-token
+// boundary and the pattern's look-ahead never reaches past a segment's
+// last, non-space character; NFC does not compose across a space, and the
+// mapping and the model work within a pre-token.
+func segmentSafe(normalizer, pre *hfPart) bool {
+	if normalizer != nil && normalizer.Type != "NFC" || pre == nil {
+		return false
+	}
+	noPrefix := func(n hfPart) bool { return n.AddPrefixSpace != nil && !*n.AddPrefixSpace }
+	switch pre.Type {
+	case "ByteLevel": // GPT-2's pattern
+		return noPrefix(*pre) && (pre.UseRegex == nil || *pre.UseRegex)
+	case "Sequence":
+		ps := pre.Pretokenizers
+		return len(ps) == 2 && ps[0].Type == "Split" && ps[0].Pattern != nil && ps[0].Pattern.Regex != nil &&
+			segmentSafePatterns[*ps[0].Pattern.Regex] && ps[0].Behavior == "Isolated" && !ps[0].Invert &&
+			ps[1].Type == "ByteLevel" && noPrefix(ps[1]) && ps[1].UseRegex != nil && !*ps[1].UseRegex
+	}
+	return false
 }
 
 type idEnd struct{ id, end int }
