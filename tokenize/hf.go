@@ -49,7 +49,7 @@ type HF struct {
 	mu      sync.RWMutex
 	cache   map[string][]int   // raw word -> token ids
 	pieces  map[string][]idEnd // pre-token -> tokens (general pipeline)
-	counts  map[string]int     // segment -> token count (pipe.segments)
+	segs    map[string][]idEnd // segment -> tokens (pipe.segments)
 	reverse map[int]string     // id -> token, for Decode
 }
 
@@ -136,7 +136,7 @@ func ParseHF(data []byte) (*HF, error) {
 	bert := f.Model.Type == "WordPiece" && (f.Normalizer == nil || f.Normalizer.Type == "BertNormalizer") &&
 		(f.PreTokenizer == nil || f.PreTokenizer.Type == "BertPreTokenizer" || f.PreTokenizer.Type == "Whitespace")
 	if !bert {
-		t := &HF{name: "hf", pieces: map[string][]idEnd{}, counts: map[string]int{}}
+		t := &HF{name: "hf", pieces: map[string][]idEnd{}, segs: map[string][]idEnd{}}
 		if err := t.parsePipe(data); err != nil {
 			return nil, err
 		}
@@ -393,18 +393,9 @@ func (t *HF) VocabSize() int { return len(t.vocab) }
 // Count returns the number of WordPiece tokens of text, without special
 // tokens.
 func (t *HF) Count(text string) int {
-	if t.pipe != nil && t.pipe.segments {
-		// Between added tokens, the text's segments (see forEachSegment)
-		// are tokenized on their own, so each distinct one is counted once.
-		n := 0
-		t.pipe.split(text, func(a, b int) {
-			forEachSegment(text[a:b], func(seg string) { n += t.segmentCount(seg) })
-		}, func(int, int) { n++ })
-		return n
-	}
 	if t.pipe != nil {
 		n := 0
-		t.pipe.tokens(text, 0, t.pieceTokens, func(int, int) { n++ })
+		t.pipeTokens(text, func(int, int) { n++ })
 		return n
 	}
 	n := 0
@@ -416,7 +407,7 @@ func (t *HF) Count(text string) int {
 func (t *HF) Encode(text string) []int {
 	var ids []int
 	if t.pipe != nil {
-		t.pipe.tokens(text, 0, t.pieceTokens, func(id, _ int) { ids = append(ids, id) })
+		t.pipeTokens(text, func(id, _ int) { ids = append(ids, id) })
 		return ids
 	}
 	forEachWord(text, func(start, end int) { ids = append(ids, t.wordIDs(text[start:end])...) })
@@ -428,7 +419,7 @@ func (t *HF) Encode(text string) []int {
 // character's end.
 func (t *HF) AppendTokenEnds(dst []int, text string) []int {
 	if t.pipe != nil {
-		t.pipe.tokens(text, 0, t.pieceTokens, func(_, end int) { dst = append(dst, end) })
+		t.pipeTokens(text, func(_, end int) { dst = append(dst, end) })
 		return dst
 	}
 	forEachWord(text, func(start, end int) {
@@ -476,25 +467,45 @@ func isBertSplitSpace(r rune) bool {
 	return r >= utf8.RuneSelf && unicode.Is(unicode.Zs, r)
 }
 
-// segmentCount returns the number of tokens of a segment of text between
-// added tokens, cached.
-func (t *HF) segmentCount(seg string) int {
+// pipeTokens runs the general pipeline on text, calling yield with each
+// token's id and end. Where the pipeline allows (pipe.segments), the text
+// between added tokens is tokenized segment by segment (see
+// forEachSegment), each distinct segment once.
+func (t *HF) pipeTokens(text string, yield func(id, end int)) {
+	if !t.pipe.segments {
+		t.pipe.tokens(text, 0, t.pieceTokens, yield)
+		return
+	}
+	t.pipe.split(text, func(a, b int) {
+		at := a
+		forEachSegment(text[a:b], func(seg string) {
+			for _, tk := range t.segmentTokens(seg) {
+				yield(tk.id, at+tk.end)
+			}
+			at += len(seg)
+		})
+	}, yield)
+}
+
+// segmentTokens returns the tokens of a segment of text between added
+// tokens, their ends in the segment, cached.
+func (t *HF) segmentTokens(seg string) []idEnd {
 	t.mu.RLock()
-	n, ok := t.counts[seg]
+	toks, ok := t.segs[seg]
 	t.mu.RUnlock()
 	if ok {
-		return n
+		return toks
 	}
-	t.pipe.text(seg, 0, len(seg), 0, t.pieceTokens, func(int, int) { n++ })
+	t.pipe.text(seg, 0, len(seg), 0, t.pieceTokens, func(id, end int) { toks = append(toks, idEnd{id, end}) })
 	if len(seg) <= maxCachedSegment {
 		t.mu.Lock()
-		if len(t.counts) >= maxCacheEntries {
-			t.counts = make(map[string]int)
+		if len(t.segs) >= maxCacheEntries {
+			t.segs = make(map[string][]idEnd)
 		}
-		t.counts[string([]byte(seg))] = n
+		t.segs[string([]byte(seg))] = toks
 		t.mu.Unlock()
 	}
-	return n
+	return toks
 }
 
 // pieceTokens returns the tokens of a pre-token of the general pipeline,

