@@ -490,64 +490,58 @@ func (t *HF) pipeTokens(text string, yield func(id, end int)) {
 // segmentTokens returns the tokens of a segment of text between added
 // tokens, their ends in the segment, cached.
 func (t *HF) segmentTokens(seg string) []idEnd {
-	t.mu.RLock()
-	toks, ok := t.segs[seg]
-	t.mu.RUnlock()
-	if ok {
+	if toks, ok := lookup(&t.mu, &t.segs, seg); ok {
 		return toks
 	}
+	var toks []idEnd
 	t.pipe.text(seg, 0, len(seg), 0, t.pieceTokens, func(id, end int) { toks = append(toks, idEnd{id, end}) })
-	if len(seg) <= maxCachedSegment {
-		t.mu.Lock()
-		if len(t.segs) >= maxCacheEntries {
-			t.segs = make(map[string][]idEnd)
-		}
-		t.segs[string([]byte(seg))] = toks
-		t.mu.Unlock()
-	}
+	keep(&t.mu, &t.segs, seg, toks)
 	return toks
 }
 
 // pieceTokens returns the tokens of a pre-token of the general pipeline,
 // cached.
 func (t *HF) pieceTokens(s string) []idEnd {
-	t.mu.RLock()
-	toks, ok := t.pieces[s]
-	t.mu.RUnlock()
-	if ok {
+	if toks, ok := lookup(&t.mu, &t.pieces, s); ok {
 		return toks
 	}
+	var toks []idEnd
 	t.pipe.model.tokenize(s, func(id, end int) { toks = append(toks, idEnd{id, end}) })
-	if len(s) <= maxCachedSegment {
-		t.mu.Lock()
-		if len(t.pieces) >= maxCacheEntries {
-			t.pieces = make(map[string][]idEnd)
-		}
-		t.pieces[string([]byte(s))] = toks
-		t.mu.Unlock()
-	}
+	keep(&t.mu, &t.pieces, s, toks)
 	return toks
 }
 
 // wordIDs returns the token ids of a run of non-space text, cached.
 func (t *HF) wordIDs(word string) []int {
-	t.mu.RLock()
-	ids, ok := t.cache[word]
-	t.mu.RUnlock()
-	if ok {
+	if ids, ok := lookup(&t.mu, &t.cache, word); ok {
 		return ids
 	}
-	ids = nil
+	var ids []int
 	t.tokenizeWord(word, func(id, _ int) { ids = append(ids, id) })
-	if len(word) <= maxCachedSegment {
-		t.mu.Lock()
-		if len(t.cache) >= maxCacheEntries {
-			t.cache = make(map[string][]int)
-		}
-		t.cache[string([]byte(word))] = ids
-		t.mu.Unlock()
-	}
+	keep(&t.mu, &t.cache, word, ids)
 	return ids
+}
+
+// lookup reads key's entry of one of HF's caches.
+func lookup[V any](mu *sync.RWMutex, m *map[string]V, key string) (V, bool) {
+	mu.RLock()
+	v, ok := (*m)[key]
+	mu.RUnlock()
+	return v, ok
+}
+
+// keep stores v as key's entry of one of HF's caches: keys up to
+// maxCachedSegment bytes, the cache emptied when it is full.
+func keep[V any](mu *sync.RWMutex, m *map[string]V, key string, v V) {
+	if len(key) > maxCachedSegment {
+		return
+	}
+	mu.Lock()
+	if len(*m) >= maxCacheEntries {
+		*m = make(map[string]V)
+	}
+	(*m)[strings.Clone(key)] = v
+	mu.Unlock()
 }
 
 func (t *HF) appendWordEnds(dst []int, word string, base int) []int {
