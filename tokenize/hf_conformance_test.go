@@ -579,9 +579,7 @@ func TestHFConcurrent(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make(chan string, 4)
 		for g := range 4 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				for k := range texts {
 					i := (k*7 + g*101) % len(texts)
 					if got := shared.Count(texts[i]); got != want[i] {
@@ -590,7 +588,7 @@ func TestHFConcurrent(t *testing.T) {
 					}
 					shared.Encode(texts[i])
 				}
-			}()
+			})
 		}
 		wg.Wait()
 		close(errs)
