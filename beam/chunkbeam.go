@@ -22,9 +22,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
+	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -89,6 +91,9 @@ func Build(s beam.Scope, opt Options) error {
 	if err != nil {
 		return fmt.Errorf("chunking configuration: %w", err)
 	}
+	if err := checkInput(context.Background(), opt.Input); err != nil {
+		return err
+	}
 	var docs, badInput beam.PCollection
 	if opt.JSONL {
 		lines := textio.Read(s, opt.Input)
@@ -106,6 +111,32 @@ func Build(s beam.Scope, opt Options) error {
 		dead = cmp.Or(opt.Output, "gochunk-beam") + "-failed"
 	}
 	writeShards(s.Scope("dead-letter"), dead, ".jsonl", 1, beam.Flatten(s, failed, badInput))
+	return nil
+}
+
+// checkInput makes sure the input glob names at least one file: a
+// pipeline over nothing would succeed, writing nothing, which hides a
+// mistyped pattern or the wrong working directory.
+func checkInput(ctx context.Context, glob string) error {
+	if glob == "" {
+		return errors.New("no input: give a glob of documents (--input)")
+	}
+	fs, err := filesystem.New(ctx, glob)
+	if err != nil {
+		return fmt.Errorf("input %q: %w", glob, err)
+	}
+	defer fs.Close()
+	files, err := fs.List(ctx, glob)
+	if err != nil {
+		return fmt.Errorf("input %q: %w", glob, err)
+	}
+	if len(files) == 0 {
+		where := ""
+		if wd, err := os.Getwd(); err == nil && !filepath.IsAbs(glob) && !strings.Contains(glob, "://") {
+			where = " (relative to " + wd + ")"
+		}
+		return fmt.Errorf("no file matches the input pattern %q%s: check the pattern and the working directory", glob, where)
+	}
 	return nil
 }
 

@@ -199,3 +199,21 @@ func TestStorePostgres(t *testing.T) {
 		t.Errorf("keyword search: %v, %v", hits, err)
 	}
 }
+
+// An input pattern that matches no file is an error naming it, before the
+// pipeline runs (it would otherwise succeed, writing nothing).
+func TestNoInputIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	for _, jsonl := range []bool{false, true} {
+		_, s := beam.NewPipelineWithRoot()
+		glob := filepath.Join(dir, "nothing-*.md")
+		err := Build(s, Options{Input: glob, JSONL: jsonl, Output: filepath.Join(dir, "out"), Config: pipeline.Config{Chunker: "recursive"}})
+		if err == nil || !strings.Contains(err.Error(), glob) {
+			t.Errorf("jsonl %v: %v, want an error naming %s", jsonl, err, glob)
+		}
+	}
+	_, s := beam.NewPipelineWithRoot()
+	if err := Build(s, Options{Input: "relative-nothing/*.md", Output: filepath.Join(dir, "out")}); err == nil || !strings.Contains(err.Error(), "relative to") {
+		t.Errorf("a relative pattern: %v, want the working directory named", err)
+	}
+}

@@ -278,21 +278,27 @@ func (c *Client) wait(ctx context.Context) error {
 	if c.cfg.RequestsPerMinute <= 0 {
 		return nil
 	}
-	gap := time.Minute / time.Duration(c.cfg.RequestsPerMinute)
-	c.mu.Lock()
-	now := time.Now()
-	slot := c.nextSlot
-	if slot.Before(now) {
-		slot = now
-	}
-	c.nextSlot = slot.Add(gap)
-	c.mu.Unlock()
+	slot := c.reserveSlot(time.Now())
 	select {
 	case <-time.After(time.Until(slot)):
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// reserveSlot returns when a request asking at now may start, and takes
+// that slot: slots are a minute/RequestsPerMinute apart.
+func (c *Client) reserveSlot(now time.Time) time.Time {
+	gap := time.Minute / time.Duration(c.cfg.RequestsPerMinute)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	slot := c.nextSlot
+	if slot.Before(now) {
+		slot = now
+	}
+	c.nextSlot = slot.Add(gap)
+	return slot
 }
 
 func (c *Client) once(ctx context.Context, req Request) (Response, error) {

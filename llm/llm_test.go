@@ -167,33 +167,53 @@ func TestReasoningModelParameters(t *testing.T) {
 }
 
 // RequestsPerMinute spaces the requests sent, however many callers ask at
-// once.
+// once. The test checks the slots the limiter hands out, not wall-clock
+// gaps between arrivals, which a loaded machine's scheduler can shrink.
 func TestRequestsPerMinute(t *testing.T) {
-	var mu sync.Mutex
-	var arrivals []time.Time
-	srv, _ := chatServer(t, func(n int64, req map[string]any, w http.ResponseWriter) {
-		mu.Lock()
-		arrivals = append(arrivals, time.Now())
-		mu.Unlock()
-		reply(w, "ok")
-	})
+	srv, _ := chatServer(t, func(n int64, req map[string]any, w http.ResponseWriter) { reply(w, "ok") })
 	c, _ := New(Config{BaseURL: srv.URL + "/v1", Model: "m", RequestsPerMinute: 1200, Concurrency: 8}) // one per 50 ms
+	gap := 50 * time.Millisecond
+	var mu sync.Mutex
+	var slots []time.Time
+	now := time.Now()
 	var wg sync.WaitGroup
-	for i := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, err := c.Complete(context.Background(), Request{Messages: []Message{{Role: "user", Content: fmt.Sprint(i)}}}); err != nil {
-				t.Error(err)
-			}
-		}()
+	for range 8 {
+		wg.Go(func() {
+			s := c.reserveSlot(now)
+			mu.Lock()
+			slots = append(slots, s)
+			mu.Unlock()
+		})
 	}
 	wg.Wait()
-	slices.SortFunc(arrivals, func(a, b time.Time) int { return a.Compare(b) })
-	for i := 1; i < len(arrivals); i++ {
-		if gap := arrivals[i].Sub(arrivals[i-1]); gap < 45*time.Millisecond {
-			t.Errorf("requests %d and %d %v apart, want at least 50 ms", i-1, i, gap)
+	slices.SortFunc(slots, func(a, b time.Time) int { return a.Compare(b) })
+	for i, s := range slots {
+		if want := now.Add(time.Duration(i) * gap); !s.Equal(want) {
+			t.Errorf("slot %d at %v after the first ask, want %v", i, s.Sub(now), want.Sub(now))
 		}
+	}
+	// A caller asking later than the last slot starts at once, and the
+	// next one a gap after it.
+	later := slots[len(slots)-1].Add(time.Hour)
+	if s := c.reserveSlot(later); !s.Equal(later) {
+		t.Errorf("an idle limiter gave a slot %v after the ask", s.Sub(later))
+	}
+	if s := c.reserveSlot(later); !s.Equal(later.Add(gap)) {
+		t.Errorf("the next slot is %v after the ask, want %v", s.Sub(later), gap)
+	}
+	// Requests through Complete take their slots from the same limiter.
+	c2, _ := New(Config{BaseURL: srv.URL + "/v1", Model: "m", RequestsPerMinute: 60000, Concurrency: 8})
+	before := time.Now()
+	for i := range 4 {
+		wg.Go(func() {
+			if _, err := c2.Complete(context.Background(), Request{Messages: []Message{{Role: "user", Content: fmt.Sprint(i)}}}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if next := c2.reserveSlot(before); next.Sub(before) < 4*time.Millisecond {
+		t.Errorf("four requests left the next slot %v after they began, want at least 4 ms", next.Sub(before))
 	}
 	// A cancelled context stops a request waiting for its slot.
 	ctx, cancel := context.WithCancel(context.Background())

@@ -68,7 +68,8 @@ func (l *Loaded) Release() {
 // Load reads src as a document. A PDF needs Poppler's pdftotext; its
 // temporary copy (for a PDF from a stream or memory) is removed when Load
 // returns, also when ctx is cancelled.
-func (p *Pipeline) Load(ctx context.Context, src Source) (Loaded, error) {
+func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
+	defer recovered("load", &err)
 	id := src.ID
 	if id == "" {
 		id = src.Path
@@ -95,7 +96,6 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (Loaded, error) {
 			kind = "text"
 		}
 	}
-	var err error
 	switch kind {
 	case "memory":
 		out.Text, out.Elements = src.Text, src.Elements

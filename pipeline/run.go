@@ -31,12 +31,12 @@ type Result struct {
 // It does not embed, but for a chunker whose chunks come with their own
 // vectors (gochunk.ChunkEmbedder: late chunking) when Config.EmbedChunks
 // is set: Result.Embeddings then holds them, and Embed leaves them.
-func (p *Pipeline) Chunk(ctx context.Context, doc gochunk.Document) (Result, error) {
-	r := Result{Source: doc.ID}
+func (p *Pipeline) Chunk(ctx context.Context, doc gochunk.Document) (r Result, err error) {
+	defer recovered("chunk", &err)
+	r = Result{Source: doc.ID}
 	if p.cfg.Trace {
 		r.Text = doc.Text
 	}
-	var err error
 	if ce, ok := p.chunker.(gochunk.ChunkEmbedder); ok && p.cfg.EmbedChunks {
 		r.Chunks, r.Embeddings, err = ce.ChunkEmbed(ctx, doc)
 	} else if tr, ok := p.chunker.(gochunk.Tracer); ok && p.cfg.Trace {
@@ -85,7 +85,8 @@ func (p *Pipeline) Chunking() *Pipeline {
 // Offsets returns the byte offsets of doc's chunks, start and end of each
 // in turn, without building chunks where the chunker can (a
 // gochunk.Offsetter, such as fast).
-func (p *Pipeline) Offsets(ctx context.Context, doc gochunk.Document) ([]int, error) {
+func (p *Pipeline) Offsets(ctx context.Context, doc gochunk.Document) (_ []int, err error) {
+	defer recovered("offsets", &err)
 	if o, ok := p.chunker.(gochunk.Offsetter); ok {
 		if err := gochunk.CheckDocument(doc); err != nil {
 			return nil, err
@@ -133,8 +134,7 @@ func (p *Pipeline) Embed(ctx context.Context, results []*Result) []error {
 	}
 	var texts []string
 	var tokens []int
-	type ref struct{ result, chunk int }
-	var refs []ref
+	var refs []chunkRef
 	for i, r := range results {
 		r.Embeddings = make([][]float32, len(r.Chunks))
 		for j, c := range r.Chunks {
@@ -145,9 +145,29 @@ func (p *Pipeline) Embed(ctx context.Context, results []*Result) []error {
 			}
 			texts = append(texts, text)
 			tokens = append(tokens, n)
-			refs = append(refs, ref{i, j})
+			refs = append(refs, chunkRef{i, j})
 		}
 	}
+	func() {
+		var err error
+		defer func() {
+			if err != nil {
+				for i := range errs {
+					if errs[i] == nil {
+						errs[i] = err
+					}
+				}
+			}
+		}()
+		defer recovered("embed", &err)
+		p.embedBatches(ctx, em, texts, tokens, refs, results, errs)
+	}()
+	return errs
+}
+
+// embedBatches embeds texts, the chunks refs points at, in batches, filling
+// in results' embeddings and errs.
+func (p *Pipeline) embedBatches(ctx context.Context, em embed.Embedder, texts []string, tokens []int, refs []chunkRef, results []*Result, errs []error) {
 	embed.Batches(ctx, em, texts, tokens, p.cfg.BatchTokens, func(k int, v []float32, err error) {
 		at := refs[k]
 		if err != nil && errs[at.result] == nil {
@@ -155,8 +175,10 @@ func (p *Pipeline) Embed(ctx context.Context, results []*Result) []error {
 		}
 		results[at.result].Embeddings[at.chunk] = v
 	})
-	return errs
 }
+
+// chunkRef names a chunk of one result among several.
+type chunkRef struct{ result, chunk int }
 
 // Records returns the result's chunks as records, embeddings included.
 func (r Result) Records() []record.Record {

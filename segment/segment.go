@@ -81,14 +81,17 @@ func (s SentenceSplitter) Split(text string) []Range {
 	// does not grow the slice by doubling, leaving its old copies behind.
 	out := make([]Range, 0, len(text)/100+1)
 	start := 0
-	cut := func(at int) {
-		// Attach the whitespace that follows to this sentence; leading
-		// whitespace stays with the sentence after it.
+	// cut ends a sentence at at, attaching the white space that follows
+	// (leading white space stays with the sentence after it), and returns
+	// where that white space ends: the scan resumes there, so a run of
+	// blank lines is crossed once, not once per line break.
+	cut := func(at int) int {
 		end := skipSpace(text, at)
 		if end > start && skipSpace(text, start) < end {
 			out = append(out, Range{start, end})
 			start = end
 		}
+		return end
 	}
 	for i := 0; i < len(text); {
 		// Most bytes cannot start a terminator: skip them without decoding.
@@ -100,21 +103,20 @@ func (s SentenceSplitter) Split(text string) []Range {
 		switch r {
 		case '\n':
 			if !s.KeepLines || blankLineAt(text, i) {
-				cut(i + size)
+				i = cut(i + size)
+				continue
 			}
 		case '。', '！', '？', '｡', '．', '︒', '﹒', '।', '॥', '؟', '۔', '։', '።', '፧', '፨', '။', '។':
 			// Marks that end a sentence whatever follows: the CJK full stops
 			// (no space after them), the Devanagari danda, the Arabic
 			// question mark and full stop, the Armenian, Ethiopic, Myanmar
 			// and Khmer full stops.
-			end := skipClosers(text, skipTerminators(text, i))
-			cut(end)
-			i = end
+			i = cut(skipClosers(text, skipTerminators(text, i)))
 			continue
 		case '.', '!', '?', '…':
 			end := skipClosers(text, skipTerminators(text, i))
 			if sentenceEndsAt(text, i, end, set) {
-				cut(end)
+				end = cut(end)
 			}
 			i = end
 			continue

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/gochunk/gochunk"
@@ -287,4 +288,27 @@ func TestEvalReportInBrowser(t *testing.T) {
 		t.Errorf("%d bars, %d whisker lines, %d points, %d labels cut off", bars, whiskers, points, clipped)
 	}
 	shot(t, ctx, "eval-report.png")
+}
+
+// On a server with a token, the playground asks for it once (the API's
+// 401), sends it with every call, and chunks.
+func TestPlaygroundAsksForToken(t *testing.T) {
+	ctx := browser(t)
+	_, srv := newTest(t, func(c *Config) { c.Token = "s3cret" })
+	asked := make(chan string, 4)
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if d, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			asked <- d.Message
+			go chromedp.Run(ctx, page.HandleJavaScriptDialog(true).WithPromptText("s3cret"))
+		}
+	})
+	q := url.Values{"chunker": {"sentence"}, "size": {"40"}, "text": {"One sentence here. Another one there. A third to finish."}}
+	var chunks int
+	if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/?"+q.Encode()), chromedp.WaitVisible(`body[data-state="done"]`),
+		chromedp.Evaluate(`document.querySelectorAll('.text span[data-chunk]').length`, &chunks)); err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 1 || chunks == 0 {
+		t.Errorf("asked %d times for the token, %d pieces shown", len(asked), chunks)
+	}
 }

@@ -20,6 +20,7 @@ type metrics struct {
 	embedErr  prometheus.Counter
 	errors    *prometheus.CounterVec
 	panics    prometheus.Counter
+	abandoned prometheus.Counter
 	refused   *prometheus.CounterVec
 
 	llmCalls, llmPrompt, llmCompletion, llmSeconds prometheus.Counter
@@ -44,7 +45,8 @@ func newMetrics() *metrics {
 		embedErr:  prometheus.NewCounter(prometheus.CounterOpts{Name: "gochunk_embedder_errors_total", Help: "Embedder calls that failed."}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "gochunk_errors_total", Help: "Error answers by kind."}, []string{"kind"}),
-		panics: prometheus.NewCounter(prometheus.CounterOpts{Name: "gochunk_panics_total", Help: "Panics recovered into 500 answers."}),
+		panics:    prometheus.NewCounter(prometheus.CounterOpts{Name: "gochunk_panics_total", Help: "Panics recovered into 500 answers (or into a document's error)."}),
+		abandoned: prometheus.NewCounter(prometheus.CounterOpts{Name: "gochunk_http_timeouts_total", Help: "Requests answered 504 at their deadline while their work was still stopping."}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "gochunk_memory_refused_total",
 			Help: "Requests refused for memory: too_large (413) or busy (503)."}, []string{"reason"}),
 
@@ -54,7 +56,7 @@ func newMetrics() *metrics {
 		llmSeconds:    prometheus.NewCounter(prometheus.CounterOpts{Name: "gochunk_llm_seconds_total", Help: "Time spent waiting for the model."}),
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.inflight, m.rejected, m.documents, m.chunks, m.tokens,
-		m.embedCall, m.embedText, m.embedErr, m.errors, m.panics, m.refused, m.llmCalls, m.llmPrompt, m.llmCompletion, m.llmSeconds,
+		m.embedCall, m.embedText, m.embedErr, m.errors, m.panics, m.abandoned, m.refused, m.llmCalls, m.llmPrompt, m.llmCompletion, m.llmSeconds,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

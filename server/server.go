@@ -5,15 +5,18 @@
 package server
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -59,8 +62,11 @@ type Config struct {
 	MaxDocuments int
 	// MaxConcurrent bounds the requests served at once; more get 429.
 	MaxConcurrent int
-	// Token, when set, is the bearer token every API request must carry
-	// (health, readiness and metrics are open).
+	// Token, when set, is the bearer token every API request and
+	// /metrics must carry (compared in constant time). Open without it:
+	// /healthz and /readyz (probes), /openapi.json and the playground's
+	// page (the same static files in every deployment; the playground
+	// asks for the token when the API refuses it).
 	Token string
 	// MaxMemory is the memory budget in bytes (MAX_MEMORY_BYTES): each
 	// request reserves an estimate before its work starts (its body three
@@ -216,7 +222,10 @@ func (s *Server) Metrics() http.Handler { return promhttp.HandlerFor(s.m.reg, pr
 // Serve accepts connections on l until ctx is done, then stops accepting,
 // lets in-flight requests finish within the shutdown grace, and returns.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
-	srv := &http.Server{Handler: s.handler, ReadTimeout: s.cfg.ReadTimeout, WriteTimeout: s.cfg.WriteTimeout,
+	// The write timeout runs from the end of the request's headers to the
+	// end of its answer: it must outlast the request timeout, or a 504 (or
+	// a late answer) would find its connection closed.
+	srv := &http.Server{Handler: s.handler, ReadTimeout: s.cfg.ReadTimeout, WriteTimeout: max(s.cfg.WriteTimeout, s.cfg.RequestTimeout+10*time.Second),
 		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	errc := make(chan error, 1)
@@ -273,7 +282,7 @@ func (s *Server) routes() http.Handler {
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
-	mux.Handle("GET /metrics", s.Metrics())
+	mux.Handle("GET /metrics", s.auth(s.Metrics()))
 	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(openapi)
@@ -360,9 +369,11 @@ func (s *Server) auth(next http.Handler) http.Handler {
 	if s.cfg.Token == "" {
 		return next
 	}
-	want := "Bearer " + s.cfg.Token
+	want := []byte("Bearer " + s.cfg.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != want {
+		// Constant time, so that the answer's timing says nothing of how
+		// much of a guess was right.
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
 			w.Header().Set("WWW-Authenticate", "Bearer")
 			s.fail(w, r, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token: send Authorization: Bearer <token>")
 			return
@@ -373,12 +384,16 @@ func (s *Server) auth(next http.Handler) http.Handler {
 
 // limit refuses requests beyond MaxConcurrent with 429 and Retry-After,
 // rather than queueing them without bound, and bounds the body and the
-// time of those it serves.
+// time of those it serves. The work runs on its own goroutine and writes
+// its answer to a buffer: when the deadline passes first, the client gets
+// its 504 at once, and the work, cancelled through its context, keeps its
+// concurrency slot and its memory reservation until it has stopped, so
+// that abandoned work still counts against the limits. A panic in the work
+// is recovered into a 500 for this request alone.
 func (s *Server) limit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case s.sem <- struct{}{}:
-			defer func() { <-s.sem }()
 		default:
 			s.m.rejected.Inc()
 			w.Header().Set("Retry-After", "1")
@@ -386,16 +401,81 @@ func (s *Server) limit(next http.Handler) http.Handler {
 			return
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
-		defer cancel()
 		r = r.WithContext(ctx)
-		release, ok := s.reserve(w, r, 3)
-		if !ok {
-			return
+		buf := &bufferedWriter{header: http.Header{}}
+		r.Body = http.MaxBytesReader(buf, r.Body, s.cfg.BodyLimit)
+		done := make(chan struct{})
+		go func() {
+			defer func() {
+				cancel()
+				<-s.sem
+				close(done)
+			}()
+			defer func() {
+				if p := recover(); p != nil {
+					s.m.panics.Inc()
+					s.log.Error("panic", "request_id", requestID(ctx), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+					buf.reset()
+					s.fail(buf, r, http.StatusInternalServerError, "internal_error", "internal error; the server logged the details under this request id")
+				}
+			}()
+			release, ok := s.reserve(buf, r, 3)
+			if !ok {
+				return
+			}
+			defer release()
+			next.ServeHTTP(buf, r)
+		}()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			select {
+			case <-done: // finished as the deadline came: its answer stands
+			default:
+				if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+					s.m.abandoned.Inc()
+					s.fail(w, r, http.StatusGatewayTimeout, "timeout", fmt.Sprintf("the request did not finish within %s; send fewer or smaller documents, or raise the request timeout", s.cfg.RequestTimeout))
+				}
+				return // the client went away, or has its 504
+			}
 		}
-		defer release()
-		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.BodyLimit)
-		next.ServeHTTP(w, r)
+		buf.flush(w)
 	})
+}
+
+// bufferedWriter holds a handler's answer until it is complete, so that an
+// answer that comes too late is never half-written after a 504.
+type bufferedWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedWriter) Header() http.Header { return b.header }
+
+func (b *bufferedWriter) WriteHeader(code int) {
+	if b.status == 0 {
+		b.status = code
+	}
+}
+
+func (b *bufferedWriter) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.body.Write(p)
+}
+
+func (b *bufferedWriter) reset() {
+	b.status = 0
+	b.body.Reset()
+	clear(b.header)
+}
+
+func (b *bufferedWriter) flush(w http.ResponseWriter) {
+	maps.Copy(w.Header(), b.header)
+	w.WriteHeader(cmp.Or(b.status, http.StatusOK))
+	w.Write(b.body.Bytes())
 }
 
 // reserve takes factor times the request body's size (its Content-Length,

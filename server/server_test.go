@@ -222,30 +222,49 @@ func TestOpenAIClientAgainstServer(t *testing.T) {
 	}
 }
 
+// With a token, the API and /metrics need it (a wrong one of any length
+// is refused alike); the probes, the OpenAPI description and the
+// playground's page stay open.
 func TestAuthHealthMetricsOpenAPI(t *testing.T) {
 	_, ts := newTest(t, func(c *Config) { c.Token = "s3cret" })
-	if code, _, h := post(t, ts.URL+"/v1/chunk", `{"text": "x"}`); code != 401 || h.Get("WWW-Authenticate") == "" {
-		t.Errorf("no token: %d", code)
+	for _, auth := range []string{"", "Bearer s3cre", "Bearer s3cret2", "Bearer S3CRET", "bearer s3cret", "s3cret"} {
+		if code, _, h := post(t, ts.URL+"/v1/chunk", `{"text": "x"}`, "Authorization", auth); code != 401 || h.Get("WWW-Authenticate") == "" {
+			t.Errorf("Authorization %q: %d", auth, code)
+		}
 	}
 	if code, _, _ := post(t, ts.URL+"/v1/chunk", `{"text": "x"}`, "Authorization", "Bearer s3cret"); code != 200 {
 		t.Errorf("with token: %d", code)
 	}
-	for _, path := range []string{"/healthz", "/readyz", "/metrics", "/openapi.json"} {
-		resp, err := http.Get(ts.URL + path)
+	get := func(path, auth string) (int, []byte) {
+		req, _ := http.NewRequest(http.MethodGet, ts.URL+path, nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Errorf("%s: %d", path, resp.StatusCode)
-		}
-		if path == "/metrics" && !strings.Contains(string(b), "gochunk_http_requests_total") {
-			t.Error("metrics lack request counts")
+		return resp.StatusCode, b
+	}
+	for _, path := range []string{"/healthz", "/readyz", "/openapi.json", "/", "/playground/"} {
+		code, b := get(path, "")
+		if code != 200 {
+			t.Errorf("%s without a token: %d", path, code)
 		}
 		if path == "/openapi.json" && !json.Valid(b) {
 			t.Error("openapi.json is not JSON")
 		}
+	}
+	for _, path := range []string{"/metrics", "/v1/chunkers", "/v1/models"} {
+		if code, _ := get(path, ""); code != 401 {
+			t.Errorf("%s without a token: %d, want 401", path, code)
+		}
+	}
+	code, b := get("/metrics", "Bearer s3cret")
+	if code != 200 || !strings.Contains(string(b), "gochunk_http_requests_total") {
+		t.Errorf("metrics with the token: %d, request counts %v", code, strings.Contains(string(b), "gochunk_http_requests_total"))
 	}
 }
 
@@ -443,5 +462,46 @@ func TestSearchEndpoint(t *testing.T) {
 		if code, body, _ := post(t, srv.URL+"/v1/search", bad); code != http.StatusBadRequest {
 			t.Errorf("%s: %d %s", bad, code, body)
 		}
+	}
+}
+
+// stuck is an embedder that ignores cancellation: it returns only when
+// the test lets it.
+type stuck struct{ release chan struct{} }
+
+func (e stuck) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	<-e.release
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = []float32{1, 0}
+	}
+	return out, nil
+}
+func (stuck) Dim() int        { return 2 }
+func (stuck) MaxTokens() int  { return 0 }
+func (stuck) ModelID() string { return "stuck" }
+
+// A request past its deadline gets its 504 answer at the deadline, even
+// when its work does not stop at once; the work keeps its concurrency slot
+// until it has stopped, and the server answers the next request after it.
+func TestTimeoutAnswersWhileWorkStops(t *testing.T) {
+	em := stuck{release: make(chan struct{})}
+	s, ts := newTest(t, func(c *Config) {
+		c.RequestTimeout, c.MaxConcurrent, c.Embedder = 300*time.Millisecond, 1, em
+	})
+	code, b, _ := post(t, ts.URL+"/v1/chunk", `{"chunker": "semantic", "text": "One sentence. Another one here. A third."}`)
+	var e api.ErrorBody
+	if code != 504 || json.Unmarshal(b, &e) != nil || e.Error.Type != "timeout" {
+		t.Fatalf("%d %s", code, b)
+	}
+	if code, _, _ := post(t, ts.URL+"/v1/chunk", `{"text": "x"}`); code != 429 {
+		t.Errorf("while the abandoned work runs: %d, want 429 (its slot is still taken)", code)
+	}
+	close(em.release)
+	for len(s.sem) > 0 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if code, b, _ := post(t, ts.URL+"/v1/chunk", `{"text": "x"}`); code != 200 {
+		t.Errorf("after the work stopped: %d %s", code, b)
 	}
 }

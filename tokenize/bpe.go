@@ -1,7 +1,6 @@
 package tokenize
 
 import (
-	"container/heap"
 	"fmt"
 	"reflect"
 	"strings"
@@ -130,62 +129,124 @@ func (b *bpe) merge(piece string, emit func(n int)) {
 		emit(len(piece))
 		return
 	}
-	// A list of parts, starting as bytes, and a heap of the merges of
-	// neighbouring parts that exist in the vocabulary, lowest rank (then
-	// leftmost) first; a merge whose parts changed since is skipped.
-	n := len(piece)
-	end := make([]int, n)  // end[i]: end of the part starting at i (-1: merged away)
-	prev := make([]int, n) // prev[i]: start of the part before, -1 for none
-	for i := range n {
-		end[i], prev[i] = i+1, i-1
+	if n := len(piece); n <= 1<<31-1 {
+		b.mergeHeap(piece, emit)
+		return
 	}
-	h := &pairHeap{}
-	push := func(i int) {
-		if i < 0 || end[i] >= n {
+	// Over 2 GiB in one piece: cut it (the offsets of the heap are 32-bit).
+	for len(piece) > 0 {
+		k := min(len(piece), 1<<30)
+		b.mergeHeap(piece[:k], emit)
+		piece = piece[k:]
+	}
+}
+
+// mergeHeap merges a piece of under 2 GiB: a list of parts, starting as
+// bytes, and a heap of the possible merges of neighbouring parts, lowest
+// rank (then leftmost) first. An entry is rank<<32 | start of its left
+// part, 8 bytes, and the parts are one array of 32-bit offsets, so a long
+// piece (a line of one repeated letter) costs about 12 bytes per byte, not
+// the 100 of boxed heap entries. An entry whose parts changed since it was pushed
+// is stale; it is recognised because the text its parts now make has
+// another rank (a rank names one token, so the same rank at the same start
+// is the same merge).
+func (b *bpe) mergeHeap(piece string, emit func(n int)) {
+	n := int32(len(piece))
+	end := make([]int32, n) // end[i]: end of the part starting at i (-1: merged away)
+	for i := range n {
+		end[i] = i + 1
+	}
+	// before returns the start of the part before the one at i, -1 for
+	// none: the last position before i that starts a part (tokens are
+	// short, so the scan is too).
+	before := func(i int32) int32 {
+		for i--; i >= 0 && end[i] < 0; i-- {
+		}
+		return i
+	}
+	// rankAt returns the rank of merging the part at i with the next one.
+	rankAt := func(i int32) (uint64, bool) {
+		if i < 0 || end[i] < 0 || end[i] >= n {
+			return 0, false
+		}
+		r, ok := b.ranks[piece[i:end[end[i]]]]
+		return uint64(r), ok
+	}
+	h := make(mergeHeap, 0, n/2+1)
+	for i := int32(0); i+1 < n; i++ {
+		if r, ok := rankAt(i); ok {
+			h = append(h, r<<32|uint64(i))
+		}
+	}
+	h.init()
+	for len(h) > 0 {
+		top := h.pop()
+		left := int32(top & (1<<32 - 1))
+		if r, ok := rankAt(left); !ok || r != top>>32 {
+			continue // stale: the parts at left changed
+		}
+		right := end[left]
+		stop := end[right]
+		end[left], end[right] = stop, -1
+		for _, i := range [2]int32{before(left), left} {
+			if r, ok := rankAt(i); ok {
+				h.push(r<<32 | uint64(i))
+			}
+		}
+	}
+	for i := int32(0); i < n; i = end[i] {
+		emit(int(end[i] - i))
+	}
+}
+
+// mergeHeap is a binary min-heap of rank<<32 | start entries.
+type mergeHeap []uint64
+
+func (h mergeHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *mergeHeap) push(x uint64) {
+	*h = append(*h, x)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if s[p] <= s[i] {
+			break
+		}
+		s[p], s[i] = s[i], s[p]
+		i = p
+	}
+}
+
+func (h *mergeHeap) pop() uint64 {
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	*h = s[:last]
+	h.down(0)
+	return top
+}
+
+func (h mergeHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
 			return
 		}
-		j := end[i]
-		if r, ok := b.ranks[piece[i:end[j]]]; ok {
-			heap.Push(h, pair{rank: int(r), left: i, right: j, stop: end[j]})
+		m := l
+		if r := l + 1; r < len(h) && h[r] < h[l] {
+			m = r
 		}
-	}
-	for i := 0; i+1 < n; i++ {
-		push(i)
-	}
-	for h.Len() > 0 {
-		p := heap.Pop(h).(pair)
-		if end[p.left] != p.right || end[p.right] != p.stop {
-			continue // a part changed: the merge is stale
+		if h[i] <= h[m] {
+			return
 		}
-		end[p.left], end[p.right] = p.stop, -1
-		if p.stop < n {
-			prev[p.stop] = p.left
-		}
-		push(prev[p.left])
-		push(p.left)
+		h[i], h[m] = h[m], h[i]
+		i = m
 	}
-	for i := 0; i < n; i = end[i] {
-		emit(end[i] - i)
-	}
-}
-
-// pair is a possible merge of the parts starting at left and right (which
-// ends at stop).
-type pair struct{ rank, left, right, stop int }
-
-type pairHeap []pair
-
-func (h pairHeap) Len() int { return len(h) }
-func (h pairHeap) Less(i, j int) bool {
-	return h[i].rank < h[j].rank || h[i].rank == h[j].rank && h[i].left < h[j].left
-}
-func (h pairHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *pairHeap) Push(x any)   { *h = append(*h, x.(pair)) }
-func (h *pairHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // asciiWord reports whether s is an optional space then ASCII letters,

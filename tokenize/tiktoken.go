@@ -29,6 +29,43 @@ type TikToken struct {
 	// write lock.
 	mu    sync.RWMutex
 	cache map[string][]uint16
+
+	// long remembers the tokens of the last segment of over longSegment
+	// bytes (a line of one repeated letter, a run of blank lines):
+	// chunkers count such a text, then ask for its token ends, and each
+	// encoding of it costs a pass over megabytes.
+	longMu   sync.Mutex
+	longSeg  string
+	longLens []uint16
+}
+
+// longSegment is the length from which a segment's tokens are remembered
+// as the last long segment.
+const longSegment = 64 << 10
+
+// longTokens calls emit with the length of each token of seg, a segment of
+// over maxCachedSegment bytes, from the last long segment when it is seg.
+func (t *TikToken) longTokens(seg string, emit func(n int)) {
+	if len(seg) < longSegment {
+		t.bpe.tokens(seg, emit)
+		return
+	}
+	t.longMu.Lock()
+	lens := t.longLens
+	if t.longSeg != seg {
+		lens = nil
+	}
+	t.longMu.Unlock()
+	if lens == nil {
+		lens = make([]uint16, 0, len(seg)/4)
+		t.bpe.tokens(seg, func(n int) { lens = append(lens, uint16(n)) })
+		t.longMu.Lock()
+		t.longSeg, t.longLens = seg, lens // seg is the caller's text: not copied, it is kept only until the next long one
+		t.longMu.Unlock()
+	}
+	for _, n := range lens {
+		emit(int(n))
+	}
 }
 
 // maxCachedSegment is the longest segment, in bytes, whose tokens are cached;
@@ -87,7 +124,7 @@ func (t *TikToken) Count(text string) int {
 	defer l.done()
 	forEachSegment(text, func(seg string) {
 		if len(seg) > maxCachedSegment {
-			t.bpe.tokens(seg, func(int) { n++ })
+			t.longTokens(seg, func(int) { n++ })
 			return
 		}
 		n += len(l.segment(seg))
@@ -103,7 +140,7 @@ func (t *TikToken) AppendTokenEnds(dst []int, text string) []int {
 	defer l.done()
 	forEachSegment(text, func(seg string) {
 		if len(seg) > maxCachedSegment {
-			t.bpe.tokens(seg, func(n int) {
+			t.longTokens(seg, func(n int) {
 				off += n
 				dst = append(dst, off)
 			})

@@ -312,12 +312,27 @@
   };
   compare.addEventListener("change", layout);
 
+  // api calls the server's API, with the bearer token the server asks
+  // for when it has one: asked once on a 401, kept for this tab only.
+  async function api(path, init = {}) {
+    for (;;) {
+      const headers = Object.assign({}, init.headers || {});
+      const token = sessionStorage.getItem("gochunk-token");
+      if (token) headers["Authorization"] = "Bearer " + token;
+      const r = await fetch(path, Object.assign({}, init, { headers }));
+      if (r.status !== 401) return r;
+      const t = window.prompt("This server needs its API token (gochunk serve --token):");
+      if (!t) return r;
+      sessionStorage.setItem("gochunk-token", t);
+    }
+  }
+
   async function runPane(pane, doc, url) {
     const req = pane.config(url);
     req.trace = true;
     req.documents = [doc];
     const started = performance.now();
-    const r = await fetch("/v1/chunk", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(req) });
+    const r = await api("/v1/chunk", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(req) });
     const body = await r.json();
     if (!r.ok) throw new Error(body.error ? body.error.message : r.statusText);
     const res = body.documents[0];
@@ -352,7 +367,7 @@
   }
   runBtn.addEventListener("click", run);
 
-  fetch("/v1/chunkers").then((r) => r.json()).then((d) => {
+  api("/v1/chunkers").then((r) => r.json()).then((d) => {
     state.registry = d.chunkers;
     a.setup();
     b.setup();
