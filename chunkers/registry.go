@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gochunk/gochunk"
+	paramrange "github.com/gochunk/gochunk/internal/params"
 	"github.com/gochunk/gochunk/llm"
 	"github.com/gochunk/gochunk/tokenize"
 )
@@ -73,6 +74,9 @@ type Param struct {
 	Type    string `json:"type"`
 	Default any    `json:"default"`
 	Doc     string `json:"doc"`
+	// Range is the valid range of a numeric parameter, "LO,HI" inclusive
+	// (more checks may apply, such as overlap below size).
+	Range string `json:"range,omitempty"`
 }
 
 // Params lists the parameters of s, read from its Defaults.
@@ -110,6 +114,7 @@ func collectParams(v reflect.Value, out *[]Param) {
 			Type:    typeName(f.Type),
 			Default: v.Field(i).Interface(),
 			Doc:     f.Tag.Get("doc"),
+			Range:   paramrange.Range(f),
 		})
 	}
 }
@@ -184,6 +189,10 @@ func (r *Registry) New(name string, config []byte, env Env) (gochunk.Chunker, er
 	}
 	c, err := s.New(config, env)
 	if err != nil {
+		var re *paramrange.RangeError
+		if errors.As(err, &re) { // from a chunker built from parameters that were not decoded here
+			err = &ParamError{Param: re.Param, Want: re.Want(), Got: re.Got}
+		}
 		var pe *ParamError
 		if errors.As(err, &pe) && pe.Chunker == "" {
 			pe.Chunker = name
@@ -262,6 +271,13 @@ func DecodeConfig(config []byte, dst any) error {
 			return &ParamError{Param: name, Want: wantOf(types[name]), Got: got}
 		}
 		return fmt.Errorf("%w: %v", gochunk.ErrConfig, err)
+	}
+	if err := paramrange.Check(dst); err != nil {
+		var re *paramrange.RangeError
+		if errors.As(err, &re) {
+			return &ParamError{Param: re.Param, Want: re.Want(), Got: re.Got}
+		}
+		return err
 	}
 	return nil
 }

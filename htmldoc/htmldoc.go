@@ -9,6 +9,7 @@
 package htmldoc
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -22,8 +23,19 @@ import (
 
 // Elements parses an HTML document (parsed as browsers do, so any HTML
 // will do) and returns its blocks in document order.
+//
+// Nesting deeper than the parser takes (512 open elements) is flattened
+// beyond maxDepth levels, so such a page loses the structure of its
+// deepest parts, never its text.
 func Elements(r io.Reader) ([]gochunk.Element, error) {
-	root, err := html.Parse(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("html: %w", err)
+	}
+	root, err := html.Parse(bytes.NewReader(data))
+	if err != nil { // the parser refuses only nesting over its limit
+		root, err = html.Parse(bytes.NewReader(flatten(data, maxDepth)))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("html: %w", err)
 	}
@@ -269,3 +281,51 @@ func rawText(n *html.Node, sb *strings.Builder) {
 		}
 	}
 }
+
+// maxDepth is the nesting kept when a page is nested too deeply to parse:
+// the parser may add up to two implied elements per level (a table's body
+// and row), so 128 levels stay well under its 512.
+const maxDepth = 128
+
+// flatten returns the page with the start and end tags of the elements
+// nested deeper than depth removed (their text and the elements inside
+// them kept, at that depth). Depth is counted on the tags as written:
+// every start tag of an element that has content opens a level, its end
+// tag closes it.
+func flatten(data []byte, depth int) []byte {
+	z := html.NewTokenizer(bytes.NewReader(data))
+	out := make([]byte, 0, len(data))
+	open := 0
+	dropped := map[string]int{} // end tags still to drop, by name
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return out
+		}
+		raw := z.Raw()
+		switch tt {
+		case html.StartTagToken:
+			name, _ := z.TagName()
+			if voidElements[string(name)] {
+				break
+			}
+			if open >= depth {
+				dropped[string(name)]++
+				continue
+			}
+			open++
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			if n := dropped[string(name)]; n > 0 {
+				dropped[string(name)] = n - 1
+				continue
+			}
+			open = max(open-1, 0)
+		}
+		out = append(out, raw...)
+	}
+}
+
+// voidElements have no content and no end tag.
+var voidElements = map[string]bool{"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true,
+	"input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true, "param": true, "keygen": true}

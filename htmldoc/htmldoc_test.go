@@ -1,6 +1,7 @@
 package htmldoc
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -57,5 +58,41 @@ func TestElements(t *testing.T) {
 	}
 	if strings.Contains(text, "not text") || strings.Contains(text, "Menu") || strings.Contains(text, "color") || strings.Contains(text, "Ignored") {
 		t.Errorf("dropped content leaked: %q", text)
+	}
+}
+
+// A page with a run of nesting deeper than the parser takes is read whole:
+// the deepest structure is flattened, no text is lost.
+func TestDeepNesting(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<html><body><h1>Deep</h1><p>Before the run.</p>")
+	for _, depth := range []int{600, 3000} {
+		for i := range depth {
+			fmt.Fprintf(&b, "<div>level %d ", i)
+		}
+		b.WriteString("<table><tr><td>cell</td></tr></table>")
+		for range depth {
+			b.WriteString("</div>")
+		}
+	}
+	for range 300 { // tables add implied elements to the parser's stack
+		b.WriteString("<table><tr><td>")
+	}
+	b.WriteString("inner")
+	b.WriteString("<p>After the run.</p></body></html>")
+	els, err := Elements(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	for _, e := range els {
+		text.WriteString(e.Text)
+		text.WriteByte(' ')
+	}
+	got := text.String()
+	for _, want := range []string{"# Deep", "Before the run.", "level 0 ", "level 599 ", "level 2999 ", "cell", "inner", "After the run."} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lost", want)
+		}
 	}
 }

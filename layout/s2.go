@@ -3,6 +3,7 @@ package layout
 import (
 	"context"
 	"fmt"
+	"github.com/gochunk/gochunk/internal/params"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -18,15 +19,15 @@ import (
 
 // S2Config configures the S2 chunker.
 type S2Config struct {
-	Size           int     `json:"size" doc:"maximum chunk size (MaxTokenLength) in tokens of the --tokenizer unit; clusters over it are split in reading order"`
-	SpatialWeight  float64 `json:"spatial_weight" doc:"weight of the spatial proximity 1/(1+d) in the edge weight (the paper averages: 0.5 and 0.5)"`
-	SemanticWeight float64 `json:"semantic_weight" doc:"weight of the cosine similarity of the elements' embeddings (negative similarities count as 0)"`
-	PageDistance   float64 `json:"page_distance" doc:"distance added per page between two elements' centroids (distances are in page diagonals)"`
-	Neighbors      int     `json:"neighbors" doc:"with graph=sparse, each element is linked to this many elements before and after it in reading order"`
+	Size           int     `json:"size" range:"1,1073741824" doc:"maximum chunk size (MaxTokenLength) in tokens of the --tokenizer unit; clusters over it are split in reading order"`
+	SpatialWeight  float64 `json:"spatial_weight" range:"0,1000" doc:"weight of the spatial proximity 1/(1+d) in the edge weight (the paper averages: 0.5 and 0.5)"`
+	SemanticWeight float64 `json:"semantic_weight" range:"0,1000" doc:"weight of the cosine similarity of the elements' embeddings (negative similarities count as 0)"`
+	PageDistance   float64 `json:"page_distance" range:"0,1000000" doc:"distance added per page between two elements' centroids (distances are in page diagonals)"`
+	Neighbors      int     `json:"neighbors" range:"1,4096" doc:"with graph=sparse, each element is linked to this many elements before and after it in reading order"`
 	Graph          string  `json:"graph" doc:"sparse (neighbours in reading order) or dense (every pair of a window's elements, the paper's complete graph)"`
 	Clusters       string  `json:"clusters" doc:"how many clusters a window gets: tokens (ceil(tokens/size), the fewest that can fit) or paper (tokens/size scaled by (1 - mean affinity)², as the paper's code computes CalculateNClusters, at least 1; fewer, larger clusters, then split in reading order)"`
-	Window         int     `json:"window" doc:"elements clustered together at most; longer documents are clustered window by window (memory and time grow with its square)"`
-	Seed           uint64  `json:"seed" doc:"seed of the k-means initialisation (results are deterministic for a seed)"`
+	Window         int     `json:"window" range:"2,2000" doc:"elements clustered together at most; longer documents are clustered window by window (memory and time grow with its square)"`
+	Seed           uint64  `json:"seed" range:"0,18446744073709551615" doc:"seed of the k-means initialisation (results are deterministic for a seed)"`
 }
 
 // DefaultS2Config returns the paper's equal weights, a size of 512,
@@ -70,6 +71,9 @@ type S2 struct {
 
 // NewS2 returns an S2 chunker; a nil embedder means the lexical one.
 func NewS2(cfg S2Config, counter tokenize.Counter, e gochunk.Embedder) (*S2, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	switch {
 	case cfg.Size <= 0:
 		return nil, fmt.Errorf("%w: size must be positive", gochunk.ErrConfig)

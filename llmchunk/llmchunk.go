@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gochunk/gochunk/internal/params"
 	"strings"
 	"unicode/utf8"
 
@@ -23,10 +24,10 @@ import (
 
 // SplitConfig configures the Split chunker.
 type SplitConfig struct {
-	Size         int    `json:"size" doc:"hard maximum chunk size in tokens of the --tokenizer unit; a section the model proposes over it is cut by the size rule"`
-	PieceSize    int    `json:"piece_size" doc:"size of the numbered pieces shown to the model (recursive split on paragraphs, lines, sentence ends, spaces)"`
-	WindowTokens int    `json:"window_tokens" doc:"tokens of pieces shown to the model at once; the window slides to the last split"`
-	Retries      int    `json:"retries" doc:"corrective retries after an invalid answer, before the size rule decides the window"`
+	Size         int    `json:"size" range:"1,1073741824" doc:"hard maximum chunk size in tokens of the --tokenizer unit; a section the model proposes over it is cut by the size rule"`
+	PieceSize    int    `json:"piece_size" range:"1,1073741824" doc:"size of the numbered pieces shown to the model (recursive split on paragraphs, lines, sentence ends, spaces)"`
+	WindowTokens int    `json:"window_tokens" range:"1,1073741824" doc:"tokens of pieces shown to the model at once; the window slides to the last split"`
+	Retries      int    `json:"retries" range:"0,100" doc:"corrective retries after an invalid answer, before the size rule decides the window"`
 	Prompt       string `json:"prompt" doc:"version of the prompt template (llm/prompts)"`
 }
 
@@ -55,6 +56,9 @@ type Split struct {
 
 // NewSplit returns a Split chunker.
 func NewSplit(cfg SplitConfig, counter tokenize.Counter, client *llm.Client) (*Split, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	if client == nil {
 		return nil, fmt.Errorf("%w: the llm-split chunker: %w", gochunk.ErrConfig, llm.ErrNoModel)
 	}

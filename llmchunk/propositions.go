@@ -3,6 +3,7 @@ package llmchunk
 import (
 	"context"
 	"fmt"
+	"github.com/gochunk/gochunk/internal/params"
 	"sort"
 	"strings"
 	"sync"
@@ -18,9 +19,9 @@ import (
 
 // PropositionsConfig configures the Propositions chunker.
 type PropositionsConfig struct {
-	Size          int    `json:"size" doc:"hard maximum chunk size (of the propositions' text) in tokens of the --tokenizer unit"`
-	PassageTokens int    `json:"passage_tokens" doc:"tokens of sentences sent to the model at once"`
-	Retries       int    `json:"retries" doc:"corrective retries after an invalid answer, before the passage's sentences are kept as they are"`
+	Size          int    `json:"size" range:"1,1073741824" doc:"hard maximum chunk size (of the propositions' text) in tokens of the --tokenizer unit"`
+	PassageTokens int    `json:"passage_tokens" range:"1,1073741824" doc:"tokens of sentences sent to the model at once"`
+	Retries       int    `json:"retries" range:"0,100" doc:"corrective retries after an invalid answer, before the passage's sentences are kept as they are"`
 	Prompt        string `json:"prompt" doc:"version of the prompt template (llm/prompts)"`
 }
 
@@ -51,6 +52,9 @@ type Propositions struct {
 
 // NewPropositions returns a Propositions chunker.
 func NewPropositions(cfg PropositionsConfig, counter tokenize.Counter, client *llm.Client) (*Propositions, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	if client == nil {
 		return nil, fmt.Errorf("%w: the propositions chunker: %w", gochunk.ErrConfig, llm.ErrNoModel)
 	}

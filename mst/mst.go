@@ -9,6 +9,7 @@ package mst
 import (
 	"context"
 	"fmt"
+	"github.com/gochunk/gochunk/internal/params"
 	"math"
 	"slices"
 	"sort"
@@ -24,25 +25,25 @@ import (
 // Config holds the reference's parameters, under its names.
 type Config struct {
 	// MaxTokens is the hard maximum chunk size, in tokens of the counter.
-	MaxTokens int `json:"max_tokens" doc:"hard maximum chunk size in tokens of the --tokenizer unit; a component over it is split in reading order, never truncated (also settable as size)"`
-	Size      int `json:"size" doc:"alias of max_tokens (the --size flag)"`
+	MaxTokens int `json:"max_tokens" range:"0,1073741824" doc:"hard maximum chunk size in tokens of the --tokenizer unit; a component over it is split in reading order, never truncated (also settable as size)"`
+	Size      int `json:"size" range:"0,1073741824" doc:"alias of max_tokens (the --size flag)"`
 	// MaxPieceTokens bounds the pre-chunker's pieces.
-	MaxPieceTokens int    `json:"max_piece_tokens" doc:"the pre-chunker's largest piece; longer pieces are cut"`
+	MaxPieceTokens int    `json:"max_piece_tokens" range:"1,1073741824" doc:"the pre-chunker's largest piece; longer pieces are cut"`
 	Segmenter      string `json:"segmenter" doc:"the pre-chunker: lines (the seed's Jina segmenter: headings, list items, code blocks, tables of up to 20 rows, lines of up to 800 characters whole, longer lines cut into sentences) or sentences (every paragraph cut into sentences)"`
 
-	Gamma          float64 `json:"gamma" doc:"scale of the positional penalty exp(gamma*|a-b|)-1: how fast distance in the document pushes pieces apart"`
-	MinLen         int     `json:"min_len" doc:"token length below which a piece counts as this long in the vicinity reward (avoids rewards for near-empty pieces)"`
-	ShortThreshold int     `json:"short_threshold" doc:"pieces under this many tokens are 'short' for the vicinity reward"`
-	LongTermWindow int     `json:"long_term_window" doc:"short pieces at most this far apart are rewarded (the bullet-list case)"`
-	ImmediateWind  int     `json:"immediate_window" doc:"a short piece followed at exactly this distance by another is rewarded (the heading-paragraph case; directional: the short piece comes first)"`
-	VicinityReward float64 `json:"vicinity_reward" doc:"scale of the bullet-list reward"`
-	HeadingReward  float64 `json:"heading_reward" doc:"scale of the heading-paragraph reward"`
-	SemanticWeight float64 `json:"semantic_weight" doc:"w1: weight of the cosine distance"`
-	LocalityWeight float64 `json:"locality_weight" doc:"w2: weight of the positional penalty"`
-	VicinityWeight float64 `json:"vicinity_weight" doc:"w3: weight of the (negative) vicinity reward"`
-	DistanceThresh int     `json:"distance_threshold" doc:"pairs of pieces at least this far apart in the document get no edge (keeps the graph O(n·window))"`
-	Alpha          float64 `json:"alpha" doc:"adaptive lambda = mean(edge distances)^alpha"`
-	Lambda         float64 `json:"lambda" doc:"a fixed lambda instead of the adaptive one (0: adaptive); MST edges heavier than lambda are cut"`
+	Gamma          float64 `json:"gamma" range:"0,100" doc:"scale of the positional penalty exp(gamma*|a-b|)-1: how fast distance in the document pushes pieces apart"`
+	MinLen         int     `json:"min_len" range:"0,1073741824" doc:"token length below which a piece counts as this long in the vicinity reward (avoids rewards for near-empty pieces)"`
+	ShortThreshold int     `json:"short_threshold" range:"1,1073741824" doc:"pieces under this many tokens are 'short' for the vicinity reward"`
+	LongTermWindow int     `json:"long_term_window" range:"0,4096" doc:"short pieces at most this far apart are rewarded (the bullet-list case)"`
+	ImmediateWind  int     `json:"immediate_window" range:"0,4096" doc:"a short piece followed at exactly this distance by another is rewarded (the heading-paragraph case; directional: the short piece comes first)"`
+	VicinityReward float64 `json:"vicinity_reward" range:"0,1000" doc:"scale of the bullet-list reward"`
+	HeadingReward  float64 `json:"heading_reward" range:"0,1000" doc:"scale of the heading-paragraph reward"`
+	SemanticWeight float64 `json:"semantic_weight" range:"0,1000" doc:"w1: weight of the cosine distance"`
+	LocalityWeight float64 `json:"locality_weight" range:"0,1000" doc:"w2: weight of the positional penalty"`
+	VicinityWeight float64 `json:"vicinity_weight" range:"0,1000" doc:"w3: weight of the (negative) vicinity reward"`
+	DistanceThresh int     `json:"distance_threshold" range:"2,4096" doc:"pairs of pieces at least this far apart in the document get no edge (keeps the graph O(n·window))"`
+	Alpha          float64 `json:"alpha" range:"0,100" doc:"adaptive lambda = mean(edge distances)^alpha"`
+	Lambda         float64 `json:"lambda" range:"0,1000000" doc:"a fixed lambda instead of the adaptive one (0: adaptive); MST edges heavier than lambda are cut"`
 	Contiguous     bool    `json:"contiguous" doc:"split components at their gaps so every chunk is one substring of the input"`
 }
 
@@ -67,6 +68,9 @@ type Chunker struct {
 
 // New returns an MST chunker; a nil embedder means the built-in lexical one.
 func New(cfg Config, counter tokenize.Counter, e gochunk.Embedder) (*Chunker, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	if cfg.Size > 0 {
 		cfg.MaxTokens = cfg.Size
 	}
@@ -136,7 +140,7 @@ type Edge struct {
 // apart, with vectors vs (normalised or not) and token lengths.
 func (c Config) Edges(vs [][]float32, lengths []int) []Edge {
 	n := len(vs)
-	return c.appendEdges(make([]Edge, 0, n*(c.DistanceThresh-1)), vs, 0, 0, n, lengths)
+	return c.appendEdges(make([]Edge, 0, n*min(n, c.DistanceThresh-1)), vs, 0, 0, n, lengths)
 }
 
 // appendEdges appends the edges from the pieces a in [from, to) to the
@@ -172,7 +176,7 @@ const streamBatch = 4096
 // edges.
 func (c *Chunker) streamEdges(ctx context.Context, e embed.Embedder, texts []string, lengths []int) ([]Edge, error) {
 	n := len(texts)
-	edges := make([]Edge, 0, n*(c.cfg.DistanceThresh-1))
+	edges := make([]Edge, 0, n*min(n, c.cfg.DistanceThresh-1))
 	for s := 0; s < n; s += streamBatch {
 		to := min(n, s+streamBatch)
 		hi := min(n, to+c.cfg.DistanceThresh-1)

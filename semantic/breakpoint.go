@@ -3,6 +3,7 @@ package semantic
 import (
 	"context"
 	"fmt"
+	"github.com/gochunk/gochunk/internal/params"
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/internal/signal"
@@ -11,14 +12,14 @@ import (
 
 // BreakpointConfig configures the Breakpoint chunker.
 type BreakpointConfig struct {
-	Size         int     `json:"size" doc:"maximum chunk size in tokens of the --tokenizer unit (a hard limit)"`
+	Size         int     `json:"size" range:"1,1073741824" doc:"maximum chunk size in tokens of the --tokenizer unit (a hard limit)"`
 	Compare      string  `json:"compare" doc:"what is compared at each gap: blocks (the block_size sentences before it with the block_size after it, TextTiling) or windows (each sentence with buffer_size neighbours on each side against the next such window, the article's and LangChain's method)"`
-	BlockSize    int     `json:"block_size" doc:"sentences on each side of a gap compared with compare=blocks"`
-	BufferSize   int     `json:"buffer_size" doc:"with compare=windows, sentences on each side joined to a sentence before embedding it, for context"`
+	BlockSize    int     `json:"block_size" range:"1,4096" doc:"sentences on each side of a gap compared with compare=blocks"`
+	BufferSize   int     `json:"buffer_size" range:"0,4096" doc:"with compare=windows, sentences on each side joined to a sentence before embedding it, for context"`
 	Threshold    string  `json:"threshold_type" doc:"breakpoint rule: depth (Hearst's depth scores of the similarity at local minima), percentile, stddev, iqr, gradient or absolute (of the cosine distance)"`
-	Amount       float64 `json:"threshold_amount" doc:"the rule's parameter: standard deviations below the mean depth for depth, a percentile (0-100) for percentile and gradient, a number of standard deviations for stddev, an IQR multiple for iqr, a cosine distance for absolute; 0 means the rule's default (0.5, 95, 3, 1.5, 95, 0.5)"`
-	NumberChunks int     `json:"number_of_chunks" doc:"aim at this many chunks instead (the percentile is interpolated from it, as LangChain does); 0 to use threshold_type"`
-	MinChunkSize int     `json:"min_chunk_size" doc:"a breakpoint that would leave a chunk under this many tokens is skipped"`
+	Amount       float64 `json:"threshold_amount" range:"-100,100" doc:"the rule's parameter: standard deviations below the mean depth for depth, a percentile (0-100) for percentile and gradient, a number of standard deviations for stddev, an IQR multiple for iqr, a cosine distance for absolute; 0 means the rule's default (0.5, 95, 3, 1.5, 95, 0.5)"`
+	NumberChunks int     `json:"number_of_chunks" range:"0,1073741824" doc:"aim at this many chunks instead (the percentile is interpolated from it, as LangChain does); 0 to use threshold_type"`
+	MinChunkSize int     `json:"min_chunk_size" range:"0,1073741824" doc:"a breakpoint that would leave a chunk under this many tokens is skipped"`
 	Sentences
 }
 
@@ -77,6 +78,9 @@ type Breakpoint struct {
 // NewBreakpoint returns a Breakpoint chunker; a nil embedder means the
 // built-in lexical one.
 func NewBreakpoint(cfg BreakpointConfig, counter tokenize.Counter, e gochunk.Embedder) (*Breakpoint, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	b, err := newBase("semantic", cfg.Size, cfg.Sentences, counter, e)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package semantic
 import (
 	"context"
 	"fmt"
+	"github.com/gochunk/gochunk/internal/params"
 	"math"
 
 	"github.com/gochunk/gochunk"
@@ -14,8 +15,8 @@ import (
 
 // ClusterConfig configures the Cluster chunker.
 type ClusterConfig struct {
-	Size          int    `json:"size" doc:"max_chunk_size: the hard maximum chunk size in tokens of the --tokenizer unit"`
-	MinChunkSize  int    `json:"min_chunk_size" doc:"size of the pieces the text is first cut into (recursively, on paragraphs, lines, sentence ends, spaces); a chunk holds at most size/min_chunk_size pieces"`
+	Size          int    `json:"size" range:"1,1073741824" doc:"max_chunk_size: the hard maximum chunk size in tokens of the --tokenizer unit"`
+	MinChunkSize  int    `json:"min_chunk_size" range:"1,1073741824" doc:"size of the pieces the text is first cut into (recursively, on paragraphs, lines, sentence ends, spaces); a chunk holds at most size/min_chunk_size pieces"`
 	KeepSeparator string `json:"keep_separator" doc:"where the piece splitter keeps a separator: end (with the text before it, so a period ends its sentence) or start (with the text after it, as Chroma's splitter does: pieces then begin with the previous sentence's period)"`
 }
 
@@ -57,6 +58,9 @@ type Cluster struct {
 // NewCluster returns a Cluster chunker; a nil embedder means the built-in
 // lexical one.
 func NewCluster(cfg ClusterConfig, counter tokenize.Counter, e gochunk.Embedder) (*Cluster, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	if cfg.Size <= 0 || cfg.MinChunkSize <= 0 {
 		return nil, fmt.Errorf("%w: size and min_chunk_size must be positive", gochunk.ErrConfig)
 	}

@@ -3,6 +3,7 @@ package semantic
 import (
 	"context"
 	"fmt"
+	"github.com/gochunk/gochunk/internal/params"
 	"math"
 
 	"github.com/gochunk/gochunk"
@@ -13,12 +14,12 @@ import (
 // DPConfig configures the DP chunker. Its JSON names are those of the
 // reference server's chunking_config, with size as the hard maximum.
 type DPConfig struct {
-	Size         int     `json:"size" doc:"max_size: the hard maximum chunk size in tokens of the --tokenizer unit; segments over it are never considered"`
-	OptimalSize  int     `json:"optimal_size" doc:"target chunk size: no size penalty up to it (0 means min(470, size))"`
-	LambdaSize   float64 `json:"lambda_size" doc:"size penalty at max_size, growing linearly from optimal_size"`
-	ChunkPenalty float64 `json:"chunk_penalty" doc:"constant penalty per chunk, against over-splitting"`
+	Size         int     `json:"size" range:"1,1073741824" doc:"max_size: the hard maximum chunk size in tokens of the --tokenizer unit; segments over it are never considered"`
+	OptimalSize  int     `json:"optimal_size" range:"0,1073741824" doc:"target chunk size: no size penalty up to it (0 means min(470, size))"`
+	LambdaSize   float64 `json:"lambda_size" range:"0,1000000" doc:"size penalty at max_size, growing linearly from optimal_size"`
+	ChunkPenalty float64 `json:"chunk_penalty" range:"0,1000000" doc:"constant penalty per chunk, against over-splitting"`
 	Similarity   string  `json:"similarity" doc:"what the reward compares at each gap: blocks (block_size sentences each side, at the gaps where a topic may end) or sentences (each sentence with the next, the reference server's)"`
-	BlockSize    int     `json:"block_size" doc:"sentences on each side of a gap with similarity=blocks"`
+	BlockSize    int     `json:"block_size" range:"1,4096" doc:"sentences on each side of a gap with similarity=blocks"`
 	Reward       string  `json:"reward" doc:"how similarities become rewards: zscore (standardised: a gap below the mean costs the chunk that spans it) or minmax (scaled to [0, 1], the reference server's)"`
 	Sentences
 }
@@ -86,6 +87,9 @@ type DP struct {
 
 // NewDP returns a DP chunker; a nil embedder means the built-in lexical one.
 func NewDP(cfg DPConfig, counter tokenize.Counter, e gochunk.Embedder) (*DP, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	if cfg.OptimalSize == 0 {
 		cfg.OptimalSize = min(470, cfg.Size)
 	}

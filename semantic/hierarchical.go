@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"github.com/gochunk/gochunk/internal/params"
 	"math"
 
 	"github.com/gochunk/gochunk"
@@ -13,15 +14,15 @@ import (
 
 // HierarchicalConfig configures the Hierarchical chunker.
 type HierarchicalConfig struct {
-	Size              int     `json:"size" doc:"maximum chunk size in tokens of the --tokenizer unit (a hard limit)"`
-	BufferSize        int     `json:"buffer_size" doc:"sentences on each side joined to a sentence before embedding it"`
+	Size              int     `json:"size" range:"1,1073741824" doc:"maximum chunk size in tokens of the --tokenizer unit (a hard limit)"`
+	BufferSize        int     `json:"buffer_size" range:"0,4096" doc:"sentences on each side joined to a sentence before embedding it"`
 	Linkage           string  `json:"linkage" doc:"average, complete, single or ward"`
-	NumClusters       int     `json:"num_clusters" doc:"cut the tree into this many clusters (per window when not contiguous); 0 to use distance_threshold or auto"`
-	DistanceThreshold float64 `json:"distance_threshold" doc:"stop merging at this linkage distance; 0 to use num_clusters or auto"`
+	NumClusters       int     `json:"num_clusters" range:"0,1073741824" doc:"cut the tree into this many clusters (per window when not contiguous); 0 to use distance_threshold or auto"`
+	DistanceThreshold float64 `json:"distance_threshold" range:"0,1000000" doc:"stop merging at this linkage distance; 0 to use num_clusters or auto"`
 	Auto              string  `json:"auto" doc:"how to pick the number of clusters when neither is given: local-silhouette (the silhouette against the neighbouring segments, linear), silhouette (against every cluster, up to 2000 sentences) or elbow (of the within-cluster sum of squares)"`
-	MaxClusters       int     `json:"max_clusters" doc:"largest number of clusters auto considers (per window when not contiguous); 0 means 10 when not contiguous, and 4 times the fewest possible when contiguous"`
+	MaxClusters       int     `json:"max_clusters" range:"0,1000000" doc:"largest number of clusters auto considers (per window when not contiguous); 0 means 10 when not contiguous, and 4 times the fewest possible when contiguous"`
 	Contiguous        bool    `json:"contiguous" doc:"only merge neighbouring groups (chunks are runs of sentences, never over size); false clusters freely as the article does and cuts label runs"`
-	Window            int     `json:"window" doc:"when not contiguous, sentences clustered together at most (memory grows with its square)"`
+	Window            int     `json:"window" range:"2,4096" doc:"when not contiguous, sentences clustered together at most (memory grows with its square)"`
 	Sentences
 }
 
@@ -63,6 +64,9 @@ type Hierarchical struct {
 // NewHierarchical returns a Hierarchical chunker; a nil embedder means the
 // built-in lexical one.
 func NewHierarchical(cfg HierarchicalConfig, counter tokenize.Counter, e gochunk.Embedder) (*Hierarchical, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	b, err := newBase("hierarchical", cfg.Size, cfg.Sentences, counter, e)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package semantic
 import (
 	"context"
 	"fmt"
+	"github.com/gochunk/gochunk/internal/params"
 	"math"
 	"strings"
 
@@ -14,15 +15,15 @@ import (
 
 // SavGolConfig configures the SavGol chunker.
 type SavGolConfig struct {
-	Size             int     `json:"size" doc:"maximum chunk size in tokens of the --tokenizer unit (a hard limit)"`
+	Size             int     `json:"size" range:"1,1073741824" doc:"maximum chunk size in tokens of the --tokenizer unit (a hard limit)"`
 	Compare          string  `json:"compare" doc:"the curve that is smoothed: blocks (at each gap that may end a topic, the similarity_window sentences before it against those after it) or window (Chonkie's: each sentence against the similarity_window sentences before it)"`
-	Threshold        float64 `json:"threshold" doc:"percentile (a fraction in (0,1)) of the similarity minima: minima at or below it become splits; also the similarity needed to merge groups with skip_window"`
-	SimilarityWindow int     `json:"similarity_window" doc:"each sentence is compared with the window of this many sentences before it"`
-	MinSentences     int     `json:"min_sentences_per_chunk" doc:"minimum distance, in sentences, between two splits"`
-	SkipWindow       int     `json:"skip_window" doc:"merge a group with the most similar of the next skip_window+1 groups (and everything between) when similarity >= threshold; 0 disables"`
-	FilterWindow     int     `json:"filter_window" doc:"Savitzky-Golay window length (odd)"`
-	FilterPolyorder  int     `json:"filter_polyorder" doc:"Savitzky-Golay polynomial order (below filter_window)"`
-	FilterTolerance  float64 `json:"filter_tolerance" doc:"a point is a local minimum when |first derivative| < tolerance and the second derivative is positive"`
+	Threshold        float64 `json:"threshold" range:"0,1" doc:"percentile (a fraction in (0,1)) of the similarity minima: minima at or below it become splits; also the similarity needed to merge groups with skip_window"`
+	SimilarityWindow int     `json:"similarity_window" range:"1,4096" doc:"each sentence is compared with the window of this many sentences before it"`
+	MinSentences     int     `json:"min_sentences_per_chunk" range:"1,1073741824" doc:"minimum distance, in sentences, between two splits"`
+	SkipWindow       int     `json:"skip_window" range:"0,4096" doc:"merge a group with the most similar of the next skip_window+1 groups (and everything between) when similarity >= threshold; 0 disables"`
+	FilterWindow     int     `json:"filter_window" range:"1,1001" doc:"Savitzky-Golay window length (odd)"`
+	FilterPolyorder  int     `json:"filter_polyorder" range:"0,100" doc:"Savitzky-Golay polynomial order (below filter_window)"`
+	FilterTolerance  float64 `json:"filter_tolerance" range:"0,1" doc:"a point is a local minimum when |first derivative| < tolerance and the second derivative is positive"`
 	Sentences
 }
 
@@ -59,6 +60,9 @@ type SavGol struct {
 // NewSavGol returns a SavGol chunker; a nil embedder means the built-in
 // lexical one.
 func NewSavGol(cfg SavGolConfig, counter tokenize.Counter, e gochunk.Embedder) (*SavGol, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	b, err := newBase("savgol", cfg.Size, cfg.Sentences, counter, e)
 	if err != nil {
 		return nil, err

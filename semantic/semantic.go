@@ -31,7 +31,7 @@ import (
 // work on.
 type Sentences struct {
 	Delimiters    []string `json:"delimiters" doc:"cut sentences after these strings instead of the sentence rules"`
-	MinCharacters int      `json:"min_characters_per_sentence" doc:"a sentence shorter than this (in characters) is joined to the next"`
+	MinCharacters int      `json:"min_characters_per_sentence" range:"0,1073741824" doc:"a sentence shorter than this (in characters) is joined to the next"`
 	Structure     string   `json:"structure" doc:"auto: place topic boundaries only at paragraph breaks (else line breaks) when the text has them at a grain a chunk can hold several of; none: every sentence end alike"`
 }
 

@@ -47,10 +47,14 @@ func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, dst any) bool 
 		s.fail(w, r, http.StatusBadRequest, "invalid_utf8", fmt.Sprintf("request body: %v; send UTF-8 text", err))
 		return false
 	}
+	if at := loneSurrogate(body); at >= 0 {
+		s.fail(w, r, http.StatusBadRequest, "invalid_json", fmt.Sprintf("request JSON: the string escape at byte %d is half of a UTF-16 surrogate pair (%s), which is no character; send valid Unicode", at, body[at:at+6]))
+		return false
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		s.fail(w, r, http.StatusBadRequest, "invalid_json", "malformed request JSON: "+err.Error())
+		s.fail(w, r, http.StatusBadRequest, "invalid_json", "request JSON: "+decodeError(err, dst))
 		return false
 	}
 	if dec.More() {
@@ -217,6 +221,10 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	if !s.readJSON(w, r, &req) {
 		return
 	}
+	if req.Text != "" && len(req.Documents) > 0 {
+		s.fail(w, r, http.StatusBadRequest, "ambiguous_input", `give either "text" (one document) or "documents", not both`)
+		return
+	}
 	if req.Text != "" {
 		req.Documents = append(req.Documents, api.ChunkDocument{Text: req.Text})
 	}
@@ -327,7 +335,7 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, "invalid_input", err.Error())
 		return
 	case len(inputs) > s.cfg.MaxDocuments:
-		s.fail(w, r, http.StatusBadRequest, "invalid_input", fmt.Sprintf("send at most %d inputs, not %d", s.cfg.MaxDocuments, len(inputs)))
+		s.fail(w, r, http.StatusRequestEntityTooLarge, "too_many_documents", fmt.Sprintf("%d inputs in one request, the limit is %d; split the batch", len(inputs), s.cfg.MaxDocuments))
 		return
 	case req.EncodingFormat != "" && req.EncodingFormat != "float" && req.EncodingFormat != "base64":
 		s.fail(w, r, http.StatusBadRequest, "invalid_encoding_format", `encoding_format must be "float" or "base64"`)

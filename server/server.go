@@ -22,6 +22,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -263,7 +264,12 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 }
 
 func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
+	root := http.NewServeMux()
+	var patterns []string
+	mux := handleFunc(func(p string, h http.Handler) {
+		root.Handle(p, h)
+		patterns = append(patterns, p)
+	})
 	api := func(path string, h http.HandlerFunc) { mux.Handle(path, s.limit(s.auth(h))) }
 	api("POST /embed", s.handleEmbed)
 	api("POST /v1/chunk", s.handleChunk)
@@ -289,10 +295,37 @@ func (s *Server) routes() http.Handler {
 	})
 	mux.Handle("GET /{$}", inspect.Handler()) // the playground
 	mux.Handle("GET /playground/", inspect.Handler())
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	// The catch-all answers what the mux cannot: a known path with the
+	// wrong method is 405 with Allow (the catch-all would otherwise take
+	// it for an unknown path), anything else 404.
+	known := http.NewServeMux()
+	for _, p := range patterns {
+		known.Handle(p, http.NotFoundHandler())
+	}
+	root.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		var allow []string
+		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if _, p := known.Handler(&http.Request{Method: m, URL: r.URL, Host: r.Host}); p != "" {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			s.fail(w, r, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s does not take %s; use %s", r.URL.Path, r.Method, strings.Join(allow, " or ")))
+			return
+		}
 		s.fail(w, r, http.StatusNotFound, "not_found", fmt.Sprintf("no endpoint %s %s; see GET /openapi.json", r.Method, r.URL.Path))
 	})
-	return s.observe(mux)
+	return s.observe(root)
+}
+
+// handleFunc registers handlers on a mux and records their patterns.
+type handleFunc func(pattern string, h http.Handler)
+
+func (f handleFunc) Handle(pattern string, h http.Handler) { f(pattern, h) }
+
+func (f handleFunc) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	f(pattern, http.HandlerFunc(h))
 }
 
 type ctxKey int

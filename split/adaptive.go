@@ -3,6 +3,7 @@ package split
 import (
 	"context"
 	"fmt"
+	"github.com/gochunk/gochunk/internal/params"
 	"math"
 	"slices"
 	"strings"
@@ -15,14 +16,14 @@ import (
 
 // AdaptiveConfig configures the Adaptive chunker.
 type AdaptiveConfig struct {
-	Size   int     `json:"size" doc:"maximum chunk size, in tokens of the --tokenizer unit; no chunk is larger"`
-	Target float64 `json:"target" doc:"the size chunks aim at, as a fraction of size: chunks grow or shrink around it to end at paragraph breaks (0.5)"`
+	Size   int     `json:"size" range:"1,1073741824" doc:"maximum chunk size, in tokens of the --tokenizer unit; no chunk is larger"`
+	Target float64 `json:"target" range:"0,1" doc:"the size chunks aim at, as a fraction of size: chunks grow or shrink around it to end at paragraph breaks (0.5)"`
 	// Density weighs sentence length as a sign of where the text's
 	// substance is; 0 turns it off.
-	Density float64 `json:"density" doc:"how strongly sizes follow the text's density, read from sentence lengths: chunks of long sentences shrink, runs of short ones (headings, list items, table rows, interjections) grow; 0 turns it off (1.5)"`
+	Density float64 `json:"density" range:"0,10" doc:"how strongly sizes follow the text's density, read from sentence lengths: chunks of long sentences shrink, runs of short ones (headings, list items, table rows, interjections) grow; 0 turns it off (1.5)"`
 	// Cohesion weighs how alike the text is across a chunk's end; 0 turns
 	// it off.
-	Cohesion float64 `json:"cohesion" doc:"cost of ending a chunk where the text on both sides shares its words (TF-IDF cosine of half a target each side), so that chunks end where the topic shifts; 0 turns it off (0.6)"`
+	Cohesion float64 `json:"cohesion" range:"0,10" doc:"cost of ending a chunk where the text on both sides shares its words (TF-IDF cosine of half a target each side), so that chunks end where the topic shifts; 0 turns it off (0.6)"`
 }
 
 // DefaultAdaptiveConfig returns a size of 800, chunks aimed at half of it,
@@ -76,6 +77,9 @@ type Adaptive struct {
 
 // NewAdaptive returns an Adaptive chunker.
 func NewAdaptive(cfg AdaptiveConfig, counter tokenize.Counter) (*Adaptive, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	if err := (Size{Size: cfg.Size}).validate(); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gochunk/gochunk/internal/params"
 	"regexp"
 	"strings"
 
@@ -48,6 +49,9 @@ type Code struct {
 
 // NewCode returns a Code chunker.
 func NewCode(cfg CodeConfig, counter tokenize.Counter) (*Code, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}

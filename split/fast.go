@@ -3,6 +3,7 @@ package split
 import (
 	"context"
 	"fmt"
+	"github.com/gochunk/gochunk/internal/params"
 	"math/bits"
 	"strings"
 	"unicode/utf8"
@@ -15,7 +16,7 @@ import (
 // FastConfig configures the Fast chunker. Its options are those of
 // Chonkie's chunk library (npm @chonkiejs/chunk, PyPI chonkie-core).
 type FastConfig struct {
-	Size            int    `json:"size" doc:"window size in bytes (or runes with --tokenizer runes): a chunk ends at the last delimiter within it"`
+	Size            int    `json:"size" range:"1,1073741824" doc:"window size in bytes (or runes with --tokenizer runes): a chunk ends at the last delimiter within it"`
 	Delimiters      string `json:"delimiters" doc:"single-byte (ASCII) delimiters; the chunk ends after the last one in the window"`
 	Pattern         string `json:"pattern" doc:"a delimiter of several bytes (such as ▁, SentencePiece's metaspace) used instead of delimiters"`
 	Prefix          bool   `json:"prefix" doc:"the delimiter starts the next chunk instead of ending this one"`
@@ -61,6 +62,9 @@ type Fast struct {
 
 // NewFast returns a Fast chunker. The counter must be nil, bytes or runes.
 func NewFast(cfg FastConfig, counter tokenize.Counter) (*Fast, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	f := &Fast{cfg: cfg}
 	if counter != nil {
 		switch counter.Name() {

@@ -2,6 +2,7 @@ package split
 
 import (
 	"context"
+	"github.com/gochunk/gochunk/internal/params"
 	"sort"
 	"strings"
 
@@ -39,6 +40,9 @@ type Markdown struct {
 
 // NewMarkdown returns a Markdown chunker.
 func NewMarkdown(cfg MarkdownConfig, counter tokenize.Counter) (*Markdown, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package split
 import (
 	"context"
 	"fmt"
+	"github.com/gochunk/gochunk/internal/params"
 	"regexp"
 	"strings"
 	"unicode"
@@ -48,6 +49,9 @@ type Character struct {
 
 // NewCharacter returns a Character splitter.
 func NewCharacter(cfg CharacterConfig, counter tokenize.Counter) (*Character, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -103,6 +107,9 @@ type Recursive struct {
 
 // NewRecursive returns a Recursive splitter.
 func NewRecursive(cfg RecursiveConfig, counter tokenize.Counter) (*Recursive, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package split
 import (
 	"context"
 	"fmt"
+	"github.com/gochunk/gochunk/internal/params"
 	"sort"
 	"strings"
 	"unicode"
@@ -48,6 +49,9 @@ type Semchunk struct {
 
 // NewSemchunk returns a Semchunk splitter.
 func NewSemchunk(cfg SemchunkConfig, counter tokenize.Counter) (*Semchunk, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package split
 import (
 	"context"
 	"fmt"
+	"github.com/gochunk/gochunk/internal/params"
 	"slices"
 	"unicode/utf8"
 
@@ -15,8 +16,8 @@ import (
 // SentenceConfig configures the Sentence chunker.
 type SentenceConfig struct {
 	Size
-	MinSentences    int      `json:"min_sentences_per_chunk" doc:"fewest sentences per chunk, as long as they fit in the size (the size limit wins)"`
-	MinCharacters   int      `json:"min_characters_per_sentence" doc:"a sentence shorter than this (in characters) is joined to the next one"`
+	MinSentences    int      `json:"min_sentences_per_chunk" range:"1,1073741824" doc:"fewest sentences per chunk, as long as they fit in the size (the size limit wins)"`
+	MinCharacters   int      `json:"min_characters_per_sentence" range:"0,1073741824" doc:"a sentence shorter than this (in characters) is joined to the next one"`
 	Delimiters      []string `json:"delimiters" doc:"cut after these strings instead of using the sentence rules (Chonkie: \". \", \"! \", \"? \", \"\\n\")"`
 	Abbreviations   []string `json:"abbreviations" doc:"words after which a period does not end a sentence; empty means the built-in list"`
 	KeepLines       bool     `json:"keep_lines" doc:"do not end sentences at single line breaks"`
@@ -42,6 +43,9 @@ type Sentence struct {
 
 // NewSentence returns a Sentence chunker.
 func NewSentence(cfg SentenceConfig, counter tokenize.Counter) (*Sentence, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}

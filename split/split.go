@@ -20,10 +20,10 @@ import (
 // Size is the sizing configuration every chunker here shares.
 type Size struct {
 	// Size is the maximum chunk size, in units of the counter.
-	Size int `json:"size" doc:"maximum chunk size, in tokens of the --tokenizer unit; no chunk is larger"`
+	Size int `json:"size" range:"1,1073741824" doc:"maximum chunk size, in tokens of the --tokenizer unit; no chunk is larger"`
 	// Overlap is how many tokens of the end of a chunk the next one
 	// repeats, at most.
-	Overlap int `json:"overlap" doc:"tokens of the previous chunk repeated at the start of the next (at most); 0 for none"`
+	Overlap int `json:"overlap" range:"0,1073741824" doc:"tokens of the previous chunk repeated at the start of the next (at most); 0 for none"`
 }
 
 func (s Size) validate() error {

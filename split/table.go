@@ -3,6 +3,7 @@ package split
 import (
 	"context"
 	"fmt"
+	"github.com/gochunk/gochunk/internal/params"
 	"regexp"
 	"strings"
 
@@ -40,6 +41,9 @@ type Table struct {
 
 // NewTable returns a Table chunker.
 func NewTable(cfg TableConfig, counter tokenize.Counter) (*Table, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package split
 import (
 	"context"
 	"fmt"
+	"github.com/gochunk/gochunk/internal/params"
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/internal/pack"
@@ -30,6 +31,9 @@ type Token struct {
 // NewToken returns a Token chunker. The counter must report token
 // boundaries (every counter of package tokenize does).
 func NewToken(cfg TokenConfig, counter tokenize.Counter) (*Token, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
