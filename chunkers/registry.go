@@ -240,7 +240,7 @@ func DecodeConfig(config []byte, dst any) error {
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &fields); err != nil {
-		return fmt.Errorf("%w: the configuration is not a JSON object of parameters: %v", gochunk.ErrConfig, err)
+		return fmt.Errorf("%w: the configuration must be a JSON object of parameters (such as {\"size\": 512}), not %s", gochunk.ErrConfig, jsonKind(trimmed))
 	}
 	var params []Param
 	collectParams(reflect.ValueOf(dst).Elem(), &params)
@@ -328,4 +328,22 @@ func (r *Registry) List() []Info {
 		out = append(out, Info{Name: n, Summary: s.Summary, DefaultUnit: DefaultUnit(s), UsesEmbedder: s.Embeds, UsesLLM: s.UsesLLM, Params: s.Params()})
 	}
 	return out
+}
+
+// jsonKind names the kind of JSON value raw starts with.
+func jsonKind(raw []byte) string {
+	switch raw[0] {
+	case '"':
+		return "a string"
+	case '[':
+		return "a list"
+	case '{':
+		return "a malformed object"
+	case 't', 'f':
+		return "true or false"
+	}
+	if json.Valid(raw) {
+		return "a number"
+	}
+	return "malformed JSON"
 }

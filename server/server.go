@@ -440,9 +440,9 @@ func (s *Server) limit(next http.Handler) http.Handler {
 		done := make(chan struct{})
 		go func() {
 			defer func() {
-				cancel()
 				<-s.sem
 				close(done)
+				cancel() // after done: the answer is there before the context ends
 			}()
 			defer func() {
 				if p := recover(); p != nil {

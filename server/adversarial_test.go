@@ -1,0 +1,172 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/gochunk/gochunk/api"
+)
+
+// answerOK checks that an answer is well-formed: JSON, and for an error
+// the API's error shape in the project's words (no Go types).
+func answerOK(t *testing.T, what string, code int, body []byte) api.ErrorBody {
+	t.Helper()
+	var e api.ErrorBody
+	if !json.Valid(body) {
+		t.Errorf("%s: %d, not JSON: %.200s", what, code, body)
+		return e
+	}
+	if code >= 400 {
+		if json.Unmarshal(body, &e) != nil || e.Error.Message == "" || e.Error.Type == "" {
+			t.Errorf("%s: %d without the error shape: %.200s", what, code, body)
+		}
+		for _, goish := range []string{"Go struct", "of type ", "json: ", "api.", "[]string", "map["} {
+			if strings.Contains(e.Error.Message, goish) {
+				t.Errorf("%s: the error names Go: %q", what, e.Error.Message)
+			}
+		}
+	}
+	if code >= 500 && code != 503 && code != 504 {
+		t.Errorf("%s: %d: %s", what, code, body)
+	}
+	return e
+}
+
+// The bounded adversarial suite: each request of the issues' reproductions
+// and each class of bad input gets its answer (status, error kind, words
+// naming what to fix), and the server stays healthy after every one.
+func TestAdversarialRequests(t *testing.T) {
+	_, ts := newTest(t, func(c *Config) { c.MaxDocuments = 50 })
+	deepJSON := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
+	var deepHTML strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&deepHTML, "<div>word%d ", i)
+	}
+	blank := strings.Repeat("\n", 1<<20)
+	oneToken := strings.Repeat("a", 1<<20)
+	many := make([]string, 51)
+	for i := range many {
+		many[i] = "x"
+	}
+	manyJSON, _ := json.Marshal(map[string]any{"model": "lexical", "input": many})
+	big := func(chunker, text string) string {
+		b, _ := json.Marshal(map[string]any{"chunker": chunker, "text": text})
+		return string(b)
+	}
+	for _, c := range []struct {
+		name, path, body string
+		status           int
+		kind, words      string // the error's type, and words its message holds
+	}{
+		{"mst distance_threshold 1e9", "/v1/chunk", `{"chunker":"mst","config":{"distance_threshold":1000000000},"text":"a b. c d. e f."}`, 400, "invalid_chunker", `"distance_threshold" of mst: want an integer from 2 to 4096`},
+		{"mst distance_threshold 2^62", "/v1/chunk", `{"chunker":"mst","config":{"distance_threshold":4611686018427387904},"text":"a b. c d. e f."}`, 400, "invalid_chunker", "from 2 to 4096"},
+		{"size 2^61", "/v1/chunk", `{"chunker":"recursive","config":{"size":2305843009213693952},"text":"a b c"}`, 400, "invalid_chunker", `"size" of recursive: want an integer from 1 to 1073741824`},
+		{"size as text", "/v1/chunk", `{"config":{"size":"ten"},"text":"a b c"}`, 400, "invalid_chunker", `want an integer, got "ten"`},
+		{"chunker as a number", "/v1/chunk", `{"chunker":5,"text":"x"}`, 400, "invalid_json", `field "chunker": want a string, got a number`},
+		{"documents as a string", "/v1/chunk", `{"documents":"x"}`, 400, "invalid_json", `field "documents": want a list of objects, got a string`},
+		{"document text as a list", "/v1/chunk", `{"documents":[{"text":["x"]}]}`, 400, "invalid_json", `field "documents.text": want a string, got a list`},
+		{"unknown field", "/v1/chunk", `{"txt":"x"}`, 400, "invalid_json", `unknown field "txt" (known: chunker, config, tokenizer, embed, trace, documents, text)`},
+		{"lone surrogate", "/v1/chunk", `{"text":"a \ud800 b"}`, 400, "invalid_json", `surrogate`},
+		{"reversed surrogates", "/v1/chunk", `{"text":"\udc00\ud800"}`, 400, "invalid_json", `surrogate`},
+		{"a valid pair", "/v1/chunk", `{"text":"emoji \ud83d\ude00 here, and an escaped \\ud800 that is text"}`, 200, "", ""},
+		{"deep JSON", "/v1/chunk", `{"config":` + deepJSON + `}`, 400, "", ""},
+		{"not JSON", "/v1/chunk", `{"text": "x",}`, 400, "invalid_json", "not valid JSON at byte"},
+		{"empty body", "/v1/chunk", ``, 400, "invalid_json", "the body is empty"},
+		{"truncated body", "/v1/chunk", `{"text": "x"`, 400, "invalid_json", "ends before"},
+		{"an array body", "/v1/chunk", `["x"]`, 400, "invalid_json", "must be a JSON object"},
+		{"text and documents", "/v1/chunk", `{"text":"a","documents":[{"text":"b"}]}`, 400, "ambiguous_input", "not both"},
+		{"too many documents", "/v1/chunk", `{"documents":[` + strings.TrimSuffix(strings.Repeat(`{"text":"x"},`, 51), ",") + `]}`, 413, "too_many_documents", "limit is 50"},
+		{"too many embeddings inputs", "/v1/embeddings", string(manyJSON), 413, "too_many_documents", "limit is 50"},
+		{"embed max_size 2^62", "/embed", `{"documents":[{"id":"a","text":"x y z.","chunking_config":{"max_size":4611686018427387904}}]}`, 200, "", ""},
+		{"deep HTML", "/v1/chunk", func() string { b, _ := json.Marshal(map[string]any{"documents": []map[string]string{{"html": deepHTML.String()}}}); return string(b) }(), 200, "", ""},
+		{"a megabyte of blank lines, sentence", "/v1/chunk", big("sentence", blank), 200, "", ""},
+		{"a megabyte of blank lines, markdown", "/v1/chunk", big("markdown", blank), 200, "", ""},
+		{"a megabyte of blank lines, adaptive", "/v1/chunk", big("adaptive", blank), 200, "", ""},
+		{"a megabyte of blank lines, semantic", "/v1/chunk", big("semantic", blank), 200, "", ""},
+		{"a megabyte-long token, dp", "/v1/chunk", big("dp", oneToken), 200, "", ""},
+		{"a megabyte-long token, mst", "/v1/chunk", big("mst", oneToken), 200, "", ""},
+		{"huge number_of_chunks", "/v1/chunk", `{"chunker":"semantic","config":{"number_of_chunks":1073741824},"text":"One. Two. Three."}`, 200, "", ""},
+		{"search k too large", "/v1/search", `{"query":"x","k":100000}`, 400, "", ""},
+		{"dimensions negative", "/v1/embeddings", `{"model":"lexical","input":"x","dimensions":-1}`, 400, "invalid_dimensions", ""},
+	} {
+		code, body, _ := post(t, ts.URL+c.path, c.body)
+		e := answerOK(t, c.name, code, body)
+		if code != c.status && !(c.path == "/v1/search" && code == 404) { // no store: search is refused either way
+			t.Errorf("%s: %d, want %d: %.300s", c.name, code, c.status, body)
+		}
+		if c.kind != "" && e.Error.Type != c.kind {
+			t.Errorf("%s: error type %q, want %q", c.name, e.Error.Type, c.kind)
+		}
+		if !strings.Contains(e.Error.Message, c.words) {
+			t.Errorf("%s: %q does not say %q", c.name, e.Error.Message, c.words)
+		}
+		if c.status == 200 && strings.Contains(string(body), `"error":"`) && !strings.Contains(c.name, "embed") {
+			t.Errorf("%s: a document failed: %.300s", c.name, body)
+		}
+		resp, err := http.Get(ts.URL + "/healthz")
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("after %s the server is not healthy: %v", c.name, err)
+		}
+		resp.Body.Close()
+	}
+	// A wrong method on a known path is 405 with Allow; an unknown path 404.
+	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/v1/chunk", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 405 || resp.Header.Get("Allow") != "POST" {
+		t.Errorf("GET /v1/chunk: %d, Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+	if code, _, h := post(t, ts.URL+"/healthz", ""); code != 405 || !strings.Contains(h.Get("Allow"), "GET") {
+		t.Errorf("POST /healthz: %d, Allow %q", code, h.Get("Allow"))
+	}
+	if code, _, _ := post(t, ts.URL+"/v2/nothing", "{}"); code != 404 {
+		t.Errorf("an unknown path: %d", code)
+	}
+}
+
+// FuzzAPI sends random bodies to every endpoint: every answer is
+// well-formed JSON, no request is a 500 (a recovered panic is a bug), and
+// the server stays healthy.
+func FuzzAPI(f *testing.F) {
+	for _, seed := range []string{
+		`{"text": "Hello. World."}`, `{"chunker":"mst","config":{"distance_threshold":7},"text":"a b. c d."}`,
+		`{"chunker":"semantic","config":{"size":3},"documents":[{"id":"1","text":"x y z. a b c."}]}`,
+		`{"documents":[{"id":"a","text":"x","chunking_config":{"max_size":2}}]}`, `{"model":"lexical","input":["a",[1,2]]}`,
+		`{"chunker":"table","documents":[{"html":"<table><tr><th>a</th></tr><tr><td>b</td></tr></table>"}]}`,
+		`{"chunker":"s2","documents":[{"elements":[{"text":"x","page":1,"bbox":[0,0,1,1]}]}]}`, `{"query":"x"}`,
+	} {
+		for i := range 4 {
+			f.Add(uint8(i), seed)
+		}
+	}
+	s, err := New(f.Context(), DefaultConfig(), nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	h := s.Handler()
+	paths := []string{"/v1/chunk", "/embed", "/v1/embeddings", "/v1/search"}
+	f.Fuzz(func(t *testing.T, which uint8, body string) {
+		if len(body) > 1<<16 {
+			return
+		}
+		path := paths[int(which)%len(paths)]
+		rec := httptest.NewRecorder()
+		req, _ := http.NewRequest(http.MethodPost, path, strings.NewReader(body))
+		h.ServeHTTP(rec, req)
+		answerOK(t, path+" "+body, rec.Code, rec.Body.Bytes())
+		rec = httptest.NewRecorder()
+		req, _ = http.NewRequest(http.MethodGet, "/healthz", nil)
+		h.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			t.Fatalf("unhealthy after %s %q", path, body)
+		}
+	})
+}
+
