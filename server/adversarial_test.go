@@ -82,7 +82,10 @@ func TestAdversarialRequests(t *testing.T) {
 		{"too many documents", "/v1/chunk", `{"documents":[` + strings.TrimSuffix(strings.Repeat(`{"text":"x"},`, 51), ",") + `]}`, 413, "too_many_documents", "limit is 50"},
 		{"too many embeddings inputs", "/v1/embeddings", string(manyJSON), 413, "too_many_documents", "limit is 50"},
 		{"embed max_size 2^62", "/embed", `{"documents":[{"id":"a","text":"x y z.","chunking_config":{"max_size":4611686018427387904}}]}`, 200, "", ""},
-		{"deep HTML", "/v1/chunk", func() string { b, _ := json.Marshal(map[string]any{"documents": []map[string]string{{"html": deepHTML.String()}}}); return string(b) }(), 200, "", ""},
+		{"deep HTML", "/v1/chunk", func() string {
+			b, _ := json.Marshal(map[string]any{"documents": []map[string]string{{"html": deepHTML.String()}}})
+			return string(b)
+		}(), 200, "", ""},
 		{"a megabyte of blank lines, sentence", "/v1/chunk", big("sentence", blank), 200, "", ""},
 		{"a megabyte of blank lines, markdown", "/v1/chunk", big("markdown", blank), 200, "", ""},
 		{"a megabyte of blank lines, adaptive", "/v1/chunk", big("adaptive", blank), 200, "", ""},
@@ -169,4 +172,3 @@ func FuzzAPI(f *testing.F) {
 		}
 	})
 }
-
