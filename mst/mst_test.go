@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unicode/utf8"
 
@@ -309,4 +310,45 @@ func FuzzMST(f *testing.F) {
 		}
 		chunktest.Check(t, c, text, chunktest.Options{Limit: cfg.MaxTokens})
 	})
+}
+
+// countingRunes is a rune counter that adds up the bytes it is asked to
+// count: the work of sizing chunks, read without a clock. Like a BPE
+// tokenizer's, its counts see white space.
+type countingRunes struct {
+	tokenize.Runes
+	bytes *atomic.Int64
+}
+
+func (c countingRunes) Count(text string) int {
+	c.bytes.Add(int64(len(text)))
+	return c.Runes.Count(text)
+}
+
+// Deep structure costs linear work: on a nested list whose lines are
+// mostly indentation (which the pieces' sizes do not see), packing a
+// cluster into chunks measures each chunk a logarithmic number of times,
+// not once per piece taken back (38 s at 800 levels, 300 s at 2,500).
+func TestDeepListLinear(t *testing.T) {
+	for _, levels := range []int{200, 800} {
+		var b strings.Builder
+		for i := range levels {
+			fmt.Fprintf(&b, "%s- item %d of the list\n", strings.Repeat(" ", 2*i), i)
+		}
+		var n atomic.Int64
+		cfg := DefaultConfig()
+		cfg.MaxTokens = 2000
+		c, err := New(cfg, countingRunes{bytes: &n}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Chunk(context.Background(), gochunk.Document{Text: b.String()}); err != nil {
+			t.Fatal(err)
+		}
+		per := float64(n.Load()) / float64(b.Len())
+		t.Logf("%d levels: %.1f bytes counted per byte", levels, per)
+		if per > 12 {
+			t.Errorf("%d levels: counted %.0f bytes per byte of input, want a bounded number", levels, per)
+		}
+	}
 }

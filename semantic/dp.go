@@ -19,7 +19,7 @@ type DPConfig struct {
 	LambdaSize   float64 `json:"lambda_size" range:"0,1000000" doc:"size penalty at max_size, growing linearly from optimal_size"`
 	ChunkPenalty float64 `json:"chunk_penalty" range:"0,1000000" doc:"constant penalty per chunk, against over-splitting"`
 	Similarity   string  `json:"similarity" doc:"what the reward compares at each gap: blocks (block_size sentences each side, at the gaps where a topic may end) or sentences (each sentence with the next, the reference server's)"`
-	BlockSize    int     `json:"block_size" range:"1,4096" doc:"sentences on each side of a gap with similarity=blocks"`
+	BlockSize    int     `json:"block_size" range:"0,4096" doc:"sentences on each side of a gap with similarity=blocks"`
 	Reward       string  `json:"reward" doc:"how similarities become rewards: zscore (standardised: a gap below the mean costs the chunk that spans it) or minmax (scaled to [0, 1], the reference server's)"`
 	Sentences
 }

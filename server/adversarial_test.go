@@ -172,3 +172,32 @@ func FuzzAPI(f *testing.F) {
 		}
 	})
 }
+
+// The memory budget holds for what a request's text costs, not only for
+// its size: one run of megabytes without white space is one BPE
+// pre-token, whose merges need tens of bytes per byte, so such a request
+// is refused where ordinary text of the same size fits.
+func TestBudgetCountsLongRuns(t *testing.T) {
+	_, ts := newTest(t, func(c *Config) { c.MaxMemory = 256 << 20 })
+	prose := strings.Repeat("A short sentence of prose. ", 6<<20/27)
+	for _, c := range []struct {
+		name, text string
+		status     int
+	}{
+		{"prose", prose, 200},
+		{"one run", strings.Repeat("a", len(prose)), 413},
+		{"blank lines", strings.Repeat("\n", len(prose)), 413},
+	} {
+		body, _ := json.Marshal(map[string]any{"chunker": "sentence", "tokenizer": "cl100k_base", "text": c.text})
+		code, b, _ := post(t, ts.URL+"/v1/chunk", string(body))
+		answerOK(t, c.name, code, b)
+		if code != c.status {
+			t.Errorf("%s: %d, want %d: %.200s", c.name, code, c.status, b)
+		}
+	}
+	// Counted in runes, the same run costs no more than its size.
+	body, _ := json.Marshal(map[string]any{"chunker": "sentence", "text": strings.Repeat("a", len(prose))})
+	if code, b, _ := post(t, ts.URL+"/v1/chunk", string(body)); code != 200 {
+		t.Errorf("one run in runes: %d %.200s", code, b)
+	}
+}

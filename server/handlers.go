@@ -102,7 +102,11 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 	if !s.readJSON(w, r, &req) || !s.checkCount(w, r, len(req.Documents), `{"documents": [{"id": "...", "text": "..."}]}`) {
 		return
 	}
-	release, ok := s.reserve(w, r, s.dpMemory+1) // DP chunking, then embeddings
+	texts := make([]string, len(req.Documents))
+	for i, d := range req.Documents {
+		texts[i] = d.Text
+	}
+	release, ok := s.reserveExtra(w, r, s.dpMemory+1, longRunCost(s.embedCounter, texts...)) // DP chunking, then embeddings
 	if !ok {
 		return
 	}
@@ -261,7 +265,11 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	if req.Embed {
 		factor++
 	}
-	release, ok := s.reserve(w, r, factor)
+	texts := make([]string, 0, 2*len(req.Documents))
+	for _, d := range req.Documents {
+		texts = append(texts, d.Text, d.HTML)
+	}
+	release, ok := s.reserveExtra(w, r, factor, longRunCost(pl.Counter(), texts...))
 	if !ok {
 		return
 	}
@@ -418,3 +426,43 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, api.SearchResponse{Hits: append([]store.Hit{}, hits...)})
 }
+
+// longRunBytes is the memory, per byte of its longest run of white space
+// or of other characters, that counting a text in BPE tokens may need
+// beyond the chunker's share of its size: a run is one pre-token, and
+// its merges hold about 12 bytes per byte while its tokens and pieces are
+// built (measured: 4 MB of one repeated letter peaks at 32-57 bytes per
+// byte over the input with cl100k_base, by chunker).
+const longRunBytes = 64
+
+// longRunCost estimates the memory the longest run of the texts costs a
+// counter in BPE tokens (0 for runes, words and bytes).
+func longRunCost(c tokenize.Counter, texts ...string) int64 {
+	switch c.Name() {
+	case "runes", "words", "bytes":
+		return 0
+	}
+	longest := 0
+	for _, t := range texts {
+		longest = max(longest, longestRun(t))
+	}
+	if longest < 1<<16 {
+		return 0 // within the factor measured on ordinary text
+	}
+	return longRunBytes * int64(longest)
+}
+
+// longestRun returns the length in bytes of the longest run of ASCII
+// white space, or of anything else, in text.
+func longestRun(text string) int {
+	longest, start := 0, 0
+	for i := 1; i <= len(text); i++ {
+		if i == len(text) || isSpace(text[i]) != isSpace(text[i-1]) {
+			longest = max(longest, i-start)
+			start = i
+		}
+	}
+	return longest
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }

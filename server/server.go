@@ -515,11 +515,17 @@ func (b *bufferedWriter) flush(w http.ResponseWriter) {
 // else the body limit) from the memory budget, answering 413 or 503 (with
 // Retry-After) itself when it cannot, and reports whether it could.
 func (s *Server) reserve(w http.ResponseWriter, r *http.Request, factor float64) (release func(), ok bool) {
+	return s.reserveExtra(w, r, factor, 0)
+}
+
+// reserveExtra is reserve with extra bytes on top of the body's share:
+// what a request's text costs beyond its size (see longRunCost).
+func (s *Server) reserveExtra(w http.ResponseWriter, r *http.Request, factor float64, extra int64) (release func(), ok bool) {
 	n := r.ContentLength
 	if n < 0 || n > s.cfg.BodyLimit {
 		n = s.cfg.BodyLimit
 	}
-	release, err := s.budget.Reserve(r.Context(), int64(factor*float64(n))+64<<10, s.cfg.QueueWait)
+	release, err := s.budget.Reserve(r.Context(), int64(factor*float64(n))+extra+64<<10, s.cfg.QueueWait)
 	switch {
 	case errors.Is(err, budget.ErrTooLarge):
 		s.m.refused.WithLabelValues("too_large").Inc()

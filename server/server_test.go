@@ -123,7 +123,7 @@ func TestBadRequests(t *testing.T) {
 		code             int
 		want             string
 	}{
-		{"malformed json", "/embed", `{"documents": [`, 400, "malformed request JSON"},
+		{"malformed json", "/embed", `{"documents": [`, 400, "the body ends before its JSON does"},
 		{"unknown field", "/embed", `{"documents": [{"id": "a", "txt": "x"}]}`, 400, "txt"},
 		{"no documents", "/embed", `{"documents": []}`, 400, "no documents"},
 		// The same words as the command line's.
@@ -133,7 +133,7 @@ func TestBadRequests(t *testing.T) {
 		{"body too large", "/embed", `{"documents": [{"id": "a", "text": "` + strings.Repeat("x", 2<<20) + `"}]}`, 413, "over 1048576 bytes"},
 		{"invalid utf-8", "/embed", "{\"documents\": [{\"id\": \"a\", \"text\": \"bad \xff\"}]}", 400, "invalid UTF-8 at byte 40"},
 		{"unknown chunker", "/v1/chunk", `{"chunker": "nope", "text": "x"}`, 400, "unknown chunker"},
-		{"negative size", "/v1/chunk", `{"chunker": "recursive", "config": {"size": -3}, "text": "x"}`, 400, "size must be positive"},
+		{"negative size", "/v1/chunk", `{"chunker": "recursive", "config": {"size": -3}, "text": "x"}`, 400, `"size" of recursive: want an integer from 1 to 1073741824, got -3`},
 		{"unknown parameter", "/v1/chunk", `{"chunker": "recursive", "config": {"sise": 3}, "text": "x"}`, 400, "sise"},
 		{"unknown tokenizer", "/v1/chunk", `{"tokenizer": "gpt9", "text": "x"}`, 400, "unknown tokenizer"},
 		{"unknown model", "/v1/embeddings", `{"model": "ada", "input": "x"}`, 400, "not served"},

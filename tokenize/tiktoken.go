@@ -2,6 +2,7 @@ package tokenize
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -37,7 +38,17 @@ type TikToken struct {
 	longMu   sync.Mutex
 	longSeg  string
 	longLens []uint16
+
+	// mid caches the tokens of segments longer than maxCachedSegment and
+	// shorter than longSegment (indentation, rules of dashes, long words),
+	// which chunkers count again each time a chunk around them is
+	// measured; emptied when its keys pass maxMidBytes.
+	mid      map[string][]uint16
+	midBytes int
 }
+
+// maxMidBytes bounds the bytes of the segments mid holds.
+const maxMidBytes = 16 << 20
 
 // longSegment is the length from which a segment's tokens are remembered
 // as the last long segment.
@@ -47,7 +58,22 @@ const longSegment = 64 << 10
 // over maxCachedSegment bytes, from the last long segment when it is seg.
 func (t *TikToken) longTokens(seg string, emit func(n int)) {
 	if len(seg) < longSegment {
-		t.bpe.tokens(seg, emit)
+		t.longMu.Lock()
+		lens, ok := t.mid[seg]
+		t.longMu.Unlock()
+		if !ok {
+			t.bpe.tokens(seg, func(n int) { lens = append(lens, uint16(n)) })
+			t.longMu.Lock()
+			if t.midBytes+len(seg) > maxMidBytes || t.mid == nil {
+				t.mid, t.midBytes = map[string][]uint16{}, 0
+			}
+			t.mid[strings.Clone(seg)] = lens
+			t.midBytes += len(seg)
+			t.longMu.Unlock()
+		}
+		for _, n := range lens {
+			emit(int(n))
+		}
 		return
 	}
 	t.longMu.Lock()

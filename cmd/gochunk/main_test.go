@@ -110,7 +110,7 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{"unknown chunker", []string{"chunk", "--chunker", "nope", good}, 2, "unknown chunker"},
 		{"unknown tokenizer", []string{"chunk", "--tokenizer", "gpt9", good}, 2, "unknown tokenizer"},
-		{"zero size", []string{"chunk", "--size", "0", good}, 2, "size must be positive"},
+		{"zero size", []string{"chunk", "--size", "0", good}, 2, `"size" of recursive: want an integer from 1 to 1073741824, got 0`},
 		{"overlap too big", []string{"chunk", "--size", "10", "--overlap", "10", good}, 2, "overlap"},
 		{"unknown parameter", []string{"chunk", "--config", writeFile(t, "x.json", `{"sise": 3}`), good}, 2, "sise"},
 		{"missing config", []string{"chunk", "--config", "/nonexistent.yaml", good}, 2, "config"},

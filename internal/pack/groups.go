@@ -55,11 +55,7 @@ func (e *Engine) PackGroups(ctx context.Context, items []Piece, groups [][]int) 
 				est += items[g[end]].Size + 1
 				end++
 			}
-			c := build(g[start:end])
-			for end-start > 1 && c.TokenCount > e.Limit {
-				end--
-				c = build(g[start:end])
-			}
+			c, end := e.fitGroup(g, start, end, items, build)
 			ids := g[start:end]
 			start = end
 			switch {
@@ -88,4 +84,48 @@ func (e *Engine) PackGroups(ctx context.Context, items []Piece, groups [][]int) 
 		chunks[i].Index = i
 	}
 	return chunks, ids, nil
+}
+
+// fitGroup returns the chunk of the most items of g from start, at most to
+// end (the estimate), whose text fits the limit, and its end; one item
+// when none more fits. The estimate counts the items' sizes, not what lies
+// between them (white space, lines of indentation): when that could push
+// the text over the limit, or when the whole text is over it, the count
+// gallops from the first item and then bisects, so that the texts
+// measured stay near the size of the chunk that fits and a chunk costs a
+// logarithmic number of counts, not one per item taken back.
+func (e *Engine) fitGroup(g []int, start, end int, items []Piece, build func([]int) gochunk.Chunk) (gochunk.Chunk, int) {
+	est, gaps := 0, 0
+	for k := start; k < end; k++ {
+		est += items[g[k]].Size + 1
+		if k > start && g[k] == g[k-1]+1 {
+			gaps += items[g[k]].Start - items[g[k-1]].End
+		}
+	}
+	hi := end
+	if est+gaps <= e.Limit || end-start == 1 {
+		c := build(g[start:end])
+		if end-start == 1 || c.TokenCount <= e.Limit {
+			return c, end
+		}
+		hi = end - 1
+	}
+	fit, fitEnd := build(g[start:start+1]), start+1
+	for step := 1; fitEnd+step <= hi; step *= 2 {
+		c := build(g[start : fitEnd+step])
+		if c.TokenCount > e.Limit {
+			hi = fitEnd + step - 1
+			break
+		}
+		fit, fitEnd = c, fitEnd+step
+	}
+	for lo := fitEnd + 1; lo <= hi; {
+		mid := (lo + hi) / 2
+		if c := build(g[start:mid]); c.TokenCount <= e.Limit {
+			fit, fitEnd, lo = c, mid, mid+1
+		} else {
+			hi = mid - 1
+		}
+	}
+	return fit, fitEnd
 }
