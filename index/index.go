@@ -16,13 +16,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/embed"
 	"github.com/gochunk/gochunk/pipeline"
+	"github.com/gochunk/gochunk/record"
 	"github.com/gochunk/gochunk/store"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // Doc is one document of a source.
@@ -75,18 +79,30 @@ type Tally struct {
 	Unchanged int `json:"unchanged"`
 	Deleted   int `json:"deleted"`
 	Failed    int `json:"failed"`
+	// KeptPrevious counts the failed documents whose previous chunks the
+	// store still holds (see Failure.KeptPrevious).
+	KeptPrevious int `json:"kept_previous"`
 }
 
 // Failure is a document a run could not index.
 type Failure struct {
 	ID    string `json:"id"`
 	Error string `json:"error"`
+	// KeptPrevious is true when the store still holds the chunks of the
+	// document's last good version: a document that fails (a file that
+	// turned unreadable or invalid, an embedder that failed) is not
+	// removed, so that a passing fault does not empty an index; it is
+	// removed when its source no longer lists it.
+	KeptPrevious bool `json:"kept_previous,omitempty"`
 }
 
 // Summary is what a run did.
 type Summary struct {
-	Documents      Tally        `json:"documents"`
-	ChunksWritten  int          `json:"chunks_written"`
+	Documents     Tally `json:"documents"`
+	ChunksWritten int   `json:"chunks_written"`
+	// TokensEmbedded counts the tokens of the texts embedded (context
+	// included) in the embedder's own tokenizer, or cl100k_base for an
+	// embedder without one.
 	TokensEmbedded int          `json:"tokens_embedded"`
 	Store          store.Counts `json:"store"`
 	Seconds        float64      `json:"seconds"`
@@ -96,8 +112,12 @@ type Summary struct {
 // String returns the summary as a line for people.
 func (s Summary) String() string {
 	d := s.Documents
-	return fmt.Sprintf("documents: %d added, %d updated, %d unchanged, %d deleted, %d failed; %d chunks written, %d tokens embedded in %.2fs; the store holds %d documents, %d chunks",
-		d.Added, d.Updated, d.Unchanged, d.Deleted, d.Failed, s.ChunksWritten, s.TokensEmbedded, s.Seconds, s.Store.Documents, s.Store.Chunks)
+	kept := ""
+	if d.KeptPrevious > 0 {
+		kept = fmt.Sprintf(" (%d of them still stored as they were before)", d.KeptPrevious)
+	}
+	return fmt.Sprintf("documents: %d added, %d updated, %d unchanged, %d deleted, %d failed%s; %d chunks written, %d tokens embedded in %.2fs; the store holds %d documents, %d chunks",
+		d.Added, d.Updated, d.Unchanged, d.Deleted, d.Failed, kept, s.ChunksWritten, s.TokensEmbedded, s.Seconds, s.Store.Documents, s.Store.Chunks)
 }
 
 // ErrFailed is returned (wrapped, with the count) when documents failed;
@@ -124,6 +144,11 @@ func ConfigHash(p *pipeline.Pipeline, opt Options) string {
 func contentHash(data []byte, meta map[string]any) string {
 	h := sha256.New()
 	h.Write(data)
+	return finishHash(h, meta)
+}
+
+// finishHash adds the metadata to a hash of a document's bytes.
+func finishHash(h hash.Hash, meta map[string]any) string {
 	if len(meta) > 0 {
 		b, _ := json.Marshal(meta) // map keys are sorted: stable
 		h.Write([]byte{0})
@@ -171,6 +196,9 @@ func Run(ctx context.Context, st store.Store, p *pipeline.Pipeline, sources []So
 		return sum, err
 	}
 	r := &run{st: st, p: p, opt: opt, known: known, config: ConfigHash(p, opt), sum: &sum}
+	if r.tokens, err = embeddedTokens(ctx, p, opt); err != nil {
+		return sum, err
+	}
 	for _, src := range sources {
 		seen := map[string]bool{}
 		r.source = src.Name()
@@ -204,6 +232,22 @@ func Run(ctx context.Context, st store.Store, p *pipeline.Pipeline, sources []So
 	return sum, nil
 }
 
+// embeddedTokens returns the counter of the summary's TokensEmbedded: the
+// embedder's own tokenizer, else cl100k_base (nil without embeddings).
+func embeddedTokens(ctx context.Context, p *pipeline.Pipeline, opt Options) (tokenize.Counter, error) {
+	if !opt.Embed {
+		return nil, nil
+	}
+	em, err := p.Embedder(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if tok, _ := embed.TokenizerOf(em); tok != nil {
+		return tok, nil
+	}
+	return tokenize.New("cl100k_base")
+}
+
 // embedderConfig is the embedder part of the configuration, kept in the
 // store so that search embeds queries with the same embedder.
 func embedderConfig(p *pipeline.Pipeline) string {
@@ -224,11 +268,17 @@ type run struct {
 	// The window of documents to chunk and embed together.
 	docs   []Doc
 	hashes []string
+	// tokens counts the tokens embedded, for the summary.
+	tokens tokenize.Counter
 }
 
 func (r *run) fail(id string, err error) {
 	r.sum.Documents.Failed++
-	r.sum.Failures = append(r.sum.Failures, Failure{ID: id, Error: err.Error()})
+	_, kept := r.known[id]
+	if kept {
+		r.sum.Documents.KeptPrevious++
+	}
+	r.sum.Failures = append(r.sum.Failures, Failure{ID: id, Error: err.Error(), KeptPrevious: kept})
 	r.progress(id)
 }
 
@@ -245,16 +295,16 @@ func (r *run) add(ctx context.Context, d Doc) error {
 		r.fail(d.ID, d.Err)
 		return nil
 	}
-	data := []byte(d.Text)
+	var h string
 	if d.Path != "" {
-		b, err := readFile(d.Path)
-		if err != nil {
+		var err error
+		if h, err = hashFile(d.Path, d.Metadata); err != nil {
 			r.fail(d.ID, err)
 			return nil
 		}
-		data = b
+	} else {
+		h = contentHash([]byte(d.Text), d.Metadata)
 	}
-	h := contentHash(data, d.Metadata)
 	if st, ok := r.known[d.ID]; ok && st.ContentHash == h && st.ConfigHash == r.config && st.Source == r.source {
 		r.sum.Documents.Unchanged++
 		r.progress(d.ID)
@@ -312,7 +362,9 @@ func (r *run) flush(ctx context.Context) error {
 		var todo []*pipeline.Result
 		var at []int
 		for i, res := range results {
-			if res != nil && len(res.Chunks) > 0 {
+			// A large document is embedded batch by batch as the store
+			// writes it (see more), not with the window.
+			if res != nil && len(res.Chunks) > 0 && len(res.Chunks) <= embedBatch {
 				todo, at = append(todo, res), append(at, i)
 			}
 		}
@@ -334,17 +386,22 @@ func (r *run) flush(ctx context.Context) error {
 			r.fail(d.ID, errs[i])
 			continue
 		}
-		recs := results[i].Records()
+		res := results[i]
+		recs := res.Records()
 		for k := range recs {
 			recs[k].Source = d.ID
 		}
-		puts = append(puts, store.Put{Document: store.Document{ID: d.ID, Source: r.source, ContentHash: hashes[i], ConfigHash: r.config, Metadata: d.Metadata}, Chunks: recs})
+		put := store.Put{Document: store.Document{ID: d.ID, Source: r.source, ContentHash: hashes[i], ConfigHash: r.config, Metadata: d.Metadata}, Chunks: recs}
+		if r.opt.Embed && len(res.Embeddings) != len(res.Chunks) {
+			put.Chunks, put.More = nil, r.more(res, recs)
+		}
+		puts = append(puts, put)
 		done = append(done, i)
 	}
 	if err := r.st.Replace(ctx, puts...); err != nil {
 		return err
 	}
-	for k, i := range done {
+	for _, i := range done {
 		id := docs[i].ID
 		if _, ok := r.known[id]; ok {
 			r.sum.Documents.Updated++
@@ -352,15 +409,55 @@ func (r *run) flush(ctx context.Context) error {
 			r.sum.Documents.Added++
 		}
 		r.known[id] = store.State{Source: r.source, ContentHash: hashes[i], ConfigHash: r.config}
-		r.sum.ChunksWritten += len(puts[k].Chunks)
+		r.sum.ChunksWritten += len(results[i].Chunks)
 		if r.opt.Embed {
-			for _, c := range results[i].Chunks {
-				r.sum.TokensEmbedded += c.TokenCount
+			for k, c := range results[i].Chunks {
+				if k < len(results[i].EmbedPrefixes) {
+					r.sum.TokensEmbedded += r.tokens.Count(results[i].EmbedPrefixes[k])
+				}
+				r.sum.TokensEmbedded += r.tokens.Count(c.Text)
 			}
 		}
 		r.progress(id)
 	}
 	return nil
+}
+
+// embedBatch is the most chunks of one document embedded at once: a
+// document with more is embedded and written batch by batch, so that its
+// vectors are never all held (200 MB of text makes 250,000 chunks, a
+// gigabyte of 1,024-dimension vectors).
+const embedBatch = 1024
+
+// more returns a store.Put's More for res, whose chunks' records are recs
+// (without vectors): each call embeds the next batch, and drops the
+// vectors of the batch before, which the store has written.
+func (r *run) more(res *pipeline.Result, recs []record.Record) func(context.Context) ([]record.Record, error) {
+	next := 0
+	return func(ctx context.Context) ([]record.Record, error) {
+		if next > 0 {
+			for k := max(next-embedBatch, 0); k < next; k++ {
+				recs[k].Embedding = nil
+			}
+		}
+		if next >= len(recs) {
+			return nil, nil
+		}
+		end := min(next+embedBatch, len(recs))
+		part := &pipeline.Result{Chunks: res.Chunks[next:end]}
+		if len(res.EmbedPrefixes) == len(res.Chunks) {
+			part.EmbedPrefixes = res.EmbedPrefixes[next:end]
+		}
+		if err := r.p.Embedding().Embed(ctx, []*pipeline.Result{part})[0]; err != nil {
+			return nil, err
+		}
+		for k, v := range part.Embeddings {
+			recs[next+k].Embedding = v
+		}
+		batch := recs[next:end]
+		next = end
+		return batch, nil
+	}
 }
 
 // cleanup removes the documents of the current source it no longer holds.

@@ -17,6 +17,7 @@ import (
 	"github.com/gochunk/gochunk/internal/pgtest"
 	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/store"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 func newPipeline(t testing.TB, params string) *pipeline.Pipeline {
@@ -285,5 +286,82 @@ func TestFilesSymlinkedRoot(t *testing.T) {
 	})
 	if err != nil || len(ids) != 1 || ids[0] != filepath.Join(dir, "link", "a.txt") {
 		t.Errorf("ids %q, %v", ids, err)
+	}
+}
+
+// A document of more chunks than one embedding batch is embedded and
+// written batch by batch, with the same vectors as embedding it whole; the
+// tokens embedded are counted in the embedder's tokens (cl100k_base for
+// the lexical embedder), not in the chunks' unit.
+func TestLargeDocumentInBatches(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "gochunk.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var b strings.Builder
+	for i := 0; i < 3*embedBatch+17; i++ {
+		fmt.Fprintf(&b, "Paragraph %d is about topic %d, in a few words.\n\n", i, i%89)
+	}
+	dir := t.TempDir()
+	write(t, dir, "big.md", b.String())
+	p := newPipeline(t, `{"size": 60}`)
+	sum, err := Run(ctx, st, p, []Source{Files{Root: dir}}, Options{Embed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Store.Chunks <= 3*embedBatch || sum.ChunksWritten != sum.Store.Chunks {
+		t.Fatalf("summary %+v", sum)
+	}
+	res, err := p.Embedding().Run(ctx, gochunk.Document{ID: filepath.Join(dir, "big.md"), Text: b.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, _ := tokenize.New("cl100k_base")
+	want := 0
+	for _, c := range res.Chunks {
+		want += cl.Count(c.Text)
+	}
+	if sum.TokensEmbedded != want {
+		t.Errorf("tokens embedded %d, want %d (cl100k_base); the chunks hold %d characters", sum.TokensEmbedded, want, len(b.String()))
+	}
+	// The vectors stored are those of embedding the chunks at once: the
+	// last chunk's text finds itself first.
+	last := res.Chunks[len(res.Chunks)-1]
+	hits, err := st.Search(ctx, store.Query{Text: last.Text, K: 1, Mode: "vector", Vector: res.Embeddings[len(res.Embeddings)-1]})
+	if err != nil || len(hits) != 1 || hits[0].Text != last.Text || hits[0].Score < 0.999 {
+		t.Errorf("the last chunk's vector: %+v %v", hits, err)
+	}
+}
+
+// A document that turns invalid keeps its previous chunks, and the
+// summary says so.
+func TestFailedDocumentKeepsPrevious(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "gochunk.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	dir := t.TempDir()
+	write(t, dir, "a.txt", paragraph("cat", 5))
+	p := newPipeline(t, `{}`)
+	if _, err := Run(ctx, st, p, []Source{Files{Root: dir}}, Options{Embed: true}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "a.txt", "now \xff invalid")
+	write(t, dir, "new.txt", "also \xff invalid")
+	sum, err := Run(ctx, st, p, []Source{Files{Root: dir}}, Options{Embed: true})
+	if !errors.Is(err, ErrFailed) || sum.Documents.Failed != 2 || sum.Documents.KeptPrevious != 1 || sum.Store.Documents != 1 {
+		t.Fatalf("%v %+v", err, sum)
+	}
+	for _, f := range sum.Failures {
+		if f.KeptPrevious != strings.HasSuffix(f.ID, "a.txt") {
+			t.Errorf("%+v", f)
+		}
+	}
+	if !strings.Contains(sum.String(), "2 failed (1 of them still stored as they were before)") {
+		t.Errorf("summary line: %s", sum)
 	}
 }

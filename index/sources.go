@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -105,7 +106,20 @@ func binary(p string) bool {
 	return !bytes.HasPrefix(buf, []byte("%PDF-")) && bytes.IndexByte(buf, 0) >= 0
 }
 
-func readFile(p string) ([]byte, error) { return os.ReadFile(p) }
+// hashFile returns the content hash of the file at p with meta, reading
+// it in a stream (a file of hundreds of megabytes is not held for it).
+func hashFile(p string, meta map[string]any) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", p, err)
+	}
+	return finishHash(h, meta), nil
+}
 
 // JSONLines is a stream of JSON objects, one a line, as a source:
 // {"id": "…", "text": "…", "metadata": {…}} (an id may be a number).

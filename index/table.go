@@ -294,6 +294,9 @@ func watchBatch(ctx context.Context, pg *store.Postgres, p *pipeline.Pipeline, t
 			return err
 		}
 		r := &run{st: w, p: p, opt: opt, known: known, config: config, source: t.Name(), sum: &sum}
+		if r.tokens, err = embeddedTokens(ctx, p, opt); err != nil {
+			return err
+		}
 		for _, d := range batch {
 			if err := r.add(ctx, d); err != nil {
 				return err

@@ -189,6 +189,18 @@ func (p *Postgres) ReplaceTx(ctx context.Context, tx pgx.Tx, puts ...Put) error 
 		if err := p.put(ctx, tx, put.Document, put.Chunks); err != nil {
 			return err
 		}
+		for put.More != nil {
+			chunks, err := put.More(ctx)
+			if err != nil {
+				return err
+			}
+			if len(chunks) == 0 {
+				break
+			}
+			if err := p.insert(ctx, tx, put.Document, chunks); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -209,6 +221,11 @@ func (p *Postgres) put(ctx context.Context, tx pgx.Tx, doc Document, chunks []re
 	if _, err := tx.Exec(ctx, `DELETE FROM gochunk_chunks WHERE document_id = $1`, doc.ID); err != nil {
 		return err
 	}
+	return p.insert(ctx, tx, doc, chunks)
+}
+
+// insert adds chunks of doc.
+func (p *Postgres) insert(ctx context.Context, tx pgx.Tx, doc Document, chunks []record.Record) error {
 	vec := "$12::real[]"
 	if p.Vector {
 		vec = "$12::vector"

@@ -172,14 +172,25 @@ func sqlitePut(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, put Put) error {
 		doc.ID, doc.Source, doc.ContentHash, doc.ConfigHash, nullString(meta), time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
 		return err
 	}
-	for _, c := range put.Chunks {
-		r, err := toRow(c)
-		if err != nil {
+	for chunks := put.Chunks; ; {
+		for _, c := range chunks {
+			r, err := toRow(c)
+			if err != nil {
+				return err
+			}
+			if _, err := ins.ExecContext(ctx, doc.ID, r.index, r.start, r.end, r.startRune, r.endRune, nullString(r.spans),
+				r.tokens, r.text, nullString(r.metadata), nullString(r.stats), vectorBlob(c.Embedding)); err != nil {
+				return fmt.Errorf("chunk %d of %s: %w", r.index, doc.ID, err)
+			}
+		}
+		if put.More == nil {
+			break
+		}
+		if chunks, err = put.More(ctx); err != nil {
 			return err
 		}
-		if _, err := ins.ExecContext(ctx, doc.ID, r.index, r.start, r.end, r.startRune, r.endRune, nullString(r.spans),
-			r.tokens, r.text, nullString(r.metadata), nullString(r.stats), vectorBlob(c.Embedding)); err != nil {
-			return fmt.Errorf("chunk %d of %s: %w", r.index, doc.ID, err)
+		if len(chunks) == 0 {
+			break
 		}
 	}
 	// The document's text goes into the full-text index in one statement:

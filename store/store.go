@@ -51,6 +51,12 @@ type Document struct {
 type Put struct {
 	Document
 	Chunks []record.Record
+	// More, when set, is called after Chunks are written, for the next
+	// batch of the document's chunks, until it returns none or an error
+	// (which aborts the transaction): a document too large to hold all
+	// its vectors at once is written as it is embedded, still whole or
+	// not at all.
+	More func(ctx context.Context) ([]record.Record, error)
 }
 
 // State is a stored document's hashes and source.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -18,6 +19,49 @@ func chunk(doc string, i int, text string, v ...float32) record.Record {
 
 // exercise runs the same checks on every kind of store.
 func exercise(t *testing.T, s Store) {
+	exerciseChecks(t, s)
+	exerciseMore(t, s)
+}
+
+// exerciseMore writes a document in batches (Put.More), then fails a
+// rewrite half-way: the store keeps the whole first version.
+func exerciseMore(t *testing.T, s Store) {
+	ctx := context.Background()
+	doc := Document{ID: "big", Source: "dir", ContentHash: "b1", ConfigHash: "c1"}
+	next := 0
+	more := func(ctx context.Context) ([]record.Record, error) {
+		if next > 3 {
+			return nil, nil
+		}
+		next++
+		return []record.Record{chunk("big", next-1, fmt.Sprintf("batch %d zebra", next-1))}, nil
+	}
+	if err := s.Replace(ctx, Put{Document: doc, More: more}); err != nil { // every chunk from More
+		t.Fatal(err)
+	}
+	hits, err := s.Search(ctx, Query{Text: "zebra", K: 10, Mode: "keyword"})
+	if err != nil || len(hits) != 4 {
+		t.Fatalf("a document written in 4 batches: %d hits, %v", len(hits), err)
+	}
+	boom := errors.New("embedder down")
+	doc.ContentHash = "b2"
+	err = s.Replace(ctx, Put{Document: doc, Chunks: []record.Record{chunk("big", 0, "half written")},
+		More: func(context.Context) ([]record.Record, error) { return nil, boom }})
+	if !errors.Is(err, boom) {
+		t.Fatalf("a failing batch: %v", err)
+	}
+	states, _ := s.Documents(ctx)
+	hits, _ = s.Search(ctx, Query{Text: "zebra", K: 10, Mode: "keyword"})
+	if states["big"].ContentHash != "b1" || len(hits) != 4 {
+		t.Errorf("after a failed rewrite: hash %q, %d hits; want the first version whole", states["big"].ContentHash, len(hits))
+	}
+	if err := s.Delete(ctx, "big"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// exerciseChecks runs the checks of one document at a time.
+func exerciseChecks(t *testing.T, s Store) {
 	ctx := context.Background()
 	if err := s.Prepare(ctx, 3); err != nil {
 		t.Fatal(err)
@@ -30,15 +74,15 @@ func exercise(t *testing.T, s Store) {
 	multi.Metadata = map[string]any{"heading": "Cats"}
 	multi.Stats = gochunk.Stats{Sentences: 2}
 	docA := Document{ID: "a", Source: "dir", ContentHash: "h1", ConfigHash: "c1", Metadata: map[string]any{"lang": "en"}}
-	if err := s.Replace(ctx, Put{docA, []record.Record{chunk("a", 0, "cats and dogs", 1, 0, 0), multi, chunk("a", 2, "old text", 0, 0, 1)}}); err != nil {
+	if err := s.Replace(ctx, Put{Document: docA, Chunks: []record.Record{chunk("a", 0, "cats and dogs", 1, 0, 0), multi, chunk("a", 2, "old text", 0, 0, 1)}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Replace(ctx, Put{Document{ID: "b", Source: "dir", ContentHash: "h2", ConfigHash: "c1"},
-		[]record.Record{chunk("b", 0, "stock markets fell sharply", 0, 1, 0)}}); err != nil {
+	if err := s.Replace(ctx, Put{Document: Document{ID: "b", Source: "dir", ContentHash: "h2", ConfigHash: "c1"},
+		Chunks: []record.Record{chunk("b", 0, "stock markets fell sharply", 0, 1, 0)}}); err != nil {
 		t.Fatal(err)
 	}
 	// Replacing a document leaves none of its old chunks.
-	if err := s.Replace(ctx, Put{docA, []record.Record{chunk("a", 0, "cats and dogs", 1, 0, 0), multi}}); err != nil {
+	if err := s.Replace(ctx, Put{Document: docA, Chunks: []record.Record{chunk("a", 0, "cats and dogs", 1, 0, 0), multi}}); err != nil {
 		t.Fatal(err)
 	}
 	if c, err := s.Counts(ctx); err != nil || c != (Counts{Documents: 2, Chunks: 3}) {
@@ -103,7 +147,7 @@ func exercise(t *testing.T, s Store) {
 	if c, _ := s.Counts(ctx); c.Chunks != 0 || docs["a"].ConfigHash != "" {
 		t.Errorf("after a change of dimension: %+v, %+v", c, docs)
 	}
-	if err := s.Replace(ctx, Put{docA, []record.Record{chunk("a", 0, "cats", 1, 0, 0, 0)}}); err != nil {
+	if err := s.Replace(ctx, Put{Document: docA, Chunks: []record.Record{chunk("a", 0, "cats", 1, 0, 0, 0)}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.SetMeta(ctx, "schema_version", "99"); err != nil {
