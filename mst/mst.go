@@ -297,9 +297,16 @@ func (c *Chunker) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk
 	e := &pack.Engine{Text: d.Text, Counter: c.counter, Limit: c.cfg.MaxTokens}
 	e.Init()
 	pieces, err := Pieces(ctx, e, c.cfg.MaxPieceTokens, c.cfg.Segmenter)
+	if err == nil {
+		pieces, err = keepHeadings(ctx, e, pieces, c.cfg.MaxTokens)
+	}
 	if err != nil || len(pieces) == 0 {
 		return nil, nil, gochunk.WrapDocument(d.ID, err)
 	}
+	// The reference's heading-paragraph reward keeps a heading in the
+	// component of the text it heads; when a component is cut for size,
+	// the cut must not separate them either.
+	e.KeepWithNext = func(i int) bool { return headingPiece(d.Text[pieces[i].Start:pieces[i].End]) }
 	texts := make([]string, len(pieces))
 	lengths := make([]int, len(pieces))
 	for i, p := range pieces {

@@ -352,3 +352,83 @@ func TestDeepListLinear(t *testing.T) {
 		}
 	}
 }
+
+// sectionText builds a markdown document of sections alternating finance
+// and biomedicine, each paragraph one line of the given sentences, with
+// headings of one to nine words.
+func sectionText(sentences int) (text string, headings []string) {
+	finance := []string{"The company reported quarterly revenue of %d million dollars, up %d percent from the prior year.",
+		"Operating margins widened as the firm cut costs in its retail banking division by %d percent.",
+		"The board approved a dividend of %d dollars per share, payable to shareholders in %d weeks.",
+		"Cash flow from operations totaled %d million dollars, funding %d capital projects and debt repayment."}
+	bio := []string{"Patients receiving the monoclonal antibody showed a %d percent reduction in tumor volume after %d weeks.",
+		"The randomized trial enrolled %d adults with chronic obstructive pulmonary disease across %d sites.",
+		"Plasma concentrations of the drug peaked %d hours after oral administration in %d volunteers.",
+		"Gene expression profiling revealed %d upregulated cytokines in %d treated mice."}
+	titles := []string{"Results", "Clinical Trial Outcomes", "Capital Allocation, Dividends and Buybacks",
+		"Molecular Mechanisms of the Kinase Inhibitor in Cultured Cells", "Balance Sheet", "Safety Profile of the Treatment"}
+	var b strings.Builder
+	for i, title := range titles {
+		pool := finance
+		if i%2 == 1 {
+			pool = bio
+		}
+		h := strings.Repeat("#", 2+i%2) + " " + title
+		headings = append(headings, h)
+		b.WriteString(h + "\n\n")
+		for k := range sentences + 3*(i%3) {
+			if k > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, pool[(k+i)%len(pool)], 10+7*k+i, 2+k%9)
+		}
+		b.WriteString("\n\n")
+	}
+	return b.String(), headings
+}
+
+// The reference's heading-paragraph case: a heading stays in the chunk of
+// the paragraph that follows it, at every size from above a section's
+// down to little more than a heading with the first sentence after it,
+// with paragraphs cut into lines whole (short) or into sentences (long).
+func TestHeadingStaysWithParagraph(t *testing.T) {
+	cl, err := tokenize.New("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sentences := range []int{8, 16} {
+		text, headings := sectionText(sentences)
+		for size := 420; size >= 50; size -= 10 {
+			cfg := DefaultConfig()
+			cfg.MaxTokens = size
+			c, err := New(cfg, cl, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			chunks, err := c.Chunk(context.Background(), gochunk.Document{Text: text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			owner := func(off int) int {
+				for i, ch := range chunks {
+					for _, s := range ch.Spans {
+						if s.Start <= off && off < s.End {
+							return i
+						}
+					}
+					if len(ch.Spans) == 0 && ch.Start() <= off && off < ch.End() {
+						return i
+					}
+				}
+				return -1
+			}
+			for _, h := range headings {
+				at := strings.Index(text, h)
+				para := at + len(h) + 2
+				if a, b := owner(at), owner(para); a != b || a < 0 {
+					t.Errorf("%d sentences, size %d: %q is in chunk %d, its paragraph starts chunk %d", sentences, size, h, a, b)
+				}
+			}
+		}
+	}
+}

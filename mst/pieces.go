@@ -151,6 +151,58 @@ func Pieces(ctx context.Context, e *pack.Engine, maxPiece int, mode string) ([]p
 	return out, nil
 }
 
+// keepHeadings cuts the piece after each heading in two where the two
+// would not fit in one chunk of limit tokens together: a first part that
+// fits beside the heading, and the rest. Packing then never has to leave a
+// heading alone at the end of one chunk with its text in the next.
+func keepHeadings(ctx context.Context, e *pack.Engine, pieces []pack.Piece, limit int) ([]pack.Piece, error) {
+	out := make([]pack.Piece, 0, len(pieces))
+	for i := 0; i < len(pieces); i++ {
+		h := pieces[i]
+		out = append(out, h)
+		if i+1 == len(pieces) || !headingPiece(e.Text[h.Start:h.End]) {
+			continue
+		}
+		next := pieces[i+1]
+		over := e.Count(h.Start, next.End) - limit
+		for room := next.Size - over; over > 0 && room >= 1; room -= over {
+			sub := *e
+			sub.Limit, sub.Overlap = room, 0
+			parts, err := sub.Split(ctx, next.Start, next.End, nil)
+			if err != nil {
+				return nil, err
+			}
+			first := pack.Trim(e.Text, pack.Range{Start: parts[0].Start, End: parts[0].End})
+			if over = e.Count(h.Start, first.End) - limit; over > 0 {
+				continue
+			}
+			rest := pack.Trim(e.Text, pack.Range{Start: first.End, End: next.End})
+			out = append(out, pack.Piece{Start: first.Start, End: first.End, Size: e.Count(first.Start, first.End)})
+			if rest.End > rest.Start {
+				out = append(out, pack.Piece{Start: rest.Start, End: rest.End, Size: e.Count(rest.Start, rest.End)})
+			}
+			i++
+			break
+		}
+	}
+	return out, nil
+}
+
+// headingPiece reports whether a piece's text is a heading: a markdown
+// heading, or a short line of a few words that ends without punctuation
+// ("Results", "2.1 Safety Profile"), a title the text after it belongs to.
+func headingPiece(t string) bool {
+	t = strings.TrimSpace(t)
+	if isHeading(t) {
+		return true
+	}
+	if t == "" || strings.ContainsRune(t, '\n') || utf8.RuneCountInString(t) > 80 || len(strings.Fields(t)) > 10 {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(t)
+	return !strings.ContainsRune(".!?:;,)]}\"'…。！？", last) && !isListItem(t) && !strings.HasPrefix(t, "|")
+}
+
 func isHeading(t string) bool {
 	n := 0
 	for n < len(t) && t[n] == '#' {

@@ -56,6 +56,17 @@ func (e *Engine) PackGroups(ctx context.Context, items []Piece, groups [][]int) 
 				end++
 			}
 			c, end := e.fitGroup(g, start, end, items, build)
+			if e.KeepWithNext != nil && end < len(g) {
+				// Leave the items that head what follows them for the next
+				// chunk, unless they are all this chunk holds.
+				k := end
+				for k-1 > start && e.KeepWithNext(g[k-1]) && g[k] == g[k-1]+1 {
+					k--
+				}
+				if k < end {
+					c, end = build(g[start:k]), k
+				}
+			}
 			ids := g[start:end]
 			start = end
 			switch {

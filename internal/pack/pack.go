@@ -56,6 +56,11 @@ type Engine struct {
 	// character, or the tokens of one character) of up to MaxUnit tokens
 	// stand alone as a piece over Limit instead of being an error.
 	MaxUnit int
+	// KeepWithNext, when set, tells PackGroups which items (by index)
+	// must not end a chunk when the item after them in their group
+	// follows them in the text: a heading is packed with the paragraph it
+	// heads, not left at the end of the chunk before it.
+	KeepWithNext func(item int) bool
 
 	ready    bool
 	runes    bool // Counter is tokenize.Runes: count without an interface call
