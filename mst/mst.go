@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/gochunk/gochunk/internal/params"
+	"github.com/gochunk/gochunk/segment"
 	"math"
 	"slices"
 	"sort"
@@ -306,7 +307,7 @@ func (c *Chunker) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk
 	// The reference's heading-paragraph reward keeps a heading in the
 	// component of the text it heads; when a component is cut for size,
 	// the cut must not separate them either.
-	e.KeepWithNext = func(i int) bool { return headingPiece(d.Text[pieces[i].Start:pieces[i].End]) }
+	e.KeepWithNext = func(i int) bool { return segment.HeadingLike(d.Text[pieces[i].Start:pieces[i].End]) }
 	texts := make([]string, len(pieces))
 	lengths := make([]int, len(pieces))
 	for i, p := range pieces {

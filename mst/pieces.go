@@ -160,7 +160,7 @@ func keepHeadings(ctx context.Context, e *pack.Engine, pieces []pack.Piece, limi
 	for i := 0; i < len(pieces); i++ {
 		h := pieces[i]
 		out = append(out, h)
-		if i+1 == len(pieces) || !headingPiece(e.Text[h.Start:h.End]) {
+		if i+1 == len(pieces) || !segment.HeadingLike(e.Text[h.Start:h.End]) {
 			continue
 		}
 		next := pieces[i+1]
@@ -186,21 +186,6 @@ func keepHeadings(ctx context.Context, e *pack.Engine, pieces []pack.Piece, limi
 		}
 	}
 	return out, nil
-}
-
-// headingPiece reports whether a piece's text is a heading: a markdown
-// heading, or a short line of a few words that ends without punctuation
-// ("Results", "2.1 Safety Profile"), a title the text after it belongs to.
-func headingPiece(t string) bool {
-	t = strings.TrimSpace(t)
-	if isHeading(t) {
-		return true
-	}
-	if t == "" || strings.ContainsRune(t, '\n') || utf8.RuneCountInString(t) > 80 || len(strings.Fields(t)) > 10 {
-		return false
-	}
-	last, _ := utf8.DecodeLastRuneInString(t)
-	return !strings.ContainsRune(".!?:;,)]}\"'…。！？", last) && !isListItem(t) && !strings.HasPrefix(t, "|")
 }
 
 func isHeading(t string) bool {

@@ -319,3 +319,27 @@ func Lines(text string) []Range {
 	}
 	return out
 }
+
+// HeadingLike reports whether t (a piece of text, white space around it
+// ignored) reads as a heading: a markdown heading ("## Results"), or one
+// short line of at most ten words that ends without punctuation or with a
+// colon ("2.1 Safety Profile", "Ingredients:"), a title that the text
+// after it belongs to. Bulleted list items and table rows are not.
+func HeadingLike(t string) bool {
+	t = strings.TrimSpace(t)
+	n := 0
+	for n < len(t) && t[n] == '#' {
+		n++
+	}
+	if n > 0 && n <= 6 && (n == len(t) || t[n] == ' ' || t[n] == '\t') {
+		return true
+	}
+	if t == "" || strings.ContainsRune(t, '\n') || utf8.RuneCountInString(t) > 80 || len(strings.Fields(t)) > 10 {
+		return false
+	}
+	if c := t[0]; c == '-' || c == '*' || c == '+' || c == '>' || c == '|' {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(t)
+	return !strings.ContainsRune(".!?;,)]}\"'…。！？", last)
+}

@@ -29,7 +29,7 @@ type BreakpointConfig struct {
 // ArticleBreakpointConfig gives the article's and LangChain's method.
 func DefaultBreakpointConfig() BreakpointConfig {
 	return BreakpointConfig{Size: 512, Compare: "blocks", BlockSize: 6, BufferSize: 1, Threshold: "depth",
-		Sentences: Sentences{Structure: StructureAuto}}
+		Sentences: Sentences{Structure: StructureAuto, MinSize: DefaultMinSize}}
 }
 
 // ArticleBreakpointConfig returns the breakpoint method of Kamradt's "5

@@ -17,13 +17,21 @@ import (
 type ClusterConfig struct {
 	Size          int    `json:"size" range:"1,1073741824" doc:"max_chunk_size: the hard maximum chunk size in tokens of the --tokenizer unit"`
 	MinChunkSize  int    `json:"min_chunk_size" range:"1,1073741824" doc:"size of the pieces the text is first cut into (recursively, on paragraphs, lines, sentence ends, spaces); a chunk holds at most size/min_chunk_size pieces"`
-	KeepSeparator string `json:"keep_separator" doc:"where the piece splitter keeps a separator: end (with the text before it, so a period ends its sentence) or start (with the text after it, as Chroma's splitter does: pieces then begin with the previous sentence's period)"`
+	KeepSeparator string `json:"keep_separator" doc:"with pieces=chroma, where the piece splitter keeps a separator: end (with the text before it, so a period ends its sentence) or start (with the text after it, as Chroma's splitter does: pieces then begin with the previous sentence's period)"`
+	Pieces        string `json:"pieces" doc:"how the text is cut into pieces: sentences (whole sentences packed up to min_chunk_size, a longer sentence cut at white space: chunks end at sentence ends) or chroma (Chroma's recursive separators, which also cut at a period inside a sentence, \"3.14\" or \"e.g.\")"`
+	MinSize       int    `json:"min_size" range:"0,1073741824" doc:"a chunk under this many tokens (a heading alone, a few words) is joined to the text after it (at the end, before it) where the size allows; at most a quarter of size counts; 0 turns it off"`
 }
+
+// The values of ClusterConfig.Pieces.
+const (
+	PiecesSentences = "sentences"
+	PiecesChroma    = "chroma"
+)
 
 // DefaultClusterConfig returns Chroma's defaults: pieces of 50 tokens,
 // chunks of at most 400.
 func DefaultClusterConfig() ClusterConfig {
-	return ClusterConfig{Size: 400, MinChunkSize: 50, KeepSeparator: split.KeepEnd}
+	return ClusterConfig{Size: 400, MinChunkSize: 50, KeepSeparator: split.KeepEnd, Pieces: PiecesSentences, MinSize: DefaultMinSize}
 }
 
 // Cluster is the ClusterSemanticChunker of Chroma's report "Evaluating
@@ -52,7 +60,7 @@ func DefaultClusterConfig() ClusterConfig {
 type Cluster struct {
 	base
 	cfg    ClusterConfig
-	pieces *split.Recursive
+	pieces gochunk.Chunker
 }
 
 // NewCluster returns a Cluster chunker; a nil embedder means the built-in
@@ -70,13 +78,21 @@ func NewCluster(cfg ClusterConfig, counter tokenize.Counter, e gochunk.Embedder)
 	if cfg.MinChunkSize > cfg.Size {
 		return nil, fmt.Errorf("%w: min_chunk_size (%d) must not exceed size (%d)", gochunk.ErrConfig, cfg.MinChunkSize, cfg.Size)
 	}
-	b, err := newBase("cluster", cfg.Size, Sentences{}, counter, e)
+	b, err := newBase("cluster", cfg.Size, Sentences{MinSize: cfg.MinSize}, counter, e)
 	if err != nil {
 		return nil, err
 	}
-	rc := split.RecursiveConfig{Size: split.Size{Size: cfg.MinChunkSize}, Separators: []string{"\n\n", "\n", ".", "?", "!", " ", ""},
-		KeepSeparator: cfg.KeepSeparator, StripWhitespace: true}
-	pieces, err := split.NewRecursive(rc, b.counter)
+	var pieces gochunk.Chunker
+	switch cfg.Pieces {
+	case PiecesSentences, "":
+		// Paragraphs, lines, then sentences: the engine's own levels.
+	case PiecesChroma:
+		rc := split.RecursiveConfig{Size: split.Size{Size: cfg.MinChunkSize}, Separators: []string{"\n\n", "\n", ".", "?", "!", " ", ""},
+			KeepSeparator: cfg.KeepSeparator, StripWhitespace: true}
+		pieces, err = split.NewRecursive(rc, b.counter)
+	default:
+		return nil, fmt.Errorf("%w: pieces %q: want sentences or chroma", gochunk.ErrConfig, cfg.Pieces)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -96,15 +112,11 @@ func (c *Cluster) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk
 	if err != nil {
 		return nil, nil, err
 	}
-	pieces, err := c.pieces.Chunk(ctx, gochunk.Document{ID: d.ID, Text: d.Text})
-	if err != nil {
-		return nil, nil, gochunk.WrapDocument(d.ID, err)
+	if err := c.cutPieces(ctx, p); err != nil {
+		return nil, nil, err
 	}
-	if len(pieces) == 0 {
+	if len(p.units) == 0 {
 		return nil, nil, nil
-	}
-	for _, pc := range pieces {
-		p.units = append(p.units, pack.Piece{Start: pc.Start(), End: pc.End(), Size: pc.TokenCount})
 	}
 	p.setGaps()
 	tr := p.trace()
@@ -231,4 +243,34 @@ func (b *simBand) segment() ([]int, []float64) {
 		starts[l], starts[r] = starts[r], starts[l]
 	}
 	return starts, curve
+}
+
+// cutPieces cuts the document into the units the DP groups: with the
+// reference's recursive separators, or (pieces=sentences) at paragraph
+// breaks, line breaks and sentence ends, merged up to min_chunk_size
+// tokens, so that a chunk boundary, which falls between units, is a
+// sentence end unless a sentence alone is over min_chunk_size.
+func (c *Cluster) cutPieces(ctx context.Context, p *doc) error {
+	if c.pieces != nil {
+		pieces, err := c.pieces.Chunk(ctx, gochunk.Document{ID: p.id, Text: p.text})
+		if err != nil {
+			return gochunk.WrapDocument(p.id, err)
+		}
+		for _, pc := range pieces {
+			p.units = append(p.units, pack.Piece{Start: pc.Start(), End: pc.End(), Size: pc.TokenCount})
+		}
+		return nil
+	}
+	e := &pack.Engine{Text: p.text, Counter: c.counter, Limit: c.cfg.MinChunkSize,
+		Levels: []pack.Level{pack.SplitParagraphs, pack.SplitLines, pack.SplitSentences}}
+	ranges, err := e.Split(ctx, 0, len(p.text), nil)
+	if err != nil {
+		return gochunk.WrapDocument(p.id, err)
+	}
+	for _, r := range ranges {
+		if r = pack.Trim(p.text, r); r.End > r.Start {
+			p.units = append(p.units, pack.Piece{Start: r.Start, End: r.End, Size: e.Count(r.Start, r.End)})
+		}
+	}
+	return nil
 }

@@ -32,7 +32,7 @@ type DPConfig struct {
 // that the breakpoint chunker uses too.
 func DefaultDPConfig() DPConfig {
 	return DPConfig{Size: 512, LambdaSize: 5.0, ChunkPenalty: 0.5, Similarity: "blocks", BlockSize: 6, Reward: "zscore",
-		Sentences: Sentences{Structure: StructureAuto}}
+		Sentences: Sentences{Structure: StructureAuto, MinSize: DefaultMinSize}}
 }
 
 // ReferenceDPConfig returns the reference server's algorithm and

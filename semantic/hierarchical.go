@@ -36,7 +36,7 @@ type HierarchicalConfig struct {
 // silhouette is quadratic, and against every cluster rather than the
 // neighbouring ones it finds fewer seams.
 func DefaultHierarchicalConfig() HierarchicalConfig {
-	return HierarchicalConfig{Size: 512, BufferSize: 0, Linkage: "average", Auto: "local-silhouette", Contiguous: true, Window: 256, Sentences: Sentences{Structure: StructureAuto}}
+	return HierarchicalConfig{Size: 512, BufferSize: 0, Linkage: "average", Auto: "local-silhouette", Contiguous: true, Window: 256, Sentences: Sentences{Structure: StructureAuto, MinSize: DefaultMinSize}}
 }
 
 // Hierarchical is the article's hierarchical-clustering chunker: sentences

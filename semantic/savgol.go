@@ -31,7 +31,7 @@ type SavGolConfig struct {
 // size of 512.
 func DefaultSavGolConfig() SavGolConfig {
 	return SavGolConfig{Size: 512, Compare: "blocks", Threshold: 0.8, SimilarityWindow: 3, MinSentences: 1, FilterWindow: 5, FilterPolyorder: 3,
-		FilterTolerance: 0.2, Sentences: Sentences{MinCharacters: 24, Structure: StructureAuto}}
+		FilterTolerance: 0.2, Sentences: Sentences{MinCharacters: 24, Structure: StructureAuto, MinSize: DefaultMinSize}}
 }
 
 // SavGol is Chonkie's SemanticChunker, with a two-sided curve by default.

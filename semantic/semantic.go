@@ -33,7 +33,12 @@ type Sentences struct {
 	Delimiters    []string `json:"delimiters" doc:"cut sentences after these strings instead of the sentence rules"`
 	MinCharacters int      `json:"min_characters_per_sentence" range:"0,1073741824" doc:"a sentence shorter than this (in characters) is joined to the next"`
 	Structure     string   `json:"structure" doc:"auto: place topic boundaries only at paragraph breaks (else line breaks) when the text has them at a grain a chunk can hold several of; none: every sentence end alike"`
+	MinSize       int      `json:"min_size" range:"0,1073741824" doc:"a chunk under this many tokens of the --tokenizer unit (a heading alone, a few words) is joined to the text after it (at the end, before it) where the size allows; at most a quarter of size counts; 0 turns it off"`
 }
+
+// DefaultMinSize is the default min_size: about two short sentences, more
+// than a heading or a caption alone.
+const DefaultMinSize = 16
 
 // base is what every chunker here holds.
 type base struct {
@@ -44,6 +49,7 @@ type base struct {
 	splitter  segment.SentenceSplitter
 	minChars  int
 	structure string
+	minSize   int
 }
 
 func newBase(name string, size int, sent Sentences, counter tokenize.Counter, e gochunk.Embedder) (base, error) {
@@ -58,7 +64,8 @@ func newBase(name string, size int, sent Sentences, counter tokenize.Counter, e 
 	}
 	counter, em := tokenize.OrRunes(counter), embed.OrLexical(e)
 	return base{name: name, counter: counter, embedder: em, size: size,
-		splitter: segment.SentenceSplitter{Delimiters: sent.Delimiters}, minChars: sent.MinCharacters, structure: sent.Structure}, nil
+		splitter: segment.SentenceSplitter{Delimiters: sent.Delimiters}, minChars: sent.MinCharacters, structure: sent.Structure,
+		minSize: min(sent.MinSize, size/4)}, nil
 }
 
 // doc is one document going through the pipeline.
@@ -184,6 +191,9 @@ func (p *doc) embedder() embed.Embedder {
 // build turns chunk starts (unit indexes, the first 0) into chunks: each
 // group of units is packed greedily into chunks within the size limit.
 func (p *doc) build(ctx context.Context, starts []int) ([]gochunk.Chunk, error) {
+	if p.b.minSize > 0 {
+		starts = p.joinSmallGroups(starts)
+	}
 	var ranges []pack.Range
 	for k, s := range starts {
 		e := len(p.units)
@@ -194,6 +204,9 @@ func (p *doc) build(ctx context.Context, starts []int) ([]gochunk.Chunk, error) 
 			continue
 		}
 		ranges = p.engine.Merge(p.units[s:e], ranges)
+	}
+	if p.b.minSize > 0 {
+		ranges = p.joinSmallRanges(ranges)
 	}
 	chunks, err := p.engine.Build(ctx, ranges, true)
 	if err != nil {
@@ -215,6 +228,79 @@ func (p *doc) build(ctx context.Context, starts []int) ([]gochunk.Chunk, error) 
 		chunks[i].Stats.Sentences = n
 	}
 	return chunks, nil
+}
+
+// joinSmallGroups joins each group of units (from one start to the next)
+// of fewer than minSize tokens to a neighbour: a heading or a line that
+// introduces what follows to the group after it, anything else (the tail
+// of a paragraph, a short reply) to the group before it, where the topic
+// it ends began. Packing then cuts the joined group within the size.
+func (p *doc) joinSmallGroups(starts []int) []int {
+	out := make([]int, 0, len(starts))
+	for k := 0; k < len(starts); k++ {
+		end := len(p.units)
+		if k+1 < len(starts) {
+			end = starts[k+1]
+		}
+		size := 0
+		for u := starts[k]; u < end && size < p.b.minSize; u++ {
+			size += p.units[u].Size + p.units[u].Gap
+		}
+		if size >= p.b.minSize || len(starts) == 1 {
+			out = append(out, starts[k])
+			continue
+		}
+		forward := len(out) == 0 || segment.HeadingLike(p.text[p.units[starts[k]].Start:p.units[end-1].End])
+		switch {
+		case forward && k+1 < len(starts):
+			out = append(out, starts[k])
+			k++ // the next group's start goes: this one runs on through it
+		case len(out) > 0:
+			// this group's start goes: the one before runs on through it
+		default:
+			out = append(out, starts[k])
+		}
+	}
+	return out
+}
+
+// joinSmallRanges joins each packed range of fewer than minSize tokens to
+// a neighbour where the joined text fits the size: a heading to the range
+// after it, anything else to the range before it, else to the other.
+func (p *doc) joinSmallRanges(ranges []pack.Range) []pack.Range {
+	e := p.engine
+	out := make([]pack.Range, 0, len(ranges))
+	for k := 0; k < len(ranges); k++ {
+		r := ranges[k]
+		if e.CountUpTo(r.Start, r.End, p.b.minSize) >= p.b.minSize {
+			out = append(out, r)
+			continue
+		}
+		n := len(out)
+		intoNext := func() bool {
+			if k+1 < len(ranges) && e.CountUpTo(r.Start, ranges[k+1].End, p.b.size) <= p.b.size {
+				ranges[k+1].Start = r.Start
+				return true
+			}
+			return false
+		}
+		intoPrev := func() bool {
+			if n > 0 && e.CountUpTo(out[n-1].Start, r.End, p.b.size) <= p.b.size {
+				out[n-1].End = r.End
+				return true
+			}
+			return false
+		}
+		if segment.HeadingLike(p.text[r.Start:r.End]) {
+			if intoNext() || intoPrev() {
+				continue
+			}
+		} else if intoPrev() || intoNext() {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // trace starts the trace of this document.

@@ -691,6 +691,14 @@ func SplitSentences(text string, a, b int, dst []Piece) []Piece {
 	return dst
 }
 
+// SplitParagraphs is a Level that cuts at blank lines.
+func SplitParagraphs(text string, a, b int, dst []Piece) []Piece {
+	for _, r := range segment.Paragraphs(text[a:b]) {
+		dst = append(dst, Piece{Start: a + r.Start, End: a + r.End})
+	}
+	return dst
+}
+
 // SplitLines is a Level that cuts at line breaks.
 func SplitLines(text string, a, b int, dst []Piece) []Piece {
 	for _, r := range segment.Lines(text[a:b]) {
