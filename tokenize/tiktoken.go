@@ -48,7 +48,7 @@ type TikToken struct {
 }
 
 // maxMidBytes bounds the bytes of the segments mid holds.
-const maxMidBytes = 16 << 20
+const maxMidBytes = 4 << 20
 
 // longSegment is the length from which a segment's tokens are remembered
 // as the last long segment.

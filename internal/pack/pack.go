@@ -343,7 +343,13 @@ func (e *Engine) splitTokensAhead(ctx context.Context, c tokenize.Cutter, a, b i
 	for k := range done {
 		done[k] = make(chan []int, 1)
 	}
-	ahead := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	inFlight := 2 * runtime.GOMAXPROCS(0)
+	ahead := make(chan struct{}, inFlight)
+	// The token ends of a block go back to free once its pieces are made,
+	// and pieces are built in two buffers in turn (the carry lives in the
+	// other one), so a long text reuses a few blocks' worth of memory
+	// instead of leaving every block's behind for the collector.
+	free := make(chan []int, inFlight+1)
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
@@ -353,23 +359,35 @@ func (e *Engine) splitTokensAhead(ctx context.Context, c tokenize.Cutter, a, b i
 			case <-stop:
 				return
 			}
+			var buf []int
+			select {
+			case buf = <-free:
+			default:
+			}
 			go func() {
 				text := e.Text[cuts[k]:cuts[k+1]]
-				done[k] <- enc.AppendTokenEnds(make([]int, 0, len(text)/3), text)
+				done[k] <- enc.AppendTokenEnds(buf[:0], text)
 			}()
 		}
 	}()
 	var carry []Piece
+	var bufs [2][]Piece
 	for k := range blocks {
 		if err := ctx.Err(); err != nil {
 			return out, fmt.Errorf("chunking cancelled: %w", err)
 		}
 		ends := <-done[k]
 		<-ahead
-		pieces, err := e.tokenPieces(append(make([]Piece, 0, len(carry)+len(ends)), carry...), cuts[k], cuts[k+1], ends)
+		buf := append(bufs[k%2][:0], carry...)
+		pieces, err := e.tokenPieces(buf, cuts[k], cuts[k+1], ends)
+		select {
+		case free <- ends:
+		default:
+		}
 		if err != nil {
 			return out, err
 		}
+		bufs[k%2] = pieces
 		ranges := e.mergeTokens(pieces, nil)
 		if k == blocks-1 {
 			return append(out, ranges...), nil
