@@ -8,7 +8,11 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 # cgo, linked statically: the tree-sitter grammars of the code chunker are
-# compiled in, and the binary still needs no library at run time.
+# compiled in, and the binary still needs no library at run time. A static
+# binary cannot load a shared library, so onnx: models run on the pure-Go
+# backend here (it refuses libonnxruntime with a clear message rather than
+# crash); for ONNX Runtime, run the dynamically linked build (go build
+# ./cmd/gochunk) beside the library.
 RUN CGO_ENABLED=1 go build -tags netgo,osusergo -trimpath \
     -ldflags '-s -w -linkmode external -extldflags "-static"' -o /out/gochunk ./cmd/gochunk
 

@@ -42,6 +42,13 @@ func startORT(opt Options) (string, error) {
 	if ortEnv.lib != "" {
 		return ortEnv.lib, nil
 	}
+	if static, exe := linkedStatically(); static {
+		// A statically linked program has no dynamic loader: dlopen of a
+		// shared library such as libonnxruntime crashes inside it, so it
+		// is refused before any attempt.
+		return "", fmt.Errorf("%w: %s is linked statically (the single-file build) and cannot load a shared library such as libonnxruntime; "+
+			"run a dynamically linked gochunk (go build ./cmd/gochunk) for ONNX Runtime, or use the pure-Go backend (--onnx-backend go)", ErrNoRuntime, exe)
+	}
 	var tried []string
 	for _, lib := range ortLibraries(opt) {
 		ort.SetSharedLibraryPath(lib)
