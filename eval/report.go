@@ -25,11 +25,16 @@ type Report struct {
 	Budget map[string]int `json:"budget,omitempty"`
 }
 
-func pct(mean, std float64) string { return fmt.Sprintf("%.1f ± %.1f", 100*mean, 100*std) }
+// pct prints a mean over n questions with its 95 % confidence interval,
+// in percent, as the HTML report does.
+func pct(mean, std float64, n int) string {
+	return fmt.Sprintf("%.1f ± %.1f", 100*mean, 100*ci95(std, n))
+}
 
 // WriteTable prints the overall results as a table like the one of
-// Chroma's report (percentages, mean ± standard deviation), then one table
-// per corpus.
+// Chroma's report (percentages), then one table per corpus; ± is the 95 %
+// confidence interval of the mean over questions, as in the HTML report
+// (the JSON and CSV keep the standard deviations).
 func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "dataset %s: %d questions", r.Dataset, r.Questions)
 	if len(r.Skipped) > 0 {
@@ -43,16 +48,17 @@ func (r *Report) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "budget, chunks per corpus: %s\n", strings.Join(parts, ", "))
 	}
+	fmt.Fprintln(w, "percentages: mean ± 95% confidence interval of the mean over questions")
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "config\tchunks\tmean tokens\trecall\tprecision\tprecision Ω\tIoU\tchunk s\t")
 	for _, c := range r.Configs {
 		o := c.Overall
 		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%s\t%s\t%s\t%s\t%.2f\t\n", c.Name, o.Chunks, c.Efficiency.MeanTokens,
-			pct(o.Recall, o.RecallStd), pct(o.Precision, o.PrecisionStd), pct(o.PrecisionOmega, o.PrecisionOmegaStd), pct(o.IoU, o.IoUStd), c.Efficiency.ChunkSeconds)
+			pct(o.Recall, o.RecallStd, o.Questions), pct(o.Precision, o.PrecisionStd, o.Questions), pct(o.PrecisionOmega, o.PrecisionOmegaStd, o.Questions), pct(o.IoU, o.IoUStd, o.Questions), c.Efficiency.ChunkSeconds)
 		if m := c.Reranked; m != nil {
 			fmt.Fprintf(tw, "  reranked (%s)\t\t\t%s\t%s\t%s\t%s\t\t\n", c.Reranker,
-				pct(m.Recall, m.RecallStd), pct(m.Precision, m.PrecisionStd), pct(m.PrecisionOmega, m.PrecisionOmegaStd), pct(m.IoU, m.IoUStd))
+				pct(m.Recall, m.RecallStd, m.Questions), pct(m.Precision, m.PrecisionStd, m.Questions), pct(m.PrecisionOmega, m.PrecisionOmegaStd, m.Questions), pct(m.IoU, m.IoUStd, m.Questions))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -68,7 +74,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 				size = strconv.Itoa(v)
 			}
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, m.Questions, m.Chunks, size,
-				pct(m.Recall, m.RecallStd), pct(m.Precision, m.PrecisionStd), pct(m.PrecisionOmega, m.PrecisionOmegaStd), pct(m.IoU, m.IoUStd))
+				pct(m.Recall, m.RecallStd, m.Questions), pct(m.Precision, m.PrecisionStd, m.Questions), pct(m.PrecisionOmega, m.PrecisionOmegaStd, m.Questions), pct(m.IoU, m.IoUStd, m.Questions))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -117,14 +123,14 @@ func (r *Report) writePipelineTable(w io.Writer) error {
 	if !show {
 		return nil
 	}
-	fmt.Fprint(w, "\nretrieval pipeline: LLM-judged metrics in [0, 1]; seconds per question end to end, p50 / p95\n")
+	fmt.Fprint(w, "\nretrieval pipeline: LLM-judged metrics in [0, 1], mean ± 95% confidence interval; seconds per question end to end, p50 / p95\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "config\tretrieval\trecall\tIoU\tLLM context precision\tLLM context recall\tfaithfulness\tanswer relevancy\tlatency\twith generation\t")
 	judged := func(j *Judged) string {
 		if j == nil {
 			return "-\t-\t-\t-"
 		}
-		f := func(s JudgedStat) string { return fmt.Sprintf("%.2f ± %.2f", s.Mean, s.Std) }
+		f := func(s JudgedStat) string { return fmt.Sprintf("%.2f ± %.2f", s.Mean, ci95(s.Std, j.Questions)) }
 		return strings.Join([]string{f(j.ContextPrecision), f(j.ContextRecall), f(j.Faithfulness), f(j.AnswerRelevancy)}, "\t")
 	}
 	lat := func(c *Result, stage string) string {
@@ -138,9 +144,9 @@ func (r *Report) writePipelineTable(w io.Writer) error {
 		if c.Reranked != nil {
 			plain, withGen = "end_to_end_without_rerank", "end_to_end_without_rerank_with_generation"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, c.Retriever, pct(o.Recall, o.RecallStd), pct(o.IoU, o.IoUStd), judged(c.Judged), lat(c, plain), lat(c, withGen))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, c.Retriever, pct(o.Recall, o.RecallStd, o.Questions), pct(o.IoU, o.IoUStd, o.Questions), judged(c.Judged), lat(c, plain), lat(c, withGen))
 		if m := c.Reranked; m != nil {
-			fmt.Fprintf(tw, "%s\t%s + %s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, c.Retriever, c.Reranker, pct(m.Recall, m.RecallStd), pct(m.IoU, m.IoUStd),
+			fmt.Fprintf(tw, "%s\t%s + %s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, c.Retriever, c.Reranker, pct(m.Recall, m.RecallStd, m.Questions), pct(m.IoU, m.IoUStd, m.Questions),
 				judged(c.JudgedReranked), lat(c, "end_to_end"), lat(c, "end_to_end_with_generation"))
 		}
 	}

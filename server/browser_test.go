@@ -178,6 +178,19 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if curves == 0 {
 		t.Error("the semantic chunker's curve is not drawn")
 	}
+	// Axis labels are round numbers: whole chunk counts on the histogram,
+	// no exponent (a zero printed as -7.07e-9) anywhere.
+	var ticks []string
+	chromedp.Run(ctx, chromedp.Evaluate(`[...document.querySelectorAll('svg .tick-x, svg .tick-y')].map((e) => e.closest('svg').getAttribute('class') + ':' + e.classList[0] + ':' + e.textContent)`, &ticks))
+	if len(ticks) == 0 {
+		t.Error("no axis ticks drawn")
+	}
+	for _, tk := range ticks {
+		parts := strings.SplitN(tk, ":", 3)
+		if strings.ContainsAny(parts[2], "e") || parts[0] == "histogram" && strings.Contains(parts[2], ".") || parts[2] == "-0" || strings.HasPrefix(parts[2], "-0.0") && strings.Trim(parts[2], "-0.") == "" {
+			t.Errorf("axis tick %q", tk)
+		}
+	}
 	var location string
 	chromedp.Run(ctx, chromedp.Evaluate(`location.search`, &location))
 	if !strings.Contains(location, "b.chunker=semantic") || !strings.Contains(location, "chunker=sentence") {

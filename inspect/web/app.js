@@ -42,16 +42,37 @@
     return c.spans && c.spans.length ? c.spans : [{ start_rune: c.start_rune, end_rune: c.end_rune }];
   }
 
-  // axes draws an x and a y axis with a few ticks into g.
-  function axes(g, x0, y0, w, h, xmax, ymax, xlabel, ylabel, ymin) {
+  // niceTicks returns about n+1 round tick values (steps of 1, 2 or 5
+  // times a power of ten, whole numbers when integer) within [lo, hi],
+  // and the decimals to print them with.
+  function niceTicks(lo, hi, n, integer) {
+    const span = hi - lo > 0 ? hi - lo : 1;
+    const raw = span / n, p = Math.pow(10, Math.floor(Math.log10(raw)));
+    let step = [1, 2, 5, 10, 20].map((m) => m * p).find((v) => span / v <= n + 2);
+    if (integer) step = Math.max(1, Math.round(step));
+    const decimals = integer ? 0 : Math.max(0, -Math.floor(Math.log10(step)));
+    const ticks = [];
+    for (let k = Math.ceil(lo / step - 1e-9); k * step <= hi + step * 1e-9; k++) {
+      ticks.push(k === 0 ? 0 : k * step); // a zero tick is 0, never -7.07e-9
+    }
+    return { ticks, decimals };
+  }
+
+  // axes draws an x and a y axis with round ticks into g: x from 0 to xmax
+  // (whole units), y from ymin to ymax (whole numbers when yInteger).
+  function axes(g, x0, y0, w, h, xmax, ymax, xlabel, ylabel, ymin, yInteger) {
     ymin = ymin || 0;
     g.append(svg("line", { x1: x0, y1: y0, x2: x0 + w, y2: y0, stroke: "#6b7280" }));
     g.append(svg("line", { x1: x0, y1: y0, x2: x0, y2: y0 - h, stroke: "#6b7280" }));
-    for (let i = 0; i <= 4; i++) {
-      const xv = (xmax * i) / 4, yv = ymin + ((ymax - ymin) * i) / 4;
-      g.append(svg("text", { x: x0 + (w * i) / 4, y: y0 + 12, "text-anchor": "middle" }, fmt(xv)));
-      g.append(svg("text", { x: x0 - 4, y: y0 - (h * i) / 4 + 3, "text-anchor": "end" }, fmt(yv)));
-      g.append(svg("line", { x1: x0, y1: y0 - (h * i) / 4, x2: x0 + w, y2: y0 - (h * i) / 4, stroke: "#f3f4f6" }));
+    const xs = niceTicks(0, xmax, 4, true);
+    for (const v of xs.ticks) {
+      g.append(svg("text", { class: "tick-x", x: x0 + (w * v) / (xmax || 1), y: y0 + 12, "text-anchor": "middle" }, v.toFixed(0)));
+    }
+    const ys = niceTicks(ymin, ymax, 4, yInteger);
+    for (const v of ys.ticks) {
+      const y = y0 - (h * (v - ymin)) / (ymax - ymin || 1);
+      g.append(svg("text", { class: "tick-y", x: x0 - 4, y: y + 3, "text-anchor": "end" }, v.toFixed(ys.decimals)));
+      g.append(svg("line", { x1: x0, y1: y, x2: x0 + w, y2: y, stroke: "#f3f4f6" }));
     }
     g.append(svg("text", { x: x0 + w / 2, y: y0 + 26, "text-anchor": "middle" }, xlabel));
     g.append(svg("text", { x: 12, y: y0 - h / 2, transform: `rotate(-90 12 ${y0 - h / 2})`, "text-anchor": "middle" }, ylabel));
@@ -66,7 +87,7 @@
     for (const s of sizes) counts[Math.min(bins - 1, Math.floor((s / max) * bins))]++;
     const top = Math.max(1, ...counts);
     const s = svg("svg", { width: W, height: H, role: "img", "aria-label": "chunk sizes", class: "histogram" });
-    axes(s, x0, y0, w, h, max, top, `chunk size (${unit})`, "chunks");
+    axes(s, x0, y0, w, h, max, top, `chunk size (${unit})`, "chunks", 0, true);
     counts.forEach((n, i) => {
       const bh = (h * n) / top;
       s.append(svg("rect", { x: x0 + (w * i) / bins + 1, y: y0 - bh, width: w / bins - 2, height: bh, fill: "#60a5fa" },
@@ -86,7 +107,7 @@
     const n = Math.max(1, (tr.units || []).length - 1);
     const X = (u) => x0 + (w * u) / n, Y = (v) => y0 - (h * (v - lo)) / (hi - lo);
     const s = svg("svg", { width: W, height: H, role: "img", "aria-label": tr.curve_name || "curve", class: "curve" });
-    axes(s, x0, y0, w, h, n, hi, "unit", tr.curve_name || "", lo);
+    axes(s, x0, y0, w, h, n, hi, "unit", tr.curve_name || "", lo, false);
     const line = (series, color) => {
       if (!series || !series.length) return;
       const off = tr.curve_offset || 0;
