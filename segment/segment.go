@@ -302,23 +302,38 @@ func Paragraphs(text string) []Range {
 	return out
 }
 
-// Lines splits text after every line feed.
+// Lines splits text after every line feed, except inside a run of more
+// than MaxBlankLines lines of white space alone: the rest of such a run is
+// one range, so that a megabyte of blank lines is a few ranges, not a
+// million.
 func Lines(text string) []Range {
 	var out []Range
-	start := 0
+	start, blank := 0, 0
 	for {
 		j := strings.IndexByte(text[start:], '\n')
 		if j < 0 {
 			break
 		}
-		out = append(out, Range{start, start + j + 1})
-		start += j + 1
+		end := start + j + 1
+		if strings.TrimSpace(text[start:end]) != "" {
+			blank = 0
+		} else if blank++; blank > MaxBlankLines {
+			out[len(out)-1].End = end
+			start = end
+			continue
+		}
+		out = append(out, Range{start, end})
+		start = end
 	}
 	if start < len(text) {
 		out = append(out, Range{start, len(text)})
 	}
 	return out
 }
+
+// MaxBlankLines is how many lines of white space alone in a row Lines
+// returns one by one before it joins the rest of the run into one range.
+const MaxBlankLines = 64
 
 // HeadingLike reports whether t (a piece of text, white space around it
 // ignored) reads as a heading: a markdown heading ("## Results"), or one

@@ -194,7 +194,22 @@ func separatorLevel(sep string, isRegex bool, keep string) (pack.Level, error) {
 		}
 	}
 	return func(text string, a, b int, dst []pack.Piece) []pack.Piece {
-		pos := a // start of the current piece
+		pos := a   // start of the current piece
+		blank := 0 // pieces of white space alone just made, in a row
+		add := func(p pack.Piece) {
+			// A run of blank lines cut at every separator makes a piece of
+			// white space per separator: past maxBlankPieces in a row they
+			// are one piece, so the run costs bounded memory. (Chunks of
+			// white space alone are dropped, so nothing is lost, and text
+			// with a few blank lines in a row cuts as LangChain does.)
+			if !allSpace(text[p.Start:p.End]) {
+				blank = 0
+			} else if blank++; blank > maxBlankPieces && dst[len(dst)-1].End == p.Start {
+				dst[len(dst)-1].End = p.End
+				return
+			}
+			dst = append(dst, p)
+		}
 		for i := a; i < b; {
 			ls, le, ok := find(text[i:b])
 			if !ok {
@@ -208,28 +223,32 @@ func separatorLevel(sep string, isRegex bool, keep string) (pack.Level, error) {
 			switch mode {
 			case KeepNone:
 				if ms > pos {
-					dst = append(dst, pack.Piece{Start: pos, End: ms})
+					add(pack.Piece{Start: pos, End: ms})
 				}
 				pos = me
 			case KeepStart:
 				if ms > pos {
-					dst = append(dst, pack.Piece{Start: pos, End: ms})
+					add(pack.Piece{Start: pos, End: ms})
 					pos = ms
 				}
 			case KeepEnd:
 				if me > pos {
-					dst = append(dst, pack.Piece{Start: pos, End: me})
+					add(pack.Piece{Start: pos, End: me})
 				}
 				pos = me
 			}
 			i = me
 		}
 		if b > pos {
-			dst = append(dst, pack.Piece{Start: pos, End: b})
+			add(pack.Piece{Start: pos, End: b})
 		}
 		return dst
 	}, nil
 }
+
+// maxBlankPieces is how many pieces of white space alone in a row a
+// separator level makes before it joins the rest of the run into one.
+const maxBlankPieces = 64
 
 func allSpace(s string) bool {
 	for _, r := range s {

@@ -67,29 +67,44 @@ type tableSpan struct {
 
 // findTables returns the pipe tables of text in order.
 func findTables(text string) []tableSpan {
-	var lines []pack.Range
-	for at := 0; at < len(text); {
+	// Lines are read one at a time (a text of millions of lines holds no
+	// list of them): line returns the line at at, without its line feed,
+	// and where the next one starts.
+	line := func(at int) (pack.Range, int) {
 		end := strings.IndexByte(text[at:], '\n')
 		if end < 0 {
-			end = len(text) - at
+			return pack.Range{Start: at, End: len(text)}, len(text)
 		}
-		lines = append(lines, pack.Range{Start: at, End: at + end})
-		at += end + 1
+		return pack.Range{Start: at, End: at + end}, at + end + 1
 	}
-	line := func(i int) string { return text[lines[i].Start:lines[i].End] }
+	str := func(r pack.Range) string { return text[r.Start:r.End] }
 	var out []tableSpan
-	for i := 0; i+1 < len(lines); i++ {
-		if !strings.Contains(line(i), "|") || !tableDelimiter.MatchString(line(i+1)) {
+	if len(text) == 0 {
+		return out
+	}
+	prev, at := line(0)
+	for at < len(text) {
+		cur, next := line(at)
+		if !strings.Contains(str(prev), "|") || !tableDelimiter.MatchString(str(cur)) {
+			prev, at = cur, next
 			continue
 		}
-		t := tableSpan{header: pack.Range{Start: lines[i].Start, End: lines[i+1].End}}
-		j := i + 2
-		for j < len(lines) && strings.Contains(line(j), "|") && strings.TrimSpace(line(j)) != "" {
-			t.rows = append(t.rows, lines[j])
-			j++
+		t := tableSpan{header: pack.Range{Start: prev.Start, End: cur.End}}
+		at = next
+		stopped := false
+		for at < len(text) {
+			row, n := line(at)
+			if !strings.Contains(str(row), "|") || strings.TrimSpace(str(row)) == "" {
+				prev, at, stopped = row, n, true // the line that ends the table may head the next
+				break
+			}
+			t.rows = append(t.rows, row)
+			at = n
 		}
 		out = append(out, t)
-		i = j - 1
+		if !stopped {
+			break
+		}
 	}
 	return out
 }
