@@ -126,4 +126,3 @@ func BenchmarkWorstCase(b *testing.B) {
 		}
 	}
 }
-
