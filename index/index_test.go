@@ -295,11 +295,7 @@ func TestFilesSymlinkedRoot(t *testing.T) {
 // the lexical embedder), not in the chunks' unit.
 func TestLargeDocumentInBatches(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "gochunk.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := sqliteStore(t)
 	var b strings.Builder
 	for i := 0; i < 3*embedBatch+17; i++ {
 		fmt.Fprintf(&b, "Paragraph %d is about topic %d, in a few words.\n\n", i, i%89)
@@ -339,11 +335,7 @@ func TestLargeDocumentInBatches(t *testing.T) {
 // summary says so.
 func TestFailedDocumentKeepsPrevious(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "gochunk.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := sqliteStore(t)
 	dir := t.TempDir()
 	write(t, dir, "a.txt", paragraph("cat", 5))
 	p := newPipeline(t, `{}`)
@@ -364,4 +356,16 @@ func TestFailedDocumentKeepsPrevious(t *testing.T) {
 	if !strings.Contains(sum.String(), "2 failed (1 of them still stored as they were before)") {
 		t.Errorf("summary line: %s", sum)
 	}
+}
+
+// sqliteStore opens a SQLite store in a temporary directory, closed at the
+// test's end.
+func sqliteStore(t *testing.T) store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "gochunk.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }

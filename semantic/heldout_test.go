@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/gochunk/gochunk"
-	"github.com/gochunk/gochunk/chunkers"
 	"github.com/gochunk/gochunk/eval"
 	"github.com/gochunk/gochunk/htmldoc"
 	"github.com/gochunk/gochunk/layout"
@@ -87,18 +86,9 @@ func TestHeldOutSeams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := chunkers.New()
 	want := map[string]float64{"semantic": 0.8, "savgol": 0.68, "hierarchical": 0.76, "dp": 0.78, "cluster": 0.72}
 	for name, w := range want {
-		c, err := reg.New(name, []byte(`{"size": 1024}`), chunkers.Env{Counter: counter})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := eval.Evaluate(context.Background(), ds, eval.Config{Name: name, Chunker: c, ChunkerName: name}, eval.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, p := *res.Boundary.SeamRecall, *res.Boundary.BoundaryPrecision
+		c, r, p := seamScores(t, ds, name, counter)
 		t.Logf("%s: seam recall %.3f, boundary precision %.3f; %s", name, r, p, seamKinds(t, c, docs))
 		if r < w {
 			t.Errorf("%s: seam recall %.3f on held-out text, want at least %.2f", name, r, w)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/chunkers"
 	"github.com/gochunk/gochunk/eval"
 	"github.com/gochunk/gochunk/tokenize"
@@ -29,21 +30,28 @@ func TestStitchedSeams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := chunkers.New()
 	want := map[string][2]float64{"semantic": {0.9, 0.5}, "savgol": {0.7, 0}, "hierarchical": {0.7, 0}, "dp": {0.7, 0}, "cluster": {0.7, 0}}
 	for name, w := range want {
-		c, err := reg.New(name, []byte(`{"size": 1024}`), chunkers.Env{Counter: counter})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := eval.Evaluate(context.Background(), ds, eval.Config{Name: name, Chunker: c, ChunkerName: name}, eval.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, p := *res.Boundary.SeamRecall, *res.Boundary.BoundaryPrecision
+		_, r, p := seamScores(t, ds, name, counter)
 		t.Logf("%s: seam recall %.3f, boundary precision %.3f", name, r, p)
 		if r < w[0] || p < w[1] {
 			t.Errorf("%s: seam recall %.3f, boundary precision %.3f; want at least %.2f and %.2f", name, r, p, w[0], w[1])
 		}
 	}
+}
+
+// seamScores chunks a seam data set with a chunker at its defaults and
+// size 1024, and returns the chunker, its seam recall and its boundary
+// precision.
+func seamScores(t *testing.T, ds *eval.Dataset, name string, counter tokenize.Counter) (gochunk.Chunker, float64, float64) {
+	t.Helper()
+	c, err := chunkers.New().New(name, []byte(`{"size": 1024}`), chunkers.Env{Counter: counter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := eval.Evaluate(context.Background(), ds, eval.Config{Name: name, Chunker: c, ChunkerName: name}, eval.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, *res.Boundary.SeamRecall, *res.Boundary.BoundaryPrecision
 }

@@ -6,7 +6,6 @@ package params
 
 import (
 	"fmt"
-	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -43,6 +42,17 @@ func (e *RangeError) Want() string {
 
 // Unwrap makes a RangeError match gochunk.ErrConfig.
 func (e *RangeError) Unwrap() error { return gochunk.ErrConfig }
+
+// within reports whether x lies in [lo, hi], read by parse; NaN lies in
+// no range.
+func within[T int64 | uint64 | float64](x T, lo, hi string, parse func(string) (T, error)) (bool, error) {
+	l, err1 := parse(lo)
+	h, err2 := parse(hi)
+	if err1 != nil || err2 != nil {
+		return false, fmt.Errorf("bad range %q,%q", lo, hi)
+	}
+	return x >= l && x <= h, nil
+}
 
 // Range returns the range tag of field f ("" when it has none).
 func Range(f reflect.StructField) string { return f.Tag.Get("range") }
@@ -83,8 +93,8 @@ func check(v reflect.Value) error {
 		if tag == "" {
 			continue
 		}
-		lo, hi, ok := strings.Cut(tag, ",")
-		if !ok {
+		lo, hi, found := strings.Cut(tag, ",")
+		if !found {
 			panic(fmt.Sprintf("params: field %s: range tag %q is not LO,HI", f.Name, tag))
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -92,40 +102,26 @@ func check(v reflect.Value) error {
 			name = f.Name
 		}
 		e := &RangeError{Param: name, Lo: lo, Hi: hi}
+		var ok bool
+		var err error
 		switch fv.Kind() {
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			l, err1 := strconv.ParseInt(lo, 10, 64)
-			h, err2 := strconv.ParseInt(hi, 10, 64)
-			if err1 != nil || err2 != nil {
-				panic(fmt.Sprintf("params: field %s: range tag %q is not two integers", f.Name, tag))
-			}
-			if x := fv.Int(); x < l || x > h {
-				e.Got = strconv.FormatInt(x, 10)
-				return e
-			}
+			ok, err = within(fv.Int(), lo, hi, func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) })
+			e.Got = strconv.FormatInt(fv.Int(), 10)
 		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-			l, err1 := strconv.ParseUint(lo, 10, 64)
-			h, err2 := strconv.ParseUint(hi, 10, 64)
-			if err1 != nil || err2 != nil {
-				panic(fmt.Sprintf("params: field %s: range tag %q is not two integers", f.Name, tag))
-			}
-			if x := fv.Uint(); x < l || x > h {
-				e.Got = strconv.FormatUint(x, 10)
-				return e
-			}
+			ok, err = within(fv.Uint(), lo, hi, func(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) })
+			e.Got = strconv.FormatUint(fv.Uint(), 10)
 		case reflect.Float32, reflect.Float64:
-			l, err1 := strconv.ParseFloat(lo, 64)
-			h, err2 := strconv.ParseFloat(hi, 64)
-			if err1 != nil || err2 != nil {
-				panic(fmt.Sprintf("params: field %s: range tag %q is not two numbers", f.Name, tag))
-			}
-			e.Float = true
-			if x := fv.Float(); math.IsNaN(x) || x < l || x > h {
-				e.Got = strconv.FormatFloat(x, 'g', -1, 64)
-				return e
-			}
+			ok, err = within(fv.Float(), lo, hi, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) })
+			e.Got, e.Float = strconv.FormatFloat(fv.Float(), 'g', -1, 64), true
 		default:
 			panic(fmt.Sprintf("params: field %s of kind %s has a range tag", f.Name, fv.Kind()))
+		}
+		if err != nil {
+			panic(fmt.Sprintf("params: field %s: range tag %q is not two numbers of its type", f.Name, tag))
+		}
+		if !ok {
+			return e
 		}
 	}
 	return nil
