@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gochunk/gochunk/internal/params"
 	"strings"
 	"sync"
 	"time"
@@ -71,12 +72,12 @@ type EmbedderConfig struct {
 	// URL is the base URL of an openai:MODEL's API.
 	URL string `json:"url,omitempty"`
 	// Dimensions asks an openai:MODEL for vectors of this length.
-	Dimensions int `json:"dimensions,omitempty"`
+	Dimensions int `json:"dimensions,omitempty" range:"0,65536"`
 	// Timeout bounds one request to an openai:MODEL's API; Retries is how
 	// many times a failed one is retried (see embed.Options).
-	Timeout     time.Duration `json:"timeout,omitempty"`
-	Retries     int           `json:"retries,omitempty"`
-	Concurrency int           `json:"concurrency,omitempty"`
+	Timeout     time.Duration `json:"timeout,omitempty" range:"0,86400000000000"`
+	Retries     int           `json:"retries,omitempty" range:"-1,100"`
+	Concurrency int           `json:"concurrency,omitempty" range:"0,1024"`
 	// CacheDir is the Hugging Face cache of downloaded models.
 	CacheDir string `json:"hf_cache,omitempty"`
 	// Offline forbids downloads.
@@ -85,19 +86,19 @@ type EmbedderConfig struct {
 	// choose how an onnx:MODEL runs (see embed.Options).
 	ONNXBackend string `json:"onnx_backend,omitempty"`
 	ONNXLibrary string `json:"onnx_library,omitempty"`
-	ONNXThreads int    `json:"onnx_threads,omitempty"`
+	ONNXThreads int    `json:"onnx_threads,omitempty" range:"0,1024"`
 	ONNXCUDA    bool   `json:"onnx_cuda,omitempty"`
 	ONNXPooling string `json:"onnx_pooling,omitempty"`
 	// CacheEntries bounds the in-memory cache of embeddings; 0 means
 	// embed.CacheOptions' default.
-	CacheEntries int `json:"cache_entries,omitempty"`
+	CacheEntries int `json:"cache_entries,omitempty" range:"0,1073741824"`
 	// CacheBytes, when positive, also bounds the cache's memory in bytes.
-	CacheBytes int64 `json:"cache_bytes,omitempty"`
+	CacheBytes int64 `json:"cache_bytes,omitempty" range:"0,1125899906842624"`
 	// DiskCache, when set, also keeps embeddings on disk in this
 	// directory, so that they survive the process; DiskCacheBytes bounds
 	// it (0: unbounded).
 	DiskCache      string `json:"disk_cache,omitempty"`
-	DiskCacheBytes int64  `json:"disk_cache_bytes,omitempty"`
+	DiskCacheBytes int64  `json:"disk_cache_bytes,omitempty" range:"0,1125899906842624"`
 	// Progress, when set, receives model download progress.
 	Progress func(done, total int64, file string) `json:"-"`
 	// Notice, when set, hears how a model runs (which ONNX backend).
@@ -114,16 +115,16 @@ type LLMConfig struct {
 	// CacheDir keeps the model's answers, so re-runs are free and
 	// identical; CacheBytes bounds it (0: unbounded).
 	CacheDir   string `json:"cache_dir,omitempty"`
-	CacheBytes int64  `json:"cache_bytes,omitempty"`
+	CacheBytes int64  `json:"cache_bytes,omitempty" range:"0,1125899906842624"`
 	// PlainAnswers asks for plain answers instead of schema-constrained
 	// JSON (servers that refuse schemas are asked plainly anyway).
 	PlainAnswers bool `json:"plain_answers,omitempty"`
 	// Timeout bounds one model request; 0 means two minutes.
-	Timeout time.Duration `json:"timeout,omitempty"`
+	Timeout time.Duration `json:"timeout,omitempty" range:"0,86400000000000"`
 	// Concurrency bounds requests in flight (0: 4); RequestsPerMinute
 	// spaces them for rate-limited APIs (0: no spacing).
-	Concurrency       int `json:"concurrency,omitempty"`
-	RequestsPerMinute int `json:"requests_per_minute,omitempty"`
+	Concurrency       int `json:"concurrency,omitempty" range:"0,1024"`
+	RequestsPerMinute int `json:"requests_per_minute,omitempty" range:"0,1000000"`
 }
 
 // Options are the parts of a pipeline a caller may give already built,
@@ -171,6 +172,12 @@ type resources struct {
 func New(ctx context.Context, cfg Config, opt Options) (*Pipeline, error) {
 	if cfg.Chunker == "" {
 		cfg.Chunker = "recursive"
+	}
+	if err := params.Check(cfg.Embedder); err != nil {
+		return nil, fmt.Errorf("embedder: %w", err)
+	}
+	if err := params.Check(cfg.LLM); err != nil {
+		return nil, fmt.Errorf("language model: %w", err)
 	}
 	switch cfg.Input {
 	case "", "auto", "text", "pdf", "html", "elements":
@@ -342,6 +349,9 @@ func NewModel(cfg LLMConfig) (*llm.Client, error) {
 // embeddings. A name New does not know gives an error wrapping
 // gochunk.ErrConfig and embed.ErrName.
 func NewEmbedder(ctx context.Context, cfg EmbedderConfig) (gochunk.Embedder, error) {
+	if err := params.Check(cfg); err != nil {
+		return nil, fmt.Errorf("embedder: %w", err)
+	}
 	name := cfg.Name
 	if name == "" {
 		name = "lexical"

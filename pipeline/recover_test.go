@@ -48,3 +48,22 @@ func TestPanicBecomesError(t *testing.T) {
 		t.Errorf("run: %v", err)
 	}
 }
+
+// The embedder's and the model's numeric settings are checked against
+// their ranges before anything is built.
+func TestSettingRanges(t *testing.T) {
+	ctx := context.Background()
+	for _, cfg := range []Config{
+		{Embedder: EmbedderConfig{Dimensions: 1 << 20}},
+		{Embedder: EmbedderConfig{Concurrency: -3}},
+		{Embedder: EmbedderConfig{CacheBytes: -1}},
+		{LLM: LLMConfig{RequestsPerMinute: 1 << 40}},
+	} {
+		if _, err := New(ctx, cfg, Options{}); !errors.Is(err, gochunk.ErrConfig) || !strings.Contains(err.Error(), "want an integer from") {
+			t.Errorf("%+v: %v", cfg, err)
+		}
+	}
+	if _, err := NewEmbedder(ctx, EmbedderConfig{ONNXThreads: 5000}); err == nil || !strings.Contains(err.Error(), `"onnx_threads"`) {
+		t.Errorf("onnx_threads 5000: %v", err)
+	}
+}
