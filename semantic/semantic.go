@@ -95,7 +95,10 @@ func (b *base) prepare(ctx context.Context, d gochunk.Document) (*doc, error) {
 		return nil, err
 	}
 	pending := -1
-	for _, r := range b.splitter.Split(d.Text) {
+	for k, r := range b.splitter.Split(d.Text) {
+		if k%1024 == 1023 && ctx.Err() != nil {
+			return nil, fmt.Errorf("chunking cancelled: %w", ctx.Err())
+		}
 		start := r.Start
 		if pending >= 0 {
 			start = pending

@@ -62,6 +62,11 @@ type Engine struct {
 	// heads, not left at the end of the chunk before it.
 	KeepWithNext func(item int) bool
 
+	// ctx is the context of the Split or Build under way: Merge, which
+	// takes none, stops early when it is cancelled, and they return its
+	// error.
+	ctx context.Context
+
 	ready    bool
 	runes    bool // Counter is tokenize.Runes: count without an interface call
 	additive bool
@@ -155,11 +160,29 @@ func (e *Engine) Split(ctx context.Context, a, b int, out []Range) ([]Range, err
 	if !e.ready {
 		e.Init()
 	}
+	defer e.within(ctx)()
+	var err error
 	if b-a >= parallelBytes && runtime.GOMAXPROCS(0) > 1 {
-		return e.splitParallel(ctx, a, b, out)
+		out, err = e.splitParallel(ctx, a, b, out)
+	} else {
+		out, err = e.split(ctx, a, b, 0, out)
 	}
-	return e.split(ctx, a, b, 0, out)
+	if err == nil && ctx.Err() != nil {
+		err = fmt.Errorf("chunking cancelled: %w", ctx.Err())
+	}
+	return out, err
 }
+
+// within sets ctx as the engine's context for Merge and returns the
+// function that restores the one before.
+func (e *Engine) within(ctx context.Context) func() {
+	prev := e.ctx
+	e.ctx = ctx
+	return func() { e.ctx = prev }
+}
+
+// cancelled reports whether the context of the work under way is done.
+func (e *Engine) cancelled() bool { return e.ctx != nil && e.ctx.Err() != nil }
 
 func (e *Engine) split(ctx context.Context, a, b, level int, out []Range) ([]Range, error) {
 	if err := ctx.Err(); err != nil {
@@ -580,7 +603,10 @@ func (e *Engine) splitAdditive(ctx context.Context, a, b int, out []Range) ([]Ra
 func (e *Engine) Merge(pieces []Piece, out []Range) []Range {
 	n := len(pieces)
 	gap := func(j int) int { return pieces[j].Gap } // separator between pieces j and j+1
-	for i := 0; i < n; {
+	for i, k := 0, 0; i < n; k++ {
+		if k%256 == 255 && e.cancelled() {
+			return out // Split or Build reports the cancellation
+		}
 		total := pieces[i].Size
 		j := i
 		for j+1 < n {
@@ -810,7 +836,10 @@ func (e *Engine) Build(ctx context.Context, ranges []Range, trim bool) ([]gochun
 	}
 	chunks := make([]gochunk.Chunk, 0, len(ranges))
 	spans := make([]gochunk.Span, 0, len(ranges)) // one allocation for every chunk's span
-	for _, r := range ranges {
+	for k, r := range ranges {
+		if k%1024 == 0 && ctx.Err() != nil {
+			return nil, fmt.Errorf("chunking cancelled: %w", ctx.Err())
+		}
 		if trim {
 			r = Trim(e.Text, r)
 		}
