@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -212,7 +213,9 @@ func Download(ctx context.Context, repo, revision, file string, opt Options) (st
 	}
 	if _, err := os.Lstat(snap); err != nil {
 		rel, _ := filepath.Rel(filepath.Dir(snap), blob)
-		if err := os.Symlink(rel, snap); err != nil {
+		// Another download of the same file may make the link first: that
+		// is success. Only a file system without links gets a copy.
+		if err := os.Symlink(rel, snap); err != nil && !errors.Is(err, fs.ErrExist) {
 			if err := copyFile(blob, snap); err != nil {
 				return "", fmt.Errorf("hub: %w", err)
 			}
@@ -364,13 +367,21 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.Create(dst)
+	// Through a temporary file renamed into place: never through dst
+	// itself, which another download may have made a link to src
+	// meanwhile (writing through it would truncate src).
+	out, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".*.tmp")
 	if err != nil {
 		return err
 	}
 	if _, err := io.Copy(out, in); err != nil {
 		out.Close()
+		os.Remove(out.Name())
 		return err
 	}
-	return out.Close()
+	if err := out.Close(); err != nil {
+		os.Remove(out.Name())
+		return err
+	}
+	return os.Rename(out.Name(), dst)
 }
