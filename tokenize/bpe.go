@@ -32,6 +32,8 @@ type bpe struct {
 	ranks       map[string]uint
 	reverseOnce sync.Once
 	reverse     []string // id -> token bytes, for decode
+	splitsOnce  sync.Once
+	splits      *mergeTable // for long pieces, built on the first
 	// word reports a text the pattern takes whole: an optional space and
 	// ASCII letters in a shape its letter alternative matches entirely.
 	word func(string) bool
@@ -129,6 +131,10 @@ func (b *bpe) merge(piece string, emit func(n int)) {
 		emit(len(piece))
 		return
 	}
+	if len(piece) >= longPiece {
+		b.mergeLong(piece, emit)
+		return
+	}
 	if n := len(piece); n <= 1<<31-1 {
 		b.mergeHeap(piece, emit)
 		return
@@ -151,6 +157,11 @@ func (b *bpe) merge(piece string, emit func(n int)) {
 // another rank (a rank names one token, so the same rank at the same start
 // is the same merge).
 func (b *bpe) mergeHeap(piece string, emit func(n int)) {
+	b.mergeBelow(piece, 1<<32, emit)
+}
+
+// mergeBelow is mergeHeap making only the merges of rank below limit.
+func (b *bpe) mergeBelow(piece string, limit uint64, emit func(n int)) {
 	n := int32(len(piece))
 	end := make([]int32, n) // end[i]: end of the part starting at i (-1: merged away)
 	for i := range n {
@@ -170,7 +181,7 @@ func (b *bpe) mergeHeap(piece string, emit func(n int)) {
 			return 0, false
 		}
 		r, ok := b.ranks[piece[i:end[end[i]]]]
-		return uint64(r), ok
+		return uint64(r), ok && uint64(r) < limit
 	}
 	h := make(mergeHeap, 0, n/2+1)
 	for i := int32(0); i+1 < n; i++ {
@@ -289,9 +300,8 @@ func asciiWordO200k(s string) bool {
 	return true
 }
 
-// decode returns the bytes of the tokens ids, or an error naming an id
-// the vocabulary does not have.
-func (b *bpe) decode(ids []int) (string, error) {
+// reversed builds, once, the table of every token's bytes by id.
+func (b *bpe) reversed() []string {
 	b.reverseOnce.Do(func() {
 		top := uint(0)
 		for _, id := range b.ranks {
@@ -302,6 +312,13 @@ func (b *bpe) decode(ids []int) (string, error) {
 			b.reverse[id] = s
 		}
 	})
+	return b.reverse
+}
+
+// decode returns the bytes of the tokens ids, or an error naming an id
+// the vocabulary does not have.
+func (b *bpe) decode(ids []int) (string, error) {
+	b.reversed()
 	var sb strings.Builder
 	for _, id := range ids {
 		if id < 0 || id >= len(b.reverse) || b.reverse[id] == "" {

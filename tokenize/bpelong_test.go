@@ -1,0 +1,162 @@
+package tokenize
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// longTexts are pieces that stress the windows' joints: runs over small
+// alphabets (repeated structure, where BPE depends on the phase from the
+// start), one repeated byte, white space, punctuation, random bytes.
+func longTexts(rng *rand.Rand, n int) map[string]string {
+	pick := func(alphabet string) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	raw := make([]byte, n)
+	for i := range raw {
+		raw[i] = byte(rng.IntN(256))
+	}
+	return map[string]string{
+		"ab":          pick("ab"),
+		"abc":         pick("abc"),
+		"letters":     pick("abcdefghijklmnopqrstuvwxyz"),
+		"one letter":  strings.Repeat("a", n),
+		"newlines":    strings.Repeat("\n", n),
+		"spaces":      strings.Repeat(" ", n),
+		"white space": pick(" \n\t"),
+		"dashes":      pick("-=_*#"),
+		"digits":      pick("0123456789"),
+		"bytes":       string(raw),
+		"period":      strings.Repeat("the cat sat on the mat ", n/23+1)[:n],
+	}
+}
+
+// Merging window by window gives the same tokens as merging the whole
+// piece, with windows small enough that their joints fall everywhere.
+func TestMergeWindowsExact(t *testing.T) {
+	for _, enc := range []string{"cl100k_base", "o200k_base"} {
+		tt, err := NewTikToken(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := tt.bpe
+		rng := rand.New(rand.NewPCG(7, 11))
+		for round := range 6 {
+			for name, text := range longTexts(rng, 3000+round*1111) {
+				var want []uint16
+				b.mergeHeap(text, func(n int) { want = append(want, uint16(n)) })
+				for _, wm := range [][2]int{{64, 16}, {97, 31}, {256, 64}, {1024, 200}} {
+					got, ok := b.mergeWindows(text, wm[0], wm[1])
+					if !ok {
+						t.Logf("%s %s: window %v fell back to the whole piece", enc, name, wm)
+						continue
+					}
+					if !slices.Equal(got, want) {
+						t.Fatalf("%s %s, window %v: %d tokens, want %d (first difference at %d)", enc, name, wm, len(got), len(want), firstDiff(got, want))
+					}
+				}
+			}
+		}
+	}
+}
+
+// The table's valid agrees with merging two tokens' bytes: BPE of a+b
+// ends with a and b exactly when the pair is valid.
+func TestValidPair(t *testing.T) {
+	tt, _ := NewTikToken("cl100k_base")
+	b := tt.bpe
+	tab := b.table()
+	rev := b.reversed()
+	rng := rand.New(rand.NewPCG(3, 5))
+	checked := 0
+	for range 20000 {
+		x, y := rng.IntN(len(rev)), rng.IntN(len(rev))
+		if rev[x] == "" || rev[y] == "" {
+			continue
+		}
+		var lens []int
+		b.mergeHeap(rev[x]+rev[y], func(n int) { lens = append(lens, n) })
+		want := len(lens) == 2 && lens[0] == len(rev[x])
+		if selfMade(b, rev[x]) && selfMade(b, rev[y]) {
+			checked++
+			if got := tab.valid(uint32(x), uint32(y)); got != want {
+				t.Fatalf("tokens %q %q: valid %v, merging gives %v", rev[x], rev[y], got, lens)
+			}
+		}
+	}
+	if checked < 10000 {
+		t.Fatalf("only %d pairs checked", checked)
+	}
+}
+
+// selfMade reports whether a token is what BPE makes of its own bytes.
+func selfMade(b *bpe, s string) bool {
+	var lens []int
+	b.mergeHeap(s, func(n int) { lens = append(lens, n) })
+	return len(lens) == 1
+}
+
+func firstDiff(a, b []uint16) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// At the shipped window and margin, long pieces of every kind are merged
+// window by window (no fall back to the whole piece), exactly.
+func TestMergeLongShipped(t *testing.T) {
+	for _, enc := range []string{"cl100k_base", "o200k_base"} {
+		tt, err := NewTikToken(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := tt.bpe
+		for name, text := range longTexts(rand.New(rand.NewPCG(1, 1)), 200_000) {
+			got, ok := b.mergeWindows(text, mergeWindow, mergeMargin)
+			if !ok {
+				t.Errorf("%s %s: fell back to merging the whole piece", enc, name)
+				continue
+			}
+			var want []uint16
+			b.mergeHeap(text, func(n int) { want = append(want, uint16(n)) })
+			if !slices.Equal(got, want) {
+				t.Errorf("%s %s: %d tokens, want %d (first difference at %d)", enc, name, len(got), len(want), firstDiff(got, want))
+			}
+		}
+	}
+}
+
+// FuzzMergeWindows compares the merge window by window with the merge of
+// the whole piece on random pieces and windows.
+func FuzzMergeWindows(f *testing.F) {
+	f.Add("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", uint8(20), uint8(5))
+	f.Add(strings.Repeat("ab ba abba ", 20), uint8(33), uint8(9))
+	f.Add(strings.Repeat("\n\n \t", 50), uint8(40), uint8(12))
+	tt, err := NewTikToken("cl100k_base")
+	if err != nil {
+		f.Fatal(err)
+	}
+	b := tt.bpe
+	f.Fuzz(func(t *testing.T, piece string, window, margin uint8) {
+		w := int(window) + 8
+		m := int(margin) % w
+		got, ok := b.mergeWindows(piece, w, m)
+		if !ok {
+			return // fell back: merged whole, correct by construction
+		}
+		var want []uint16
+		b.mergeHeap(piece, func(n int) { want = append(want, uint16(n)) })
+		if !slices.Equal(got, want) {
+			t.Fatalf("window %d margin %d: %v, want %v", w, m, got, want)
+		}
+	})
+}
