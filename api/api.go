@@ -168,7 +168,7 @@ type ErrorDetail struct {
 // the reference server's algorithm (semantic.ReferenceDPConfig); DP's own
 // defaults fill in what the configuration leaves out.
 func (c *ChunkingConfig) DPParams() json.RawMessage {
-	p := map[string]any{"similarity": "sentences", "reward": "minmax", "structure": "none", "chunk_penalty": 1.0}
+	p := map[string]any{"similarity": "sentences", "reward": "minmax", "structure": "none", "chunk_penalty": 1.0, "min_size": 0}
 	if c != nil {
 		for k, v := range map[string]any{"size": c.MaxSize, "optimal_size": c.OptimalSize, "lambda_size": c.LambdaSize, "chunk_penalty": c.ChunkPenalty} {
 			if !reflect.ValueOf(v).IsNil() {

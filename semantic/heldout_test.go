@@ -14,7 +14,6 @@ import (
 	"github.com/gochunk/gochunk/eval"
 	"github.com/gochunk/gochunk/htmldoc"
 	"github.com/gochunk/gochunk/layout"
-	"github.com/gochunk/gochunk/tokenize"
 )
 
 // heldOutSources returns public texts none of the project's corpora or
@@ -82,13 +81,9 @@ func TestHeldOutSeams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	counter, err := tokenize.New("cl100k_base")
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := map[string]float64{"semantic": 0.8, "savgol": 0.68, "hierarchical": 0.76, "dp": 0.78, "cluster": 0.72}
 	for name, w := range want {
-		c, r, p := seamScores(t, ds, name, counter)
+		c, r, p := seamScores(t, ds, name)
 		t.Logf("%s: seam recall %.3f, boundary precision %.3f; %s", name, r, p, seamKinds(t, c, docs))
 		if r < w {
 			t.Errorf("%s: seam recall %.3f on held-out text, want at least %.2f", name, r, w)

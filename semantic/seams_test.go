@@ -26,13 +26,9 @@ func TestStitchedSeams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	counter, err := tokenize.New("cl100k_base")
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := map[string][2]float64{"semantic": {0.9, 0.5}, "savgol": {0.7, 0}, "hierarchical": {0.7, 0}, "dp": {0.7, 0}, "cluster": {0.7, 0}}
 	for name, w := range want {
-		_, r, p := seamScores(t, ds, name, counter)
+		_, r, p := seamScores(t, ds, name)
 		t.Logf("%s: seam recall %.3f, boundary precision %.3f", name, r, p)
 		if r < w[0] || p < w[1] {
 			t.Errorf("%s: seam recall %.3f, boundary precision %.3f; want at least %.2f and %.2f", name, r, p, w[0], w[1])
@@ -43,8 +39,12 @@ func TestStitchedSeams(t *testing.T) {
 // seamScores chunks a seam data set with a chunker at its defaults and
 // size 1024, and returns the chunker, its seam recall and its boundary
 // precision.
-func seamScores(t *testing.T, ds *eval.Dataset, name string, counter tokenize.Counter) (gochunk.Chunker, float64, float64) {
+func seamScores(t *testing.T, ds *eval.Dataset, name string) (gochunk.Chunker, float64, float64) {
 	t.Helper()
+	counter, err := tokenize.New("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
 	c, err := chunkers.New().New(name, []byte(`{"size": 1024}`), chunkers.Env{Counter: counter})
 	if err != nil {
 		t.Fatal(err)

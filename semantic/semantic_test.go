@@ -426,14 +426,7 @@ func TestClusterKeepSeparator(t *testing.T) {
 	} {
 		cfg := DefaultClusterConfig()
 		cfg.Size, cfg.MinChunkSize, cfg.KeepSeparator, cfg.Pieces = 60, 20, sep, PiecesChroma
-		c, err := NewCluster(cfg, tokenize.Words{}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		chunks, err := c.Chunk(context.Background(), gochunk.Document{Text: text})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, chunks := clusterChunks(t, cfg, text)
 		dotFirst := 0
 		for _, ch := range chunks[1 : len(chunks)-1] {
 			if !check(ch.Text) {
@@ -547,14 +540,7 @@ func TestClusterCutsAtSentenceEnds(t *testing.T) {
 	for _, pieces := range []string{PiecesSentences, PiecesChroma} {
 		cfg := DefaultClusterConfig()
 		cfg.Size, cfg.MinChunkSize, cfg.Pieces = 80, 24, pieces
-		c, err := NewCluster(cfg, tokenize.Words{}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		chunks, err := c.Chunk(context.Background(), gochunk.Document{Text: text})
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, chunks := clusterChunks(t, cfg, text)
 		inside := 0
 		for _, ch := range chunks[:len(chunks)-1] {
 			if !strings.HasSuffix(ch.Text, "million.") {
@@ -568,4 +554,18 @@ func TestClusterCutsAtSentenceEnds(t *testing.T) {
 			t.Errorf("pieces=chroma: no chunk ends inside a sentence, so this test cannot tell")
 		}
 	}
+}
+
+// clusterChunks builds a cluster chunker counting words and chunks text.
+func clusterChunks(t *testing.T, cfg ClusterConfig, text string) (*Cluster, []gochunk.Chunk) {
+	t.Helper()
+	c, err := NewCluster(cfg, tokenize.Words{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := c.Chunk(context.Background(), gochunk.Document{Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, chunks
 }

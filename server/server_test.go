@@ -9,15 +9,19 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/api"
+	"github.com/gochunk/gochunk/chunkers"
 	"github.com/gochunk/gochunk/index"
 	"github.com/gochunk/gochunk/pipeline"
+	"github.com/gochunk/gochunk/semantic"
 	"github.com/gochunk/gochunk/store"
 
 	"github.com/gochunk/gochunk/embed"
@@ -503,5 +507,29 @@ func TestTimeoutAnswersWhileWorkStops(t *testing.T) {
 	}
 	if code, b, _ := post(t, ts.URL+"/v1/chunk", `{"text": "x"}`); code != 200 {
 		t.Errorf("after the work stopped: %d %s", code, b)
+	}
+}
+
+// /embed runs the reference server's DP exactly: the parameters it builds
+// from a chunking_config give the chunks of semantic.ReferenceDPConfig,
+// fragments included (min_size is gochunk's, off there).
+func TestEmbedIsReferenceDP(t *testing.T) {
+	text := "# Cats\n\nCats sleep most of the day and hunt at night in the garden.\n\n# Dogs\n\nDogs bark at the postman every single morning.\n\nFin."
+	counter, _ := tokenize.NewTikToken("cl100k_base")
+	maxSize, optimal := 20, 15 // small chunks, among them fragments gochunk's min_size would join
+	viaAPI, err := chunkers.New().New("dp", (&api.ChunkingConfig{MaxSize: &maxSize, OptimalSize: &optimal}).DPParams(), chunkers.Env{Counter: counter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := semantic.ReferenceDPConfig()
+	cfg.Size, cfg.OptimalSize = maxSize, optimal
+	ref, err := semantic.NewDP(cfg, counter, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err1 := viaAPI.Chunk(context.Background(), gochunk.Document{Text: text})
+	b, err2 := ref.Chunk(context.Background(), gochunk.Document{Text: text})
+	if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) {
+		t.Errorf("/embed's DP differs from the reference configuration: %v %v\n%+v\n%+v", err1, err2, a, b)
 	}
 }

@@ -135,19 +135,10 @@ func (b *bpe) merge(piece string, emit func(n int)) {
 		b.mergeLong(piece, emit)
 		return
 	}
-	if n := len(piece); n <= 1<<31-1 {
-		b.mergeHeap(piece, emit)
-		return
-	}
-	// Over 2 GiB in one piece: cut it (the offsets of the heap are 32-bit).
-	for len(piece) > 0 {
-		k := min(len(piece), 1<<30)
-		b.mergeHeap(piece[:k], emit)
-		piece = piece[k:]
-	}
+	b.mergeHeap(piece, emit)
 }
 
-// mergeHeap merges a piece of under 2 GiB: a list of parts, starting as
+// mergeHeap merges a piece (under 2 GiB: offsets are 32-bit): a list of parts, starting as
 // bytes, and a heap of the possible merges of neighbouring parts, lowest
 // rank (then leftmost) first. An entry is rank<<32 | start of its left
 // part, 8 bytes, and the parts are one array of 32-bit offsets, so a long
@@ -183,7 +174,7 @@ func (b *bpe) mergeBelow(piece string, limit uint64, emit func(n int)) {
 		r, ok := b.ranks[piece[i:end[end[i]]]]
 		return uint64(r), ok && uint64(r) < limit
 	}
-	h := make(mergeHeap, 0, n/2+1)
+	h := make(rankHeap, 0, n/2+1)
 	for i := int32(0); i+1 < n; i++ {
 		if r, ok := rankAt(i); ok {
 			h = append(h, r<<32|uint64(i))
@@ -210,16 +201,16 @@ func (b *bpe) mergeBelow(piece string, limit uint64, emit func(n int)) {
 	}
 }
 
-// mergeHeap is a binary min-heap of rank<<32 | start entries.
-type mergeHeap []uint64
+// rankHeap is a binary min-heap of rank<<32 | start entries.
+type rankHeap []uint64
 
-func (h mergeHeap) init() {
+func (h rankHeap) init() {
 	for i := len(h)/2 - 1; i >= 0; i-- {
 		h.down(i)
 	}
 }
 
-func (h *mergeHeap) push(x uint64) {
+func (h *rankHeap) push(x uint64) {
 	*h = append(*h, x)
 	s := *h
 	for i := len(s) - 1; i > 0; {
@@ -232,7 +223,7 @@ func (h *mergeHeap) push(x uint64) {
 	}
 }
 
-func (h *mergeHeap) pop() uint64 {
+func (h *rankHeap) pop() uint64 {
 	s := *h
 	top := s[0]
 	last := len(s) - 1
@@ -242,7 +233,7 @@ func (h *mergeHeap) pop() uint64 {
 	return top
 }
 
-func (h mergeHeap) down(i int) {
+func (h rankHeap) down(i int) {
 	for {
 		l := 2*i + 1
 		if l >= len(h) {

@@ -96,6 +96,12 @@ func (t *mergeTable) valid(a, b uint32) bool {
 func (b *bpe) mergeLong(piece string, emit func(n int)) {
 	lens, ok := b.mergeWindows(piece, mergeWindow, mergeMargin)
 	if !ok {
+		// The heap's offsets are 32-bit: a piece of over 2 GiB whose
+		// windows do not join (none seen) is merged a gibibyte at a time.
+		for len(piece) > math.MaxInt32 {
+			b.mergeHeap(piece[:1<<30], emit)
+			piece = piece[1<<30:]
+		}
 		b.mergeHeap(piece, emit)
 		return
 	}

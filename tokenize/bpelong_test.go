@@ -40,17 +40,11 @@ func longTexts(rng *rand.Rand, n int) map[string]string {
 // Merging window by window gives the same tokens as merging the whole
 // piece, with windows small enough that their joints fall everywhere.
 func TestMergeWindowsExact(t *testing.T) {
-	for _, enc := range []string{"cl100k_base", "o200k_base"} {
-		tt, err := NewTikToken(enc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := tt.bpe
+	for enc, b := range encodings(t) {
 		rng := rand.New(rand.NewPCG(7, 11))
 		for round := range 6 {
 			for name, text := range longTexts(rng, 3000+round*1111) {
-				var want []uint16
-				b.mergeHeap(text, func(n int) { want = append(want, uint16(n)) })
+				want := wholeMerge(b, text)
 				for _, wm := range [][2]int{{64, 16}, {97, 31}, {256, 64}, {1024, 200}} {
 					got, ok := b.mergeWindows(text, wm[0], wm[1])
 					if !ok {
@@ -114,21 +108,14 @@ func firstDiff(a, b []uint16) int {
 // At the shipped window and margin, long pieces of every kind are merged
 // window by window (no fall back to the whole piece), exactly.
 func TestMergeLongShipped(t *testing.T) {
-	for _, enc := range []string{"cl100k_base", "o200k_base"} {
-		tt, err := NewTikToken(enc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := tt.bpe
+	for enc, b := range encodings(t) {
 		for name, text := range longTexts(rand.New(rand.NewPCG(1, 1)), 200_000) {
 			got, ok := b.mergeWindows(text, mergeWindow, mergeMargin)
 			if !ok {
 				t.Errorf("%s %s: fell back to merging the whole piece", enc, name)
 				continue
 			}
-			var want []uint16
-			b.mergeHeap(text, func(n int) { want = append(want, uint16(n)) })
-			if !slices.Equal(got, want) {
+			if want := wholeMerge(b, text); !slices.Equal(got, want) {
 				t.Errorf("%s %s: %d tokens, want %d (first difference at %d)", enc, name, len(got), len(want), firstDiff(got, want))
 			}
 		}
@@ -153,10 +140,28 @@ func FuzzMergeWindows(f *testing.F) {
 		if !ok {
 			return // fell back: merged whole, correct by construction
 		}
-		var want []uint16
-		b.mergeHeap(piece, func(n int) { want = append(want, uint16(n)) })
-		if !slices.Equal(got, want) {
+		if want := wholeMerge(b, piece); !slices.Equal(got, want) {
 			t.Fatalf("window %d margin %d: %v, want %v", w, m, got, want)
 		}
 	})
+}
+
+// encodings returns both tiktoken encodings' merges by name.
+func encodings(t testing.TB) map[string]*bpe {
+	out := map[string]*bpe{}
+	for _, enc := range []string{"cl100k_base", "o200k_base"} {
+		tt, err := NewTikToken(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[enc] = tt.bpe
+	}
+	return out
+}
+
+// wholeMerge returns the token lengths of merging piece at once.
+func wholeMerge(b *bpe, piece string) []uint16 {
+	var lens []uint16
+	b.mergeHeap(piece, func(n int) { lens = append(lens, uint16(n)) })
+	return lens
 }

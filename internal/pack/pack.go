@@ -389,6 +389,9 @@ func (e *Engine) splitTokensAhead(ctx context.Context, c tokenize.Cutter, a, b i
 			}
 			go func() {
 				text := e.Text[cuts[k]:cuts[k+1]]
+				if buf == nil {
+					buf = make([]int, 0, len(text)/3)
+				}
 				done[k] <- enc.AppendTokenEnds(buf[:0], text)
 			}()
 		}
