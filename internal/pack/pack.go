@@ -160,7 +160,9 @@ func (e *Engine) Split(ctx context.Context, a, b int, out []Range) ([]Range, err
 	if !e.ready {
 		e.Init()
 	}
-	defer e.within(ctx)()
+	prev := e.ctx
+	e.ctx = ctx
+	defer func() { e.ctx = prev }()
 	var err error
 	if b-a >= parallelBytes && runtime.GOMAXPROCS(0) > 1 {
 		out, err = e.splitParallel(ctx, a, b, out)
@@ -171,14 +173,6 @@ func (e *Engine) Split(ctx context.Context, a, b int, out []Range) ([]Range, err
 		err = fmt.Errorf("chunking cancelled: %w", ctx.Err())
 	}
 	return out, err
-}
-
-// within sets ctx as the engine's context for Merge and returns the
-// function that restores the one before.
-func (e *Engine) within(ctx context.Context) func() {
-	prev := e.ctx
-	e.ctx = ctx
-	return func() { e.ctx = prev }
 }
 
 // cancelled reports whether the context of the work under way is done.
