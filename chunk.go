@@ -113,6 +113,9 @@ type LLMUsage struct {
 	// counts one call and two attempts); Retries counts re-asks after an
 	// invalid answer.
 	HTTPAttempts int `json:"http_attempts,omitempty"`
+	// CachedPromptTokens are the prompt tokens the server read from its
+	// prompt cache (a document sent again for each of its chunks).
+	CachedPromptTokens int `json:"cached_prompt_tokens,omitempty"`
 }
 
 // Merge adds o's counts to u's.
@@ -125,6 +128,7 @@ func (u *LLMUsage) Merge(o LLMUsage) {
 	u.Retries += o.Retries
 	u.Fallbacks += o.Fallbacks
 	u.HTTPAttempts += o.HTTPAttempts
+	u.CachedPromptTokens += o.CachedPromptTokens
 }
 
 // Start returns the byte offset of the chunk's first span.

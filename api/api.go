@@ -13,6 +13,7 @@ import (
 	"reflect"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/record"
 	"github.com/gochunk/gochunk/store"
 )
@@ -79,13 +80,26 @@ type ChunkRequest struct {
 	// PDF's or HTML page's extracted text) and the chunker's trace (the
 	// embedding-based chunkers' curve, threshold and breakpoints).
 	Trace bool `json:"trace,omitempty"`
+	// Context, when set, says what each chunk's embedded text (its
+	// record's embed_text, and what embed embeds) carries besides the
+	// chunk; absent means the server's setting.
+	Context *pipeline.ContextConfig `json:"context,omitempty"`
+	// Parents, when set, makes two levels (each chunk's record names its
+	// parent span of at most this many tokens; 0: one level); absent
+	// means the server's setting.
+	Parents *int `json:"parents,omitempty"`
+	// RenderPages asks, for each PDF document, for images of its first
+	// pages (see ChunkResult.Pages): the playground draws the chunks'
+	// boxes over them. It needs Poppler's pdftoppm on the server.
+	RenderPages bool `json:"render_pages,omitempty"`
 	// Documents to chunk; Text is a shorthand for one document.
 	Documents []ChunkDocument `json:"documents,omitempty"`
 	Text      string          `json:"text,omitempty"`
 }
 
 // ChunkDocument is a document of a ChunkRequest: text, layout elements
-// (the text is assembled from them when absent), or a PDF.
+// (the text is assembled from them when absent), a PDF, HTML, or a file
+// of any kind the server reads.
 type ChunkDocument struct {
 	ID       string            `json:"id,omitempty"`
 	Text     string            `json:"text,omitempty"`
@@ -97,6 +111,20 @@ type ChunkDocument struct {
 	// HTML is an HTML document: its structure becomes markdown text (see
 	// package htmldoc).
 	HTML string `json:"html,omitempty"`
+	// FileBase64 is a document file of any kind the server reads (PDF,
+	// HTML, DOCX, PPTX, XLSX, EPUB, e-mail, text), base64-encoded; its kind
+	// comes from FileName's extension, else from its content.
+	FileBase64 string `json:"file_base64,omitempty"`
+	FileName   string `json:"file_name,omitempty"`
+}
+
+// PageImage is a page of a PDF drawn as a PNG, and its size in the units
+// of the chunks' boxes (points).
+type PageImage struct {
+	Page      int     `json:"page"`
+	Width     float64 `json:"width"`
+	Height    float64 `json:"height"`
+	PNGBase64 string  `json:"png_base64"`
 }
 
 // ChunkResponse is the body of a 200 answer to POST /v1/chunk.
@@ -116,6 +144,10 @@ type ChunkResult struct {
 	// Text and Trace are there when the request asked for a trace.
 	Text  string         `json:"text,omitempty"`
 	Trace *gochunk.Trace `json:"trace,omitempty"`
+	// Pages are a PDF's first pages drawn, when the request asked for
+	// them (render_pages), with each page's size in the units of the
+	// chunks' boxes.
+	Pages []PageImage `json:"pages,omitempty"`
 }
 
 // EmbeddingsRequest is the body of POST /v1/embeddings (OpenAI's API).
@@ -148,6 +180,9 @@ type EmbeddingItem struct {
 type Usage struct {
 	PromptTokens int `json:"prompt_tokens"`
 	TotalTokens  int `json:"total_tokens"`
+	// TruncatedInputs counts the inputs over the model's limit, of which
+	// it embedded only the first tokens (absent when none was).
+	TruncatedInputs int `json:"truncated_inputs,omitempty"`
 }
 
 // ErrorBody is the JSON of every error answer: OpenAI's shape, so that
@@ -268,6 +303,12 @@ type SearchRequest struct {
 	K int `json:"k,omitempty"`
 	// Mode is vector, keyword or hybrid (the default).
 	Mode string `json:"mode,omitempty"`
+	// Expand is none (the default), parent, section or window:N: each
+	// hit's record then comes with the span returned for it
+	// ("expanded"); Merge, when 2 or more, puts a parent in place of that
+	// many of its children among the hits (see index.Expand).
+	Expand string `json:"expand,omitempty"`
+	Merge  int    `json:"merge,omitempty"`
 }
 
 // SearchResponse is the body of a 200 answer to POST /v1/search: the hits,

@@ -46,7 +46,7 @@ import (
 // Doc is a document on its way through the pipeline.
 type Doc struct {
 	ID   string
-	Kind string // text, pdf or html
+	Kind string // text, pdf, html, or file (any kind the pipeline reads, by its name and content)
 	Data []byte
 	// Metadata is the document's metadata as JSON (from JSON Lines).
 	Metadata []byte
@@ -155,12 +155,12 @@ func (f *readFileFn) ProcessElement(ctx context.Context, rf fileio.ReadableFile,
 		dead(failure(rf.Metadata.Path, err))
 		return nil
 	}
-	kind := "text"
-	switch strings.ToLower(filepath.Ext(rf.Metadata.Path)) {
-	case ".pdf":
-		kind = "pdf"
-	case ".html", ".htm":
-		kind = "html"
+	// Text files are text; every other kind the pipeline reads (PDF,
+	// HTML, office documents, EPUB, e-mail) is a file it recognises by
+	// its name and content.
+	kind := "file"
+	if ext := strings.ToLower(filepath.Ext(rf.Metadata.Path)); ext == ".txt" || ext == ".md" || ext == ".markdown" || ext == "" {
+		kind = "text"
 	}
 	emit(Doc{ID: rf.Metadata.Path, Kind: kind, Data: data})
 	return nil
@@ -246,6 +246,8 @@ func (f *chunkFn) ProcessElement(ctx context.Context, d Doc, emit func(string), 
 		src.PDF = d.Data
 	case "html":
 		src.HTML = string(d.Data)
+	case "file":
+		src.File, src.FileName = d.Data, d.ID
 	default:
 		src.Text = string(d.Data)
 	}

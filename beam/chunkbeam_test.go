@@ -91,7 +91,8 @@ func lines(t testing.TB, glob string) []string {
 }
 
 // The records from Prism are byte for byte gochunk chunk's on the same
-// files (order aside); the bad document is in the dead-letter output with
+// files (order aside), with the same context and parents (embedded text,
+// lines, parent spans); the bad document is in the dead-letter output with
 // its id and error; the metrics count documents, chunks, bytes, failures.
 func TestRecordsEqualGochunkChunk(t *testing.T) {
 	dir, files := corpus(t, 2)
@@ -99,7 +100,8 @@ func TestRecordsEqualGochunkChunk(t *testing.T) {
 	os.WriteFile(bad, []byte("not \xff\xfe UTF-8\n"), 0o644)
 	out := filepath.Join(t.TempDir(), "rec")
 	counts := run(t, Options{Input: filepath.Join(dir, "*.md"), Output: out, Shards: 3,
-		Config: pipeline.Config{Chunker: "markdown", Params: []byte(`{"size": 300}`), Tokenizer: "cl100k_base"}})
+		Config: pipeline.Config{Chunker: "markdown", Params: []byte(`{"size": 300}`), Tokenizer: "cl100k_base",
+			Context: pipeline.ContextConfig{Mode: "headings"}, Parents: 900}})
 
 	bin := filepath.Join(t.TempDir(), "gochunk")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/gochunk")
@@ -107,7 +109,7 @@ func TestRecordsEqualGochunkChunk(t *testing.T) {
 	if b, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build gochunk: %v\n%s", err, b)
 	}
-	cli, err := exec.Command(bin, append([]string{"chunk", "--chunker", "markdown", "--size", "300", "--tokenizer", "cl100k_base"}, files...)...).Output()
+	cli, err := exec.Command(bin, append([]string{"chunk", "--chunker", "markdown", "--size", "300", "--tokenizer", "cl100k_base", "--context", "headings", "--parents", "900"}, files...)...).Output()
 	if err != nil {
 		t.Fatalf("gochunk chunk: %v", err)
 	}
@@ -116,6 +118,9 @@ func TestRecordsEqualGochunkChunk(t *testing.T) {
 	got := lines(t, out+"-0000?-of-00003.jsonl")
 	if !slices.Equal(got, want) {
 		t.Fatalf("Beam wrote %d records, gochunk chunk %d; they differ", len(got), len(want))
+	}
+	if !strings.Contains(got[0], `"embed_text":`) || !strings.Contains(got[0], `"parent":{`) || !strings.Contains(got[0], `"lines":[`) {
+		t.Errorf("a record without its context, parent or lines: %.300s", got[0])
 	}
 	dead := lines(t, out+"-failed-*.jsonl")
 	if len(dead) != 1 || !strings.Contains(dead[0], `"id":"`+bad+`"`) || !strings.Contains(dead[0], "UTF-8") {
@@ -215,5 +220,19 @@ func TestNoInputIsAnError(t *testing.T) {
 	_, s := beam.NewPipelineWithRoot()
 	if err := Build(s, Options{Input: "relative-nothing/*.md", Output: filepath.Join(dir, "out")}); err == nil || !strings.Contains(err.Error(), "relative to") {
 		t.Errorf("a relative pattern: %v, want the working directory named", err)
+	}
+}
+
+// Files of every kind the pipeline reads come in the same way as with
+// gochunk chunk: an e-mail beside a markdown file.
+func TestMixedFormats(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# Notes\n\nOtters hold hands."), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.eml"), []byte("From: keeper@zoo.example\r\nTo: staff@zoo.example\r\nSubject: Feeding times\r\n\r\nThe penguins eat at noon.\r\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "rec")
+	counts := run(t, Options{Input: filepath.Join(dir, "*"), Output: out, Config: pipeline.Config{Chunker: "markdown"}})
+	got := strings.Join(lines(t, out+"-*.jsonl"), "\n")
+	if counts["failed_documents"] != 0 || !strings.Contains(got, `# Feeding times`) || !strings.Contains(got, "penguins eat at noon") || !strings.Contains(got, "Otters hold hands") {
+		t.Errorf("records %s, metrics %v", got, counts)
 	}
 }

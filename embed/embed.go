@@ -57,6 +57,20 @@ func TokenizerOf(e Embedder) (tokenize.Counter, int) {
 	return nil, 0
 }
 
+// Truncates returns, for an embedder that cuts what is over its limit
+// (static and ONNX models embed the first ChunkLimit tokens, as
+// sentence-transformers does), a test of whether a text will be cut, and
+// the limit; nil for one that embeds any text whole (the lexical
+// embedder; OpenAI-compatible APIs, whose long texts this package splits
+// and averages). Callers count and report the inputs that were cut.
+func Truncates(e Embedder) (cut func(text string) bool, limit int) {
+	tok, limit := TokenizerOf(e)
+	if tok == nil || limit <= 0 {
+		return nil, 0
+	}
+	return func(text string) bool { return tok.Count(text) > limit }, limit
+}
+
 // tokenizerOf and chunkLimitOf are TokenizerOf's two results, for
 // wrappers that pass them through.
 func tokenizerOf(e Embedder) tokenize.Counter { t, _ := TokenizerOf(e); return t }

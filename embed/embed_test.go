@@ -361,3 +361,34 @@ func TestCacheBytes(t *testing.T) {
 		t.Errorf("the 10 most recent texts: %d hits", hits-hits0)
 	}
 }
+
+// Truncates names the texts a model with a limit cuts; embedders that
+// take any text whole have none.
+func TestTruncates(t *testing.T) {
+	s, err := LoadStatic(context.Background(), tinyModelDir(t, 11, 2, false), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut, limit := Truncates(s)
+	if cut == nil || limit != s.ChunkLimit() {
+		t.Fatalf("static: %v, limit %d", cut != nil, limit)
+	}
+	if cut("the cats") || !cut(strings.Repeat("the cats ", limit)) {
+		t.Error("a short text cut, or a long one not")
+	}
+	if cut, _ := Truncates(NewLexical(LexicalConfig{})); cut != nil {
+		t.Error("the lexical embedder truncates nothing")
+	}
+}
+
+func TestOpenAILimit(t *testing.T) {
+	for model, want := range map[string]int{"text-embedding-3-large": 8191, "mxbai-embed-large:335m": 512, "all-minilm": 256, "some-new-model": 8191} {
+		if got := OpenAILimit(model); got != want {
+			t.Errorf("%s: %d, want %d", model, got, want)
+		}
+		o, err := NewOpenAI(OpenAIConfig{Model: model, BaseURL: "http://127.0.0.1:1"})
+		if err != nil || o.MaxTokens() != want {
+			t.Errorf("%s: client limit %d, %v", model, o.MaxTokens(), err)
+		}
+	}
+}

@@ -37,7 +37,8 @@ type OpenAIConfig struct {
 	MaxBatchInputs int
 	// MaxTokens is the longest text sent whole; longer texts are split into
 	// pieces of at most MaxTokens tokens whose vectors are averaged
-	// (weighted by their token counts) and normalised. 0 means 8191.
+	// (weighted by their token counts) and normalised. 0 means the
+	// model's known limit (OpenAILimit).
 	MaxTokens int
 	// Timeout bounds one request; 0 means 60 s.
 	Timeout time.Duration
@@ -52,6 +53,27 @@ type OpenAIConfig struct {
 	Notice func(string)
 	// Client makes the requests; nil means http.DefaultClient.
 	Client *http.Client
+}
+
+// openAILimits are the input limits, in tokens, of embedding models
+// served through OpenAI-compatible APIs, from their providers' model
+// cards: OpenAI's, and the common ones of Ollama's library (a tag after
+// ":" is left out).
+var openAILimits = map[string]int{
+	"text-embedding-3-small": 8191, "text-embedding-3-large": 8191, "text-embedding-ada-002": 8191,
+	"mxbai-embed-large": 512, "all-minilm": 256, "snowflake-arctic-embed": 512, "bge-m3": 8192,
+}
+
+// OpenAILimit returns the input limit of an embedding model served
+// through an OpenAI-compatible API: the known one (see the README's
+// table), else 8191, OpenAI's. A text over it is split into pieces whose
+// vectors are averaged, never cut.
+func OpenAILimit(model string) int {
+	name, _, _ := strings.Cut(model, ":")
+	if n, ok := openAILimits[name]; ok {
+		return n
+	}
+	return 8191
 }
 
 // OpenAI embeds texts through any OpenAI-compatible /v1/embeddings
@@ -83,7 +105,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		cfg.MaxBatchInputs = 256
 	}
 	if cfg.MaxTokens <= 0 {
-		cfg.MaxTokens = 8191
+		cfg.MaxTokens = OpenAILimit(cfg.Model)
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 60 * time.Second

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -233,9 +234,9 @@ func (d *Dataset) Validate() error {
 
 // Load reads a data set from path, recognising its format: a directory
 // with questions.csv (Chroma), a directory with documents.jsonl and
-// questions.jsonl (the generic format), a directory with seams.json
-// (stitched documents, see LoadSeams), or a JSON file of SQuAD v1.1 or
-// HotpotQA.
+// questions.jsonl (the generic format), a directory with questions.jsonl
+// and a files/ tree (LoadFiles), a directory with seams.json (stitched
+// documents, see LoadSeams), or a JSON file of SQuAD v1.1 or HotpotQA.
 func Load(path string) (*Dataset, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -247,10 +248,12 @@ func Load(path string) (*Dataset, error) {
 		d, err = LoadChroma(path)
 	case fi.IsDir() && exists(filepath.Join(path, "documents.jsonl")):
 		d, err = LoadJSONL(path)
+	case fi.IsDir() && exists(filepath.Join(path, "questions.jsonl")) && exists(filepath.Join(path, "files")):
+		d, err = LoadFiles(path)
 	case fi.IsDir() && exists(filepath.Join(path, "seams.json")):
 		d, err = LoadSeams(path)
 	case fi.IsDir():
-		return nil, fmt.Errorf("%w: %s holds neither questions.csv (Chroma), documents.jsonl nor seams.json (stitched documents)", ErrDataset, path)
+		return nil, fmt.Errorf("%w: %s holds neither questions.csv (Chroma), documents.jsonl, questions.jsonl with files/ nor seams.json (stitched documents)", ErrDataset, path)
 	default:
 		d, err = loadJSONFile(path)
 	}
@@ -358,17 +361,60 @@ func LoadJSONL(dir string) (*Dataset, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if err := readJSONL(filepath.Join(dir, "questions.jsonl"), func(b []byte) error {
+	if err := readQuestions(dir, d); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// LoadFiles reads a data set whose documents are real files: every file
+// under dir/files is a document whose id is its path below files/ (with
+// slashes), so that chunkers see its name and extension (the code chunker
+// picks its language by it); questions.jsonl is as in LoadJSONL, its
+// references' doc_id such a path.
+func LoadFiles(dir string) (*Dataset, error) {
+	d := &Dataset{Name: filepath.Base(filepath.Clean(dir))}
+	root := filepath.Join(dir, "files")
+	err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		if !e.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		if !utf8.Valid(b) {
+			return fmt.Errorf("%w: %s is not UTF-8 text", ErrDataset, path)
+		}
+		d.Corpora = append(d.Corpora, &Corpus{ID: filepath.ToSlash(rel), Text: string(b)})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := readQuestions(dir, d); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// readQuestions adds the questions of dir/questions.jsonl to d.
+func readQuestions(dir string, d *Dataset) error {
+	return readJSONL(filepath.Join(dir, "questions.jsonl"), func(b []byte) error {
 		var q Question
 		if err := json.Unmarshal(b, &q); err != nil {
 			return err
 		}
 		d.Questions = append(d.Questions, q)
 		return nil
-	}); err != nil {
-		return nil, err
-	}
-	return d, nil
+	})
 }
 
 func readJSONL(path string, fn func([]byte) error) error {

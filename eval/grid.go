@@ -189,6 +189,8 @@ func (m Metrics) Metric(name string) (float64, bool) {
 		return m.PrecisionOmega, true
 	case "iou":
 		return m.IoU, true
+	case "hit_rate":
+		return m.HitRate, true
 	}
 	return 0, false
 }
@@ -244,7 +246,8 @@ func Compare(ctx context.Context, d *Dataset, cands []Candidate, build Build, op
 		cfg := Config{Name: c.Name, Chunker: ch, ChunkerName: c.Chunker, Tokenizer: tok, Params: c.Params}
 		var sizes map[string]int
 		var warnings []string
-		if budget != nil {
+		im, imported := ch.(*Imported)
+		if budget != nil && !imported { // imported chunks are as they were made
 			if cfg.ByCorpus, sizes, warnings, err = opt.Budget.fit(ctx, d, c, budget, build); err != nil {
 				return nil, fmt.Errorf("%s: %w", c.Name, err)
 			}
@@ -254,6 +257,10 @@ func Compare(ctx context.Context, d *Dataset, cands []Candidate, build Build, op
 			return nil, fmt.Errorf("%s: %w", c.Name, err)
 		}
 		res.BudgetSizes, res.Warnings = sizes, append(res.Warnings, warnings...)
+		if imported {
+			card := im.Card
+			res.ReportCard = &card
+		}
 		rep.Retriever = res.Retriever
 		rep.Configs = append(rep.Configs, res)
 	}
@@ -281,7 +288,7 @@ func (r *Report) compare() []Comparison {
 	}
 	base := r.Configs[0]
 	for _, c := range r.Configs[1:] {
-		for _, m := range []string{"recall", "precision", "precision_omega", "iou"} {
+		for _, m := range []string{"recall", "precision", "precision_omega", "iou", "hit_rate"} {
 			d, lo, hi, ok := PairedBootstrap(base.Scores, c.Scores, m, 2000, 1)
 			if ok {
 				out = append(out, Comparison{c.Name, base.Name, m, d, lo, hi})
@@ -307,6 +314,8 @@ func PairedBootstrap(a, b []QuestionScores, metric string, n int, seed uint64) (
 			return q.Precision
 		case "precision_omega":
 			return q.PrecisionOmega
+		case "hit_rate":
+			return q.Hit()
 		}
 		return q.IoU
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/record"
 	"github.com/gochunk/gochunk/segment"
 	"github.com/gochunk/gochunk/vec"
 )
@@ -27,6 +28,15 @@ type Config struct {
 	// ByCorpus, when set, chunks the corpora it names instead of Chunker
 	// (a budget's per-corpus sizes).
 	ByCorpus map[string]gochunk.Chunker
+}
+
+// EmbedTexter is implemented by chunkers whose chunks are indexed with a
+// text of their own (their context and their text, see
+// pipeline.Pipeline.EmbedTexts): an evaluation retrieves over those texts,
+// while references and what a question gets back stay the chunks' texts
+// and offsets, so the budget of returned tokens does not change.
+type EmbedTexter interface {
+	EmbedTexts(doc gochunk.Document, chunks []gochunk.Chunk) ([]string, error)
 }
 
 // Options control an evaluation.
@@ -52,6 +62,16 @@ type Options struct {
 	// Judge, when set, computes LLM-judged metrics of the top K, retrieved
 	// and (with a reranker) reranked, and the generation latency.
 	Judge *Judge
+	// ReturnTokens, when positive, replaces K by a budget: each question
+	// gets the best chunks (or parents) whose sizes, in the chunks' unit,
+	// add up to at most this many tokens, so that configurations that
+	// return more text per hit are compared at an equal budget.
+	ReturnTokens int
+	// Expand "parent" returns each retrieved chunk's parent, and Merge (2
+	// or more) a parent in place of that many of its retrieved children,
+	// for chunkers that make two levels (Leveled).
+	Expand string
+	Merge  int
 }
 
 // Latency holds, per stage, the median and 95th percentile of the seconds
@@ -92,19 +112,26 @@ type Metrics struct {
 	IoUStd            float64 `json:"iou_std"`
 	Questions         int     `json:"questions"`
 	Chunks            int     `json:"chunks"`
+	// HitRate is the share of questions that get back some of their
+	// references' text (recall above 0): 1 − HitRate of them get nothing
+	// relevant.
+	HitRate float64 `json:"hit_rate"`
 }
 
 // Efficiency describes the chunks and the time spent.
 type Efficiency struct {
-	Chunks        int     `json:"chunks"`
-	MeanTokens    float64 `json:"mean_tokens"`
-	MedianTokens  float64 `json:"median_tokens"`
-	MaxTokens     int     `json:"max_tokens"`
-	ChunkSeconds  float64 `json:"chunk_seconds"`
-	EmbedSeconds  float64 `json:"embed_seconds"`
-	ScoreSeconds  float64 `json:"score_seconds"`
-	TokenCounts   []int   `json:"-"`
-	CorporaChunks []int   `json:"-"`
+	Chunks       int     `json:"chunks"`
+	MeanTokens   float64 `json:"mean_tokens"`
+	MedianTokens float64 `json:"median_tokens"`
+	MaxTokens    int     `json:"max_tokens"`
+	// ReturnedTokens is the mean size of what a question gets back (its
+	// chunks or parents), in the chunks' unit.
+	ReturnedTokens float64 `json:"returned_tokens"`
+	ChunkSeconds   float64 `json:"chunk_seconds"`
+	EmbedSeconds   float64 `json:"embed_seconds"`
+	ScoreSeconds   float64 `json:"score_seconds"`
+	TokenCounts    []int   `json:"-"`
+	CorporaChunks  []int   `json:"-"`
 }
 
 // Boundary holds the metrics that need gold structure or embeddings;
@@ -149,6 +176,10 @@ type Result struct {
 	Reranked          *Metrics           `json:"reranked,omitempty"`
 	RerankedPerCorpus map[string]Metrics `json:"reranked_per_corpus,omitempty"`
 	Latency           Latency            `json:"latency,omitempty"`
+	// ReportCard, for chunks made elsewhere (ImportChunks), says how many
+	// held their offsets, were found by their text or were not found, and
+	// what the corpora lost.
+	ReportCard *ReportCard `json:"report_card,omitempty"`
 	// Judged holds the LLM-judged metrics (Options.Judge) of the
 	// retrieved chunks, JudgedReranked those of the reranked chunks.
 	Judged         *Judged `json:"judged,omitempty"`
@@ -157,6 +188,14 @@ type Result struct {
 
 // QuestionScores are one question's scores.
 type QuestionScores struct{ Recall, Precision, PrecisionOmega, IoU float64 }
+
+// Hit is 1 when the question got back some of its references' text.
+func (q QuestionScores) Hit() float64 {
+	if q.Recall > 0 {
+		return 1
+	}
+	return 0
+}
 
 // Evaluate chunks every corpus of d with cfg, indexes all chunks in one
 // retriever (so, as in Chroma's evaluation, a question may retrieve chunks
@@ -179,7 +218,16 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 
 	// Chunk.
 	var refs []ChunkRef
-	var texts []string
+	var texts, indexed []string
+	var tokens, parentOf []int
+	type corpusParents struct {
+		corpus  string
+		text    string
+		parents []record.Parent
+		first   int   // the id of the corpus's first chunk
+		of      []int // each chunk's parent
+	}
+	var leveled []corpusParents
 	byCorpus := map[string][]int{}
 	perCorpusChunks := map[string][]gochunk.Chunk{}
 	start := time.Now()
@@ -188,15 +236,29 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 		if ch, ok := cfg.ByCorpus[c.ID]; ok {
 			chunker = ch
 		}
-		chunks, err := chunker.Chunk(ctx, gochunk.Document{ID: c.ID, Text: c.Text, Elements: c.Elements})
+		doc := gochunk.Document{ID: c.ID, Text: c.Text, Elements: c.Elements}
+		chunks, err := chunker.Chunk(ctx, doc)
 		if err != nil {
 			return nil, fmt.Errorf("chunk corpus %q: %w", c.ID, err)
+		}
+		var embedTexts []string
+		if et, ok := chunker.(EmbedTexter); ok {
+			if embedTexts, err = et.EmbedTexts(doc, chunks); err != nil {
+				return nil, fmt.Errorf("context of corpus %q: %w", c.ID, err)
+			}
+		}
+		if lv, ok := chunker.(Leveled); ok && (opt.Expand != "" || opt.Merge >= 2) {
+			ps, of, err := lv.Parents(doc, chunks)
+			if err != nil {
+				return nil, fmt.Errorf("parents of corpus %q: %w", c.ID, err)
+			}
+			leveled = append(leveled, corpusParents{c.ID, c.Text, ps, len(refs), of})
 		}
 		if len(chunks) == 0 && c.Text != "" {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("the chunker returned no chunks for corpus %q: its questions score 0", c.ID))
 		}
 		perCorpusChunks[c.ID] = chunks
-		for _, ch := range chunks {
+		for k, ch := range chunks {
 			r := ChunkRef{Corpus: c.ID}
 			for _, s := range ch.Spans {
 				r.Spans = append(r.Spans, Range{s.StartRune, s.EndRune})
@@ -204,7 +266,33 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 			byCorpus[c.ID] = append(byCorpus[c.ID], len(refs))
 			refs = append(refs, r)
 			texts = append(texts, ch.Text)
+			if k < len(embedTexts) && embedTexts[k] != "" {
+				indexed = append(indexed, embedTexts[k])
+			} else {
+				indexed = append(indexed, ch.Text)
+			}
 			res.Efficiency.TokenCounts = append(res.Efficiency.TokenCounts, ch.TokenCount)
+			tokens = append(tokens, ch.TokenCount)
+		}
+	}
+	// Parents follow the chunks in refs, so that what a question gets
+	// back can be a parent; they are not indexed.
+	chunkCount := len(refs)
+	parentOf = make([]int, chunkCount)
+	for i := range parentOf {
+		parentOf[i] = -1
+	}
+	for _, lv := range leveled {
+		base := len(refs)
+		for _, p := range lv.parents {
+			refs = append(refs, ChunkRef{Corpus: lv.corpus, Spans: []Range{{p.StartRune, p.EndRune}}})
+			texts = append(texts, lv.text[p.Start:p.End])
+			tokens = append(tokens, p.TokenCount)
+		}
+		for k, p := range lv.of {
+			if p >= 0 {
+				parentOf[lv.first+k] = base + p
+			}
 		}
 	}
 	res.Efficiency.ChunkSeconds = time.Since(start).Seconds()
@@ -226,13 +314,16 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 	retr := newRetriever()
 	res.Retriever = retr.Name()
 	start = time.Now()
-	if err := retr.Index(ctx, texts); err != nil {
+	if err := retr.Index(ctx, indexed); err != nil {
 		return nil, fmt.Errorf("index chunks: %w", err)
 	}
 	indexSeconds := time.Since(start).Seconds()
 	depth := opt.K
 	if opt.Reranker != nil {
 		depth = max(opt.K, cmpOrInt(opt.RerankTop, 20))
+	}
+	if opt.ReturnTokens > 0 || opt.Expand != "" || opt.Merge >= 2 {
+		depth = max(depth, 50) // what is returned is assembled from more
 	}
 	retrieved := make([][]int, len(d.Questions))
 	var reranked [][]int
@@ -246,11 +337,11 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 		}
 		t := time.Since(began).Seconds()
 		stages["retrieval"] = append(stages["retrieval"], t)
-		retrieved[i] = ids[:min(opt.K, len(ids))]
+		retrieved[i] = returned(ids, opt.K, opt.ReturnTokens, opt.Expand, opt.Merge, parentOf, tokens)
 		if opt.Reranker != nil {
 			cands := make([]string, len(ids))
 			for j, id := range ids {
-				cands[j] = texts[id]
+				cands[j] = indexed[id]
 			}
 			began = time.Now()
 			order, err := opt.Reranker.Rerank(ctx, q.Text, cands, opt.K)
@@ -264,7 +355,7 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 			for j, o := range order {
 				top[j] = ids[o]
 			}
-			reranked = append(reranked, top)
+			reranked = append(reranked, returned(top, opt.K, opt.ReturnTokens, opt.Expand, opt.Merge, parentOf, tokens))
 		}
 		stages["chunking_amortised"] = append(stages["chunking_amortised"], amortised)
 		stages["end_to_end"] = append(stages["end_to_end"], t+amortised)
@@ -273,6 +364,12 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 		}
 	}
 	res.Efficiency.EmbedSeconds = time.Since(start).Seconds()
+	for _, ids := range retrieved {
+		for _, id := range ids {
+			res.Efficiency.ReturnedTokens += float64(tokens[id])
+		}
+	}
+	res.Efficiency.ReturnedTokens /= float64(len(retrieved))
 	res.Latency = Latency{}
 	for stage, xs := range stages {
 		res.Latency[stage] = quantiles(xs)
@@ -338,7 +435,7 @@ func cmpOrInt(v, def int) int {
 // score scores the retrieved chunks of every question: overall, per
 // corpus, and per question.
 func score(ctx context.Context, d *Dataset, refs []ChunkRef, byCorpus map[string][]int, retrieved [][]int, progress func(done, total int)) (Metrics, map[string]Metrics, []QuestionScores, error) {
-	type perQ struct{ r, p, o, iou []float64 }
+	type perQ struct{ r, p, o, iou, hit []float64 }
 	all := perQ{}
 	corp := map[string]*perQ{}
 	var scores []QuestionScores
@@ -368,6 +465,7 @@ func score(ctx context.Context, d *Dataset, refs []ChunkRef, byCorpus map[string
 			dst.p = append(dst.p, sc.Precision)
 			dst.o = append(dst.o, sc.PrecisionOmega)
 			dst.iou = append(dst.iou, sc.IoU)
+			dst.hit = append(dst.hit, scores[len(scores)-1].Hit())
 		}
 		if progress != nil {
 			progress(i+1, len(d.Questions))
@@ -375,13 +473,17 @@ func score(ctx context.Context, d *Dataset, refs []ChunkRef, byCorpus map[string
 	}
 	metrics := func(b *perQ, chunks int) Metrics {
 		r, p, o, iou := stat(b.r), stat(b.p), stat(b.o), stat(b.iou)
-		return Metrics{r.Mean, r.Std, p.Mean, p.Std, o.Mean, o.Std, iou.Mean, iou.Std, len(b.r), chunks}
+		return Metrics{r.Mean, r.Std, p.Mean, p.Std, o.Mean, o.Std, iou.Mean, iou.Std, len(b.r), chunks, stat(b.hit).Mean}
 	}
 	per := map[string]Metrics{}
+	chunks := 0 // refs also holds parents, which are not chunks
 	for id, b := range corp {
 		per[id] = metrics(b, len(byCorpus[id]))
 	}
-	return metrics(&all, len(refs)), per, scores, nil
+	for _, ids := range byCorpus {
+		chunks += len(ids)
+	}
+	return metrics(&all, chunks), per, scores, nil
 }
 
 func corpusBucket[T any](m map[string]*T, id string) *T {

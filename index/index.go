@@ -58,10 +58,6 @@ type Options struct {
 	// Embed stores every chunk's vector from the pipeline's embedder;
 	// without it the store holds text only (keyword search).
 	Embed bool
-	// Context prepends, for the embedding only, the document's title and
-	// the chunk's heading path ("Title > Section > Subsection\n\n"); the
-	// stored text and offsets stay exact.
-	Context bool
 	// KeepDeleted leaves in the store the documents a source no longer
 	// holds (by default they are removed).
 	KeepDeleted bool
@@ -100,13 +96,24 @@ type Failure struct {
 type Summary struct {
 	Documents     Tally `json:"documents"`
 	ChunksWritten int   `json:"chunks_written"`
+	// ChunksEmbedded counts the chunks sent to the embedder, and
+	// ChunksReused those of changed documents whose vector the store
+	// already held for the same embedded text (and embedder).
+	ChunksEmbedded int `json:"chunks_embedded"`
+	ChunksReused   int `json:"chunks_reused"`
 	// TokensEmbedded counts the tokens of the texts embedded (context
 	// included) in the embedder's own tokenizer, or cl100k_base for an
 	// embedder without one.
-	TokensEmbedded int          `json:"tokens_embedded"`
-	Store          store.Counts `json:"store"`
-	Seconds        float64      `json:"seconds"`
-	Failures       []Failure    `json:"failures,omitempty"`
+	TokensEmbedded int `json:"tokens_embedded"`
+	// InputsTruncated counts the chunks longer than the embedder's limit,
+	// of which it embedded only the start: size chunks in the embedder's
+	// tokens (the default unit of the chunkers that embed) to have none.
+	InputsTruncated int `json:"inputs_truncated"`
+	// ContextLLM is what context mode llm asked its chat model.
+	ContextLLM gochunk.LLMUsage `json:"context_llm,omitzero"`
+	Store      store.Counts     `json:"store"`
+	Seconds    float64          `json:"seconds"`
+	Failures   []Failure        `json:"failures,omitempty"`
 }
 
 // String returns the summary as a line for people.
@@ -116,8 +123,12 @@ func (s Summary) String() string {
 	if d.KeptPrevious > 0 {
 		kept = fmt.Sprintf(" (%d of them still stored as they were before)", d.KeptPrevious)
 	}
-	return fmt.Sprintf("documents: %d added, %d updated, %d unchanged, %d deleted, %d failed%s; %d chunks written, %d tokens embedded in %.2fs; the store holds %d documents, %d chunks",
-		d.Added, d.Updated, d.Unchanged, d.Deleted, d.Failed, kept, s.ChunksWritten, s.TokensEmbedded, s.Seconds, s.Store.Documents, s.Store.Chunks)
+	reused := ""
+	if s.ChunksReused > 0 {
+		reused = fmt.Sprintf(" (%d embedded, %d vectors reused)", s.ChunksEmbedded, s.ChunksReused)
+	}
+	return fmt.Sprintf("documents: %d added, %d updated, %d unchanged, %d deleted, %d failed%s; %d chunks written%s, %d tokens embedded in %.2fs; the store holds %d documents, %d chunks",
+		d.Added, d.Updated, d.Unchanged, d.Deleted, d.Failed, kept, s.ChunksWritten, reused, s.TokensEmbedded, s.Seconds, s.Store.Documents, s.Store.Chunks)
 }
 
 // ErrFailed is returned (wrapped, with the count) when documents failed;
@@ -133,12 +144,18 @@ func ConfigHash(p *pipeline.Pipeline, opt Options) string {
 		Chunker, Tokenizer, Embedder, URL string
 		Params                            json.RawMessage
 		Dimensions                        int
-		Embed, Context                    bool
-	}{cfg.Chunker, cfg.Tokenizer, cfg.Embedder.Name, cfg.Embedder.URL, cfg.Params, cfg.Embedder.Dimensions, opt.Embed, opt.Context}
+		Embed                             bool
+		Context                           ContextKey `json:",omitzero"`
+		Parents                           int        `json:",omitzero"`
+	}{cfg.Chunker, cfg.Tokenizer, cfg.Embedder.Name, cfg.Embedder.URL, cfg.Params, cfg.Embedder.Dimensions, opt.Embed, ContextKey(cfg.Context), cfg.Parents}
 	b, _ := json.Marshal(key)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
 }
+
+// ContextKey is the part of the configuration hash a context option
+// adds (none adds nothing, so stores indexed before it stay current).
+type ContextKey pipeline.ContextConfig
 
 // contentHash hashes a document's bytes and metadata.
 func contentHash(data []byte, meta map[string]any) string {
@@ -165,7 +182,7 @@ func Run(ctx context.Context, st store.Store, p *pipeline.Pipeline, sources []So
 	began := time.Now()
 	var sum Summary
 	dims := 0
-	var model string
+	var model, previous string
 	if opt.Embed {
 		em, err := p.Embedder(ctx)
 		if err != nil {
@@ -180,10 +197,14 @@ func Run(ctx context.Context, st store.Store, p *pipeline.Pipeline, sources []So
 			dims = len(v[0])
 		}
 	}
-	if err := st.Prepare(ctx, dims); err != nil {
+	err := st.Prepare(ctx, dims)
+	if err != nil {
 		return sum, err
 	}
 	if opt.Embed {
+		if previous, err = st.Meta(ctx, "embedder"); err != nil {
+			return sum, err
+		}
 		if err := st.SetMeta(ctx, "embedder", model); err != nil {
 			return sum, err
 		}
@@ -195,7 +216,7 @@ func Run(ctx context.Context, st store.Store, p *pipeline.Pipeline, sources []So
 	if err != nil {
 		return sum, err
 	}
-	r := &run{st: st, p: p, opt: opt, known: known, config: ConfigHash(p, opt), sum: &sum}
+	r := &run{st: st, p: p, opt: opt, known: known, config: ConfigHash(p, opt), sum: &sum, reuse: opt.Embed && previous == model}
 	if r.tokens, err = embeddedTokens(ctx, p, opt); err != nil {
 		return sum, err
 	}
@@ -270,6 +291,10 @@ type run struct {
 	hashes []string
 	// tokens counts the tokens embedded, for the summary.
 	tokens tokenize.Counter
+	// reuse is true when the store's vectors are the embedder's: a
+	// changed document's chunks whose embedded text is unchanged keep
+	// their vector.
+	reuse bool
 }
 
 func (r *run) fail(id string, err error) {
@@ -336,6 +361,10 @@ func (r *run) flush(ctx context.Context) error {
 	if _, ok := r.p.Chunker().(gochunk.ChunkEmbedder); ok && r.opt.Embed {
 		chunking = r.p.Embedding()
 	}
+	// With two levels, the store keeps the documents' texts, so that a
+	// search returns the spans around its hits (see Searcher).
+	keepText := r.p.Config().Parents > 0
+	texts := make([]string, len(docs))
 	i := 0
 	err := chunking.Stream(ctx, srcs, max(r.opt.Jobs, 1), false, func(it pipeline.Item) error {
 		defer func() { i++ }()
@@ -345,18 +374,46 @@ func (r *run) flush(ctx context.Context) error {
 			return nil
 		}
 		res := it.Result
+		if keepText {
+			texts[i] = strings.Clone(it.Loaded.Text)
+		}
 		// The chunks' texts may point into a memory-mapped file: keep copies.
 		for k := range res.Chunks {
 			res.Chunks[k].Text = strings.Clone(res.Chunks[k].Text)
-		}
-		if r.opt.Context {
-			res.EmbedPrefixes = prefixes(docs[i], it.Loaded.Text, res.Chunks)
 		}
 		results[i] = &res
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	reused := make([][]bool, len(docs))
+	if r.opt.Embed && r.reuse {
+		for i, res := range results {
+			if res == nil || len(res.Embeddings) == len(res.Chunks) {
+				continue
+			}
+			if _, ok := r.known[docs[i].ID]; !ok {
+				continue
+			}
+			stored, err := r.st.Vectors(ctx, docs[i].ID)
+			if err != nil {
+				return err
+			}
+			if len(stored) == 0 {
+				continue
+			}
+			res.Embeddings = make([][]float32, len(res.Chunks))
+			reused[i] = make([]bool, len(res.Chunks))
+			for k, c := range res.Chunks {
+				key := c.Text
+				if k < len(res.EmbedTexts) && res.EmbedTexts[k] != "" {
+					key = res.EmbedTexts[k]
+				}
+				res.Embeddings[k] = stored[key]
+				reused[i][k] = res.Embeddings[k] != nil
+			}
+		}
 	}
 	if r.opt.Embed {
 		var todo []*pipeline.Result
@@ -391,8 +448,8 @@ func (r *run) flush(ctx context.Context) error {
 		for k := range recs {
 			recs[k].Source = d.ID
 		}
-		put := store.Put{Document: store.Document{ID: d.ID, Source: r.source, ContentHash: hashes[i], ConfigHash: r.config, Metadata: d.Metadata}, Chunks: recs}
-		if r.opt.Embed && len(res.Embeddings) != len(res.Chunks) {
+		put := store.Put{Document: store.Document{ID: d.ID, Source: r.source, ContentHash: hashes[i], ConfigHash: r.config, Metadata: d.Metadata, Text: texts[i]}, Chunks: recs}
+		if r.opt.Embed && len(res.Chunks) > embedBatch {
 			put.Chunks, put.More = nil, r.more(res, recs)
 		}
 		puts = append(puts, put)
@@ -410,12 +467,21 @@ func (r *run) flush(ctx context.Context) error {
 		}
 		r.known[id] = store.State{Source: r.source, ContentHash: hashes[i], ConfigHash: r.config}
 		r.sum.ChunksWritten += len(results[i].Chunks)
+		r.sum.ContextLLM.Merge(results[i].ContextUsage)
+		r.sum.InputsTruncated += results[i].Truncated
 		if r.opt.Embed {
-			for k, c := range results[i].Chunks {
-				if k < len(results[i].EmbedPrefixes) {
-					r.sum.TokensEmbedded += r.tokens.Count(results[i].EmbedPrefixes[k])
+			res := results[i]
+			for k, c := range res.Chunks {
+				if reused[i] != nil && reused[i][k] {
+					r.sum.ChunksReused++
+					continue
 				}
-				r.sum.TokensEmbedded += r.tokens.Count(c.Text)
+				r.sum.ChunksEmbedded++
+				if k < len(results[i].EmbedTexts) && results[i].EmbedTexts[k] != "" {
+					r.sum.TokensEmbedded += r.tokens.Count(results[i].EmbedTexts[k])
+				} else {
+					r.sum.TokensEmbedded += r.tokens.Count(c.Text)
+				}
 			}
 		}
 		r.progress(id)
@@ -445,8 +511,11 @@ func (r *run) more(res *pipeline.Result, recs []record.Record) func(context.Cont
 		}
 		end := min(next+embedBatch, len(recs))
 		part := &pipeline.Result{Chunks: res.Chunks[next:end]}
-		if len(res.EmbedPrefixes) == len(res.Chunks) {
-			part.EmbedPrefixes = res.EmbedPrefixes[next:end]
+		if len(res.EmbedTexts) == len(res.Chunks) {
+			part.EmbedTexts = res.EmbedTexts[next:end]
+		}
+		if len(res.Embeddings) == len(res.Chunks) {
+			part.Embeddings = res.Embeddings[next:end] // reused or a late chunker's
 		}
 		if err := r.p.Embedding().Embed(ctx, []*pipeline.Result{part})[0]; err != nil {
 			return nil, err
@@ -454,6 +523,7 @@ func (r *run) more(res *pipeline.Result, recs []record.Record) func(context.Cont
 		for k, v := range part.Embeddings {
 			recs[next+k].Embedding = v
 		}
+		r.sum.InputsTruncated += part.Truncated
 		batch := recs[next:end]
 		next = end
 		return batch, nil

@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/embed"
 	"github.com/gochunk/gochunk/internal/pgtest"
 	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/store"
@@ -22,7 +25,12 @@ import (
 
 func newPipeline(t testing.TB, params string) *pipeline.Pipeline {
 	t.Helper()
-	p, err := pipeline.New(context.Background(), pipeline.Config{Chunker: "recursive", Params: json.RawMessage(params)}, pipeline.Options{})
+	return newPipelineContext(t, params, pipeline.ContextConfig{})
+}
+
+func newPipelineContext(t testing.TB, params string, c pipeline.ContextConfig) *pipeline.Pipeline {
+	t.Helper()
+	p, err := pipeline.New(context.Background(), pipeline.Config{Chunker: "recursive", Params: json.RawMessage(params), Context: c}, pipeline.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +68,8 @@ func incremental(t *testing.T, st store.Store) {
 	write(t, dir, ".hidden/x.txt", "hidden")
 	write(t, dir, "blob.bin", "binary\x00file")
 	src := []Source{Files{Root: dir, Exclude: []string{"*.log"}}}
-	p := newPipeline(t, `{"size": 300}`)
-	opt := Options{Embed: true, Context: true}
+	p := newPipelineContext(t, `{"size": 300}`, pipeline.ContextConfig{Mode: "headings"})
+	opt := Options{Embed: true}
 
 	sum, err := Run(ctx, st, p, src, opt)
 	if err != nil {
@@ -103,7 +111,7 @@ func incremental(t *testing.T, st store.Store) {
 	}
 
 	// Another configuration: every document is redone.
-	sum, err = Run(ctx, st, newPipeline(t, `{"size": 500}`), src, opt)
+	sum, err = Run(ctx, st, newPipelineContext(t, `{"size": 500}`, pipeline.ContextConfig{Mode: "headings"}), src, opt)
 	if err != nil || sum.Documents != (Tally{Updated: 2}) {
 		t.Fatalf("after a configuration change: %+v, %v", sum, err)
 	}
@@ -167,27 +175,6 @@ not json
 	want := []string{filepath.Join(dir, "bad.txt"), "null", "- line 3", "- line 4", "ok"}
 	if strings.Join(ids, ",") != strings.Join(want, ",") {
 		t.Errorf("failed ids %q, want %q", ids, want)
-	}
-}
-
-func TestContextPrefixes(t *testing.T) {
-	text := "# Guide\n\nIntro.\n\n## Install\n\nSteps.\n\n```\n# not a heading\n```\n\n### Linux\n\nApt.\n\n## Use\n\nRun it."
-	p := newPipeline(t, `{"size": 20}`)
-	res, err := p.Run(context.Background(), docOf(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := prefixes(Doc{Path: "/x/guide.md"}, text, res.Chunks)
-	want := map[string]string{"Apt.": "Guide > Install > Linux\n\n", "Run it.": "Guide > Use\n\n", "Intro.": "Guide\n\n"}
-	for i, c := range res.Chunks {
-		for k, w := range want {
-			if strings.Contains(c.Text, k) && got[i] != w {
-				t.Errorf("chunk %q: prefix %q, want %q", c.Text, got[i], w)
-			}
-		}
-	}
-	if got := prefixes(Doc{Path: "/x/notes.txt", Metadata: map[string]any{"title": "T"}}, "plain", res.Chunks[:1]); got[0] != "T\n\n" {
-		t.Errorf("title prefix %q", got[0])
 	}
 }
 
@@ -368,4 +355,254 @@ func sqliteStore(t *testing.T) store.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
+}
+
+// counting wraps an embedder and keeps the texts it is asked to embed.
+type counting struct {
+	gochunk.Embedder
+	mu    sync.Mutex
+	texts []string
+}
+
+func (c *counting) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	c.mu.Lock()
+	c.texts = append(c.texts, texts...)
+	c.mu.Unlock()
+	return c.Embedder.Embed(ctx, texts)
+}
+
+// An edited document re-embeds only the chunks whose embedded text
+// changed; the others keep the vectors the store holds, which are those
+// the embedder gives for their text. On SQLite and a real PostgreSQL.
+func TestReuseVectors(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { reuseVectors(t, sqliteStore(t)) })
+	t.Run("postgres", func(t *testing.T) {
+		st, err := store.OpenPostgres(context.Background(), pgtest.Start(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		reuseVectors(t, st)
+	})
+}
+
+func reuseVectors(t *testing.T, st store.Store) {
+	ctx := context.Background()
+	em := &counting{Embedder: embed.NewLexical(embed.LexicalConfig{})}
+	p, err := pipeline.New(ctx, pipeline.Config{Chunker: "recursive", Params: json.RawMessage(`{"size": 200}`), Context: pipeline.ContextConfig{Mode: "headings"}}, pipeline.Options{Embedder: em})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	topics := []string{"cat", "dog", "bird", "fish", "horse", "cow", "goat", "sheep", "mouse", "frog"}
+	var parts []string
+	for _, tp := range topics {
+		parts = append(parts, "## "+tp+"\n\n"+paragraph(tp, 4))
+	}
+	write(t, dir, "animals.md", "# Animals\n\n"+strings.Join(parts, "\n\n"))
+	src := []Source{Files{Root: dir}}
+	sum, err := Run(ctx, st, p, src, Options{Embed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := len(em.texts)
+	if sum.ChunksEmbedded != first || sum.ChunksReused != 0 || first < 20 {
+		t.Fatalf("first run: %d embedded, %d reused, embedder saw %d", sum.ChunksEmbedded, sum.ChunksReused, first)
+	}
+	// One new section in the middle.
+	parts = slices.Insert(parts, 5, "## whale\n\n"+paragraph("whale", 4))
+	write(t, dir, "animals.md", "# Animals\n\n"+strings.Join(parts, "\n\n"))
+	em.texts = nil
+	sum, err = Run(ctx, st, p, src, Options{Embed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Documents.Updated != 1 || sum.ChunksEmbedded != len(em.texts) || sum.ChunksReused+sum.ChunksEmbedded != sum.ChunksWritten {
+		t.Fatalf("after an edit: %+v; the embedder saw %d texts", sum, len(em.texts))
+	}
+	if sum.ChunksEmbedded > 4 || sum.ChunksReused < first-4 {
+		t.Errorf("after inserting one section, %d chunks embedded and %d reused (of %d)", sum.ChunksEmbedded, sum.ChunksReused, sum.ChunksWritten)
+	}
+	for _, s := range em.texts {
+		if !strings.Contains(s, "whale") {
+			t.Errorf("re-embedded a chunk that did not change: %.60q", s)
+		}
+	}
+	// Every stored vector is the embedder's for its embedded text.
+	stored, err := st.Vectors(ctx, filepath.Join(dir, "animals.md"))
+	if err != nil || len(stored) != sum.ChunksWritten {
+		t.Fatalf("%d stored vectors, %v", len(stored), err)
+	}
+	for text, v := range stored {
+		want, err := em.Embedder.Embed(ctx, []string{text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(v, want[0]) {
+			t.Fatalf("stored vector of %.40q is not the embedder's", text)
+		}
+		if !strings.HasPrefix(text, "Animals > ") && !strings.HasPrefix(text, "Animals\n\n") {
+			t.Errorf("stored under %.40q, not its embedded text", text)
+		}
+	}
+}
+
+// A store indexed with parents answers searches with parents, sections
+// and windows as exact spans of the documents, and merges children of one
+// parent; one indexed without says what to do. SQLite and PostgreSQL.
+func TestExpand(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { expandSearch(t, sqliteStore(t), sqliteStore(t)) })
+	t.Run("postgres", func(t *testing.T) {
+		dsn := pgtest.Start(t)
+		st, err := store.OpenPostgres(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		expandSearch(t, st, sqliteStore(t))
+	})
+}
+
+func expandSearch(t *testing.T, st, plain store.Store) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	var sb strings.Builder
+	sb.WriteString("# Zoo\n\n")
+	for _, tp := range []string{"lion", "zebra", "otter"} {
+		fmt.Fprintf(&sb, "## %s\n\n%s\n\n%s\n\n", tp, paragraph(tp, 6), paragraph("keeper feeds the "+tp, 3))
+	}
+	text := sb.String()
+	write(t, dir, "zoo.md", text)
+	search := indexParents(t, st, dir, 120, 700)
+	q := store.Query{Text: "zebra", K: 6, Mode: store.Keyword}
+	hits, err := search.Search(ctx, q)
+	if err != nil || len(hits) < 3 {
+		t.Fatalf("plain search: %d hits, %v", len(hits), err)
+	}
+	exact := func(what string, x *store.Expansion, h store.Hit) {
+		t.Helper()
+		if x == nil || x.Text != text[x.Start:x.End] || x.Start > h.Start || x.End < h.End ||
+			x.StartRune != len([]rune(text[:x.Start])) || x.EndRune != len([]rune(text[:x.End])) {
+			t.Fatalf("%s of chunk %d [%d:%d]: %+v", what, h.ChunkIndex, h.Start, h.End, x)
+		}
+	}
+	for _, mode := range []string{"parent", "section", "window:1"} {
+		x, err := ParseExpand(mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := search.SearchExpand(ctx, q, x)
+		if err != nil || len(got) == 0 {
+			t.Fatalf("%s: %d hits, %v", mode, len(got), err)
+		}
+		spans := map[[2]int]bool{}
+		for _, h := range got {
+			exact(mode, h.Expanded, h)
+			key := [2]int{h.Expanded.Start, h.Expanded.End}
+			if spans[key] {
+				t.Errorf("%s: the span %v is returned twice", mode, key)
+			}
+			spans[key] = true
+			switch mode {
+			case "parent":
+				if h.Expanded.Start != h.Parent.Start || h.Expanded.End != h.Parent.End {
+					t.Errorf("parent span %+v, record's parent %+v", h.Expanded, h.Parent)
+				}
+			case "section":
+				if !strings.HasPrefix(h.Expanded.Text, "## ") && !strings.HasPrefix(h.Expanded.Text, "# ") {
+					t.Errorf("section %.30q does not start at its heading", h.Expanded.Text)
+				}
+			}
+		}
+	}
+	// Auto-merging: the zebra section's chunks share a parent.
+	merged, err := search.SearchExpand(ctx, q, Expand{Merge: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, h := range merged {
+		if h.Expanded != nil {
+			found = true
+			exact("merged", h.Expanded, h)
+			if h.Expanded.Kind != "merged" || len(h.Expanded.Chunks) < 2 || !strings.Contains(h.Expanded.Text, "zebra") {
+				t.Errorf("merged %+v", h.Expanded)
+			}
+		}
+	}
+	if !found || len(merged) >= len(hits) {
+		t.Errorf("merge 2: %d hits (from %d), none merged", len(merged), len(hits))
+	}
+	// A store indexed without parents keeps no texts.
+	if _, err := Run(ctx, plain, newPipeline(t, `{"size": 120}`), []Source{Files{Root: dir}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := NewSearcher(ctx, plain, pipeline.EmbedderConfig{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ps.SearchExpand(ctx, q, Expand{Mode: "section"}); !errors.Is(err, ErrNoText) {
+		t.Errorf("section on a store without texts: %v", err)
+	}
+	for _, bad := range []string{"parents", "window:0", "window:x"} {
+		if _, err := ParseExpand(bad); err == nil {
+			t.Errorf("expand %q parsed", bad)
+		}
+	}
+}
+
+// Expansion reads only the spans it returns from the store: deep in a
+// long document of multi-byte text, a section (looked for within its
+// reach of the hit) and a parent still have exact offsets.
+func TestExpandLongDocument(t *testing.T) {
+	ctx := context.Background()
+	st := sqliteStore(t)
+	dir := t.TempDir()
+	var sb strings.Builder
+	for i := range 3000 {
+		if i%50 == 0 {
+			fmt.Fprintf(&sb, "## Partie %d\n\n", i/50)
+		}
+		word := "café"
+		if i == 2990 {
+			word = "zèbre"
+		}
+		fmt.Fprintf(&sb, "Le paragraphe %d parle du %s, une fois de plus, sans fin.\n\n", i, word)
+	}
+	text := sb.String()
+	write(t, dir, "long.md", text)
+	search := indexParents(t, st, dir, 200, 800)
+	for _, mode := range []string{"section", "parent", "window:2"} {
+		x, _ := ParseExpand(mode)
+		hits, err := search.SearchExpand(ctx, store.Query{Text: "zèbre", K: 1, Mode: store.Keyword}, x)
+		if err != nil || len(hits) != 1 {
+			t.Fatalf("%s: %v, %d hits", mode, err, len(hits))
+		}
+		e := hits[0].Expanded
+		if e.Text != text[e.Start:e.End] || e.StartRune != len([]rune(text[:e.Start])) || e.EndRune != len([]rune(text[:e.End])) || !strings.Contains(e.Text, "zèbre") {
+			t.Errorf("%s: [%d:%d] runes [%d:%d] %.40q", mode, e.Start, e.End, e.StartRune, e.EndRune, e.Text)
+		}
+		if mode == "section" && !strings.HasPrefix(e.Text, "## Partie 59") {
+			t.Errorf("section starts %.30q", e.Text)
+		}
+	}
+}
+
+// indexParents indexes dir into st with the recursive chunker at size and
+// parents of parents tokens, and returns a searcher of st.
+func indexParents(t *testing.T, st store.Store, dir string, size, parents int) *Searcher {
+	t.Helper()
+	ctx := context.Background()
+	p, err := pipeline.New(ctx, pipeline.Config{Chunker: "recursive", Params: json.RawMessage(fmt.Sprintf(`{"size": %d}`, size)), Parents: parents}, pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(ctx, st, p, []Source{Files{Root: dir}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	search, err := NewSearcher(ctx, st, pipeline.EmbedderConfig{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return search
 }

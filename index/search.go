@@ -60,6 +60,23 @@ func NewSearcher(ctx context.Context, st store.Store, cfg pipeline.EmbedderConfi
 
 // Search runs q (its Vector is filled in).
 func (s *Searcher) Search(ctx context.Context, q store.Query) ([]store.Hit, error) {
+	return s.SearchExpand(ctx, q, Expand{})
+}
+
+// SearchExpand runs q, then returns what x asks for around its hits:
+// parents in place of several of their children (x.Merge), and each hit's
+// parent, section or window of chunks (x.Mode), as exact spans of the
+// documents the store keeps. Hits whose span a better hit returns already
+// are left out.
+func (s *Searcher) SearchExpand(ctx context.Context, q store.Query, x Expand) ([]store.Hit, error) {
+	hits, err := s.search(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return s.expand(ctx, hits, x)
+}
+
+func (s *Searcher) search(ctx context.Context, q store.Query) ([]store.Hit, error) {
 	if q.Mode == "" {
 		q.Mode = store.Hybrid
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gochunk/gochunk/officedoc"
 	"io"
 	"io/fs"
 	"os"
@@ -93,8 +94,12 @@ func (f Files) Docs(ctx context.Context, yield func(Doc) error) error {
 }
 
 // binary tells whether a file is not a document: a NUL byte in its first
-// 8 KB, unless it is a PDF.
+// 8 KB, unless it is a PDF or a document package officedoc reads (named
+// by its extension).
 func binary(p string) bool {
+	if officedoc.Kinds[strings.ToLower(filepath.Ext(p))] != "" {
+		return false
+	}
 	f, err := os.Open(p)
 	if err != nil {
 		return false // reported when read

@@ -87,8 +87,12 @@ type Response struct {
 	Content          string
 	PromptTokens     int
 	CompletionTokens int
-	Latency          time.Duration
-	Cached           bool
+	// CachedPromptTokens are the prompt tokens the server took from its
+	// prompt cache (OpenAI's prompt_tokens_details.cached_tokens; 0 where
+	// a server does not say).
+	CachedPromptTokens int
+	Latency            time.Duration
+	Cached             bool
 	// Attempts is the number of HTTP requests the answer took (retries
 	// after 429s, 5xx and network errors included); 0 for a cached one.
 	Attempts int
@@ -100,7 +104,7 @@ type Usage = gochunk.LLMUsage
 
 // Usage returns the response's accounting, to merge into a Usage.
 func (r Response) Usage() Usage {
-	u := Usage{Calls: 1, PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
+	u := Usage{Calls: 1, PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, CachedPromptTokens: r.CachedPromptTokens,
 		LatencyMS: float64(r.Latency.Microseconds()) / 1000, HTTPAttempts: r.Attempts}
 	if r.Cached {
 		u.CachedCalls = 1
@@ -268,8 +272,11 @@ type chatResponse struct {
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
+		PromptTokens        int `json:"prompt_tokens"`
+		CompletionTokens    int `json:"completion_tokens"`
+		PromptTokensDetails struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
 }
 
@@ -351,7 +358,7 @@ func (c *Client) once(ctx context.Context, req Request) (Response, error) {
 		return Response{}, fmt.Errorf("the answer is not a chat completion: %.200s", data)
 	}
 	return Response{Content: cr.Choices[0].Message.Content, PromptTokens: cr.Usage.PromptTokens,
-		CompletionTokens: cr.Usage.CompletionTokens, Latency: time.Since(start)}, nil
+		CompletionTokens: cr.Usage.CompletionTokens, CachedPromptTokens: cr.Usage.PromptTokensDetails.CachedTokens, Latency: time.Since(start)}, nil
 }
 
 // ParseJSON decodes the first JSON object in a model's answer into v,

@@ -31,7 +31,7 @@ func Example() {
 	}
 	fmt.Println(p.Counter().Name())
 	// Output:
-	// {"text":"Chunkers cut text.","start":0,"end":18,"start_rune":0,"end_rune":18,"token_count":18,"chunk_index":0,"source":"notes.txt"}
-	// {"text":"Every chunk knows where it came from.","start":20,"end":57,"start_rune":20,"end_rune":57,"token_count":37,"chunk_index":1,"source":"notes.txt"}
+	// {"text":"Chunkers cut text.","start":0,"end":18,"start_rune":0,"end_rune":18,"token_count":18,"chunk_index":0,"source":"notes.txt","lines":[1,1]}
+	// {"text":"Every chunk knows where it came from.","start":20,"end":57,"start_rune":20,"end_rune":57,"token_count":37,"chunk_index":1,"source":"notes.txt","lines":[3,3]}
 	// runes
 }

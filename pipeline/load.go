@@ -13,6 +13,7 @@ import (
 	"github.com/gochunk/gochunk/htmldoc"
 	"github.com/gochunk/gochunk/internal/mapfile"
 	"github.com/gochunk/gochunk/layout"
+	"github.com/gochunk/gochunk/officedoc"
 )
 
 // Source is one input to load: a file (Path), a stream (Reader), or a
@@ -25,8 +26,9 @@ type Source struct {
 	Path string
 	// Reader is read when Path is "-" or empty.
 	Reader io.Reader
-	// Kind is auto, text, pdf, html or elements; empty means the
-	// pipeline's Config.Input.
+	// Kind is auto, text, pdf, html, elements, or an office kind (docx,
+	// pptx, xlsx, odt, ods, odp, epub, eml; see package officedoc); empty
+	// means the pipeline's Config.Input.
 	Kind string
 	// Text, Elements and PDF hold a document in memory: text (with its
 	// layout elements, if any), layout elements alone (the text is
@@ -38,6 +40,10 @@ type Source struct {
 	// HTML is an HTML document in memory: its structure becomes markdown
 	// (see package htmldoc).
 	HTML string
+	// File is a document file's bytes in memory, of any kind Load reads
+	// (chosen by FileName's extension, else by its content).
+	File     []byte
+	FileName string
 	// Metadata is carried along (chunkers may read hints from it, such as
 	// the code chunker's "language").
 	Metadata map[string]any
@@ -65,6 +71,24 @@ func (l *Loaded) Release() {
 	}
 }
 
+// fileKind returns the kind of a document file's bytes: by its name's
+// extension, else by its content (a PDF, an office zip, HTML), else text.
+func fileKind(name string, data []byte) string {
+	ext := strings.ToLower(filepath.Ext(name))
+	switch {
+	case ext == ".pdf" || bytes.HasPrefix(data, []byte("%PDF-")):
+		return "pdf"
+	case officedoc.Kinds[ext] != "":
+		return officedoc.Kinds[ext]
+	case ext == ".html" || ext == ".htm" || ext == ".xhtml":
+		return "html"
+	}
+	if k := officedoc.Sniff(data); k != "" {
+		return k
+	}
+	return "memory-text"
+}
+
 // Load reads src as a document. A PDF needs Poppler's pdftotext; its
 // temporary copy (for a PDF from a stream or memory) is removed when Load
 // returns, also when ctx is cancelled.
@@ -84,19 +108,29 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 		kind = "pdf"
 	case src.HTML != "":
 		kind = "html"
+	case src.File != nil:
+		kind = fileKind(src.FileName, src.File)
+		if kind == "pdf" {
+			src.PDF = src.File
+		}
 	case src.Elements != nil || src.Text != "" || src.Path == "" && src.Reader == nil:
 		kind = "memory"
 	case kind == "" || kind == "auto":
-		switch strings.ToLower(filepath.Ext(src.Path)) {
-		case ".pdf":
+		switch ext := strings.ToLower(filepath.Ext(src.Path)); {
+		case ext == ".pdf":
 			kind = "pdf"
-		case ".html", ".htm", ".xhtml":
+		case ext == ".html" || ext == ".htm" || ext == ".xhtml":
 			kind = "html"
+		case officedoc.Kinds[ext] != "":
+			kind = officedoc.Kinds[ext]
 		default:
-			kind = "text"
+			kind = "auto-text" // text, unless its bytes are an office document's
 		}
 	}
 	switch kind {
+	case "memory-text":
+		out.Text = strings.Clone(string(src.File))
+		err = p.prepare(&out, nil)
 	case "memory":
 		out.Text, out.Elements = src.Text, src.Elements
 		if src.Text == "" {
@@ -123,6 +157,8 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 		var els []gochunk.Element
 		if src.HTML != "" {
 			els, err = htmldoc.Elements(strings.NewReader(src.HTML))
+		} else if src.File != nil {
+			els, err = htmldoc.Elements(bytes.NewReader(src.File))
 		} else {
 			var data string
 			var free func() error
@@ -145,11 +181,38 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 			}
 		}
 		free() // the elements are parsed into new strings
-	case "text":
+	case "text", "auto-text":
 		out.Text, out.release, err = read(src)
+		// A zip of an office document or an EPUB named otherwise: only a
+		// file that starts as a zip does is copied to look inside.
+		if err == nil && kind == "auto-text" && strings.HasPrefix(out.Text, "PK\x03\x04") {
+			if k := officedoc.Sniff([]byte(out.Text)); k != "" && k != "eml" {
+				var els []gochunk.Element
+				if els, err = officedoc.Elements(k, []byte(out.Text)); err == nil {
+					out.Release()
+					out.Text, out.Elements = layout.Assemble(els)
+				}
+				break
+			}
+		}
 		err = p.prepare(&out, err)
+	case "docx", "pptx", "xlsx", "epub", "eml", "mbox", "odt", "ods", "odp":
+		var data string
+		var free func() error
+		if src.File != nil {
+			data, free = string(src.File), func() error { return nil }
+		} else {
+			data, free, err = read(src)
+		}
+		if err == nil {
+			var els []gochunk.Element
+			if els, err = officedoc.Elements(kind, []byte(data)); err == nil {
+				out.Text, out.Elements = layout.Assemble(els)
+			}
+		}
+		free() // the elements hold new strings
 	default:
-		err = configError("input", kind, "want auto, text, pdf, html or elements")
+		err = configError("input", kind, "want auto, text, pdf, html, elements, docx, pptx, xlsx, odt, ods, odp, epub, eml or mbox")
 	}
 	if err != nil {
 		out.Release()

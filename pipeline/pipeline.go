@@ -14,7 +14,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gochunk/gochunk/internal/params"
+	"maps"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -22,7 +23,9 @@ import (
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/chunkers"
 	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/internal/params"
 	"github.com/gochunk/gochunk/llm"
+	"github.com/gochunk/gochunk/record"
 	"github.com/gochunk/gochunk/tokenize"
 )
 
@@ -46,8 +49,11 @@ type Config struct {
 	// LLM serves the chunkers that ask a language model.
 	LLM LLMConfig `json:"llm"`
 	// Input is the kind of the inputs Load reads when a Source names
-	// none: auto (PDF by the .pdf extension, HTML by .html and .htm, else
-	// text), text, pdf, html or elements (layout JSON). Empty means auto.
+	// none: auto (by the extension: .pdf, .html and .htm, .docx, .pptx,
+	// .xlsx, .odt, .ods, .odp, .epub, .eml; a zip of an office document
+	// named otherwise by its content; else text), text, pdf, html,
+	// elements (layout JSON), or one of those office kinds. Empty means
+	// auto.
 	Input string `json:"input,omitempty"`
 	// InvalidUTF8 says what happens to text that is not UTF-8: reject
 	// (the default: chunking it is an error naming the first bad byte) or
@@ -62,6 +68,15 @@ type Config struct {
 	// BatchTokens bounds the tokens of one embedder call when chunks are
 	// embedded; 0 means embed.DefaultBatchTokens.
 	BatchTokens int `json:"batch_tokens,omitempty"`
+	// Context says what each chunk's embedded and keyword-indexed text
+	// carries besides the chunk (its record's embed_text).
+	Context ContextConfig `json:"context,omitzero"`
+	// Parents, when positive, makes two levels: each document's chunks
+	// are grouped into parents of at most this many tokens (of the
+	// chunks' unit), sections first, and each chunk's record names its
+	// parent's span (record.Parent). Search returns parents (expand,
+	// merge) where small chunks matched.
+	Parents int `json:"parents,omitempty" range:"0,1073741824"`
 }
 
 // EmbedderConfig chooses and configures the embedder (see embed.New).
@@ -146,6 +161,7 @@ type Pipeline struct {
 	spec    chunkers.Spec
 	chunker gochunk.Chunker
 	counter tokenize.Counter
+	context *contextStage // nil: chunks are embedded as they are
 	res     *resources
 }
 
@@ -173,6 +189,9 @@ func New(ctx context.Context, cfg Config, opt Options) (*Pipeline, error) {
 	if cfg.Chunker == "" {
 		cfg.Chunker = "recursive"
 	}
+	if err := params.Check(cfg); err != nil {
+		return nil, err
+	}
 	if err := params.Check(cfg.Embedder); err != nil {
 		return nil, fmt.Errorf("embedder: %w", err)
 	}
@@ -180,9 +199,9 @@ func New(ctx context.Context, cfg Config, opt Options) (*Pipeline, error) {
 		return nil, fmt.Errorf("language model: %w", err)
 	}
 	switch cfg.Input {
-	case "", "auto", "text", "pdf", "html", "elements":
+	case "", "auto", "text", "pdf", "html", "elements", "docx", "pptx", "xlsx", "odt", "ods", "odp", "epub", "eml", "mbox":
 	default:
-		return nil, configError("input", cfg.Input, "want auto, text, pdf, html or elements")
+		return nil, configError("input", cfg.Input, "want auto, text, pdf, html, elements, docx, pptx, xlsx, odt, ods, odp, epub, eml or mbox")
 	}
 	switch cfg.InvalidUTF8 {
 	case "":
@@ -220,6 +239,32 @@ func (p *Pipeline) With(ctx context.Context, chunker string, params json.RawMess
 	return p.res.build(ctx, cfg)
 }
 
+// WithContext returns a pipeline like p whose chunks carry context c
+// (see ContextConfig).
+func (p *Pipeline) WithContext(c ContextConfig) (*Pipeline, error) {
+	if c.Mode == "none" {
+		c.Mode = ""
+	}
+	stage, err := newContextStage(c, p.res.model)
+	if err != nil {
+		return nil, err
+	}
+	q := *p
+	q.cfg.Context, q.context = c, stage
+	return &q, nil
+}
+
+// WithParents returns a pipeline like p that groups chunks into parents
+// of at most size tokens (Config.Parents; 0 for one level).
+func (p *Pipeline) WithParents(size int) (*Pipeline, error) {
+	q := *p
+	q.cfg.Parents = size
+	if err := params.Check(q.cfg); err != nil {
+		return nil, err
+	}
+	return &q, nil
+}
+
 func (r *resources) build(ctx context.Context, cfg Config) (*Pipeline, error) {
 	spec, ok := r.reg.Lookup(cfg.Chunker)
 	if !ok {
@@ -244,7 +289,14 @@ func (r *resources) build(ctx context.Context, cfg Config) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pipeline{cfg: cfg, spec: spec, chunker: ch, counter: env.Counter, res: r}, nil
+	if cfg.Context.Mode == "none" {
+		cfg.Context.Mode = ""
+	}
+	stage, err := newContextStage(cfg.Context, r.model)
+	if err != nil {
+		return nil, err
+	}
+	return &Pipeline{cfg: cfg, spec: spec, chunker: ch, counter: env.Counter, context: stage, res: r}, nil
 }
 
 // counter returns the tokenizer named name, or the chunker's default unit
@@ -308,11 +360,22 @@ func (r *resources) model() (*llm.Client, error) {
 // name, parameters and tokenizer, on cfg's resources (tokenizers,
 // embedder, chat model), loaded once for all of them; it also returns the
 // name of the chunker's size unit. Evaluations and searches over many
-// configurations use it.
+// configurations use it. A "context" among the parameters (none, headings)
+// sets Config.Context's mode instead; a chunker with context has an
+// EmbedTexts method (see Pipeline.EmbedTexts), which package eval indexes.
 func Chunkers(cfg Config) func(ctx context.Context, chunker string, params map[string]any, tokenizer string) (gochunk.Chunker, string, error) {
 	var base *Pipeline
 	var mu sync.Mutex
 	return func(ctx context.Context, chunker string, params map[string]any, tokenizer string) (gochunk.Chunker, string, error) {
+		// "context" and "parents" are pipeline settings, not a chunker's
+		// parameters: an evaluation may vary them like ones.
+		ctxMode, hasContext := params["context"]
+		parents, hasParents := params["parents"]
+		if hasContext || hasParents {
+			params = maps.Clone(params)
+			delete(params, "context")
+			delete(params, "parents")
+		}
 		raw, err := json.Marshal(params)
 		if err != nil {
 			return nil, "", fmt.Errorf("parameters of %s: %w", chunker, err)
@@ -331,8 +394,60 @@ func Chunkers(cfg Config) func(ctx context.Context, chunker string, params map[s
 		if err != nil {
 			return nil, "", err
 		}
+		if mode, ok := ctxMode.(string); ok {
+			if pl, err = pl.WithContext(ContextConfig{Mode: mode}); err != nil {
+				return nil, "", err
+			}
+		}
+		if hasParents {
+			n, err := strconv.Atoi(fmt.Sprint(parents))
+			if err != nil {
+				return nil, "", configError("parents", fmt.Sprint(parents), "want a size in tokens, or 0 for one level")
+			}
+			if pl, err = pl.WithParents(n); err != nil {
+				return nil, "", err
+			}
+		}
+		if pl.context != nil || pl.cfg.Parents > 0 {
+			return leveledChunker{pl.Chunker(), pl}, pl.Counter().Name(), nil
+		}
 		return pl.Chunker(), pl.Counter().Name(), nil
 	}
+}
+
+// leveledChunker is a chunker whose chunks are indexed with their context
+// (see EmbedTexts) or grouped into parents (see Parents).
+type leveledChunker struct {
+	gochunk.Chunker
+	p *Pipeline
+}
+
+// EmbedTexts returns the embedded texts of doc's chunks.
+func (c leveledChunker) EmbedTexts(doc gochunk.Document, chunks []gochunk.Chunk) ([]string, error) {
+	return c.p.EmbedTexts(doc, chunks)
+}
+
+// Parents returns the parents of doc's chunks.
+func (c leveledChunker) Parents(doc gochunk.Document, chunks []gochunk.Chunk) ([]record.Parent, []int, error) {
+	if c.p.cfg.Parents <= 0 {
+		return nil, nil, nil
+	}
+	return groupParents(context.Background(), doc, chunks, c.p.counter, c.p.cfg.Parents)
+}
+
+// EmbedTexts returns, for each chunk of doc, the text its context makes
+// it embedded and keyword-indexed as (Config.Context): "" where that is
+// the chunk's text, nil without context.
+func (p *Pipeline) EmbedTexts(doc gochunk.Document, chunks []gochunk.Chunk) ([]string, error) {
+	if p.context == nil {
+		return nil, nil
+	}
+	if p.context.mode == "llm" {
+		texts, _, _, err := p.context.llmTexts(context.Background(), doc, chunks)
+		return texts, err
+	}
+	lines, where := locate(doc, chunks)
+	return p.context.embedTexts(doc, chunks, lines, where)
 }
 
 // NewModel returns the chat model cfg names, or nil when it names none.

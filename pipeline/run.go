@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/embed"
@@ -21,10 +22,30 @@ type Result struct {
 	// chunker is a gochunk.Tracer; Text is then the document's text.
 	Trace *gochunk.Trace
 	Text  string
-	// EmbedPrefixes, when set (one per chunk), are prepended to the chunks'
-	// texts for their embeddings only (a document's title and heading
-	// path, say): the chunks' texts and offsets stay as they are.
-	EmbedPrefixes []string
+	// Lines are each chunk's first and last line in a text document;
+	// Where, for a laid-out one (elements with pages), its pages and
+	// boxes. One per chunk; the other is nil.
+	Lines [][2]int
+	Where []Where
+	// EmbedTexts, when set (one per chunk, from Config.Context), are what
+	// the chunks' embeddings are made of where not empty: the chunks'
+	// texts and offsets stay as they are.
+	EmbedTexts []string
+	// Parents are the document's parents when Config.Parents asks for
+	// two levels, and ParentOf each chunk's parent (an index of Parents).
+	Parents  []record.Parent
+	ParentOf []int
+	// ContextUsage is what the chat model of context mode llm was asked,
+	// and ContextEstimate, with Estimate, what it would be.
+	ContextUsage    gochunk.LLMUsage
+	ContextEstimate ContextEstimate
+	// Truncated counts the chunks whose embedded text was over the
+	// embedder's limit, so that the model embedded only its start.
+	Truncated int
+	// ContextTrimmed counts the chunks whose context was shortened so
+	// that the embedded text fits the embedder's limit (the chunk itself
+	// is never cut).
+	ContextTrimmed int
 }
 
 // Chunk chunks doc, with the chunker's trace when Config.Trace asks for it.
@@ -43,6 +64,22 @@ func (p *Pipeline) Chunk(ctx context.Context, doc gochunk.Document) (r Result, e
 		r.Chunks, r.Trace, err = tr.ChunkTrace(ctx, doc)
 	} else {
 		r.Chunks, err = p.chunker.Chunk(ctx, doc)
+	}
+	if err != nil {
+		return r, err
+	}
+	r.Lines, r.Where = locate(doc, r.Chunks)
+	if p.cfg.Parents > 0 {
+		if r.Parents, r.ParentOf, err = groupParents(ctx, doc, r.Chunks, p.counter, p.cfg.Parents); err != nil {
+			return r, err
+		}
+	}
+	switch {
+	case p.context == nil:
+	case p.context.mode == "llm":
+		r.EmbedTexts, r.ContextUsage, r.ContextEstimate, err = p.context.llmTexts(ctx, doc, r.Chunks)
+	default:
+		r.EmbedTexts, err = p.context.embedTexts(doc, r.Chunks, r.Lines, r.Where)
 	}
 	return r, err
 }
@@ -106,23 +143,16 @@ func (p *Pipeline) Offsets(ctx context.Context, doc gochunk.Document) (_ []int, 
 
 // Embed fills in the embeddings of the results' chunks, batching chunks of
 // all of them into embedder calls of at most Config.BatchTokens tokens (of
-// the chunks' unit); results that have theirs already (see Chunk) keep
-// them. It returns one error per result, nil where every chunk of the
-// result got its vector.
+// the chunks' unit); chunks that have theirs already (a late chunker's,
+// see Chunk, or vectors reused from a store) keep them. It returns one
+// error per result, nil where every chunk of the result got its vector.
 func (p *Pipeline) Embed(ctx context.Context, results []*Result) []error {
 	errs := make([]error, len(results))
-	var todo []*Result
-	var at []int
-	for i, r := range results {
-		if len(r.Chunks) > 0 && len(r.Embeddings) == len(r.Chunks) {
-			continue
-		}
-		todo, at = append(todo, r), append(at, i)
+	missing := false
+	for _, r := range results {
+		missing = missing || len(r.Embeddings) != len(r.Chunks) || slices.ContainsFunc(r.Embeddings, func(v []float32) bool { return v == nil })
 	}
-	if len(todo) < len(results) {
-		for k, err := range p.Embed(ctx, todo) {
-			errs[at[k]] = err
-		}
+	if !missing {
 		return errs
 	}
 	em, err := p.Embedder(ctx)
@@ -135,13 +165,37 @@ func (p *Pipeline) Embed(ctx context.Context, results []*Result) []error {
 	var texts []string
 	var tokens []int
 	var refs []chunkRef
+	// The model's own tokens, to fit context and count inputs it cuts;
+	// when the chunks are sized in them, their counts are those already.
+	limitCounter, limit := embed.TokenizerOf(em)
+	sameUnit := limitCounter != nil && limitCounter.Name() == p.counter.Name()
 	for i, r := range results {
-		r.Embeddings = make([][]float32, len(r.Chunks))
+		if len(r.Embeddings) != len(r.Chunks) {
+			r.Embeddings = make([][]float32, len(r.Chunks))
+		}
 		for j, c := range r.Chunks {
+			if r.Embeddings[j] != nil {
+				continue // given (a late chunker's, or reused from a store)
+			}
 			text, n := c.Text, c.TokenCount
-			if j < len(r.EmbedPrefixes) && r.EmbedPrefixes[j] != "" {
-				text = r.EmbedPrefixes[j] + text
-				n += p.counter.Count(r.EmbedPrefixes[j])
+			if j < len(r.EmbedTexts) && r.EmbedTexts[j] != "" {
+				if limit > 0 {
+					var trimmed bool
+					if r.EmbedTexts[j], trimmed = fitContext(r.EmbedTexts[j], c.Text, limitCounter, limit); trimmed {
+						r.ContextTrimmed++
+					}
+				}
+				text = r.EmbedTexts[j]
+				n = p.counter.Count(text)
+			}
+			if limit > 0 {
+				m := n
+				if !sameUnit {
+					m = limitCounter.Count(text)
+				}
+				if m > limit {
+					r.Truncated++
+				}
 			}
 			texts = append(texts, text)
 			tokens = append(tokens, n)
@@ -193,6 +247,19 @@ func (r Result) record(i int, c gochunk.Chunk) record.Record {
 	rec := record.FromChunk(c, r.Source)
 	if i < len(r.Embeddings) {
 		rec.Embedding = r.Embeddings[i]
+	}
+	if i < len(r.Lines) {
+		rec.Lines = r.Lines[i]
+	}
+	if i < len(r.Where) {
+		rec.Pages, rec.Boxes = r.Where[i].Pages, r.Where[i].Boxes
+	}
+	if i < len(r.EmbedTexts) {
+		rec.EmbedText = r.EmbedTexts[i]
+	}
+	if i < len(r.ParentOf) && r.ParentOf[i] >= 0 {
+		parent := r.Parents[r.ParentOf[i]]
+		rec.Parent = &parent
 	}
 	return rec
 }

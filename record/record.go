@@ -18,8 +18,10 @@ import (
 
 // Record is one chunk as gochunk writes it: its text, byte and code-point
 // offsets (those of the first and last span), token count, index, source
-// (a file name or a document id), the spans of a chunk of several, the
-// chunker's metadata and, when asked for, its embedding.
+// (a file name or a document id), the spans of a chunk of several, where
+// it lies in its source (lines, or pages and boxes), the text its
+// embedding is made of when that is not the chunk's own, the chunker's
+// metadata and, when asked for, its embedding.
 type Record struct {
 	Text       string         `json:"text"`
 	Start      int            `json:"start"`
@@ -30,9 +32,50 @@ type Record struct {
 	ChunkIndex int            `json:"chunk_index"`
 	Source     string         `json:"source"`
 	Spans      []gochunk.Span `json:"spans,omitempty"`
-	Stats      gochunk.Stats  `json:"stats,omitzero"`
-	Metadata   map[string]any `json:"metadata,omitempty"`
-	Embedding  []float32      `json:"embedding,omitempty"`
+	// Lines are the first and last line (1-based) of a text document the
+	// chunk covers; Pages the first and last page of a laid-out one (a
+	// PDF), and Boxes the bounding boxes of its elements there.
+	Lines [2]int `json:"lines,omitzero"`
+	Pages [2]int `json:"pages,omitzero"`
+	Boxes []Box  `json:"boxes,omitempty"`
+	// Parent is the larger span the chunk is part of when the pipeline
+	// makes two levels (see pipeline.Config.Parents).
+	Parent *Parent `json:"parent,omitempty"`
+	// EmbedText is what is embedded and keyword-indexed for the chunk
+	// when context was added to it (see pipeline.ContextConfig); empty
+	// means the chunk's Text.
+	EmbedText string         `json:"embed_text,omitempty"`
+	Stats     gochunk.Stats  `json:"stats,omitzero"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
+	Embedding []float32      `json:"embedding,omitempty"`
+}
+
+// Box is a region of a page a chunk covers: the bounding box (x0, y0, x1,
+// y1 in the page's units, y growing downwards) of a layout element the
+// chunk overlaps.
+type Box struct {
+	Page int        `json:"page"`
+	BBox [4]float64 `json:"bbox"`
+}
+
+// Parent is a chunk's parent: its index among its document's parents,
+// its byte and code-point offsets and its size in the chunks' unit. Its
+// text is the document's between the offsets.
+type Parent struct {
+	Index      int `json:"index"`
+	Start      int `json:"start"`
+	End        int `json:"end"`
+	StartRune  int `json:"start_rune"`
+	EndRune    int `json:"end_rune"`
+	TokenCount int `json:"token_count"`
+}
+
+// Embedded returns the text the chunk's embedding is made of.
+func (r Record) Embedded() string {
+	if r.EmbedText != "" {
+		return r.EmbedText
+	}
+	return r.Text
 }
 
 // FromChunk returns the record of chunk c of the input named source.
@@ -83,7 +126,36 @@ func AppendJSON(dst []byte, r Record) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
+	if r.Lines != [2]int{} {
+		dst = appendInt(dst, `,"lines":[`, r.Lines[0])
+		dst = appendInt(dst, `,`, r.Lines[1])
+		dst = append(dst, ']')
+	}
+	if r.Pages != [2]int{} {
+		dst = appendInt(dst, `,"pages":[`, r.Pages[0])
+		dst = appendInt(dst, `,`, r.Pages[1])
+		dst = append(dst, ']')
+	}
+	if p := r.Parent; p != nil {
+		dst = appendInt(dst, `,"parent":{"index":`, p.Index)
+		dst = appendInt(dst, `,"start":`, p.Start)
+		dst = appendInt(dst, `,"end":`, p.End)
+		dst = appendInt(dst, `,"start_rune":`, p.StartRune)
+		dst = appendInt(dst, `,"end_rune":`, p.EndRune)
+		dst = appendInt(dst, `,"token_count":`, p.TokenCount)
+		dst = append(dst, '}')
+	}
 	var err error
+	if len(r.Boxes) > 0 {
+		dst = append(dst, `,"boxes":`...)
+		if dst, err = appendValue(dst, r.Boxes); err != nil {
+			return dst, err
+		}
+	}
+	if r.EmbedText != "" {
+		dst = append(dst, `,"embed_text":`...)
+		dst = AppendString(dst, r.EmbedText)
+	}
 	if r.Stats.LLM != nil {
 		dst = append(dst, `,"stats":`...)
 		if dst, err = appendValue(dst, r.Stats); err != nil {

@@ -31,6 +31,8 @@ func TestAppendJSON(t *testing.T) {
 			Spans: []gochunk.Span{{Start: 1, End: 2, StartRune: 1, EndRune: 2}, {Start: 5, End: 9, StartRune: 4, EndRune: 8}}},
 		{Text: "bad \xff utf8 \xe2\x80", Source: "x", Metadata: map[string]any{"heading": "<A & B>", "n": 3, "list": []any{1.5, "x"}}},
 		{Text: "vec", Embedding: []float32{0, 1, -0.5, 1e-7, 3.4e38, 1e21, 123456.78, -2.5e-9, 0.1}},
+		{Text: "where", Lines: [2]int{3, 41}, Parent: &Parent{Index: 2, Start: 10, End: 900, StartRune: 9, EndRune: 880, TokenCount: 210}, EmbedText: "Title > Part \"1\"\n\nwhere"},
+		{Text: "pdf", Pages: [2]int{2, 3}, Boxes: []Box{{Page: 2, BBox: [4]float64{72, 700.5, 540, 760}}, {Page: 3, BBox: [4]float64{72, 80, 300.25, 96}}}},
 	}
 	for _, r := range recs {
 		got, err := AppendJSON(nil, r)

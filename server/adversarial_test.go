@@ -69,7 +69,7 @@ func TestAdversarialRequests(t *testing.T) {
 		{"chunker as a number", "/v1/chunk", `{"chunker":5,"text":"x"}`, 400, "invalid_json", `field "chunker": want a string, got a number`},
 		{"documents as a string", "/v1/chunk", `{"documents":"x"}`, 400, "invalid_json", `field "documents": want a list of objects, got a string`},
 		{"document text as a list", "/v1/chunk", `{"documents":[{"text":["x"]}]}`, 400, "invalid_json", `field "documents.text": want a string, got a list`},
-		{"unknown field", "/v1/chunk", `{"txt":"x"}`, 400, "invalid_json", `unknown field "txt" (known: chunker, config, tokenizer, embed, trace, documents, text)`},
+		{"unknown field", "/v1/chunk", `{"txt":"x"}`, 400, "invalid_json", `unknown field "txt" (known: chunker, config, tokenizer, embed, trace, context, parents, render_pages, documents, text)`},
 		{"lone surrogate", "/v1/chunk", `{"text":"a \ud800 b"}`, 400, "invalid_json", `surrogate`},
 		{"reversed surrogates", "/v1/chunk", `{"text":"\udc00\ud800"}`, 400, "invalid_json", `surrogate`},
 		{"a valid pair", "/v1/chunk", `{"text":"emoji \ud83d\ude00 here, and an escaped \\ud800 that is text"}`, 200, "", ""},

@@ -24,6 +24,8 @@ import (
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/chunkers"
+	"github.com/gochunk/gochunk/index"
+	"github.com/gochunk/gochunk/layout"
 	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/record"
 	"github.com/gochunk/gochunk/tokenize"
@@ -236,8 +238,8 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for i, d := range req.Documents {
-		if d.Text == "" && d.Elements == nil && d.PDFBase64 == "" && d.HTML == "" {
-			s.fail(w, r, http.StatusBadRequest, "missing_text", fmt.Sprintf("document %d has no text: give text, elements, html or pdf_base64", i))
+		if d.Text == "" && d.Elements == nil && d.PDFBase64 == "" && d.HTML == "" && d.FileBase64 == "" {
+			s.fail(w, r, http.StatusBadRequest, "missing_text", fmt.Sprintf("document %d has no text: give text, elements, html, pdf_base64 or file_base64", i))
 			return
 		}
 	}
@@ -261,6 +263,18 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, "invalid_chunker", err.Error()+"; see GET /v1/chunkers")
 		return
 	}
+	if req.Context != nil {
+		if pl, err = pl.WithContext(*req.Context); err != nil {
+			s.fail(w, r, http.StatusBadRequest, "invalid_context", err.Error())
+			return
+		}
+	}
+	if req.Parents != nil {
+		if pl, err = pl.WithParents(*req.Parents); err != nil {
+			s.fail(w, r, http.StatusBadRequest, "invalid_parents", err.Error())
+			return
+		}
+	}
 	factor := pl.Spec().Memory
 	if req.Embed {
 		factor++
@@ -282,6 +296,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	}
 	resp := api.ChunkResponse{Chunker: pl.Config().Chunker, Tokenizer: pl.Counter().Name(), Documents: make([]api.ChunkResult, len(req.Documents))}
 	errs := make([]error, len(req.Documents))
+	pages := make([][]api.PageImage, len(req.Documents))
 	results, ok := s.run(w, r, pl, errs, req.Embed, func(i int) (pipeline.Result, error) {
 		in := req.Documents[i]
 		src := pipeline.Source{ID: cmp.Or(in.ID, strconv.Itoa(i)), Text: in.Text, Elements: in.Elements, HTML: in.HTML, Metadata: in.Metadata}
@@ -291,9 +306,27 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 				return pipeline.Result{}, fmt.Errorf("pdf_base64 is not base64: %w", err)
 			}
 		}
+		if in.FileBase64 != "" {
+			var err error
+			if src.File, err = base64.StdEncoding.DecodeString(in.FileBase64); err != nil {
+				return pipeline.Result{}, fmt.Errorf("file_base64 is not base64: %w", err)
+			}
+			src.FileName = in.FileName
+			if src.ID == strconv.Itoa(i) && in.FileName != "" {
+				src.ID = in.FileName
+			}
+			if strings.HasSuffix(strings.ToLower(in.FileName), ".pdf") || bytes.HasPrefix(src.File, []byte("%PDF-")) {
+				src.PDF, src.File = src.File, nil // so that its pages can be drawn too
+			}
+		}
 		d, err := pl.Load(ctx, src)
 		if err != nil {
 			return pipeline.Result{}, err
+		}
+		if src.PDF != nil && req.RenderPages {
+			if pages[i], err = renderPages(ctx, src.PDF, d.Elements); err != nil {
+				return pipeline.Result{}, err
+			}
 		}
 		return pl.Chunk(ctx, d.Document)
 	})
@@ -310,9 +343,41 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		if req.Trace {
 			resp.Documents[i].Text, resp.Documents[i].Trace = res.Text, res.Trace
 		}
+		resp.Documents[i].Pages = pages[i]
 		s.count("chunk", errs[i], res.Chunks)
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// renderedPages and renderDPI bound the page images of a PDF a request
+// gets back: about 40 KB a page.
+const (
+	renderedPages = 30
+	renderDPI     = 60
+)
+
+// renderPages draws a PDF's first pages, with their sizes from its
+// elements.
+func renderPages(ctx context.Context, pdf []byte, els []gochunk.Element) ([]api.PageImage, error) {
+	imgs, err := layout.RenderPDF(ctx, pdf, renderDPI, renderedPages)
+	if err != nil {
+		return nil, fmt.Errorf("render_pages: %w", err)
+	}
+	size := map[int][2]float64{}
+	for _, el := range els {
+		if el.PageWidth > 0 && el.PageHeight > 0 {
+			size[el.Page] = [2]float64{el.PageWidth, el.PageHeight}
+		}
+	}
+	out := make([]api.PageImage, 0, len(imgs))
+	for _, im := range imgs {
+		wh, ok := size[im.Page]
+		if !ok {
+			continue // a page without text: no chunk has a box on it
+		}
+		out = append(out, api.PageImage{Page: im.Page, Width: wh[0], Height: wh[1], PNGBase64: base64.StdEncoding.EncodeToString(im.PNG)})
+	}
+	return out, nil
 }
 
 // handleEmbeddings is OpenAI's POST /v1/embeddings.
@@ -332,10 +397,10 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	}
 	// Tokens are the model's own where it has a tokenizer, cl100k_base
 	// otherwise: for token-array input and for usage.
-	tok, _ := embed.TokenizerOf(em)
+	tok, limit := embed.TokenizerOf(em)
 	dec, ok := tok.(tokenize.Decoder)
 	if !ok {
-		dec = s.cl100k
+		dec, limit = s.cl100k, 0 // no limit of the model to count against
 	}
 	inputs, err := req.Texts(dec.Decode)
 	switch {
@@ -366,7 +431,11 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 			v = vec.Normalize(append([]float32(nil), v[:req.Dimensions]...)) // Matryoshka-style
 		}
 		resp.Data[i] = api.Item(i, v, req.EncodingFormat)
-		resp.Usage.PromptTokens += dec.Count(inputs[i])
+		n := dec.Count(inputs[i])
+		resp.Usage.PromptTokens += n
+		if limit > 0 && n > limit {
+			resp.Usage.TruncatedInputs++
+		}
 	}
 	resp.Usage.TotalTokens = resp.Usage.PromptTokens
 	writeJSON(w, http.StatusOK, resp)
@@ -416,8 +485,21 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	case req.K < 0 || req.K > 1000:
 		s.fail(w, r, http.StatusBadRequest, "invalid_request", "k: want 1 to 1000 hits (default 10)")
 		return
+	case req.Merge < 0 || req.Merge > 1000:
+		s.fail(w, r, http.StatusBadRequest, "invalid_request", "merge: want 2 to 1000 children of one parent, or 0 for no merging")
+		return
 	}
-	hits, err := s.search.Search(r.Context(), store.Query{Text: req.Query, K: req.K, Mode: mode})
+	x, err := index.ParseExpand(req.Expand)
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, "invalid_request", err.Error())
+		return
+	}
+	x.Merge = req.Merge
+	hits, err := s.search.SearchExpand(r.Context(), store.Query{Text: req.Query, K: req.K, Mode: mode}, x)
+	if errors.Is(err, index.ErrNoText) || errors.Is(err, index.ErrNoParent) {
+		s.fail(w, r, http.StatusBadRequest, "invalid_expand", err.Error())
+		return
+	}
 	if err != nil {
 		if !s.timedOut(w, r) {
 			s.fail(w, r, http.StatusInternalServerError, "search_failed", err.Error())

@@ -34,7 +34,9 @@ func DefaultCodeConfig() CodeConfig { return CodeConfig{Size: Size{Size: 1000}, 
 // a node too large at its children, recursively, so it never cuts inside a
 // string literal or an identifier while a boundary between statements
 // exists; each chunk's metadata names the definitions it holds
-// ("definitions": ["function foo"]) and the one it is part of ("within").
+// ("definitions": ["function foo"]), the one it is part of ("within") and
+// all those it is part of, outermost first ("enclosing": ["class Cart",
+// "method Add"]).
 // Without a tree it cuts before lines that start a definition (patterns
 // per language, with the comment and annotation lines above), then at
 // blank lines, then between lines. Below that, at white space and tokens.
@@ -136,6 +138,11 @@ func (c *Code) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chunk
 			}
 			if within != nil {
 				md["within"] = within.String()
+				var path []string
+				for _, d := range tree.Enclosing(sp[0].Start, sp[len(sp)-1].End) {
+					path = append(path, d.String())
+				}
+				md["enclosing"] = path
 			}
 		}
 		chunks[i].Metadata = md

@@ -15,7 +15,15 @@ import (
 type row struct {
 	start, end, startRune, endRune, tokens, index int
 	text                                          string
-	spans, metadata, stats                        []byte // JSON, nil when empty
+	spans, metadata, stats, where                 []byte // JSON, nil when empty
+}
+
+// provenance is a chunk's lines, pages and boxes as its column holds them.
+type provenance struct {
+	Lines  [2]int         `json:"lines,omitzero"`
+	Pages  [2]int         `json:"pages,omitzero"`
+	Boxes  []record.Box   `json:"boxes,omitempty"`
+	Parent *record.Parent `json:"parent,omitempty"`
 }
 
 func toRow(r record.Record) (row, error) {
@@ -36,11 +44,23 @@ func toRow(r record.Record) (row, error) {
 			return out, err
 		}
 	}
+	if p := (provenance{r.Lines, r.Pages, r.Boxes, r.Parent}); p.Lines != [2]int{} || p.Pages != [2]int{} || len(p.Boxes) > 0 || p.Parent != nil {
+		if out.where, err = json.Marshal(p); err != nil {
+			return out, err
+		}
+	}
 	return out, nil
 }
 
 // fromColumns fills a hit's record from its JSON columns.
-func (h *Hit) fromColumns(spans, metadata, stats []byte) error {
+func (h *Hit) fromColumns(spans, metadata, stats, where []byte) error {
+	if len(where) > 0 {
+		var p provenance
+		if err := json.Unmarshal(where, &p); err != nil {
+			return fmt.Errorf("stored provenance of %s chunk %d: %w", h.Source, h.ChunkIndex, err)
+		}
+		h.Lines, h.Pages, h.Boxes, h.Parent = p.Lines, p.Pages, p.Boxes, p.Parent
+	}
 	if len(spans) > 0 {
 		if err := json.Unmarshal(spans, &h.Spans); err != nil {
 			return fmt.Errorf("stored spans of %s chunk %d: %w", h.Source, h.ChunkIndex, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -67,8 +68,23 @@ func (p *Postgres) Prepare(ctx context.Context, dims int) error {
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
-		if v, _ := strconv.Atoi(version); v > SchemaVersion {
+		v, _ := strconv.Atoi(version)
+		if v > SchemaVersion {
 			return fmt.Errorf("%w %s (this gochunk knows up to %d): use a newer gochunk", ErrSchema, version, SchemaVersion)
+		}
+		if v == 1 {
+			// 2: chunks keep their embedded text and provenance, and the
+			// full-text index holds the embedded text.
+			for _, stmt := range []string{
+				`ALTER TABLE gochunk_chunks ADD COLUMN IF NOT EXISTS embed_text text, ADD COLUMN IF NOT EXISTS provenance jsonb`,
+				`ALTER TABLE gochunk_documents ADD COLUMN IF NOT EXISTS text text`,
+				`ALTER TABLE gochunk_chunks DROP COLUMN tsv`,
+				`ALTER TABLE gochunk_chunks ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', coalesce(embed_text, text))) STORED`,
+			} {
+				if _, err := tx.Exec(ctx, stmt); err != nil {
+					return fmt.Errorf("bring the store from schema 1 to %d: %w", SchemaVersion, err)
+				}
+			}
 		}
 		p.Vector = p.pgvector(ctx, tx)
 		var old string
@@ -91,15 +107,15 @@ func (p *Postgres) Prepare(ctx context.Context, dims int) error {
 		for _, stmt := range []string{
 			`CREATE TABLE IF NOT EXISTS gochunk_documents (
 				id text PRIMARY KEY, source text NOT NULL, content_hash text NOT NULL,
-				config_hash text NOT NULL, metadata jsonb, updated_at timestamptz NOT NULL DEFAULT now())`,
+				config_hash text NOT NULL, metadata jsonb, updated_at timestamptz NOT NULL DEFAULT now(), text text)`,
 			`CREATE INDEX IF NOT EXISTS gochunk_documents_source ON gochunk_documents (source)`,
 			`CREATE TABLE IF NOT EXISTS gochunk_chunks (
 				document_id text NOT NULL REFERENCES gochunk_documents (id) ON DELETE CASCADE,
 				chunk_index integer NOT NULL, start_byte integer NOT NULL, end_byte integer NOT NULL,
 				start_rune integer NOT NULL, end_rune integer NOT NULL, spans jsonb,
 				token_count integer NOT NULL, text text NOT NULL, metadata jsonb, stats jsonb,
-				embedding ` + embedding + `,
-				tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED,
+				embedding ` + embedding + `, embed_text text, provenance jsonb,
+				tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', coalesce(embed_text, text))) STORED,
 				PRIMARY KEY (document_id, chunk_index))`,
 			`CREATE INDEX IF NOT EXISTS gochunk_chunks_tsv ON gochunk_chunks USING gin (tsv)`,
 		} {
@@ -212,10 +228,10 @@ func (p *Postgres) put(ctx context.Context, tx pgx.Tx, doc Document, chunks []re
 	}
 	// The document's row first: it locks the document, so two writers of
 	// one document take turns instead of mixing their chunks.
-	if _, err := tx.Exec(ctx, `INSERT INTO gochunk_documents (id, source, content_hash, config_hash, metadata, updated_at)
-		VALUES ($1, $2, $3, $4, $5, now()) ON CONFLICT (id) DO UPDATE SET source = excluded.source,
+	if _, err := tx.Exec(ctx, `INSERT INTO gochunk_documents (id, source, content_hash, config_hash, metadata, updated_at, text)
+		VALUES ($1, $2, $3, $4, $5, now(), $6) ON CONFLICT (id) DO UPDATE SET source = excluded.source,
 		content_hash = excluded.content_hash, config_hash = excluded.config_hash, metadata = excluded.metadata,
-		updated_at = excluded.updated_at`, doc.ID, doc.Source, doc.ContentHash, doc.ConfigHash, nullString(meta)); err != nil {
+		updated_at = excluded.updated_at, text = excluded.text`, doc.ID, doc.Source, doc.ContentHash, doc.ConfigHash, nullString(meta), nullText(doc.Text)); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM gochunk_chunks WHERE document_id = $1`, doc.ID); err != nil {
@@ -244,9 +260,9 @@ func (p *Postgres) insert(ctx context.Context, tx pgx.Tx, doc Document, chunks [
 			}
 		}
 		batch.Queue(`INSERT INTO gochunk_chunks (document_id, chunk_index, start_byte, end_byte, start_rune, end_rune,
-			spans, token_count, text, metadata, stats, embedding) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, `+vec+`)`,
+			spans, token_count, text, metadata, stats, embedding, embed_text, provenance) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, `+vec+`, $13, $14)`,
 			doc.ID, r.index, r.start, r.end, r.startRune, r.endRune, nullString(r.spans), r.tokens, r.text,
-			nullString(r.metadata), nullString(r.stats), v)
+			nullString(r.metadata), nullString(r.stats), v, nullText(c.EmbedText), nullString(r.where))
 	}
 	if len(chunks) == 0 {
 		return nil
@@ -302,7 +318,59 @@ func (p *Postgres) Close() error {
 	return nil
 }
 
-const pgColumns = `document_id, chunk_index, start_byte, end_byte, start_rune, end_rune, spans, token_count, text, metadata, stats`
+// DocumentText implements Store.
+func (p *Postgres) DocumentText(ctx context.Context, id string, start, end int) (string, bool, error) {
+	var b []byte
+	var kept bool
+	start = max(start, 0)
+	err := p.pool.QueryRow(ctx, `SELECT text IS NOT NULL, coalesce(substring(convert_to(text, 'UTF8') from $2 for $3), ''::bytea)
+		FROM gochunk_documents WHERE id = $1`, id, start+1, max(end-start, 0)).Scan(&kept, &b)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, p.errorf(err)
+	}
+	return string(b), kept, nil
+}
+
+// Offsets implements Store.
+func (p *Postgres) Offsets(ctx context.Context, id string, from, to int) ([]Span, error) {
+	rows, err := p.pool.Query(ctx, `SELECT chunk_index, start_byte, end_byte, start_rune, end_rune FROM gochunk_chunks
+		WHERE document_id = $1 AND chunk_index BETWEEN $2 AND $3 ORDER BY chunk_index`, id, from, to)
+	if err != nil {
+		return nil, p.errorf(err)
+	}
+	var out []Span
+	var sp Span
+	if _, err := pgx.ForEachRow(rows, []any{&sp.Index, &sp.Start, &sp.End, &sp.StartRune, &sp.EndRune}, func() error {
+		out = append(out, sp)
+		return nil
+	}); err != nil {
+		return nil, p.errorf(err)
+	}
+	return out, nil
+}
+
+// Vectors implements Store.
+func (p *Postgres) Vectors(ctx context.Context, id string) (map[string][]float32, error) {
+	rows, err := p.pool.Query(ctx, `SELECT coalesce(embed_text, text), embedding::real[] FROM gochunk_chunks WHERE document_id = $1 AND embedding IS NOT NULL`, id)
+	if err != nil {
+		return nil, p.errorf(err)
+	}
+	out := map[string][]float32{}
+	var text string
+	var v []float32
+	if _, err := pgx.ForEachRow(rows, []any{&text, &v}, func() error {
+		out[text] = slices.Clone(v)
+		return nil
+	}); err != nil {
+		return nil, p.errorf(err)
+	}
+	return out, nil
+}
+
+const pgColumns = `document_id, chunk_index, start_byte, end_byte, start_rune, end_rune, spans, token_count, text, metadata, stats, embed_text, provenance`
 
 // Search implements Store: with pgvector, the HNSW index's approximate
 // nearest neighbours by cosine distance; without it, an exact scan.
@@ -365,5 +433,5 @@ func (p *Postgres) keywordSearch(ctx context.Context, q Query) ([]Hit, error) {
 	// Any of the words (OR), ranked by ts_rank; the words hold only
 	// letters and digits, so the tsquery syntax cannot be broken.
 	return p.query(ctx, `SELECT `+pgColumns+`, ts_rank(tsv, query)::float8 FROM gochunk_chunks, to_tsquery('english', $1) query
-		WHERE tsv @@ query ORDER BY 12 DESC, document_id, chunk_index LIMIT $2`, strings.Join(w, " | "), q.K)
+		WHERE tsv @@ query ORDER BY 14 DESC, document_id, chunk_index LIMIT $2`, strings.Join(w, " | "), q.K)
 }

@@ -24,7 +24,7 @@ var sqliteSchema = []string{
 	`CREATE TABLE IF NOT EXISTS gochunk_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS gochunk_documents (
 		id TEXT PRIMARY KEY, source TEXT NOT NULL, content_hash TEXT NOT NULL,
-		config_hash TEXT NOT NULL, metadata TEXT, updated_at TEXT NOT NULL)`,
+		config_hash TEXT NOT NULL, metadata TEXT, updated_at TEXT NOT NULL, text TEXT)`,
 	`CREATE INDEX IF NOT EXISTS gochunk_documents_source ON gochunk_documents (source)`,
 	`CREATE TABLE IF NOT EXISTS gochunk_chunks (
 		id INTEGER PRIMARY KEY,
@@ -32,11 +32,25 @@ var sqliteSchema = []string{
 		chunk_index INTEGER NOT NULL, start_byte INTEGER NOT NULL, end_byte INTEGER NOT NULL,
 		start_rune INTEGER NOT NULL, end_rune INTEGER NOT NULL, spans TEXT,
 		token_count INTEGER NOT NULL, text TEXT NOT NULL, metadata TEXT, stats TEXT, embedding BLOB,
+		embed_text TEXT, provenance TEXT,
 		UNIQUE (document_id, chunk_index))`,
 	`CREATE VIRTUAL TABLE IF NOT EXISTS gochunk_chunks_fts USING fts5 (
 		text, content = 'gochunk_chunks', content_rowid = 'id', tokenize = 'porter unicode61')`,
-	`CREATE TRIGGER IF NOT EXISTS gochunk_chunks_delete AFTER DELETE ON gochunk_chunks BEGIN
-		INSERT INTO gochunk_chunks_fts (gochunk_chunks_fts, rowid, text) VALUES ('delete', old.id, old.text); END`,
+	sqliteDeleteTrigger,
+}
+
+// sqliteDeleteTrigger takes a chunk's words out of the full-text index,
+// which holds its embedded text (with its context) when it has one.
+const sqliteDeleteTrigger = `CREATE TRIGGER IF NOT EXISTS gochunk_chunks_delete AFTER DELETE ON gochunk_chunks BEGIN
+		INSERT INTO gochunk_chunks_fts (gochunk_chunks_fts, rowid, text) VALUES ('delete', old.id, coalesce(old.embed_text, old.text)); END`
+
+// sqliteMigrations bring a store of schema version i+1 to version i+2.
+var sqliteMigrations = [][]string{
+	// 2: chunks keep their embedded text and provenance, and the
+	// full-text index holds the embedded text.
+	{`ALTER TABLE gochunk_chunks ADD COLUMN embed_text TEXT`, `ALTER TABLE gochunk_chunks ADD COLUMN provenance TEXT`,
+		`ALTER TABLE gochunk_documents ADD COLUMN text TEXT`,
+		`DROP TRIGGER gochunk_chunks_delete`, sqliteDeleteTrigger},
 }
 
 // OpenSQLite opens (creating it if needed) the SQLite store at path.
@@ -64,8 +78,21 @@ func (s *SQLite) Prepare(ctx context.Context, dims int) error {
 		err := tx.QueryRowContext(ctx, `SELECT value FROM gochunk_meta WHERE key = 'schema_version'`).Scan(&version)
 		switch {
 		case err == nil:
-			if v, _ := strconv.Atoi(version); v > SchemaVersion {
+			v, _ := strconv.Atoi(version)
+			if v > SchemaVersion {
 				return fmt.Errorf("%w %s in %s (this gochunk knows up to %d): use a newer gochunk", ErrSchema, version, s.path, SchemaVersion)
+			}
+			if v < SchemaVersion {
+				for _, m := range sqliteMigrations[max(v-1, 0) : SchemaVersion-1] {
+					for _, stmt := range m {
+						if _, err := tx.ExecContext(ctx, stmt); err != nil {
+							return fmt.Errorf("bring the store %s from schema %d to %d: %w", s.path, v, SchemaVersion, err)
+						}
+					}
+				}
+				if _, err := tx.ExecContext(ctx, `UPDATE gochunk_meta SET value = ? WHERE key = 'schema_version'`, strconv.Itoa(SchemaVersion)); err != nil {
+					return err
+				}
 			}
 		case errors.Is(err, sql.ErrNoRows) || strings.Contains(err.Error(), "no such table"):
 			for _, stmt := range sqliteSchema {
@@ -143,7 +170,7 @@ func (s *SQLite) Documents(ctx context.Context) (map[string]State, error) {
 func (s *SQLite) Replace(ctx context.Context, puts ...Put) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO gochunk_chunks (document_id, chunk_index, start_byte, end_byte,
-			start_rune, end_rune, spans, token_count, text, metadata, stats, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			start_rune, end_rune, spans, token_count, text, metadata, stats, embedding, embed_text, provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
@@ -166,10 +193,10 @@ func sqlitePut(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, put Put) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM gochunk_chunks WHERE document_id = ?`, doc.ID); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO gochunk_documents VALUES (?, ?, ?, ?, ?, ?)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO gochunk_documents (id, source, content_hash, config_hash, metadata, updated_at, text) VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET source = excluded.source, content_hash = excluded.content_hash,
-		config_hash = excluded.config_hash, metadata = excluded.metadata, updated_at = excluded.updated_at`,
-		doc.ID, doc.Source, doc.ContentHash, doc.ConfigHash, nullString(meta), time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
+		config_hash = excluded.config_hash, metadata = excluded.metadata, updated_at = excluded.updated_at, text = excluded.text`,
+		doc.ID, doc.Source, doc.ContentHash, doc.ConfigHash, nullString(meta), time.Now().UTC().Format(time.RFC3339Nano), nullText(doc.Text)); err != nil {
 		return err
 	}
 	for chunks := put.Chunks; ; {
@@ -179,7 +206,7 @@ func sqlitePut(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, put Put) error {
 				return err
 			}
 			if _, err := ins.ExecContext(ctx, doc.ID, r.index, r.start, r.end, r.startRune, r.endRune, nullString(r.spans),
-				r.tokens, r.text, nullString(r.metadata), nullString(r.stats), vectorBlob(c.Embedding)); err != nil {
+				r.tokens, r.text, nullString(r.metadata), nullString(r.stats), vectorBlob(c.Embedding), nullText(c.EmbedText), nullString(r.where)); err != nil {
 				return fmt.Errorf("chunk %d of %s: %w", r.index, doc.ID, err)
 			}
 		}
@@ -196,8 +223,16 @@ func sqlitePut(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, put Put) error {
 	// The document's text goes into the full-text index in one statement:
 	// FTS5 flushes its pending terms at the end of each statement, so a
 	// trigger per row would flush (and merge) per chunk.
-	_, err = tx.ExecContext(ctx, `INSERT INTO gochunk_chunks_fts (rowid, text) SELECT id, text FROM gochunk_chunks WHERE document_id = ?`, doc.ID)
+	_, err = tx.ExecContext(ctx, `INSERT INTO gochunk_chunks_fts (rowid, text) SELECT id, coalesce(embed_text, text) FROM gochunk_chunks WHERE document_id = ?`, doc.ID)
 	return err
+}
+
+// nullText stores an empty text as NULL.
+func nullText(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // nullString stores empty JSON as NULL.
@@ -258,7 +293,61 @@ func (s *SQLite) SetMeta(ctx context.Context, key, value string) error {
 // Close implements Store.
 func (s *SQLite) Close() error { return s.db.Close() }
 
-const sqliteColumns = `c.document_id, c.chunk_index, c.start_byte, c.end_byte, c.start_rune, c.end_rune, c.spans, c.token_count, c.text, c.metadata, c.stats`
+// DocumentText implements Store.
+func (s *SQLite) DocumentText(ctx context.Context, id string, start, end int) (string, bool, error) {
+	var b []byte
+	var kept bool
+	start = max(start, 0)
+	err := s.db.QueryRowContext(ctx, `SELECT text IS NOT NULL, substr(CAST(text AS BLOB), ?, ?) FROM gochunk_documents WHERE id = ?`,
+		start+1, max(end-start, 0), id).Scan(&kept, &b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("store %s: %w", s.path, err)
+	}
+	return string(b), kept, nil
+}
+
+// Offsets implements Store.
+func (s *SQLite) Offsets(ctx context.Context, id string, from, to int) ([]Span, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT chunk_index, start_byte, end_byte, start_rune, end_rune FROM gochunk_chunks
+		WHERE document_id = ? AND chunk_index BETWEEN ? AND ? ORDER BY chunk_index`, id, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	var out []Span
+	for rows.Next() {
+		var sp Span
+		if err := rows.Scan(&sp.Index, &sp.Start, &sp.End, &sp.StartRune, &sp.EndRune); err != nil {
+			return nil, fmt.Errorf("store %s: %w", s.path, err)
+		}
+		out = append(out, sp)
+	}
+	return out, rows.Err()
+}
+
+// Vectors implements Store.
+func (s *SQLite) Vectors(ctx context.Context, id string) (map[string][]float32, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT coalesce(embed_text, text), embedding FROM gochunk_chunks WHERE document_id = ? AND embedding IS NOT NULL`, id)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	out := map[string][]float32{}
+	for rows.Next() {
+		var text string
+		var blob []byte
+		if err := rows.Scan(&text, &blob); err != nil {
+			return nil, fmt.Errorf("store %s: %w", s.path, err)
+		}
+		out[text] = blobVector(blob)
+	}
+	return out, rows.Err()
+}
+
+const sqliteColumns = `c.document_id, c.chunk_index, c.start_byte, c.end_byte, c.start_rune, c.end_rune, c.spans, c.token_count, c.text, c.metadata, c.stats, c.embed_text, c.provenance`
 
 // Search implements Store. Vector search scans every stored vector (it
 // is exact; a file of a few hundred thousand chunks answers in well under
@@ -343,13 +432,17 @@ type scanner interface{ Scan(dest ...any) error }
 // scanHit reads the columns of sqliteColumns (and a score when scored).
 func scanHit(rows scanner, scored bool) (Hit, error) {
 	var h Hit
-	var spans, meta, stats []byte
-	dest := []any{&h.Source, &h.ChunkIndex, &h.Start, &h.End, &h.StartRune, &h.EndRune, &spans, &h.TokenCount, &h.Text, &meta, &stats}
+	var spans, meta, stats, where []byte
+	var embedText *string
+	dest := []any{&h.Source, &h.ChunkIndex, &h.Start, &h.End, &h.StartRune, &h.EndRune, &spans, &h.TokenCount, &h.Text, &meta, &stats, &embedText, &where}
 	if scored {
 		dest = append(dest, &h.Score)
 	}
 	if err := rows.Scan(dest...); err != nil {
 		return h, err
 	}
-	return h, h.fromColumns(spans, meta, stats)
+	if embedText != nil {
+		h.EmbedText = *embedText
+	}
+	return h, h.fromColumns(spans, meta, stats, where)
 }

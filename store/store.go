@@ -14,6 +14,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -27,7 +28,7 @@ import (
 
 // SchemaVersion is the version of the tables a store creates; it is kept
 // in the store so later versions can migrate.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // ErrSchema reports a store written by a newer gochunk.
 var ErrSchema = errors.New("store: unknown schema version")
@@ -45,6 +46,9 @@ type Document struct {
 	ConfigHash  string
 	// Metadata is the document's own (from JSON Lines or table columns).
 	Metadata map[string]any
+	// Text, when set, is kept with the document, so that search can
+	// return the spans around a chunk (its parent, section or window).
+	Text string
 }
 
 // Put is a document with its chunks, to store.
@@ -104,9 +108,27 @@ type Hit struct {
 	// Score is the cosine similarity (vector), the text rank (keyword; higher
 	// is better) or the fused reciprocal-rank score (hybrid).
 	Score float64 `json:"score"`
+	// Expanded, when a search asked for more than the chunk (package
+	// index's Expand), is the span returned for it.
+	Expanded *Expansion `json:"expanded,omitempty"`
 }
 
-// MarshalJSON writes the hit's record with its score.
+// Expansion is the span of a document a search returns around a hit: its
+// parent, its section, a window of chunks, or the parent that replaced
+// several of its children among the hits ("merged").
+type Expansion struct {
+	Kind      string `json:"kind"`
+	Start     int    `json:"start"`
+	End       int    `json:"end"`
+	StartRune int    `json:"start_rune"`
+	EndRune   int    `json:"end_rune"`
+	Text      string `json:"text"`
+	// Chunks are the indexes of the document's chunks among the hits
+	// that the span stands for (the hit's, and with merged, the others').
+	Chunks []int `json:"chunks,omitempty"`
+}
+
+// MarshalJSON writes the hit's record with its score (and expansion).
 func (h Hit) MarshalJSON() ([]byte, error) {
 	b, err := record.AppendJSON(nil, h.Record)
 	if err != nil {
@@ -115,7 +137,22 @@ func (h Hit) MarshalJSON() ([]byte, error) {
 	b = bytes.TrimRight(b, "\n")
 	b = append(b[:len(b)-1], `,"score":`...)
 	b = strconv.AppendFloat(b, h.Score, 'g', -1, 64)
+	if h.Expanded != nil {
+		var x bytes.Buffer
+		enc := json.NewEncoder(&x)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(h.Expanded); err != nil {
+			return nil, err
+		}
+		b = append(append(b, `,"expanded":`...), bytes.TrimRight(x.Bytes(), "\n")...)
+	}
 	return append(b, '}'), nil
+}
+
+// Span is a chunk's offsets (those of its first and last span).
+type Span struct {
+	Index                          int
+	Start, End, StartRune, EndRune int
 }
 
 // Counts are a store's totals.
@@ -141,6 +178,17 @@ type Store interface {
 	Delete(ctx context.Context, ids ...string) error
 	// Counts returns the totals.
 	Counts(ctx context.Context) (Counts, error)
+	// Vectors returns the stored vectors of a document's chunks by the
+	// text they were made of (the chunk's embedded text, or its text), so
+	// that re-indexing an edited document embeds only what changed.
+	Vectors(ctx context.Context, id string) (map[string][]float32, error)
+	// DocumentText returns the bytes [start, end) of the text kept with
+	// a document (clipped to the text; ok is false when no text was kept,
+	// or there is no such document), read from the store without the rest
+	// of the text; Offsets the byte and code-point offsets of its chunks
+	// from index from to index to (inclusive).
+	DocumentText(ctx context.Context, id string, start, end int) (text string, ok bool, err error)
+	Offsets(ctx context.Context, id string, from, to int) ([]Span, error)
 	// Search finds chunks.
 	Search(ctx context.Context, q Query) ([]Hit, error)
 	// Meta reads and SetMeta writes a setting the store keeps (the

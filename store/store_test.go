@@ -191,3 +191,100 @@ func TestOpenErrors(t *testing.T) {
 		t.Error("an unknown mode parsed")
 	}
 }
+
+// Chunks keep their embedded text and provenance; keyword search finds
+// a chunk by the words of its context; a store of schema 1 is brought to
+// 2 in place and keeps what it held.
+func TestEmbedTextAndProvenance(t *testing.T) {
+	ctx := context.Background()
+	check := func(t *testing.T, s Store) {
+		if err := s.Prepare(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		c := chunk("guide", 0, "install it with apt", 1, 0)
+		c.EmbedText = "Guide > Linux\n\ninstall it with apt"
+		c.Lines = [2]int{3, 7}
+		c.Boxes = []record.Box{{Page: 2, BBox: [4]float64{1, 2, 3, 4}}}
+		c.Pages = [2]int{2, 2}
+		if err := s.Replace(ctx, Put{Document: Document{ID: "guide", Source: "x", ContentHash: "h", ConfigHash: "c"}, Chunks: []record.Record{c}}); err != nil {
+			t.Fatal(err)
+		}
+		hits, err := s.Search(ctx, Query{Text: "linux", K: 3, Mode: Keyword})
+		if err != nil || len(hits) != 1 {
+			t.Fatalf("search by a word of the context: %+v, %v", hits, err)
+		}
+		h := hits[0]
+		if h.Text != c.Text || h.EmbedText != c.EmbedText || h.Lines != c.Lines || h.Pages != c.Pages || len(h.Boxes) != 1 || h.Boxes[0] != c.Boxes[0] {
+			t.Errorf("stored %+v, wrote %+v", h.Record, c)
+		}
+		vs, err := s.Vectors(ctx, "guide")
+		if err != nil || len(vs) != 1 || vs[c.EmbedText] == nil {
+			t.Errorf("vectors by embedded text: %v, %v", vs, err)
+		}
+		// The full-text index forgets a replaced chunk's context.
+		if err := s.Replace(ctx, Put{Document: Document{ID: "guide", Source: "x", ContentHash: "h2", ConfigHash: "c"}, Chunks: []record.Record{chunk("guide", 0, "install it with apt", 1, 0)}}); err != nil {
+			t.Fatal(err)
+		}
+		if hits, err := s.Search(ctx, Query{Text: "linux", K: 3, Mode: Keyword}); err != nil || len(hits) != 0 {
+			t.Errorf("a replaced chunk's context is still found: %+v, %v", hits, err)
+		}
+	}
+	t.Run("sqlite", func(t *testing.T) {
+		s, err := OpenSQLite(ctx, filepath.Join(t.TempDir(), "gochunk.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		check(t, s)
+	})
+	t.Run("sqlite schema 1", func(t *testing.T) {
+		s, err := OpenSQLite(ctx, filepath.Join(t.TempDir(), "gochunk.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		// The tables as schema 1 made them, with one chunk.
+		for _, stmt := range []string{
+			`CREATE TABLE gochunk_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+			`CREATE TABLE gochunk_documents (id TEXT PRIMARY KEY, source TEXT NOT NULL, content_hash TEXT NOT NULL,
+				config_hash TEXT NOT NULL, metadata TEXT, updated_at TEXT NOT NULL)`,
+			`CREATE TABLE gochunk_chunks (id INTEGER PRIMARY KEY, document_id TEXT NOT NULL REFERENCES gochunk_documents (id),
+				chunk_index INTEGER NOT NULL, start_byte INTEGER NOT NULL, end_byte INTEGER NOT NULL,
+				start_rune INTEGER NOT NULL, end_rune INTEGER NOT NULL, spans TEXT,
+				token_count INTEGER NOT NULL, text TEXT NOT NULL, metadata TEXT, stats TEXT, embedding BLOB,
+				UNIQUE (document_id, chunk_index))`,
+			`CREATE VIRTUAL TABLE gochunk_chunks_fts USING fts5 (text, content = 'gochunk_chunks', content_rowid = 'id', tokenize = 'porter unicode61')`,
+			`CREATE TRIGGER gochunk_chunks_delete AFTER DELETE ON gochunk_chunks BEGIN
+				INSERT INTO gochunk_chunks_fts (gochunk_chunks_fts, rowid, text) VALUES ('delete', old.id, old.text); END`,
+			`INSERT INTO gochunk_meta VALUES ('schema_version', '1'), ('dimensions', '2')`,
+			`INSERT INTO gochunk_documents VALUES ('old', 'x', 'h', 'c', NULL, '2026-01-01')`,
+			`INSERT INTO gochunk_chunks (document_id, chunk_index, start_byte, end_byte, start_rune, end_rune, token_count, text) VALUES ('old', 0, 0, 12, 0, 12, 12, 'zebra crossing')`,
+			`INSERT INTO gochunk_chunks_fts (rowid, text) SELECT id, text FROM gochunk_chunks`,
+		} {
+			if _, err := s.db.ExecContext(ctx, stmt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		check(t, s)
+		if v, _ := s.Meta(ctx, "schema_version"); v != "2" {
+			t.Errorf("schema version %q after the migration", v)
+		}
+		if hits, err := s.Search(ctx, Query{Text: "zebra", K: 3, Mode: Keyword}); err != nil || len(hits) != 1 {
+			t.Fatalf("the chunk of schema 1: %+v, %v", hits, err)
+		}
+		if err := s.Delete(ctx, "old"); err != nil {
+			t.Fatal(err)
+		}
+		if hits, err := s.Search(ctx, Query{Text: "zebra", K: 3, Mode: Keyword}); err != nil || len(hits) != 0 {
+			t.Errorf("a deleted chunk of schema 1 is still found: %+v, %v", hits, err)
+		}
+	})
+	t.Run("postgres", func(t *testing.T) {
+		s, err := OpenPostgres(ctx, pgtest.Start(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		check(t, s)
+	})
+}

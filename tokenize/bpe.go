@@ -2,13 +2,10 @@ package tokenize
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/dlclark/regexp2/v2"
-	"github.com/tiktoken-go/tokenizer"
 )
 
 // The pre-tokenizer patterns of OpenAI's tiktoken encodings, compiled here
@@ -25,15 +22,12 @@ var bpePatterns = map[string]string{
 }
 
 // bpe is a tiktoken encoding: its pre-tokenizer and the merge rank of every
-// token (its id), read from the vocabulary github.com/tiktoken-go/tokenizer
-// compiles into the binary.
+// token (its id), from the vocabulary embedded in the binary.
 type bpe struct {
-	split       *regexp2.Regexp
-	ranks       map[string]uint
-	reverseOnce sync.Once
-	reverse     []string // id -> token bytes, for decode
-	splitsOnce  sync.Once
-	splits      *mergeTable // for long pieces, built on the first
+	split      *regexp2.Regexp
+	vocab      *vocab
+	splitsOnce sync.Once
+	splits     *mergeTable // for long pieces, built on the first
 	// word reports a text the pattern takes whole: an optional space and
 	// ASCII letters in a shape its letter alternative matches entirely.
 	word func(string) bool
@@ -47,60 +41,33 @@ type bpeOnce struct {
 	err  error
 }
 
-// loadBPE returns the encoding, built once per process (the ranks are read
-// back from the codec, one token at a time).
-func loadBPE(name string, codec tokenizer.Codec) (*bpe, error) {
+// loadBPE returns the encoding, built once per process from the
+// vocabulary embedded in the binary.
+func loadBPE(name string) (*bpe, error) {
 	v, _ := bpeCache.LoadOrStore(name, &bpeOnce{})
 	o := v.(*bpeOnce)
 	o.once.Do(func() {
-		re, err := regexp2.Compile("(?:"+bpePatterns[name]+")", regexp2.None)
+		pattern, ok := bpePatterns[name]
+		if !ok {
+			o.err = fmt.Errorf("%w %q: tiktoken encodings are cl100k_base and o200k_base", ErrUnknown, name)
+			return
+		}
+		re, err := regexp2.Compile("(?:"+pattern+")", regexp2.None)
 		if err != nil {
 			o.err = fmt.Errorf("tiktoken %s pattern: %w", name, err)
 			return
 		}
-		ranks := codecRanks(codec)
-		if ranks == nil {
-			// Read them back one token at a time (about 20 ms).
-			ranks = make(map[string]uint, 200_000)
-			for id, misses := 0, 0; misses < 1000; id++ {
-				s, err := codec.Decode([]uint{uint(id)})
-				if err != nil || s == "" {
-					misses++
-					continue
-				}
-				misses = 0
-				if _, dup := ranks[s]; !dup {
-					ranks[s] = uint(id)
-				}
-			}
+		voc, err := loadVocab(name)
+		if err != nil {
+			o.err = err
+			return
 		}
-		o.bpe = &bpe{split: re, ranks: ranks, word: asciiWord}
+		o.bpe = &bpe{split: re, vocab: voc, word: asciiWord}
 		if name == "o200k_base" {
 			o.bpe.word = asciiWordO200k
 		}
 	})
 	return o.bpe, o.err
-}
-
-// codecRanks returns the vocabulary the codec holds (token bytes to rank,
-// which is the token's id), read in place: github.com/tiktoken-go/tokenizer
-// keeps it in an unexported field, and reading it back through Decode
-// costs 20 ms a process. Nil when the field is not there as expected (a
-// new version of the library); the caller then reads it back.
-func codecRanks(codec tokenizer.Codec) map[string]uint {
-	v := reflect.ValueOf(codec)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		return nil
-	}
-	f := v.Elem().FieldByName("vocabulary")
-	if !f.IsValid() || f.Kind() != reflect.Map || f.Type().Key().Kind() != reflect.String || f.Type().Elem().Kind() != reflect.Uint {
-		return nil
-	}
-	m := *(*map[string]uint)(unsafe.Pointer(f.UnsafeAddr()))
-	if len(m) < 50_000 {
-		return nil
-	}
-	return m
 }
 
 // tokens calls emit with the byte length of each token of text, as
@@ -127,7 +94,7 @@ func (b *bpe) merge(piece string, emit func(n int)) {
 	if len(piece) == 0 {
 		return
 	}
-	if _, ok := b.ranks[piece]; ok || len(piece) == 1 {
+	if _, ok := b.vocab.rank(piece); ok || len(piece) == 1 {
 		emit(len(piece))
 		return
 	}
@@ -171,7 +138,7 @@ func (b *bpe) mergeBelow(piece string, limit uint64, emit func(n int)) {
 		if i < 0 || end[i] < 0 || end[i] >= n {
 			return 0, false
 		}
-		r, ok := b.ranks[piece[i:end[end[i]]]]
+		r, ok := b.vocab.rank(piece[i:end[end[i]]])
 		return uint64(r), ok && uint64(r) < limit
 	}
 	h := make(rankHeap, 0, n/2+1)
@@ -291,31 +258,15 @@ func asciiWordO200k(s string) bool {
 	return true
 }
 
-// reversed builds, once, the table of every token's bytes by id.
-func (b *bpe) reversed() []string {
-	b.reverseOnce.Do(func() {
-		top := uint(0)
-		for _, id := range b.ranks {
-			top = max(top, id)
-		}
-		b.reverse = make([]string, top+1)
-		for s, id := range b.ranks {
-			b.reverse[id] = s
-		}
-	})
-	return b.reverse
-}
-
 // decode returns the bytes of the tokens ids, or an error naming an id
 // the vocabulary does not have.
 func (b *bpe) decode(ids []int) (string, error) {
-	b.reversed()
 	var sb strings.Builder
 	for _, id := range ids {
-		if id < 0 || id >= len(b.reverse) || b.reverse[id] == "" {
+		if id < 0 || id >= b.vocab.ranks() || b.vocab.token(uint32(id)) == "" {
 			return "", fmt.Errorf("token id %d is not in the vocabulary", id)
 		}
-		sb.WriteString(b.reverse[id])
+		sb.WriteString(b.vocab.token(uint32(id)))
 	}
 	return sb.String(), nil
 }

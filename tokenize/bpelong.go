@@ -35,10 +35,11 @@ type mergeTable struct {
 // merge joins.
 func (b *bpe) table() *mergeTable {
 	b.splitsOnce.Do(func() {
-		rev := b.reversed()
-		t := &mergeTable{split: make([][2]uint32, len(rev)), pair: make(map[uint64]uint32, len(rev))}
+		n := b.vocab.ranks()
+		t := &mergeTable{split: make([][2]uint32, n), pair: make(map[uint64]uint32, n)}
 		var parts []int
-		for id, s := range rev {
+		for id := range n {
+			s := b.vocab.token(uint32(id))
 			t.split[id] = [2]uint32{uint32(id), uint32(id)}
 			if len(s) < 2 {
 				continue
@@ -48,8 +49,8 @@ func (b *bpe) table() *mergeTable {
 			if len(parts) != 2 {
 				continue // not made by merging its own bytes: never in an encoding
 			}
-			l, lok := b.ranks[s[:parts[0]]]
-			r, rok := b.ranks[s[parts[0]:]]
+			l, lok := b.vocab.rank(s[:parts[0]])
+			r, rok := b.vocab.rank(s[parts[0]:])
 			if !lok || !rok {
 				continue
 			}
@@ -163,4 +164,7 @@ func (b *bpe) mergeWindows(piece string, window, margin int) ([]uint16, bool) {
 }
 
 // rankOf returns the rank (the id) of a token's bytes.
-func (b *bpe) rankOf(tok string) uint32 { return uint32(b.ranks[tok]) }
+func (b *bpe) rankOf(tok string) uint32 {
+	r, _ := b.vocab.rank(tok)
+	return r
+}

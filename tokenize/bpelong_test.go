@@ -66,7 +66,10 @@ func TestValidPair(t *testing.T) {
 	tt, _ := NewTikToken("cl100k_base")
 	b := tt.bpe
 	tab := b.table()
-	rev := b.reversed()
+	rev := make([]string, b.vocab.ranks())
+	for id := range rev {
+		rev[id] = b.vocab.token(uint32(id))
+	}
 	rng := rand.New(rand.NewPCG(3, 5))
 	checked := 0
 	for range 20000 {

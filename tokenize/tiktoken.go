@@ -1,18 +1,16 @@
 package tokenize
 
 import (
-	"fmt"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/tiktoken-go/tokenizer"
 )
 
 // TikToken counts tokens of an OpenAI tiktoken encoding (cl100k_base or
-// o200k_base). The vocabularies are compiled into the binary by
-// github.com/tiktoken-go/tokenizer; nothing is downloaded.
+// o200k_base). The vocabularies and their lookup tables are embedded in
+// the binary (2.2 and 4.5 MB), ready without building anything at
+// start-up; nothing is downloaded.
 //
 // Counting is made fast by a cache: the text is cut where the encoding's
 // pre-tokenizer always cuts (between a non-space character and a following
@@ -103,20 +101,7 @@ const (
 
 // NewTikToken returns a counter for encoding "cl100k_base" or "o200k_base".
 func NewTikToken(encoding string) (*TikToken, error) {
-	var enc tokenizer.Encoding
-	switch encoding {
-	case "cl100k_base":
-		enc = tokenizer.Cl100kBase
-	case "o200k_base":
-		enc = tokenizer.O200kBase
-	default:
-		return nil, fmt.Errorf("%w %q: tiktoken encodings are cl100k_base and o200k_base", ErrUnknown, encoding)
-	}
-	codec, err := tokenizer.Get(enc)
-	if err != nil {
-		return nil, fmt.Errorf("load tiktoken %s: %w", encoding, err)
-	}
-	b, err := loadBPE(encoding, codec)
+	b, err := loadBPE(encoding)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +115,8 @@ func (t *TikToken) Encode(text string) []int {
 	ids := make([]int, len(ends))
 	prev := 0
 	for i, e := range ends {
-		ids[i] = int(t.bpe.ranks[text[prev:e]])
+		r, _ := t.bpe.vocab.rank(text[prev:e])
+		ids[i] = int(r)
 		prev = e
 	}
 	return ids

@@ -2,6 +2,9 @@ package tokenize
 
 import (
 	"encoding/json"
+	"github.com/tiktoken-go/tokenizer"
+
+	"github.com/gochunk/gochunk/tokenize/internal/bpeindex"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -98,7 +101,8 @@ func TestTikTokenMatchesJSTiktoken(t *testing.T) {
 			got := make([]uint, len(ends))
 			prev := 0
 			for k, e := range ends {
-				got[k] = tk.bpe.ranks[text[prev:e]]
+				r, _ := tk.bpe.vocab.rank(text[prev:e])
+				got[k] = uint(r)
 				prev = e
 			}
 			if c := tk.Count(text); c != len(want[i]) || !equalIDs(got, want[i]) {
@@ -129,20 +133,70 @@ func equalIDs(a, b []uint) bool {
 
 func head(ids []uint) []uint { return ids[:min(len(ids), 12)] }
 
-// The vocabulary is read in place from the codec (see codecRanks): a new
-// version of the library that moves it is caught here, and the values are
-// the ids Decode gives.
-func TestCodecRanks(t *testing.T) {
-	tk, err := NewTikToken("cl100k_base")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(tk.bpe.ranks) < 100_000 {
-		t.Fatalf("%d ranks", len(tk.bpe.ranks))
-	}
-	for _, tok := range []string{" the", "hello", "\n\n", "ization", "123"} {
-		if _, ok := tk.bpe.ranks[tok]; !ok {
-			t.Errorf("%q has no rank", tok)
+// The embedded vocabularies are tiktoken-go's, which compiles OpenAI's
+// into Go: every id decodes to the same bytes, and every token's rank is
+// its id.
+func TestEmbeddedVocabulary(t *testing.T) {
+	for _, enc := range []tokenizer.Encoding{tokenizer.Cl100kBase, tokenizer.O200kBase} {
+		codec, err := tokenizer.Get(enc)
+		if err != nil {
+			t.Fatal(err)
 		}
+		b, err := loadBPE(string(enc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := b.vocab
+		tokens := 0
+		for id := range v.ranks() + 1000 {
+			want, err := codec.Decode([]uint{uint(id)})
+			if err != nil {
+				want = ""
+			}
+			got := ""
+			if id < v.ranks() {
+				got = v.token(uint32(id))
+			}
+			if got != want {
+				t.Fatalf("%s: id %d is %q, tiktoken-go has %q", enc, id, got, want)
+			}
+			if got == "" {
+				continue
+			}
+			tokens++
+			if r, ok := v.rank(got); !ok || int(r) != id {
+				t.Fatalf("%s: rank of %q is %d (%v), want %d", enc, got, r, ok, id)
+			}
+		}
+		if tokens < 100_000 {
+			t.Fatalf("%s: %d tokens", enc, tokens)
+		}
+		for _, s := range []string{"", "not a token at all, surely", string(make([]byte, 300))} {
+			if r, ok := v.rank(s); ok {
+				t.Errorf("%s: %q has rank %d", enc, s, r)
+			}
+		}
+	}
+}
+
+// The embedded lookup tables are what bpeindex builds from the embedded
+// vocabularies (go generate ./tokenize writes both).
+func TestEmbeddedIndex(t *testing.T) {
+	for _, c := range []struct{ data, idx string }{{cl100kVocab, cl100kIndex}, {o200kVocab, o200kIndex}} {
+		at, slots, err := bpeindex.Build(c.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(bpeindex.Encode(at, slots)) != c.idx {
+			t.Fatal("an embedded index is not its vocabulary's: run go generate ./tokenize")
+		}
+	}
+	// A table that does not fit its vocabulary is built again.
+	v, err := newVocab(cl100kVocab, o200kIndex)
+	if err != nil || v.ranks() < 100_000 {
+		t.Fatalf("%v", err)
+	}
+	if r, ok := v.rank(" the"); !ok || v.token(r) != " the" {
+		t.Errorf("rank of \" the\": %d %v", r, ok)
 	}
 }

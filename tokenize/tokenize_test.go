@@ -374,3 +374,17 @@ func TestEncodePair(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLoadVocab measures indexing an embedded tiktoken vocabulary,
+// what a process pays the first time it counts with the encoding.
+func BenchmarkLoadVocab(b *testing.B) {
+	for _, name := range []string{"cl100k_base", "o200k_base"} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := loadVocab(name); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -34,6 +34,11 @@ Flags:
 	if !ok {
 		return code
 	}
+	for _, f := range []string{"context", "context-template", "parents"} {
+		if pf.IsSet(f) {
+			return fail(e, "bench", usagef("--%s: bench measures the chunkers alone; context and parents are measured by chunk, index and eval", f))
+		}
+	}
 	base, err := pf.Build(e.ctx)
 	if err != nil {
 		return fail(e, "bench", err)

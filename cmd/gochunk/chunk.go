@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/gochunk/gochunk/embed"
 	"io"
 	"os"
 	"runtime"
@@ -98,6 +99,22 @@ Flags:
 	if ferr := out.Flush(); err == nil {
 		err = ferr
 	}
+	if w.truncated > 0 {
+		em, _ := pl.Embedder(e.ctx) // built already: chunks were embedded
+		_, limit := embed.TokenizerOf(em)
+		fmt.Fprintf(e.stderr, "gochunk chunk: %d chunks were longer than the embedder's %d tokens: it embedded only their start (size chunks in its tokens: leave --tokenizer out)\n", w.truncated, limit)
+	}
+	if c := pl.Config().Context; c.Mode == "llm" {
+		if c.Estimate {
+			est := w.estimate
+			fmt.Fprintf(e.stderr, "gochunk chunk: context llm would take %d requests: %d prompt tokens (%d of them a document sent again, which a prompt cache serves) and about %d completion tokens (cl100k_base)\n",
+				est.Requests, est.PromptTokens, est.RepeatedTokens, est.CompletionTokens)
+		} else {
+			u := w.usage
+			fmt.Fprintf(e.stderr, "gochunk chunk: context llm: %d requests (%d answered from the cache), %d prompt tokens (%d read from the server's prompt cache), %d completion tokens\n",
+				u.Calls, u.CachedCalls, u.PromptTokens, u.CachedPromptTokens, u.CompletionTokens)
+		}
+	}
 	switch {
 	case e.ctx.Err() != nil:
 		fmt.Fprintln(e.stderr, "gochunk chunk: interrupted")
@@ -115,6 +132,10 @@ type writer struct {
 	traces *json.Encoder
 	line   []byte
 	code   int
+	// usage and estimate add up the results' context llm accounting.
+	usage     gochunk.LLMUsage
+	estimate  pipeline.ContextEstimate
+	truncated int
 }
 
 // write writes one input's records (or offsets, or trace) and reports its
@@ -130,6 +151,9 @@ func (w *writer) write(it pipeline.Item) error {
 		w.code = max(w.code, exitInput)
 		return nil
 	}
+	w.usage.Merge(it.Result.ContextUsage)
+	w.truncated += it.Result.Truncated
+	w.estimate.Add(it.Result.ContextEstimate)
 	if w.traces != nil && it.Result.Trace != nil {
 		if err := w.traces.Encode(it.Result.Trace); err != nil {
 			return fmt.Errorf("--debug-out: %w", err)

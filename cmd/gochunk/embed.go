@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/gochunk/gochunk/embed"
 	"io"
 	"os"
 	"strings"
@@ -55,9 +56,21 @@ Flags:
 	enc := json.NewEncoder(out)
 	index := 0
 	var lines []string
+	cut, limit := embed.Truncates(em)
+	truncated := 0
+	defer func() {
+		if truncated > 0 {
+			fmt.Fprintf(e.stderr, "gochunk embed: %d of %d lines were longer than the model's %d tokens: it embedded their first %d tokens\n", truncated, index, limit, limit)
+		}
+	}()
 	flush := func() error {
 		if len(lines) == 0 {
 			return nil
+		}
+		for _, l := range lines {
+			if cut != nil && cut(l) {
+				truncated++
+			}
 		}
 		vs, err := em.Embed(ctx, lines)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -30,6 +31,10 @@ type evalFlags struct {
 	rerank    string
 	rerankTop int
 	judge     eval.Judge
+	returnTok int
+	chunks    pipelineflag.List // NAME=DIR: chunks made elsewhere
+	expand    string
+	merge     int
 	random    int // > 0: evaluate that many candidates, drawn with shuffle
 	shuffle   func([]eval.Candidate)
 }
@@ -41,6 +46,10 @@ func (f *evalFlags) register(e env, fs *flag.FlagSet) {
 	fs.IntVar(&f.stitch, "stitch", 0, "concatenate this many documents into one, recording the seams as gold boundaries")
 	fs.StringVar(&f.retriever, "retriever", "bm25", "bm25 (built in), an embedder name (lexical, static:MODEL, onnx:MODEL, openai:MODEL) for dense retrieval (the lexical embedder fitted to the chunks' IDF), or hybrid:EMBEDDER for both fused by reciprocal rank")
 	fs.IntVar(&f.k, "k", 5, "chunks retrieved per question")
+	fs.IntVar(&f.returnTok, "return-tokens", 0, "compare at an equal budget: each question gets the best chunks (or parents) that fit in `N` tokens of the chunks' unit, instead of -k")
+	fs.Var(&f.chunks, "chunks", "score chunks made elsewhere beside gochunk's: `NAME=DIR`, DIR holding CORPUS.jsonl per corpus, one {\"text\"} per chunk with or without offsets (start/end, start_index/end_index, metadata.start_index; code points), as LangChain, LlamaIndex, Chonkie or Docling export them (repeatable); --budget like=NAME holds gochunk's configurations to their counts")
+	fs.StringVar(&f.expand, "expand", "", "with --parents: return each retrieved chunk's `parent` instead of the chunk")
+	fs.IntVar(&f.merge, "merge", 0, "with --parents: return a parent in place of `K` (2 or more) of its retrieved children (auto-merging)")
 	fs.BoolVar(&f.cohesion, "cohesion", false, "also compute the S2 cohesion score (embeds every sentence with --embedder)")
 	fs.Func("budget", "hold every configuration to a number of chunks per corpus, searching its size corpus by corpus: `CORPUS=N,…` or like=CHUNKER:KEY=VALUE,… (as many as that configuration makes, e.g. like=semchunk:size=800)", func(v string) (err error) {
 		f.budget, err = eval.ParseBudget(v)
@@ -75,7 +84,14 @@ func (f *evalFlags) setup(e env) (*eval.Dataset, eval.Options, error) {
 			return nil, opt, err
 		}
 	}
+	if f.expand != "" && f.expand != "parent" {
+		return nil, opt, usagef("--expand: want parent")
+	}
+	if f.merge < 0 || f.merge == 1 || f.returnTok < 0 {
+		return nil, opt, usagef("--merge wants 2 or more children (0: none), --return-tokens a positive budget (0: -k chunks)")
+	}
 	opt.K, opt.Budget, opt.RerankTop = f.k, f.budget, f.rerankTop
+	opt.ReturnTokens, opt.Expand, opt.Merge = f.returnTok, f.expand, f.merge
 	chat := func() (*llm.Client, error) { return pipeline.NewModel(f.pf.Cfg.LLM) }
 	if opt.Reranker, err = eval.NewReranker(f.rerank, eval.RerankerModels{Chat: chat, CrossEncoder: f.pf.Embedder().CrossEncoders(e.ctx)}); err != nil {
 		return nil, opt, err
@@ -138,7 +154,30 @@ func (f *evalFlags) run(e env, ds *eval.Dataset, opt eval.Options, cands []eval.
 		last = done
 	}
 	mk := pipeline.Chunkers(cfg)
+	imported := map[string]*eval.Imported{}
+	var importedCands []eval.Candidate
+	for _, spec := range f.chunks {
+		name, dir, ok := strings.Cut(spec, "=")
+		if !ok || name == "" || dir == "" {
+			return nil, usagef("--chunks %q: want NAME=DIR", spec)
+		}
+		im, err := eval.ImportChunks(name, dir, ds)
+		if err != nil {
+			return nil, err
+		}
+		imported[name] = im
+		importedCands = append(importedCands, eval.Candidate{Name: name, Chunker: "import:" + name})
+		if c := im.Card; c.NotFound > 0 || c.WrongOffsets > 0 {
+			fmt.Fprintf(e.stderr, "gochunk eval: %s: %d of %d chunks not found in their corpus (dropped), %d with offsets that do not hold their text\n", name, c.NotFound, c.Chunks, c.WrongOffsets)
+		}
+	}
+	// Imported chunks come first, so that the comparisons are against
+	// the other library's output.
+	cands = append(importedCands, cands...)
 	build := func(ctx context.Context, c eval.Candidate) (gochunk.Chunker, string, error) {
+		if im, ok := imported[strings.TrimPrefix(c.Chunker, "import:")]; ok && (strings.HasPrefix(c.Chunker, "import:") || len(c.Params) == 0) {
+			return im, "runes", nil
+		}
 		return mk(ctx, c.Chunker, c.Params, c.Tokenizer)
 	}
 	return eval.Compare(e.ctx, ds, cands, build, opt)

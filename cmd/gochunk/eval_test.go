@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gochunk/gochunk/internal/onnxtest"
@@ -221,5 +222,82 @@ func TestEvalRerankONNX(t *testing.T) {
 	}
 	if _, errs, code := runCmd(t, "", "eval", "--dataset", data, "--rerank", "onnx:"+t.TempDir(), "--onnx-library", lib); code == 0 || !strings.Contains(errs, "model.onnx") {
 		t.Errorf("a directory without a model: exit %d: %s", code, errs)
+	}
+}
+
+// Context and parents are swept like parameters and compared at an equal
+// budget of returned tokens.
+func TestEvalContextAndLevels(t *testing.T) {
+	dir := tinyDataset(t)
+	out, errs, code := runCmd(t, "", "eval", "--dataset", dir, "--chunker", "sentence", "--size", "30", "--return-tokens", "60", "--merge", "2",
+		"--sweep", "context=none,headings", "--sweep", "parents=0,90", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Configs []struct {
+			Name       string
+			Overall    map[string]float64 `json:"overall"`
+			Efficiency struct {
+				ReturnedTokens float64 `json:"returned_tokens"`
+			} `json:"efficiency"`
+		}
+		Comparisons []struct{ Config, Metric string }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Configs) != 4 || len(rep.Comparisons) == 0 {
+		t.Fatalf("report %s", out)
+	}
+	for _, c := range rep.Configs {
+		if !strings.Contains(c.Name, "context=") || !strings.Contains(c.Name, "parents=") {
+			t.Errorf("config name %q", c.Name)
+		}
+		if c.Efficiency.ReturnedTokens <= 0 || c.Efficiency.ReturnedTokens > 60 {
+			t.Errorf("%s: %.1f tokens returned a question, budget 60", c.Name, c.Efficiency.ReturnedTokens)
+		}
+	}
+	for _, bad := range [][]string{{"--expand", "section"}, {"--merge", "1"}, {"--return-tokens", "-5"}} {
+		if _, _, code := runCmd(t, "", append([]string{"eval", "--dataset", dir}, bad...)...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+}
+
+// gochunk chunk --context llm asks a chat model (a loopback stub here)
+// for each chunk's context and reports what it asked; --context-estimate
+// asks nothing and reports what it would.
+func TestChunkContextLLM(t *testing.T) {
+	var mu sync.Mutex
+	requests := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests++
+		mu.Unlock()
+		w.Write([]byte(`{"choices": [{"message": {"content": "{\"context\": \"Part of a note on cats.\"}"}}], "usage": {"prompt_tokens": 50, "completion_tokens": 7}}`))
+	}))
+	defer srv.Close()
+	text := "Cats sleep most of the day.\n\nKittens open their eyes after a week."
+	out, errs, code := runCmd(t, text, "chunk", "--size", "30", "--context", "llm", "--llm-url", srv.URL, "--llm-model", "stub", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for _, l := range lines {
+		var rec struct {
+			Text      string `json:"text"`
+			EmbedText string `json:"embed_text"`
+		}
+		if err := json.Unmarshal([]byte(l), &rec); err != nil || rec.EmbedText != "Part of a note on cats.\n\n"+rec.Text {
+			t.Errorf("record %s", l)
+		}
+	}
+	if requests != len(lines) || !strings.Contains(errs, "context llm: 3 requests (0 answered from the cache), 150 prompt tokens") {
+		t.Errorf("%d requests for %d chunks; stderr %q", requests, len(lines), errs)
+	}
+	_, errs, code = runCmd(t, text, "chunk", "--size", "30", "--context", "llm", "--context-estimate", "-")
+	if code != 0 || requests != len(lines) || !strings.Contains(errs, "context llm would take 3 requests") {
+		t.Errorf("estimate: exit %d, %d requests; stderr %q", code, requests, errs)
 	}
 }

@@ -40,7 +40,6 @@ Flags:
 	storeFlag(fs, &where)
 	tf.register(fs)
 	noEmbed := fs.Bool("no-embed", false, "store text only (keyword search), no vectors")
-	fs.BoolVar(&opt.Context, "context", false, "embed each chunk with its document's title and heading path before it (the stored text stays exact)")
 	fs.BoolVar(&opt.KeepDeleted, "keep-deleted", false, "keep the documents a source no longer holds")
 	fs.IntVar(&opt.Jobs, "jobs", runtime.GOMAXPROCS(0), "documents loaded and chunked at once")
 	fs.Var(&include, "include", "index only files matching this `GLOB` (of the path under the directory, or the name; repeatable)")
@@ -126,6 +125,8 @@ Flags:
 	k := fs.Int("k", 10, "number of hits")
 	mode := fs.String("mode", "hybrid", "vector, keyword or hybrid")
 	asJSON := fs.Bool("json", false, "one JSON object per hit: its record (source, chunk_index, text, start, end, …) and score")
+	expandFlag := fs.String("expand", "none", "return more than each hit's chunk: parent (of a store indexed with --parents), section (from the heading above it to the next of its level) or window:N (N chunks each side), as exact spans")
+	merge := fs.Int("merge", 0, "when `K` (2 or more) hits are children of one parent, return the parent in their place (auto-merging; needs --parents at indexing)")
 	words, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -134,6 +135,14 @@ Flags:
 	if err != nil || len(words) == 0 {
 		return fail(e, "search", usagef("give a QUERY and --mode vector, keyword or hybrid"))
 	}
+	x, err := index.ParseExpand(*expandFlag)
+	if err != nil {
+		return fail(e, "search", usagef("%v", err))
+	}
+	if *merge < 0 || *merge > 1000 {
+		return fail(e, "search", usagef("--merge: want 2 to 1000 children of one parent, or 0"))
+	}
+	x.Merge = *merge
 	if _, err := os.Stat(where); err != nil && !store.IsPostgres(where) {
 		return fail(e, "search", fmt.Errorf("store %s: %w", where, index.ErrEmpty))
 	}
@@ -146,7 +155,7 @@ Flags:
 	if err != nil {
 		return fail(e, "search", err)
 	}
-	hits, err := search.Search(e.ctx, store.Query{Text: strings.Join(words, " "), K: *k, Mode: m})
+	hits, err := search.SearchExpand(e.ctx, store.Query{Text: strings.Join(words, " "), K: *k, Mode: m}, x)
 	if err != nil {
 		return fail(e, "search", err)
 	}
@@ -154,6 +163,10 @@ Flags:
 		if *asJSON {
 			b, _ := json.Marshal(h)
 			fmt.Fprintf(e.stdout, "%s\n", b)
+			continue
+		}
+		if x := h.Expanded; x != nil {
+			fmt.Fprintf(e.stdout, "%d. %s #%d, %s [%d:%d] score %.4f\n%s\n\n", i+1, h.Source, h.ChunkIndex, x.Kind, x.Start, x.End, h.Score, x.Text)
 			continue
 		}
 		fmt.Fprintf(e.stdout, "%d. %s #%d [%d:%d] score %.4f\n%s\n\n", i+1, h.Source, h.ChunkIndex, h.Start, h.End, h.Score, h.Text)

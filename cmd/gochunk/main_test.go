@@ -200,6 +200,10 @@ func TestBench(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[0]), &r); err != nil || r.Chunker != "recursive" || r.MBPerSec <= 0 || r.Chunks == 0 {
 		t.Errorf("result %+v, %v", r, err)
 	}
+	// What bench does not measure is refused, not ignored.
+	if _, errs, code := runCmd(t, "", "bench", "--generate", "1", "--parents", "100"); code != 2 || !strings.Contains(errs, "--parents") {
+		t.Errorf("bench --parents: exit %d, %q", code, errs)
+	}
 }
 
 func TestEmbed(t *testing.T) {

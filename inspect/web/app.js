@@ -128,8 +128,33 @@
     return s;
   }
 
+  // where names where a chunk lies in its source: its lines or pages.
+  function where(c) {
+    if (c.pages) return c.pages[0] === c.pages[1] ? `page ${c.pages[0]}` : `pages ${c.pages[0]}–${c.pages[1]}`;
+    if (c.lines) return c.lines[0] === c.lines[1] ? `line ${c.lines[0]}` : `lines ${c.lines[0]}–${c.lines[1]}`;
+    return "";
+  }
+
+  // pagesView draws a PDF's pages (images the server rendered) with every
+  // chunk's boxes over them, in the chunk's colour.
+  function pagesView(pages, chunks) {
+    const wrap = el("div", { class: "pages" });
+    for (const p of pages) {
+      const page = el("div", { class: "page", "data-page": p.page });
+      page.append(el("img", { src: "data:image/png;base64," + p.png_base64, alt: `page ${p.page}` }));
+      const s = svg("svg", { viewBox: `0 0 ${p.width} ${p.height}`, preserveAspectRatio: "none", class: "boxes" });
+      chunks.forEach((c, i) => (c.boxes || []).filter((b) => b.page === p.page).forEach((b) => {
+        s.append(svg("rect", { x: b.bbox[0], y: b.bbox[1], width: Math.max(b.bbox[2] - b.bbox[0], 1), height: Math.max(b.bbox[3] - b.bbox[1], 1), class: `b${i % 6}`, "data-chunk": c.chunk_index },
+          svg("title", {}, `chunk ${c.chunk_index}: ${where(c)}`)));
+      }));
+      page.append(s);
+      wrap.append(el("figure", {}, page, el("figcaption", { text: `page ${p.page}` })));
+    }
+    return wrap;
+  }
+
   // view renders text with its chunks into a fresh element.
-  function view(text, chunks, trace, unit) {
+  function view(text, chunks, trace, unit, pages) {
     const out = el("div", { class: "view" });
     const cp = cpIndex(text);
     const runes = cp.length - 1;
@@ -176,12 +201,17 @@
       }
     }
     textEl.append(blk);
-    // Hovering a piece lights every piece of its chunk (all its spans).
-    textEl.addEventListener("mouseover", (e) => {
-      const c = e.target.getAttribute && e.target.getAttribute("data-chunk");
-      textEl.querySelectorAll(".hl").forEach((x) => x.classList.remove("hl"));
-      if (c !== null && c !== undefined) textEl.querySelectorAll(`[data-chunks~="${c}"]`).forEach((x) => x.classList.add("hl"));
-    });
+    // Hovering a piece lights every piece of its chunk (all its spans),
+    // and its boxes on the pages; hovering a box, its text.
+    const pagesEl = pages && pages.length && chunks.some((c) => c.boxes) ? pagesView(pages, chunks) : null;
+    const light = (c) => {
+      out.querySelectorAll(".hl").forEach((x) => x.classList.remove("hl"));
+      if (c === null || c === undefined) return;
+      textEl.querySelectorAll(`[data-chunks~="${c}"]`).forEach((x) => x.classList.add("hl"));
+      if (pagesEl) pagesEl.querySelectorAll(`rect[data-chunk="${c}"]`).forEach((x) => x.classList.add("hl"));
+    };
+    textEl.addEventListener("mouseover", (e) => light(e.target.getAttribute && e.target.getAttribute("data-chunk")));
+    if (pagesEl) pagesEl.addEventListener("mouseover", (e) => light(e.target.getAttribute && e.target.getAttribute("data-chunk")));
     const jump = (unitSpan) => {
       if (!unitSpan) return;
       const r = unitSpan.start_rune;
@@ -199,13 +229,13 @@
     const charts = el("div", { class: "charts" }, histogram(chunks, unit));
     if (trace && trace.curve && trace.curve.length) charts.append(curve(trace, jump));
     out.append(charts);
-    out.append(el("div", { class: "legend", text: "Each colour is a chunk (▏ marks where one starts); hatched text is in two chunks (overlap); hover a piece to light its whole chunk, all its spans." + (trace && trace.curve ? " Curve: blue raw, green smoothed, orange threshold, red dashes where chunks start (click one to see it)." : "") }));
-    out.append(textEl);
+    out.append(el("div", { class: "legend", text: "Each colour is a chunk (▏ marks where one starts); hatched text is in two chunks (overlap); hover a piece to light its whole chunk, all its spans" + (pages && pages.length ? ", and its boxes on the pages (hover a box to light its text)." : ".") + (trace && trace.curve ? " Curve: blue raw, green smoothed, orange threshold, red dashes where chunks start (click one to see it)." : "") }));
+    out.append(pagesEl ? el("div", { class: "withpages" }, textEl, pagesEl) : textEl);
     const rows = el("tbody");
     chunks.forEach((c) => rows.append(el("tr", { "data-row": c.chunk_index }, el("td", { class: "n", text: c.chunk_index }), el("td", { class: "n", text: c.token_count }),
-      el("td", { text: spansOf(c).map((s) => `${s.start_rune}–${s.end_rune}`).join(", ") }), el("td", { text: c.text.slice(0, 90) }))));
+      el("td", { text: spansOf(c).map((s) => `${s.start_rune}–${s.end_rune}`).join(", ") }), el("td", { class: "where", text: where(c) }), el("td", { text: c.text.slice(0, 90) }))));
     out.append(el("details", {}, el("summary", { text: "chunks" }),
-      el("table", { class: "chunks" }, el("thead", {}, el("tr", {}, el("th", { text: "#" }), el("th", { text: unit }), el("th", { text: "spans (characters)" }), el("th", { text: "text" }))), rows)));
+      el("table", { class: "chunks" }, el("thead", {}, el("tr", {}, el("th", { text: "#" }), el("th", { text: unit }), el("th", { text: "spans (characters)" }), el("th", { text: "where" }), el("th", { text: "text" }))), rows)));
     return out;
   }
 
@@ -287,10 +317,10 @@
     return pane;
   }
 
-  const textArea = el("textarea", { id: "text", placeholder: "Paste a text here, or drop a file (text, markdown, HTML, PDF) below." });
+  const textArea = el("textarea", { id: "text", placeholder: "Paste a text here, or drop a file (text, markdown, HTML, PDF, Word, PowerPoint, Excel, EPUB, e-mail) below." });
   textArea.value = params.get("text") || "";
   const fileInfo = el("span", {});
-  const fileInput = el("input", { type: "file", accept: ".txt,.md,.markdown,.html,.htm,.pdf,text/*,application/pdf" });
+  const fileInput = el("input", { type: "file", accept: ".txt,.md,.markdown,.html,.htm,.pdf,.docx,.pptx,.xlsx,.odt,.ods,.odp,.epub,.eml,.mbox,text/*,application/pdf" });
   const drop = el("div", { class: "drop" }, "Drop a file here or ", fileInput, " ", fileInfo);
   async function takeFile(f) {
     const name = f.name.toLowerCase();
@@ -301,6 +331,13 @@
       state.doc = { pdf_base64: btoa(bin) };
       textArea.value = "";
       fileInfo.textContent = `${f.name} (PDF: its text is extracted by the server)`;
+    } else if ([".docx", ".pptx", ".xlsx", ".odt", ".ods", ".odp", ".epub", ".eml", ".mbox"].some((x) => name.endsWith(x))) {
+      const buf = new Uint8Array(await f.arrayBuffer());
+      let bin = "";
+      for (let i = 0; i < buf.length; i += 0x8000) bin += String.fromCharCode.apply(null, buf.subarray(i, i + 0x8000));
+      state.doc = { file_base64: btoa(bin), file_name: f.name };
+      textArea.value = "";
+      fileInfo.textContent = `${f.name} (read by the server: its structure as markdown)`;
     } else if (name.endsWith(".html") || name.endsWith(".htm")) {
       state.doc = { html: await f.text() };
       textArea.value = "";
@@ -352,13 +389,14 @@
     const req = pane.config(url);
     req.trace = true;
     req.documents = [doc];
+    if (doc.pdf_base64) req.render_pages = true; // the chunks' boxes over the pages
     const started = performance.now();
     const r = await api("/v1/chunk", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(req) });
     const body = await r.json();
     if (!r.ok) throw new Error(body.error ? body.error.message : r.statusText);
     const res = body.documents[0];
     if (res.error) throw new Error(res.error);
-    const v = view(res.text, res.chunks, res.trace, body.tokenizer);
+    const v = view(res.text, res.chunks, res.trace, body.tokenizer, res.pages);
     pane.show(v);
     return performance.now() - started;
   }

@@ -204,6 +204,21 @@ func (t *Tree) Definitions(a, b int) (in []Definition, within *Definition) {
 	return in, within
 }
 
+// Enclosing returns the definitions that hold all of [a, b), outermost
+// first: a method's class, then the method.
+func (t *Tree) Enclosing(a, b int) []Definition {
+	var out []Definition
+	for _, d := range t.Defs {
+		if d.Start >= a {
+			break
+		}
+		if d.End >= b {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // kindLabel turns a node kind into a word: function_definition → function,
 // class_declaration → class, impl_item → impl.
 func kindLabel(kind string) string {

@@ -58,8 +58,8 @@ func (p *Flags) RegisterResources(fs *flag.FlagSet) {
 	p.RegisterEmbedder(fs)
 	fs.IntVar(&c.BatchTokens, "max-batch-tokens", 0, fmt.Sprintf("tokens per embedder call when chunks are embedded (default %d)", embed.DefaultBatchTokens))
 	l := &c.LLM
-	fs.StringVar(&l.URL, "llm-url", "", "base URL of an OpenAI-compatible chat API for llm-split and propositions, e.g. http://localhost:11434/v1 (key from OPENAI_API_KEY)")
-	fs.StringVar(&l.Model, "llm-model", "", "chat model for llm-split and propositions")
+	fs.StringVar(&l.URL, "llm-url", "", "base URL of an OpenAI-compatible chat API for llm-split, propositions and --context llm, e.g. http://localhost:11434/v1 (key from OPENAI_API_KEY)")
+	fs.StringVar(&l.Model, "llm-model", "", "chat model for llm-split, propositions and --context llm")
 	fs.StringVar(&l.CacheDir, "llm-cache", "", "directory keeping the model's answers, so re-runs are free and identical")
 	BytesVar(fs, "cache-limit", "bound of each disk cache (--llm-cache, --embed-cache-dir), bytes or with a unit (1GiB); least recently used entries go first; see gochunk cache", &l.CacheBytes, &c.Embedder.DiskCacheBytes)
 	fs.BoolVar(&p.llmJSON, "llm-json", true, "ask for schema-constrained JSON answers (servers that refuse are asked plainly)")
@@ -111,7 +111,18 @@ func (p *Flags) RegisterChunking(fs *flag.FlagSet) {
 		p.progress = v
 		return nil
 	})
-	fs.StringVar(&c.Input, "input", "auto", "input kind: auto (by the extension: .pdf, .html, .htm, else text), text, pdf (needs Poppler's pdftotext), html (its structure as markdown), elements (layout JSON: gochunk, Unstructured, Docling, PyMuPDF)")
+	fs.Var((*contextFlag)(&c.Context), "context", "what each chunk's embedded and keyword-indexed text carries besides the chunk: none (the default), headings (title > heading path, or a code file's path > enclosing definition), template (--context-template) or llm (a chat model, --llm-model, situates each chunk in its document: contextual retrieval); the chunk's text and offsets stay exact")
+	fs.IntVar(&c.Context.DocumentTokens, "context-document-tokens", 0, "with --context llm: the most `TOKENS` of a document sent with each chunk (default 16000; a longer one is sent as the chunk's section or the text around it)")
+	fs.BoolVar(&c.Context.Estimate, "context-estimate", false, "with --context llm: ask the model nothing, and report the requests and tokens it would take")
+	fs.IntVar(&c.Parents, "parents", 0, "make two levels: group each document's chunks into parents of at most `SIZE` tokens of --tokenizer, sections first; search can then return parents (--expand, --merge)")
+	fs.Func("context-template", "Go `TEMPLATE` of the embedded text over .Title, .Headings, .Path, .Source, .Lines, .Pages, .Metadata and .Text (sets --context template)", func(v string) error {
+		c.Context.Template = v
+		if c.Context.Mode == "" {
+			c.Context.Mode = "template"
+		}
+		return nil
+	})
+	fs.StringVar(&c.Input, "input", "auto", "input kind: auto (by the extension: .pdf, .html, .htm, .docx, .pptx, .xlsx, .odt, .ods, .odp, .epub, .eml, .mbox, else text), text, pdf (needs Poppler's pdftotext), html (its structure as markdown), docx, pptx, xlsx, odt, ods, odp, epub, eml, mbox (read in Go, their structure as markdown), elements (layout JSON: gochunk, Unstructured, Docling, PyMuPDF)")
 	fs.Func("invalid-utf8", "what to do with invalid UTF-8: reject (an error; the default) or repair (replace with U+FFFD; offsets refer to the repaired text)", func(v string) error {
 		c.InvalidUTF8 = gochunk.InvalidUTF8Policy(v)
 		return nil
@@ -327,4 +338,29 @@ func (c *countFlag) Set(v string) error {
 	}
 	*c.dst = n
 	return nil
+}
+
+// contextFlag is --context: a mode.
+type contextFlag pipeline.ContextConfig
+
+func (c *contextFlag) String() string {
+	if c == nil {
+		return ""
+	}
+	return c.Mode
+}
+
+func (c *contextFlag) Set(v string) error {
+	switch v {
+	case "true":
+		v = "headings"
+	case "false":
+		v = "none"
+	}
+	switch v {
+	case "none", "headings", "template", "llm":
+		c.Mode = v
+		return nil
+	}
+	return errors.New("want none, headings, template or llm")
 }

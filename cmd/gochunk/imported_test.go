@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/gochunk/gochunk/internal/npmtest"
+)
+
+// splitScript splits each corpus of a Chroma directory with LangChain.js's
+// RecursiveCharacterTextSplitter and writes one CORPUS.jsonl of {"text"}
+// per corpus, as a user exporting its chunks would.
+const splitScript = `import { RecursiveCharacterTextSplitter } from "@langchain/textsplitters";
+import fs from "fs";
+import path from "path";
+const [src, out, size] = process.argv.slice(2);
+fs.mkdirSync(out, { recursive: true });
+const splitter = new RecursiveCharacterTextSplitter({ chunkSize: +size, chunkOverlap: 0 });
+for (const f of fs.readdirSync(src).filter((f) => f.endsWith(".md") && f !== "README.md")) {
+  const text = fs.readFileSync(path.join(src, f), "utf8");
+  const chunks = await splitter.splitText(text);
+  fs.writeFileSync(path.join(out, f.replace(/\.md$/, "") + ".jsonl"), chunks.map((c) => JSON.stringify({ text: c })).join("\n") + "\n");
+}
+`
+
+// LangChain.js's chunks of the development corpora, scored beside
+// gochunk's at the same per-corpus chunk counts: every chunk is found in
+// its corpus, nothing is lost, and gochunk's recursive chunker, which
+// follows LangChain's, scores the same.
+func TestEvalImportedLangChain(t *testing.T) {
+	data := filepath.Join("..", "..", "..", "shared", "eval", "chroma")
+	if _, err := os.Stat(data); err != nil {
+		t.Skipf("skipping: %s not found (the shared data is only present in the project's CI)", data)
+	}
+	node, dir := npmtest.Install(t, "npm-langchain", "@langchain/textsplitters@0.1.0", "@langchain/core@0.3.40")
+	script := filepath.Join(dir, "split.mjs")
+	if err := os.WriteFile(script, []byte(splitScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "langchain")
+	if b, err := exec.Command(node, script, data, out, "800").CombinedOutput(); err != nil {
+		t.Fatalf("LangChain.js: %v\n%s", err, b)
+	}
+	stdout, errs, code := runCmd(t, "", "eval", "--dataset", data, "--chunks", "langchain="+out, "--chunker", "recursive,adaptive", "--size", "800",
+		"--budget", "like=langchain", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Configs []struct {
+			Name    string
+			Overall map[string]float64 `json:"overall"`
+			Card    *struct {
+				Chunks    int     `json:"chunks"`
+				Located   int     `json:"located_by_text"`
+				NotFound  int     `json:"not_found"`
+				Uncovered float64 `json:"uncovered"`
+			} `json:"report_card"`
+		}
+		Comparisons []struct {
+			Config, Baseline, Metric string
+			Diff                     float64
+			Lo                       float64 `json:"ci_low"`
+			Hi                       float64 `json:"ci_high"`
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Configs) != 3 || rep.Configs[0].Name != "langchain" {
+		t.Fatalf("configs %+v", rep.Configs)
+	}
+	card := rep.Configs[0].Card
+	if card == nil || card.Chunks == 0 || card.Located != card.Chunks || card.NotFound != 0 || card.Uncovered > 0.001 {
+		t.Errorf("report card %+v", card)
+	}
+	for _, c := range rep.Configs[1:] {
+		if c.Overall["chunks"] != rep.Configs[0].Overall["chunks"] {
+			t.Errorf("%s: %v chunks, LangChain.js %v: not at the same budget", c.Name, c.Overall["chunks"], rep.Configs[0].Overall["chunks"])
+		}
+	}
+	for _, c := range rep.Comparisons {
+		t.Logf("%s vs %s, %s: %+.1f [%+.1f, %+.1f]", c.Config, c.Baseline, c.Metric, 100*c.Diff, 100*c.Lo, 100*c.Hi)
+		if c.Config == "recursive size=800" && c.Metric == "recall" && math.Abs(c.Diff) > 0.02 {
+			t.Errorf("gochunk's recursive chunker differs from LangChain.js's by %.3f in recall", c.Diff)
+		}
+	}
+}

@@ -1,0 +1,188 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gochunk/gochunk/pipeline"
+	"github.com/gochunk/gochunk/store"
+)
+
+// Expand says what a search returns for its hits besides their chunks:
+// small chunks are matched, larger spans of their documents returned,
+// with exact offsets (LlamaIndex's auto-merging and sentence-window
+// retrieval, Docling's expansion to the section).
+type Expand struct {
+	// Mode is none (the default), parent (the chunk's parent, from an
+	// index made with parents), section (from the heading above the chunk
+	// to the next of its level) or window (Window chunks on each side).
+	Mode   string
+	Window int
+	// Merge, when 2 or more, replaces any Merge or more hits that are
+	// children of one parent by the parent (auto-merging), in the place
+	// of the best of them.
+	Merge int
+}
+
+// ParseExpand reads none, parent, section or window:N.
+func ParseExpand(s string) (Expand, error) {
+	switch s {
+	case "", "none", "parent", "section":
+		return Expand{Mode: strings.TrimPrefix(s, "none")}, nil
+	}
+	if n, ok := strings.CutPrefix(s, "window:"); ok {
+		w, err := strconv.Atoi(n)
+		if err == nil && w >= 1 && w <= 1000 {
+			return Expand{Mode: "window", Window: w}, nil
+		}
+	}
+	return Expand{}, fmt.Errorf("expand %q: want none, parent, section or window:N (N from 1 to 1000)", s)
+}
+
+// sectionReach is how far before and after a hit expand section looks
+// for its section's headings: a section longer than that is cut there.
+const sectionReach = 64 << 10
+
+// ErrNoText is returned by an expanding search on a store that keeps no
+// document texts, ErrNoParent by one asking for the parents of chunks
+// indexed without.
+var (
+	ErrNoText   = errors.New("the store keeps no document texts to expand hits with: index with --parents (which keeps them)")
+	ErrNoParent = errors.New("the store's chunks have no parents: index with --parents to expand to parents")
+)
+
+// expand applies x to hits, best first.
+func (s *Searcher) expand(ctx context.Context, hits []store.Hit, x Expand) ([]store.Hit, error) {
+	if x.Mode == "" && x.Merge < 2 {
+		return hits, nil
+	}
+	// span reads bytes [start, end) of a document's stored text, and
+	// checks that it is all there.
+	span := func(id string, start, end int) (string, error) {
+		t, kept, err := s.st.DocumentText(ctx, id, start, end)
+		if err != nil {
+			return "", err
+		}
+		if !kept {
+			return "", ErrNoText
+		}
+		if len(t) != end-start {
+			return "", fmt.Errorf("the stored text of %s is shorter than its chunks' offsets: re-index it", id)
+		}
+		return t, nil
+	}
+	type parentKey struct {
+		doc   string
+		index int
+	}
+	if x.Merge >= 2 {
+		count := map[parentKey]int{}
+		for _, h := range hits {
+			if h.Parent != nil {
+				count[parentKey{h.Source, h.Parent.Index}]++
+			}
+		}
+		var out []store.Hit
+		merged := map[parentKey]int{} // where the parent stands in out
+		for _, h := range hits {
+			if h.Parent == nil || count[parentKey{h.Source, h.Parent.Index}] < x.Merge {
+				out = append(out, h)
+				continue
+			}
+			key := parentKey{h.Source, h.Parent.Index}
+			if at, ok := merged[key]; ok {
+				out[at].Expanded.Chunks = append(out[at].Expanded.Chunks, h.ChunkIndex)
+				continue
+			}
+			p := h.Parent
+			t, err := span(h.Source, p.Start, p.End)
+			if err != nil {
+				return nil, err
+			}
+			h.Expanded = &store.Expansion{Kind: "merged", Start: p.Start, End: p.End, StartRune: p.StartRune, EndRune: p.EndRune, Text: t, Chunks: []int{h.ChunkIndex}}
+			merged[key] = len(out)
+			out = append(out, h)
+		}
+		hits = out
+	}
+	if x.Mode == "" {
+		return hits, nil
+	}
+	type spanKey struct {
+		doc        string
+		start, end int
+	}
+	seen := map[spanKey]bool{}
+	var out []store.Hit
+	for _, h := range hits {
+		if h.Expanded != nil {
+			seen[spanKey{h.Source, h.Expanded.Start, h.Expanded.End}] = true
+			out = append(out, h)
+			continue
+		}
+		e := store.Expansion{Kind: x.Mode, Chunks: []int{h.ChunkIndex}}
+		switch x.Mode {
+		case "parent":
+			if h.Parent == nil {
+				return nil, fmt.Errorf("chunk %d of %s: %w", h.ChunkIndex, h.Source, ErrNoParent)
+			}
+			e.Start, e.End, e.StartRune, e.EndRune = h.Parent.Start, h.Parent.End, h.Parent.StartRune, h.Parent.EndRune
+		case "window":
+			spans, err := s.st.Offsets(ctx, h.Source, h.ChunkIndex-x.Window, h.ChunkIndex+x.Window)
+			if err != nil {
+				return nil, err
+			}
+			e.Start, e.End, e.StartRune, e.EndRune = h.Start, h.End, h.StartRune, h.EndRune
+			for _, sp := range spans {
+				if sp.Start < e.Start {
+					e.Start, e.StartRune = sp.Start, sp.StartRune
+				}
+				if sp.End > e.End {
+					e.End, e.EndRune = sp.End, sp.EndRune
+				}
+			}
+		case "section":
+			// The section is looked for within sectionReach bytes on each
+			// side of the hit, not in the whole document.
+			from := max(h.Start-sectionReach, 0)
+			t, kept, err := s.st.DocumentText(ctx, h.Source, from, h.End+sectionReach)
+			if err != nil {
+				return nil, err
+			}
+			if !kept {
+				return nil, ErrNoText
+			}
+			if len(t) < h.End-from {
+				return nil, fmt.Errorf("the stored text of %s is shorter than its chunks' offsets: re-index it", h.Source)
+			}
+			skip := 0 // a window cut inside a character starts after it
+			for skip < len(t) && from+skip < h.Start && !utf8.RuneStart(t[skip]) {
+				skip++
+			}
+			a, b := pipeline.Section(t[skip:], h.Start-from-skip)
+			a, b = min(a+skip, h.Start-from), max(b+skip, h.End-from)
+			for b < len(t) && !utf8.RuneStart(t[b]) {
+				b--
+			}
+			e.Start, e.End = from+a, from+b
+			e.StartRune = h.StartRune - utf8.RuneCountInString(t[a:h.Start-from])
+			e.EndRune = h.EndRune + utf8.RuneCountInString(t[h.End-from:b])
+		}
+		key := spanKey{h.Source, e.Start, e.End}
+		if seen[key] {
+			continue // a better hit returns this span already
+		}
+		seen[key] = true
+		var err error
+		if e.Text, err = span(h.Source, e.Start, e.End); err != nil {
+			return nil, err
+		}
+		h.Expanded = &e
+		out = append(out, h)
+	}
+	return out, nil
+}

@@ -1,0 +1,219 @@
+package officedoc
+
+import (
+	"encoding/xml"
+	"strconv"
+	"strings"
+
+	"github.com/gochunk/gochunk"
+)
+
+// docxStyle is what a paragraph style says about structure: a heading
+// level (0 for none), or a title.
+type docxStyle struct {
+	level int
+	title bool
+	list  bool
+}
+
+// docxStyles reads word/styles.xml: a heading is a style named "heading
+// N" (Word's built-in names are English whatever the language of the
+// document) or with an outline level; "Title" is the title.
+func docxStyles(a *archive) (map[string]docxStyle, error) {
+	out := map[string]docxStyle{}
+	if !a.has("word/styles.xml") {
+		return out, nil
+	}
+	data, err := a.part("word/styles.xml")
+	if err != nil {
+		return nil, err
+	}
+	var id string
+	var st docxStyle
+	err = walkXML(data, func(t xml.Token) error {
+		switch e := t.(type) {
+		case xml.StartElement:
+			switch e.Name.Local {
+			case "style":
+				id, st = attr(e, "styleId"), docxStyle{}
+			case "name":
+				name := strings.ToLower(attr(e, "val"))
+				if n, ok := strings.CutPrefix(name, "heading "); ok {
+					if lv, err := strconv.Atoi(n); err == nil {
+						st.level = lv
+					}
+				}
+				st.title = name == "title"
+				st.list = strings.HasPrefix(name, "list")
+			case "outlineLvl":
+				if lv, err := strconv.Atoi(attr(e, "val")); err == nil && lv < 9 && st.level == 0 {
+					st.level = lv + 1
+				}
+			}
+		case xml.EndElement:
+			if e.Name.Local == "style" && id != "" {
+				out[id] = st
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// docxNumbering reads word/numbering.xml: whether each list (numId) level
+// is numbered (true) or bulleted.
+func docxNumbering(a *archive) (map[string]map[int]bool, error) {
+	out := map[string]map[int]bool{}
+	if !a.has("word/numbering.xml") {
+		return out, nil
+	}
+	data, err := a.part("word/numbering.xml")
+	if err != nil {
+		return nil, err
+	}
+	abstract := map[string]map[int]bool{}
+	var absID, numID string
+	lvl := -1
+	err = walkXML(data, func(t xml.Token) error {
+		e, ok := t.(xml.StartElement)
+		if !ok {
+			return nil
+		}
+		switch e.Name.Local {
+		case "abstractNum":
+			absID, numID = attr(e, "abstractNumId"), ""
+			abstract[absID] = map[int]bool{}
+		case "lvl":
+			lvl, _ = strconv.Atoi(attr(e, "ilvl"))
+		case "numFmt":
+			if m := abstract[absID]; m != nil && numID == "" {
+				f := attr(e, "val")
+				m[lvl] = f != "bullet" && f != "none" && f != ""
+			}
+		case "num":
+			numID = attr(e, "numId")
+		case "abstractNumId":
+			if numID != "" {
+				out[numID] = abstract[attr(e, "val")]
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// docxElements reads a Word document's body: headings with their levels,
+// paragraphs, list items with their nesting, tables.
+func docxElements(a *archive) ([]gochunk.Element, error) {
+	styles, err := docxStyles(a)
+	if err != nil {
+		return nil, err
+	}
+	numbering, err := docxNumbering(a)
+	if err != nil {
+		return nil, err
+	}
+	data, err := a.part("word/document.xml")
+	if err != nil {
+		return nil, err
+	}
+	var els []gochunk.Element
+	var para strings.Builder
+	var style, numID string
+	ilvl, tables := 0, 0
+	inText := false
+	var rows [][]string
+	var cell strings.Builder
+	counters := map[string][]int{} // numbered lists' counters by numId, per level
+	err = walkXML(data, func(t xml.Token) error {
+		switch e := t.(type) {
+		case xml.StartElement:
+			switch e.Name.Local {
+			case "p":
+				para.Reset()
+				style, numID, ilvl = "", "", 0
+			case "pStyle":
+				style = attr(e, "val")
+			case "ilvl":
+				ilvl, _ = strconv.Atoi(attr(e, "val"))
+			case "numId":
+				numID = attr(e, "val")
+			case "t":
+				inText = true
+			case "tab":
+				para.WriteByte('\t')
+			case "br", "cr":
+				para.WriteByte('\n')
+			case "tbl":
+				if tables++; tables == 1 {
+					rows = nil
+				}
+			case "tr":
+				if tables == 1 {
+					rows = append(rows, nil)
+				}
+			case "tc":
+				if tables == 1 {
+					cell.Reset()
+				}
+			}
+		case xml.CharData:
+			if inText {
+				para.Write(e)
+			}
+		case xml.EndElement:
+			switch e.Name.Local {
+			case "t":
+				inText = false
+			case "p":
+				text := strings.TrimSpace(para.String())
+				if tables > 0 {
+					if text != "" {
+						if cell.Len() > 0 {
+							cell.WriteByte(' ')
+						}
+						cell.WriteString(text)
+					}
+					return nil
+				}
+				if text == "" {
+					return nil
+				}
+				st := styles[style]
+				switch {
+				case st.title:
+					els = append(els, heading(1, text))
+				case st.level > 0:
+					els = append(els, heading(st.level, text))
+				case numID != "" && numID != "0" || st.list:
+					marker := "- "
+					if numbering[numID][ilvl] {
+						c := counters[numID]
+						for len(c) <= ilvl {
+							c = append(c, 0)
+						}
+						c = c[:ilvl+1]
+						c[ilvl]++
+						counters[numID] = c
+						marker = strconv.Itoa(c[ilvl]) + ". "
+					}
+					els = append(els, gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", ilvl) + marker + oneLine(text)})
+				default:
+					els = append(els, gochunk.Element{Type: "paragraph", Text: text})
+				}
+			case "tc":
+				if tables == 1 && len(rows) > 0 {
+					rows[len(rows)-1] = append(rows[len(rows)-1], cell.String())
+				}
+			case "tbl":
+				if tables--; tables == 0 && len(rows) > 0 {
+					if md := table(rows); md != "" {
+						els = append(els, gochunk.Element{Type: "table", Text: md})
+					}
+				}
+			}
+		}
+		return nil
+	})
+	return els, err
+}

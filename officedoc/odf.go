@@ -1,0 +1,309 @@
+package officedoc
+
+import (
+	"encoding/xml"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gochunk/gochunk"
+)
+
+// maxRepeat bounds a cell or row repeated by number-columns-repeated or
+// number-rows-repeated (spreadsheets repeat empty cells to the sheet's
+// edge: a million rows); only repeats of a non-empty cell are expanded.
+const maxRepeat = 1000
+
+// odfElements reads an OpenDocument text (ODT), spreadsheet (ODS) or
+// presentation (ODP) from its content.xml: headings with their outline
+// levels, paragraphs (the "Title" style as the title), list items with
+// their nesting (numbered or bulleted by their list style), tables;
+// sheets as "## Sheet N: name" and a table; slides as "## Slide N:
+// title", their text as list items and their notes as a caption.
+func odfElements(a *archive) ([]gochunk.Element, error) {
+	numbered := map[string]map[int]bool{}
+	for _, part := range []string{"styles.xml", "content.xml"} {
+		if !a.has(part) {
+			continue
+		}
+		data, err := a.part(part)
+		if err != nil {
+			return nil, err
+		}
+		var style string
+		err = walkXML(data, func(t xml.Token) error {
+			e, ok := t.(xml.StartElement)
+			if !ok {
+				return nil
+			}
+			switch e.Name.Local {
+			case "list-style":
+				style = attr(e, "name")
+				numbered[style] = map[int]bool{}
+			case "list-level-style-number", "list-level-style-bullet":
+				if lv, err := strconv.Atoi(attr(e, "level")); err == nil && numbered[style] != nil {
+					numbered[style][lv] = e.Name.Local == "list-level-style-number" && attr(e, "num-format") != ""
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	data, err := a.part("content.xml")
+	if err != nil {
+		return nil, err
+	}
+	r := &odfReader{numbered: numbered}
+	if err := walkXML(data, r.token); err != nil {
+		return nil, err
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return r.els, nil
+}
+
+type odfReader struct {
+	numbered map[string]map[int]bool
+	els      []gochunk.Element
+	err      error
+
+	kind       string // text, spreadsheet or presentation
+	text       strings.Builder
+	block      string   // the open p or h: "p", "h"
+	level      int      // an h's outline level
+	style      string   // the open p's style
+	lists      []string // open lists' styles, outermost first
+	counters   []int
+	skip       int // inside notes, annotations: not the text
+	tables     int
+	rows       [][]string
+	cell       strings.Builder
+	cellRepeat int
+	rowRepeat  int
+	page       int
+	pageTitle  string
+	pageStart  int
+	frameClass string
+	inNotes    bool
+	notes      []string
+	sheetName  string
+	cells      int
+}
+
+func (r *odfReader) token(t xml.Token) error {
+	switch e := t.(type) {
+	case xml.StartElement:
+		r.start(e)
+	case xml.CharData:
+		if r.block != "" && r.skip == 0 {
+			r.text.Write(e)
+		}
+	case xml.EndElement:
+		r.end(e.Name.Local)
+	}
+	return r.err
+}
+
+func (r *odfReader) start(e xml.StartElement) {
+	switch e.Name.Local {
+	case "text", "spreadsheet", "presentation":
+		if e.Name.Space != "" && strings.Contains(e.Name.Space, "office") {
+			r.kind = e.Name.Local
+		}
+	case "note", "annotation", "tracked-changes":
+		r.skip++
+	case "h", "p":
+		if e.Name.Space != "" && strings.Contains(e.Name.Space, "text") && r.block == "" {
+			r.block, r.style = e.Name.Local, attr(e, "style-name")
+			r.level, _ = strconv.Atoi(attr(e, "outline-level"))
+			r.text.Reset()
+		}
+	case "s":
+		if r.block != "" && r.skip == 0 {
+			n, err := strconv.Atoi(attr(e, "c"))
+			if err != nil || n < 1 {
+				n = 1
+			}
+			r.text.WriteString(strings.Repeat(" ", min(n, 100)))
+		}
+	case "tab":
+		if r.block != "" {
+			r.text.WriteByte('\t')
+		}
+	case "line-break":
+		if r.block != "" {
+			r.text.WriteByte('\n')
+		}
+	case "list":
+		style := attr(e, "style-name")
+		if style == "" && len(r.lists) > 0 {
+			style = r.lists[len(r.lists)-1]
+		}
+		r.lists = append(r.lists, style)
+		r.counters = append(r.counters, 0)
+	case "table":
+		if strings.Contains(e.Name.Space, "table") {
+			if r.tables++; r.tables == 1 {
+				r.rows, r.sheetName = nil, attr(e, "name")
+			}
+		}
+	case "table-row":
+		if r.tables == 1 {
+			r.rowRepeat = repeat(attr(e, "number-rows-repeated"))
+			r.rows = append(r.rows, nil)
+		}
+	case "table-cell", "covered-table-cell":
+		if r.tables == 1 {
+			r.cell.Reset()
+			r.cellRepeat = repeat(attr(e, "number-columns-repeated"))
+		}
+	case "page":
+		if r.kind == "presentation" {
+			r.page++
+			r.pageTitle, r.pageStart, r.notes = "", len(r.els), nil
+			r.els = append(r.els, gochunk.Element{}) // the slide's heading, named at its end
+		}
+	case "frame":
+		r.frameClass = attr(e, "class")
+	case "notes":
+		r.inNotes = true
+	}
+}
+
+func (r *odfReader) end(local string) {
+	switch local {
+	case "note", "annotation", "tracked-changes":
+		r.skip--
+	case "h", "p":
+		if r.block != local {
+			return
+		}
+		r.block = ""
+		text := strings.TrimSpace(r.text.String())
+		if text == "" {
+			return
+		}
+		switch {
+		case r.tables > 0:
+			if r.cell.Len() > 0 {
+				r.cell.WriteByte(' ')
+			}
+			r.cell.WriteString(text)
+		case r.inNotes:
+			r.notes = append(r.notes, oneLine(text))
+		case r.kind == "presentation" && (r.frameClass == "title" || r.frameClass == "subtitle") && r.pageTitle == "":
+			r.pageTitle = oneLine(text)
+		case r.kind == "presentation":
+			r.els = append(r.els, gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", max(len(r.lists)-1, 0)) + "- " + oneLine(text), Page: r.page})
+		case local == "h":
+			r.els = append(r.els, heading(max(r.level, 1), text))
+		case r.style == "Title":
+			r.els = append(r.els, heading(1, text))
+		case len(r.lists) > 0:
+			depth := len(r.lists) - 1
+			marker := "- "
+			if r.numbered[r.lists[depth]][depth+1] {
+				r.counters[depth]++
+				marker = strconv.Itoa(r.counters[depth]) + ". "
+			}
+			r.els = append(r.els, gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", depth) + marker + oneLine(text)})
+		default:
+			r.els = append(r.els, gochunk.Element{Type: "paragraph", Text: text})
+		}
+	case "list":
+		if n := len(r.lists); n > 0 {
+			r.lists, r.counters = r.lists[:n-1], r.counters[:n-1]
+		}
+	case "table-cell", "covered-table-cell":
+		if r.tables != 1 || len(r.rows) == 0 {
+			return
+		}
+		row := &r.rows[len(r.rows)-1]
+		n := 1
+		if r.cell.Len() > 0 {
+			n = min(r.cellRepeat, maxRepeat)
+		} else if r.cellRepeat > 1 {
+			// Empty cells repeated to the sheet's edge: one stands for
+			// them (trailing ones are dropped with the row's end).
+			n = 1
+		}
+		for range n {
+			*row = append(*row, r.cell.String())
+		}
+		if r.cells += n; r.cells > maxCells {
+			r.err = fmt.Errorf("%w: more than %d cells", ErrTooLarge, maxCells)
+		}
+	case "table-row":
+		if r.tables != 1 || len(r.rows) == 0 {
+			return
+		}
+		row := r.rows[len(r.rows)-1]
+		for len(row) > 0 && strings.TrimSpace(row[len(row)-1]) == "" {
+			row = row[:len(row)-1]
+		}
+		r.rows[len(r.rows)-1] = row
+		if len(row) > 0 {
+			for range min(r.rowRepeat, maxRepeat) - 1 {
+				r.rows = append(r.rows, row)
+			}
+		}
+	case "table":
+		if r.tables == 0 {
+			return
+		}
+		if r.tables--; r.tables > 0 {
+			return
+		}
+		for len(r.rows) > 0 && len(r.rows[len(r.rows)-1]) == 0 {
+			r.rows = r.rows[:len(r.rows)-1]
+		}
+		if r.kind == "spreadsheet" {
+			sheet := 0
+			for _, e := range r.els {
+				if e.Type == "title" || e.Type == "heading" {
+					sheet++
+				}
+			}
+			h := heading(2, fmt.Sprintf("Sheet %d: %s", sheet+1, r.sheetName))
+			h.Page = sheet + 1
+			r.els = append(r.els, h)
+			if md := table(r.rows); md != "" {
+				r.els = append(r.els, gochunk.Element{Type: "table", Text: md, Page: sheet + 1})
+			}
+			return
+		}
+		if md := table(r.rows); md != "" {
+			r.els = append(r.els, gochunk.Element{Type: "table", Text: md, Page: r.page})
+		}
+	case "frame":
+		r.frameClass = ""
+	case "notes":
+		r.inNotes = false
+	case "page":
+		if r.kind != "presentation" {
+			return
+		}
+		h := fmt.Sprintf("Slide %d", r.page)
+		if r.pageTitle != "" {
+			h += ": " + r.pageTitle
+		}
+		el := heading(2, h)
+		el.Page = r.page
+		r.els[r.pageStart] = el
+		if len(r.notes) > 0 {
+			r.els = append(r.els, gochunk.Element{Type: "caption", Text: "Notes: " + strings.Join(r.notes, " "), Page: r.page})
+		}
+	}
+}
+
+// repeat reads a number-…-repeated attribute (1 when absent).
+func repeat(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
