@@ -20,15 +20,17 @@ type BreakpointConfig struct {
 	Amount       float64 `json:"threshold_amount" range:"-100,100" doc:"the rule's parameter: standard deviations below the mean depth for depth, a percentile (0-100) for percentile and gradient, a number of standard deviations for stddev, an IQR multiple for iqr, a cosine distance for absolute; 0 means the rule's default (0.5, 95, 3, 1.5, 95, 0.5)"`
 	NumberChunks int     `json:"number_of_chunks" range:"0,1073741824" doc:"aim at this many chunks instead (the percentile is interpolated from it, as LangChain does); 0 to use threshold_type"`
 	MinChunkSize int     `json:"min_chunk_size" range:"0,1073741824" doc:"a breakpoint that would leave a chunk under this many tokens is skipped"`
+	Refine       bool    `json:"refine" doc:"with compare=blocks and threshold_type=depth, look again between the cuts found with blocks that stop at those cuts, so that a block reaching past a boundary into a short topic beside it does not hide that topic's other boundary"`
 	Sentences
 }
 
 // DefaultBreakpointConfig returns a size of 512 and TextTiling's
 // comparison: blocks of 6 sentences, depth scores cut at the mean minus
-// half a standard deviation, at paragraph breaks when the text has them.
-// ArticleBreakpointConfig gives the article's and LangChain's method.
+// half a standard deviation, at paragraph breaks when the text has them,
+// refined between the cuts (Refine). ArticleBreakpointConfig gives the
+// article's and LangChain's method.
 func DefaultBreakpointConfig() BreakpointConfig {
-	return BreakpointConfig{Size: 512, Compare: "blocks", BlockSize: 6, BufferSize: 1, Threshold: "depth",
+	return BreakpointConfig{Size: 512, Compare: "blocks", BlockSize: 6, BufferSize: 1, Threshold: "depth", Refine: true,
 		Sentences: Sentences{Structure: StructureAuto, MinSize: DefaultMinSize}}
 }
 
@@ -55,7 +57,16 @@ var defaultAmounts = map[string]float64{"depth": 0.5, "percentile": 95, "stddev"
 // either side) is above the mean depth minus Amount standard deviations.
 // With Structure "auto", only paragraph breaks (or line breaks) are
 // compared when the text has them at a grain a chunk can hold several
-// of: a topic rarely changes inside a paragraph.
+ // of: a topic rarely changes inside a paragraph.
+//
+// A block of BlockSize sentences reaches past a boundary into whatever
+// lies beyond it, so a topic shorter than a block blurs into its
+// neighbours and only one of its two boundaries is a minimum. With Refine
+// (the default), each stretch between the cuts found is looked at again
+// with blocks that stop at those cuts: its depth scores are recomputed
+// from the clipped blocks and its minima above the same cut-off become
+// cuts too (leaving at least two units on each side), for a few rounds.
+// Only the units within two blocks of a cut are embedded again.
 //
 // With Compare "windows" it is the breakpoint chunker of Greg Kamradt's "5
 // levels of text splitting", LangChain's SemanticChunker and the article's
@@ -137,8 +148,9 @@ func (c *Breakpoint) ChunkTrace(ctx context.Context, d gochunk.Document) ([]goch
 	var endsAfter []int
 	var gapSim []float64
 	if c.cfg.Compare == "blocks" {
+		e := p.embedder()
 		var err error
-		if gapSim, err = p.gapSims(ctx, c.cfg.BlockSize); err != nil {
+		if gapSim, err = p.gapSimsWith(ctx, e, c.cfg.BlockSize); err != nil {
 			return nil, nil, err
 		}
 		tr.CurveName, tr.Curve = "block similarity", gapSim
@@ -156,6 +168,12 @@ func (c *Breakpoint) ChunkTrace(ctx context.Context, d gochunk.Document) ([]goch
 			tr.Notes = "smoothed: depth score at each compared gap; threshold: on depth"
 			for _, k := range cuts {
 				endsAfter = append(endsAfter, cands[k])
+			}
+			if c.cfg.Refine {
+				if endsAfter, err = p.refineCuts(ctx, e, c.cfg.BlockSize, cands, gapSim, endsAfter, thr); err != nil {
+					return nil, nil, err
+				}
+				tr.Notes += "; refined between cuts with clipped blocks"
 			}
 		} else {
 			dist := make([]float64, len(gapSim))

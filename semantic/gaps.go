@@ -3,6 +3,7 @@ package semantic
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gochunk/gochunk"
@@ -325,4 +326,186 @@ func (p *doc) groupUnits(structure string) bool {
 	p.units = out
 	p.setGaps()
 	return true
+}
+
+// refineRounds bounds how often refineCuts looks again at the stretches
+// its own new cuts made.
+const refineRounds = 4
+
+// refineCuts looks again at each stretch of units between the cuts
+// (endsAfter: the units chunks end after, increasing) with TextTiling's
+// blocks clipped at the cuts: the gap after unit g in the stretch (a, b]
+// compares units [max(g-k+1, a+1), g] with [g+1, min(g+k, b)]. Minima of
+// the stretch's clipped similarities (over the candidate gaps) whose depth
+// is above thr become cuts when they leave at least two units on each
+// side; new cuts make new stretches, looked at in the next round.
+//
+// A clipped block differs from the first pass's only within k units of a
+// cut, so only the units within 2k of a stretch's ends are embedded again,
+// in calls of about streamBatch units; the rest of the stretch keeps
+// gapSim.
+func (p *doc) refineCuts(ctx context.Context, e embed.Embedder, k int, cands []int, gapSim []float64, endsAfter []int, thr float64) ([]int, error) {
+	n := len(p.units)
+	if n < 4 {
+		return endsAfter, nil
+	}
+	var todo []stretch
+	prev := -1
+	for _, c := range append(append([]int(nil), endsAfter...), n-1) {
+		if c > prev {
+			todo = append(todo, stretch{prev, c})
+		}
+		prev = c
+	}
+	cuts := endsAfter
+	for round := 0; round < refineRounds && len(todo) > 0; round++ {
+		var next []stretch
+		var added []int
+		for lo := 0; lo < len(todo); {
+			// A batch of stretches whose units to embed stay near
+			// streamBatch, embedded in one call.
+			hi, units := lo, 0
+			var ranges [][2]int
+			for hi < len(todo) && (hi == lo || units < streamBatch) {
+				for _, r := range todo[hi].edges(k) {
+					ranges = append(ranges, r)
+					units += r[1] - r[0]
+				}
+				hi++
+			}
+			vs, err := p.embedRanges(ctx, e, ranges)
+			if err != nil {
+				return nil, err
+			}
+			for _, st := range todo[lo:hi] {
+				m := len(st.edges(k))
+				found := st.refine(p, k, cands, gapSim, ranges[:m], vs[:m], thr)
+				if m == 1 {
+					// Embedded whole: its parts are refined from the same
+					// vectors, round after round, without embedding again.
+					found = st.refineWhole(p, k, cands, gapSim, ranges[0], vs[0], thr, found, round+1)
+				} else {
+					a := st.a
+					for _, c := range found {
+						next = append(next, stretch{a, c})
+						a = c
+					}
+					if len(found) > 0 {
+						next = append(next, stretch{a, st.b})
+					}
+				}
+				ranges, vs = ranges[m:], vs[m:]
+				added = append(added, found...)
+			}
+			lo = hi
+		}
+		if len(added) == 0 {
+			break
+		}
+		cuts = append(cuts, added...)
+		slices.Sort(cuts)
+		todo = next
+	}
+	return cuts, nil
+}
+
+// stretch is the units a+1 … b between two cuts (a is -1 at the start).
+type stretch struct{ a, b int }
+
+// edges returns the ranges [lo, hi) of the units whose blocks a clip at
+// the stretch's ends changes: those within 2k of either end (one range
+// when they meet).
+func (s stretch) edges(k int) [][2]int {
+	if s.b-s.a <= 4*k {
+		return [][2]int{{s.a + 1, s.b + 1}}
+	}
+	return [][2]int{{s.a + 1, s.a + 1 + 2*k}, {s.b + 1 - 2*k, s.b + 1}}
+}
+
+// refineWhole refines the parts that the cuts found make of a stretch
+// embedded whole (rg, vs), from round on, and returns found with the cuts
+// those parts add.
+func (s stretch) refineWhole(p *doc, k int, cands []int, gapSim []float64, rg [2]int, vs [][]float32, thr float64, found []int, round int) []int {
+	all := found
+	for ; round < refineRounds && len(found) > 0; round++ {
+		var more []int
+		a := s.a
+		for _, c := range append(found, s.b) {
+			part := stretch{a, c}
+			sub := [2]int{a + 1, c + 1}
+			more = append(more, part.refine(p, k, cands, gapSim, [][2]int{sub}, [][][]float32{vs[sub[0]-rg[0] : sub[1]-rg[0]]}, thr)...)
+			a = c
+		}
+		all = append(all, more...)
+		slices.Sort(all)
+		found = all
+		if len(more) == 0 {
+			break
+		}
+	}
+	return all
+}
+
+// refine returns the new cuts in the stretch, given its edge ranges'
+// vectors.
+func (s stretch) refine(p *doc, k int, cands []int, gapSim []float64, ranges [][2]int, vs [][][]float32, thr float64) []int {
+	first, _ := slices.BinarySearch(cands, s.a+1)
+	last, _ := slices.BinarySearch(cands, s.b)
+	gaps := cands[first:last] // gaps after units a+1 … b-1
+	if len(gaps) == 0 {
+		return nil
+	}
+	sims := make([]float64, len(gaps))
+	for j, g := range gaps {
+		sims[j] = gapSim[g]
+	}
+	// Within a range the block sums slide, and blockSimilarities clips
+	// them at the range's ends, which are the stretch's ends wherever a
+	// gap's blocks reach them.
+	for r, rg := range ranges {
+		var at, rel []int
+		for j, g := range gaps {
+			l, h := max(g-k+1, s.a+1), min(g+k, s.b)
+			if l == g-k+1 && h == g+k || l < rg[0] || h >= rg[1] {
+				continue // unclipped (the first pass's value holds), or another range's
+			}
+			at, rel = append(at, j), append(rel, g-rg[0])
+		}
+		for t, v := range blockSimilarities(vs[r], k, rel) {
+			sims[at[t]] = v
+		}
+	}
+	depth := depthScores(sims)
+	var out []int
+	for j, d := range depth {
+		g := gaps[j]
+		isMin := (j == 0 || sims[j] <= sims[j-1]) && (j == len(sims)-1 || sims[j] <= sims[j+1])
+		if isMin && d > thr && d > 0 && g-s.a >= 2 && s.b-g >= 2 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// embedRanges embeds the units of each range [lo, hi) in one call and
+// returns their normalised vectors, range by range.
+func (p *doc) embedRanges(ctx context.Context, e embed.Embedder, ranges [][2]int) ([][][]float32, error) {
+	var texts []string
+	for _, r := range ranges {
+		for i := r[0]; i < r[1]; i++ {
+			texts = append(texts, p.unitText(i))
+		}
+	}
+	vs, err := p.embed(ctx, e, texts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][][]float32, len(ranges))
+	for i, r := range ranges {
+		out[i], vs = vs[:r[1]-r[0]], vs[r[1]-r[0]:]
+		for _, v := range out[i] {
+			vec.Normalize(v)
+		}
+	}
+	return out, nil
 }

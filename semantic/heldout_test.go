@@ -64,10 +64,12 @@ func heldOutSources(t testing.TB) []eval.SeamSource {
 // Topic finding on documents stitched from text none of this project's
 // development used, at the defaults: a floor under each embedding-based
 // chunker's seam recall there (measured on 64 documents, 254 seams:
-// semantic 0.843, savgol 0.717, hierarchical 0.803, dp 0.823, cluster
-// 0.764). The misses are seams between two licences: semantic finds 122 of
-// the 126 other seams and 92 of the 128 licence-to-licence ones, whose
-// clause boundaries inside one licence are as deep as the seams.
+// semantic 0.945, savgol 0.717, hierarchical 0.803, dp 0.823, cluster
+// 0.764). The misses are seams between two licences, whose clause
+// boundaries inside one licence are as deep as the seams: semantic finds
+// all 126 other seams and 114 of the 128 licence-to-licence ones. Without
+// its refinement between cuts (refine false, the method before it) it
+// found 0.843: 122 and 92.
 func TestHeldOutSeams(t *testing.T) {
 	docs, err := eval.StitchSegments(heldOutSources(t), eval.SeamOptions{Seed: 3, Documents: 64})
 	if err != nil {
@@ -81,7 +83,7 @@ func TestHeldOutSeams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]float64{"semantic": 0.8, "savgol": 0.68, "hierarchical": 0.76, "dp": 0.78, "cluster": 0.72}
+	want := map[string]float64{"semantic": 0.9, "savgol": 0.68, "hierarchical": 0.76, "dp": 0.78, "cluster": 0.72}
 	for name, w := range want {
 		c, r, p := seamScores(t, ds, name)
 		t.Logf("%s: seam recall %.3f, boundary precision %.3f; %s", name, r, p, seamKinds(t, c, docs))

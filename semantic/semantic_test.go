@@ -569,3 +569,71 @@ func clusterChunks(t *testing.T, cfg ClusterConfig, text string) (*Cluster, []go
 	}
 	return c, chunks
 }
+
+// topicEmbedder embeds a paragraph by its first letter: A on one axis, C
+// on another, and B mostly on a third but sharing some of C's (as two
+// chapters of one book share their vocabulary).
+type topicEmbedder struct{}
+
+func (topicEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		switch t[0] {
+		case 'A':
+			out[i] = []float32{1, 0, 0}
+		case 'B':
+			out[i] = []float32{0, 1, 0.8}
+		default:
+			out[i] = []float32{0, 0, 1}
+		}
+	}
+	return out, nil
+}
+func (topicEmbedder) Dim() int        { return 3 }
+func (topicEmbedder) MaxTokens() int  { return 0 }
+func (topicEmbedder) ModelID() string { return "topics" }
+
+// A topic shorter than a block (three paragraphs between two long topics,
+// blocks of six) blurs into its neighbours: with B sharing some of C's
+// vocabulary, the block similarity rises steadily from the A|B seam to past
+// the B|C one, which is no minimum at all. Looking again after the A|B cut
+// with blocks clipped at it finds B|C. Sized so that only the similarity
+// decides.
+func TestRefineFindsShortTopic(t *testing.T) {
+	var paras []string
+	for range 10 {
+		paras = append(paras, "A paragraph about the first subject here.")
+	}
+	seam1 := len(strings.Join(paras, "\n\n")) + 2
+	for range 3 {
+		paras = append(paras, "B paragraph about the second subject here.")
+	}
+	seam2 := len(strings.Join(paras, "\n\n")) + 2
+	for range 10 {
+		paras = append(paras, "C paragraph about the third subject here.")
+	}
+	text := strings.Join(paras, "\n\n")
+	for _, refine := range []bool{true, false} {
+		cfg := DefaultBreakpointConfig()
+		cfg.Size, cfg.Refine = 100000, refine
+		c, err := NewBreakpoint(cfg, nil, topicEmbedder{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks, err := c.Chunk(context.Background(), gochunk.Document{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var starts []int
+		for _, ch := range chunks {
+			starts = append(starts, ch.Start())
+		}
+		t.Logf("refine %v: starts %v, seams %d and %d", refine, starts, seam1, seam2)
+		if want := []int{0, seam1, seam2}; refine && !slices.Equal(starts, want) {
+			t.Errorf("refined: chunks start at %v, want %v", starts, want)
+		}
+		if !refine && slices.Contains(starts, seam2) {
+			t.Errorf("unrefined: the B|C seam found (%v): the case no longer shows what refine is for", starts)
+		}
+	}
+}
