@@ -57,7 +57,7 @@ var defaultAmounts = map[string]float64{"depth": 0.5, "percentile": 95, "stddev"
 // either side) is above the mean depth minus Amount standard deviations.
 // With Structure "auto", only paragraph breaks (or line breaks) are
 // compared when the text has them at a grain a chunk can hold several
- // of: a topic rarely changes inside a paragraph.
+// of: a topic rarely changes inside a paragraph.
 //
 // A block of BlockSize sentences reaches past a boundary into whatever
 // lies beyond it, so a topic shorter than a block blurs into its
