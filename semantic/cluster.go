@@ -269,7 +269,7 @@ func (c *Cluster) cutPieces(ctx context.Context, p *doc) error {
 	}
 	for _, r := range ranges {
 		if r = pack.Trim(p.text, r); r.End > r.Start {
-			p.units = append(p.units, pack.Piece{Start: r.Start, End: r.End, Size: e.Count(r.Start, r.End)})
+			p.units = append(p.units, pack.Piece{Start: r.Start, End: r.End, Size: e.Size(r)})
 		}
 	}
 	return nil

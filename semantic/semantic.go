@@ -135,7 +135,9 @@ func (p *doc) addUnit(ctx context.Context, start, end int) error {
 		return gochunk.WrapDocument(p.id, err)
 	}
 	for _, r := range parts {
-		p.units = append(p.units, pack.Piece{Start: r.Start, End: r.End, Size: p.engine.Count(r.Start, r.End)})
+		// Split measured its parts: counting a part of a megabytes-long
+		// word again would run its byte-pair merges again.
+		p.units = append(p.units, pack.Piece{Start: r.Start, End: r.End, Size: p.engine.Size(r)})
 	}
 	return nil
 }
@@ -275,7 +277,7 @@ func (p *doc) joinSmallRanges(ranges []pack.Range) []pack.Range {
 	out := make([]pack.Range, 0, len(ranges))
 	for k := 0; k < len(ranges); k++ {
 		r := ranges[k]
-		if e.CountUpTo(r.Start, r.End, p.b.minSize) >= p.b.minSize {
+		if e.Size(r) >= p.b.minSize { // Merge measured r
 			out = append(out, r)
 			continue
 		}

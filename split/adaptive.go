@@ -134,7 +134,7 @@ func (a *Adaptive) pieces(ctx context.Context, e *pack.Engine) ([]pack.Piece, []
 	costs := make([]float64, 0, len(sentences))
 	add := func(r pack.Range, cost float64) {
 		if r = pack.Trim(text, r); r.Start < r.End {
-			pieces = append(pieces, pack.Piece{Start: r.Start, End: r.End, Size: e.Count(r.Start, r.End)})
+			pieces = append(pieces, pack.Piece{Start: r.Start, End: r.End, Size: e.Size(r)}) // measured by Split when it made r
 			costs = append(costs, cost)
 		}
 	}

@@ -392,45 +392,75 @@ func (e *Engine) splitTokensAhead(ctx context.Context, c tokenize.Cutter, a, b i
 	}()
 	var carry []Piece
 	var bufs [2][]Piece
+	turn := 0
 	for k := range blocks {
 		if err := ctx.Err(); err != nil {
 			return out, fmt.Errorf("chunking cancelled: %w", err)
 		}
 		ends := <-done[k]
 		<-ahead
-		buf := append(bufs[k%2][:0], carry...)
-		pieces, err := e.tokenPieces(buf, cuts[k], cuts[k+1], ends)
+		// A block the tokenizer could not cut (one pre-token of megabytes,
+		// a line of random letters) is turned into pieces and merged
+		// subBlockTokens tokens at a time, so its pieces never all exist
+		// at once; the pieces are its tokens, so merging them part by part
+		// with the carry is exact.
+		from, rest := cuts[k], ends
+		for {
+			take := len(rest)
+			if take > subBlockTokens {
+				take = subBlockTokens
+				for take < len(rest) && !clusterBoundary(e.Text, cuts[k]+rest[take-1]) {
+					take++
+				}
+			}
+			to := cuts[k+1]
+			if take < len(rest) {
+				to = cuts[k] + rest[take-1]
+			}
+			final := k == blocks-1 && take == len(rest)
+			buf := append(bufs[turn%2][:0], carry...)
+			pieces, err := e.tokenPieces(buf, cuts[k], from, to, rest[:take])
+			if err != nil {
+				return out, err
+			}
+			bufs[turn%2] = pieces
+			turn++
+			ranges := e.mergeTokens(pieces, nil)
+			if final {
+				return append(out, ranges...), nil
+			}
+			last := ranges[len(ranges)-1].Start
+			out = append(out, ranges[:len(ranges)-1]...)
+			i := len(pieces) - 1
+			for i > 0 && pieces[i].Start > last {
+				i--
+			}
+			carry = pieces[i:]
+			from, rest = to, rest[take:]
+			if len(rest) == 0 {
+				break
+			}
+		}
 		select {
 		case free <- ends:
 		default:
 		}
-		if err != nil {
-			return out, err
-		}
-		bufs[k%2] = pieces
-		ranges := e.mergeTokens(pieces, nil)
-		if k == blocks-1 {
-			return append(out, ranges...), nil
-		}
-		last := ranges[len(ranges)-1].Start
-		out = append(out, ranges[:len(ranges)-1]...)
-		i := len(pieces) - 1
-		for i > 0 && pieces[i].Start > last {
-			i--
-		}
-		carry = pieces[i:]
 	}
 	return out, nil
 }
 
+// subBlockTokens is how many tokens of one block splitTokensAhead turns
+// into pieces and merges at a time.
+const subBlockTokens = 1 << 16
+
 // tokenPieces appends to dst the pieces of [a, b) from the ends of its
-// tokens (relative to a): tokens that end inside a character join the
+// tokens (relative to base): tokens that end inside a character join the
 // next one.
-func (e *Engine) tokenPieces(dst []Piece, a, b int, ends []int) ([]Piece, error) {
+func (e *Engine) tokenPieces(dst []Piece, base, a, b int, ends []int) ([]Piece, error) {
 	start, n := a, 0
 	for _, end := range ends {
 		n++
-		end += a
+		end += base
 		if end < b && !clusterBoundary(e.Text, end) {
 			continue // inside a character or grapheme cluster
 		}
@@ -713,6 +743,16 @@ func (e *Engine) tokenCount(pieces []Piece, i, k int) int {
 		m--
 	}
 	return e.Count(start, first) + e.tokens[m] - e.tokens[a] + e.Count(pieces[m].Start, end)
+}
+
+// Size returns the size of the range r: the one Merge or Measure recorded
+// for it when there is one (a range Merge returned is not counted again),
+// else its count.
+func (e *Engine) Size(r Range) int {
+	if n, ok := e.measured[r]; ok {
+		return n
+	}
+	return e.Count(r.Start, r.End)
 }
 
 // Measure records the exact size n of the range r, which Build then uses
