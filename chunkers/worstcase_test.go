@@ -3,8 +3,10 @@ package chunkers_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -123,6 +125,53 @@ func BenchmarkWorstCase(b *testing.B) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// A megabyte of random letters on one line is one BPE pre-token of
+// 380,000 cl100k tokens. The embedding-based chunkers turned all of them
+// into token pieces at once, about 200 bytes allocated per input byte (1.3
+// GB peak at 16 MB); the pieces are now made and merged 65,536 tokens at a
+// time and Split's parts are not counted again: 101–106 bytes per byte (0.4
+// GB peak at 16 MB; the README's worst-case table). Bytes allocated, the
+// least of two runs, are what is checked: they do not depend on timing or
+// on the collector (two different texts: no cache serves the second).
+func TestWorstCaseAllocation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping: chunks a megabyte of random letters with cl100k_base")
+	}
+	// Two texts, so that no tokenizer cache serves the second run.
+	rng := rand.New(rand.NewPCG(3, 4))
+	var texts [2]string
+	for i := range texts {
+		b := make([]byte, 1<<20)
+		for j := range b {
+			b[j] = byte('a' + rng.IntN(26))
+		}
+		texts[i] = string(b)
+	}
+	reg := chunkers.New()
+	for _, name := range []string{"semantic", "cluster"} {
+		c, err := reg.New(name, nil, chunkers.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		least := uint64(math.MaxUint64)
+		for _, text := range texts {
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			if _, err := c.Chunk(context.Background(), gochunk.Document{Text: text}); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			least = min(least, after.TotalAlloc-before.TotalAlloc)
+		}
+		perByte := float64(least) / float64(len(texts[0]))
+		t.Logf("%s: %.1f bytes allocated per input byte", name, perByte)
+		if perByte > 160 {
+			t.Errorf("%s: %.1f bytes allocated per byte of random letters, want at most 160", name, perByte)
 		}
 	}
 }
