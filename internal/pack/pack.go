@@ -93,6 +93,12 @@ type Engine struct {
 	// not count its text again from the start each time.
 	conv   *runeoff.Converter
 	cutter tokenize.Cutter
+	// index, once built, gives the counts of long ranges of Text (see
+	// tokenIndex); counted is how many bytes were counted before it, and
+	// noIndex says the counter cannot have one.
+	index   *tokenIndex
+	counted int
+	noIndex bool
 }
 
 // converter returns the engine's offset converter.
@@ -151,8 +157,17 @@ func (e *Engine) Count(a, b int) int {
 		}
 		return e.runeIndex.Count(a, b)
 	}
+	if b-a >= minIndexedRange && e.useIndex(a, b) {
+		if n, ok := e.indexedCount(a, b); ok {
+			return n
+		}
+	}
 	return e.Counter.Count(e.Text[a:b])
 }
+
+// minIndexedRange is the shortest range counted from the token index: a
+// shorter one costs less to count than to look up.
+const minIndexedRange = 256
 
 // Split cuts [a, b) into ranges of at most Limit tokens each, appending them
 // to out.
@@ -163,6 +178,11 @@ func (e *Engine) Split(ctx context.Context, a, b int, out []Range) ([]Range, err
 	prev := e.ctx
 	e.ctx = ctx
 	defer func() { e.ctx = prev }()
+	if !e.additive && e.index == nil && b-a >= indexedTokens && 2*(b-a) >= len(e.Text) {
+		// Splitting most of the text measures all of it, level after
+		// level: index its tokens before the first count.
+		e.counted = max(e.counted, indexAfter*len(e.Text))
+	}
 	var err error
 	if b-a >= parallelBytes && runtime.GOMAXPROCS(0) > 1 {
 		out, err = e.splitParallel(ctx, a, b, out)
@@ -265,12 +285,19 @@ func (e *Engine) splitParallel(ctx context.Context, a, b int, out []Range) ([]Ra
 	if e.runes && e.runeIndex == nil {
 		e.runeIndex = runeoff.NewIndex(e.Text) // shared by the workers
 	}
+	if len(parts) > 1 && e.index == nil && !e.noIndex && !e.additive {
+		// The workers measure the oversized pieces again and again: index
+		// the text's tokens now, once, for all of them.
+		e.counted = max(e.counted, indexAfter*len(e.Text))
+		e.useIndex(0, 1)
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	workers := make([]*Engine, runtime.GOMAXPROCS(0))
 	for k := range workers {
 		w := &Engine{Text: e.Text, Counter: e.Counter, Limit: e.Limit, Overlap: e.Overlap, Levels: e.Levels,
-			SkipWords: e.SkipWords, MaxUnit: e.MaxUnit, runeIndex: e.runeIndex}
+			SkipWords: e.SkipWords, MaxUnit: e.MaxUnit, runeIndex: e.runeIndex,
+			index: e.index, cutter: e.cutter, noIndex: e.index == nil} // one index, built here or never
 		w.Init()
 		workers[k] = w
 		wg.Go(func() {
@@ -890,7 +917,7 @@ func (e *Engine) Build(ctx context.Context, ranges []Range, trim bool) ([]gochun
 			n, ok = e.measured[r]
 		}
 		if !ok {
-			n = e.Counter.Count(text)
+			n = e.Count(r.Start, r.End)
 		}
 		if n > e.Limit {
 			sub, err := e.splitTokens(ctx, r.Start, r.End, nil)

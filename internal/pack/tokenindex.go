@@ -1,0 +1,172 @@
+package pack
+
+import (
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/gochunk/gochunk/tokenize"
+)
+
+// tokenIndex holds where every token of a whole text ends, for a counter
+// that is both a tokenize.Cutter and a tokenize.Encoder. The tokens of a
+// range whose two ends are cut points of the pre-tokenizer are the text's
+// own tokens between them, so their count is a difference of two
+// positions in ends: a chunker that measures the same text many times
+// (every level of the recursive splitter, every candidate merge) then
+// tokenizes it once.
+type tokenIndex struct {
+	// The text is tokenized in blocks cut where the tokenizer allows:
+	// starts[k] is where block k begins, first[k] how many tokens come
+	// before it, and ends[k] the increasing byte offsets just past each of
+	// its tokens (offsets in the text), four bytes a token.
+	starts []int
+	first  []int
+	ends   [][]uint32
+}
+
+// Indexing starts once an engine has counted more than indexAfter times
+// its text (so a chunker that counts each part once never pays for it),
+// or at once when it splits most of its text; for texts of at least
+// indexedTokens bytes and under 4 GiB.
+const (
+	indexAfter    = 1
+	indexedTokens = 64 << 10
+	indexBlock    = 1 << 18
+)
+
+// newTokenIndex tokenizes text in blocks cut where the tokenizer allows,
+// on every core.
+func newTokenIndex(text string, c tokenize.Cutter, enc tokenize.Encoder) *tokenIndex {
+	t := &tokenIndex{}
+	for pos := 0; pos < len(text); {
+		t.starts = append(t.starts, pos)
+		pos = c.Cut(text, min(len(text), pos+indexBlock))
+	}
+	t.ends = make([][]uint32, len(t.starts))
+	var mu sync.Mutex
+	k := 0
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(t.starts)) {
+		wg.Go(func() {
+			var scratch []int
+			for {
+				mu.Lock()
+				i := k
+				k++
+				mu.Unlock()
+				if i >= len(t.starts) {
+					return
+				}
+				end := len(text)
+				if i+1 < len(t.starts) {
+					end = t.starts[i+1]
+				}
+				scratch = enc.AppendTokenEnds(scratch[:0], text[t.starts[i]:end])
+				ends := make([]uint32, len(scratch))
+				for j, e := range scratch {
+					ends[j] = uint32(t.starts[i] + e)
+				}
+				t.ends[i] = ends
+			}
+		})
+	}
+	wg.Wait()
+	t.first = make([]int, len(t.ends))
+	for i := 1; i < len(t.ends); i++ {
+		t.first[i] = t.first[i-1] + len(t.ends[i-1])
+	}
+	return t
+}
+
+// at returns the number of tokens that end before x, and whether one ends
+// at x.
+func (t *tokenIndex) at(x int) (int, bool) {
+	// Block k's tokens end in (starts[k], starts[k+1]]: the first token
+	// ending at or after x is in the last block starting before x.
+	k := sort.SearchInts(t.starts, x) - 1
+	if k < 0 {
+		return 0, false
+	}
+	ends := t.ends[k]
+	i := sort.Search(len(ends), func(j int) bool { return int(ends[j]) >= x })
+	if i == len(ends) {
+		return t.first[k] + i, false // past the text
+	}
+	return t.first[k] + i, int(ends[i]) == x
+}
+
+// end returns the offset just past token i.
+func (t *tokenIndex) end(i int) int {
+	k := sort.Search(len(t.first), func(j int) bool { return t.first[j] > i }) - 1
+	return int(t.ends[k][i-t.first[k]])
+}
+
+// maxBackScan bounds how many token ends indexedCount walks back from a
+// range's end to find a cut point before it counts the range directly.
+const maxBackScan = 64
+
+// indexedCount returns the count of Text[a:b] from the index: the partial
+// segments at the two ends are counted, the whole ones between them read
+// from the index. ok is false when the range holds no two cut points.
+func (e *Engine) indexedCount(a, b int) (n int, ok bool) {
+	t := e.index
+	f := e.cutter.Cut(e.Text[:b], a)
+	if f >= b {
+		return 0, false
+	}
+	j, _ := t.at(b + 1) // the first end past b
+	j--
+	for steps := 0; j >= 0 && t.end(j) > f; steps++ {
+		x := t.end(j)
+		if steps == maxBackScan {
+			return 0, false
+		}
+		if e.cutter.Cut(e.Text[:min(len(e.Text), x+utf8.UTFMax)], x) == x {
+			break
+		}
+		j--
+	}
+	if j < 0 || t.end(j) <= f {
+		return 0, false
+	}
+	l := t.end(j)
+	i, found := t.at(f)
+	if !found {
+		return 0, false
+	}
+	n = j - i
+	if f > a {
+		n += e.Counter.Count(e.Text[a:f])
+	}
+	if l < b {
+		n += e.Counter.Count(e.Text[l:b])
+	}
+	return n, true
+}
+
+// useIndex reports whether counts of the engine's text should come from a
+// token index, building it once the engine has counted enough.
+func (e *Engine) useIndex(a, b int) bool {
+	if e.index != nil {
+		return true
+	}
+	if e.noIndex || len(e.Text) < indexedTokens || len(e.Text) > math.MaxUint32 {
+		return false
+	}
+	e.counted += b - a
+	if e.counted <= indexAfter*len(e.Text) {
+		return false
+	}
+	c, ok := e.Counter.(tokenize.Cutter)
+	enc, ok2 := e.Counter.(tokenize.Encoder)
+	if !ok || !ok2 {
+		e.noIndex = true
+		return false
+	}
+	e.cutter = c
+	e.index = newTokenIndex(e.Text, c, enc)
+	return true
+}

@@ -1,0 +1,114 @@
+package pack
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/gochunk/gochunk/tokenize"
+)
+
+// indexText is text with every kind of character the pre-tokenizers treat
+// apart: spaces, tabs, line breaks, punctuation, digits next to letters,
+// contractions, multi-byte letters, emoji.
+func indexText(r *rand.Rand, n int) string {
+	words := []string{"token", "ization", " ", "  ", "\t", "\n", "\n\n", "unbelievable", "42", "3.14", "a1b2", "!", "?!", "é", "日本語", "🎉", "don't", "—", "(x)", "www.example.com", "  \n ", "\r\n", "ABC", "x"}
+	var sb strings.Builder
+	for sb.Len() < n {
+		sb.WriteString(words[r.IntN(len(words))])
+	}
+	return sb.String()
+}
+
+// Counts read from the token index equal counting the text, for ranges
+// starting and ending anywhere (inside words, characters' boundaries
+// only; at and across the edges of the index's blocks), in both tiktoken
+// encodings.
+func TestIndexedCountMatchesCount(t *testing.T) {
+	for _, name := range []string{"cl100k_base", "o200k_base"} {
+		tok, err := tokenize.New(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(5, 6))
+		text := indexText(r, 3*indexBlock) // several blocks
+		e := &Engine{Text: text, Counter: tok, Limit: 1 << 20}
+		e.Init()
+		e.counted = indexAfter * len(text)
+		if !e.useIndex(0, 1) {
+			t.Fatalf("%s: no index", name)
+		}
+		if len(e.index.starts) < 3 {
+			t.Fatalf("%s: %d blocks, want several", name, len(e.index.starts))
+		}
+		indexed := 0
+		for k := range 5000 {
+			a := r.IntN(len(text))
+			if k%10 == 0 {
+				// a range starting or ending at a block's edge
+				s := e.index.starts[r.IntN(len(e.index.starts))]
+				a = max(0, s-r.IntN(3000)*(k%20/10))
+			}
+			b := min(len(text), a+r.IntN(5000))
+			if k%10 == 5 {
+				// a range ending at, or just before, a block's edge
+				b = max(0, e.index.starts[r.IntN(len(e.index.starts))]-k%20/10)
+				a = max(0, b-r.IntN(5000))
+			}
+			for a > 0 && !utf8.RuneStart(text[a]) {
+				a--
+			}
+			for b < len(text) && !utf8.RuneStart(text[b]) {
+				b++
+			}
+			want := tok.Count(text[a:b])
+			if got, ok := e.indexedCount(a, b); ok {
+				indexed++
+				if got != want {
+					t.Fatalf("%s: [%d,%d) %q: %d from the index, counting says %d", name, a, b, text[a:b], got, want)
+				}
+			}
+			if got := e.Count(a, b); got != want {
+				t.Fatalf("%s: Count [%d,%d): %d, counting says %d", name, a, b, got, want)
+			}
+		}
+		if indexed < 4000 {
+			t.Errorf("%s: only %d of 5000 ranges counted from the index", name, indexed)
+		}
+	}
+}
+
+// FuzzIndexedCount checks the index on any text and range.
+func FuzzIndexedCount(f *testing.F) {
+	f.Add("Hello world, 42 times: don't stop\n\n  the 日本語 text.", 3, 40)
+	f.Add(strings.Repeat("ab1 ", 100), 5, 300)
+	tok, err := tokenize.New("cl100k_base")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, text string, a, b int) {
+		if !utf8.ValidString(text) || len(text) == 0 {
+			return
+		}
+		a, b = min(max(a, 0), len(text)), min(max(b, 0), len(text))
+		if a > b {
+			a, b = b, a
+		}
+		for a > 0 && a < len(text) && !utf8.RuneStart(text[a]) {
+			a--
+		}
+		for b < len(text) && !utf8.RuneStart(text[b]) {
+			b++
+		}
+		e := &Engine{Text: text, Counter: tok, Limit: 1 << 20}
+		e.Init()
+		e.cutter = tok.(tokenize.Cutter)
+		e.index = newTokenIndex(text, e.cutter, tok.(tokenize.Encoder))
+		if got, ok := e.indexedCount(a, b); ok {
+			if want := tok.Count(text[a:b]); got != want {
+				t.Fatalf("[%d,%d) %q: %d from the index, counting says %d", a, b, text[a:b], got, want)
+			}
+		}
+	})
+}
