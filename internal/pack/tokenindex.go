@@ -35,15 +35,22 @@ const (
 	indexAfter    = 1
 	indexedTokens = 64 << 10
 	indexBlock    = 1 << 18
+	maxUncut      = 4 * indexBlock
 )
 
 // newTokenIndex tokenizes text in blocks cut where the tokenizer allows,
-// on every core.
+// on every core. It returns nil for a text with a run the tokenizer cannot
+// cut of over maxUncut bytes (a line of random letters): no range inside
+// such a run can be counted from the index, which would only cost memory.
 func newTokenIndex(text string, c tokenize.Cutter, enc tokenize.Encoder) *tokenIndex {
 	t := &tokenIndex{}
 	for pos := 0; pos < len(text); {
 		t.starts = append(t.starts, pos)
-		pos = c.Cut(text, min(len(text), pos+indexBlock))
+		next := c.Cut(text, min(len(text), pos+indexBlock))
+		if next-pos > maxUncut {
+			return nil
+		}
+		pos = next
 	}
 	t.ends = make([][]uint32, len(t.starts))
 	var mu sync.Mutex
@@ -168,5 +175,6 @@ func (e *Engine) useIndex(a, b int) bool {
 	}
 	e.cutter = c
 	e.index = newTokenIndex(e.Text, c, enc)
-	return true
+	e.noIndex = e.index == nil
+	return e.index != nil
 }

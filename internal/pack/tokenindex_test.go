@@ -112,3 +112,27 @@ func FuzzIndexedCount(f *testing.F) {
 		}
 	})
 }
+
+// A text with a run the tokenizer cannot cut, longer than maxUncut, gets
+// no index (no range inside the run could use it), and counts stay exact.
+func TestNoIndexForUncutRuns(t *testing.T) {
+	tok, err := tokenize.New("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	run := make([]byte, maxUncut+1000)
+	for i := range run {
+		run[i] = byte('a' + r.IntN(26))
+	}
+	text := "Some words first. " + string(run) + " and after."
+	e := &Engine{Text: text, Counter: tok, Limit: 1 << 20}
+	e.Init()
+	e.counted = indexAfter * len(text)
+	if e.useIndex(0, 1) || e.index != nil || !e.noIndex {
+		t.Fatal("indexed a text with an uncut run over maxUncut")
+	}
+	if got, want := e.Count(5, 5000), tok.Count(text[5:5000]); got != want {
+		t.Errorf("count %d, want %d", got, want)
+	}
+}
