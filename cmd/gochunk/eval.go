@@ -184,6 +184,9 @@ func (f *evalFlags) run(e env, ds *eval.Dataset, opt eval.Options, cands []eval.
 }
 
 func cmdEval(e env, args []string) int {
+	if len(args) > 0 && args[0] == "generate" {
+		return cmdEvalGenerate(e, args[1:])
+	}
 	fs := flagSet(e, "gochunk eval", `Usage: gochunk eval --dataset PATH [flags]
 
 Chunks every document of the data set with each configuration, retrieves

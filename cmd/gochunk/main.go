@@ -92,7 +92,7 @@ func commands() []command {
 		{"chunkers", "[--json]", "list chunkers, their parameters and defaults", cmdChunkers},
 		{"bench", "[flags] [FILE...]", "measure speed (MB/s, chunks/s) and peak memory per chunker", cmdBench},
 		{"embed", "[flags] [FILE|-]", "embed one text per line, JSONL vectors on stdout", cmdEmbed},
-		{"eval", "--dataset PATH [flags]", "score chunkers: recall, precision Ω, IoU; reranked; LLM-judged", cmdEval},
+		{"eval", "--dataset PATH [flags] | generate --out DIR FILE|DIR...", "score chunkers: recall, precision Ω, IoU; reranked; LLM-judged; generate: questions about your own documents", cmdEval},
 		{"tune", "--dataset PATH --param KEY=RANGE", "search parameters for an objective", cmdTune},
 		{"inspect", "[flags] FILE", "HTML page: text coloured by chunk, similarity curve, breakpoints", cmdInspect},
 		{"serve", "[flags]", "HTTP API: /embed, /v1/chunk, /v1/embeddings, /metrics", cmdServe},
