@@ -76,3 +76,32 @@ func TestEvalGenerate(t *testing.T) {
 		t.Errorf("no --out: exit %d: %s", code, errs)
 	}
 }
+
+// tune --select ranks the families at an equal budget, writes the choice,
+// and chunk reads it back with --config.
+func TestTuneSelect(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "best.json")
+	stdout, errs, code := runCmd(t, "", "tune", "--select", "--dataset", tinyDataset(t), "--families", "token,recursive,sentence",
+		"--size", "20", "--return-tokens", "40", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "chosen: ") || !strings.Contains(errs, "recall (%)") || !strings.Contains(stdout, "written to "+out) {
+		t.Errorf("stdout %q\nstderr %s", stdout, errs)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(b, &cfg); err != nil || cfg["size"] != float64(20) {
+		t.Fatalf("%s: %v", b, err)
+	}
+	chunks, errs, code := runCmd(t, "Some text. More text here.", "chunk", "--config", out, "-")
+	if code != 0 || !strings.Contains(chunks, `"text"`) {
+		t.Errorf("chunk --config: exit %d: %s %s", code, chunks, errs)
+	}
+	if _, errs, code := runCmd(t, "", "tune", "--select", "--dataset", tinyDataset(t)); code != 2 || !strings.Contains(errs, "--out") {
+		t.Errorf("no --out: exit %d: %s", code, errs)
+	}
+}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 
 	"github.com/gochunk/gochunk/eval"
 	"github.com/gochunk/gochunk/pipeline/pipelineflag"
@@ -11,11 +14,19 @@ import (
 
 func cmdTune(e env, args []string) int {
 	fs := flagSet(e, "gochunk tune", `Usage: gochunk tune --dataset PATH --param KEY=RANGE [flags]
+       gochunk tune --select --dataset PATH --out FILE [flags]
 
 Searches a chunker's parameters over the grid of --param ranges (or a
 random sample of it) and prints the configuration that maximises
 --objective among those with recall at least --min-recall, as JSON ready
 for --config. The table of every configuration tried goes to stderr.
+
+With --select, tries the chunker families of --families (simplest first)
+at one equal budget (--return-tokens, or --budget), ranks them with the
+95 % paired bootstrap interval of each one's difference from the best,
+recommends the simplest family the best is not significantly better than,
+and writes it to --out as a --config file for chunk, index and
+gochunk-beam.
 
 Flags:
 `)
@@ -23,16 +34,28 @@ Flags:
 	f.register(e, fs)
 	var params pipelineflag.List
 	fs.Var(&params, "param", "`KEY=LO:HI:STEP` or KEY=V1,V2,...: a parameter's range (repeat for several)")
-	objective := fs.String("objective", "iou", "metric to maximise: recall, precision, precision_omega or iou")
+	objective := fs.String("objective", "iou", "metric to maximise: recall, precision, precision_omega or iou (with --select the default is recall)")
 	minRecall := fs.Float64("min-recall", 0, "only consider configurations with at least this recall (a fraction)")
 	fs.IntVar(&f.random, "random", 0, "evaluate this many configurations drawn at random from the grid instead of all of it")
 	seed := fs.Uint64("seed", 1, "seed of --random")
+	sel := fs.Bool("select", false, "choose among chunker families (--families) at an equal budget, and write the choice to --out")
+	families := fs.String("families", "token,recursive,sentence,semchunk,markdown,adaptive,semantic", "with --select: the chunkers to try, simplest first (ties go to the earlier)")
+	outPath := fs.String("out", "", "with --select: write the chosen configuration to `FILE` (JSON, for --config)")
 	htmlPath := fs.String("html", "", "also write an HTML report to `FILE`: the objective against each configuration's number of chunks, the best marked, and the charts of eval --html")
 	if _, code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
 	if _, ok := (eval.Metrics{}).Metric(*objective); !ok {
 		return fail(e, "tune", usagef("--objective %q: want recall, precision, precision_omega or iou", *objective))
+	}
+	if *sel {
+		obj := *objective
+		set := false
+		fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == "objective" })
+		if !set {
+			obj = "recall" // at an equal budget, what a question gets back is what counts
+		}
+		return tuneSelect(e, &f, *families, obj, *minRecall, *outPath, params)
 	}
 	if len(params) == 0 {
 		return fail(e, "tune", usagef("give at least one --param"))
@@ -60,4 +83,43 @@ Flags:
 		out[k] = v
 	}
 	return writeJSON(e, out)
+}
+
+// tuneSelect is tune --select: the families evaluated at one budget, the
+// simplest one the best is not significantly better than written out.
+func tuneSelect(e env, f *evalFlags, families, objective string, minRecall float64, outPath string, params pipelineflag.List) int {
+	if outPath == "" {
+		return fail(e, "tune", usagef("--select needs --out FILE for the configuration chosen"))
+	}
+	if f.pf.IsSet("chunker") {
+		return fail(e, "tune", usagef("--select tries --families; --chunker is not used with it"))
+	}
+	if f.budget == nil && f.returnTok == 0 {
+		f.returnTok = 1000
+		fmt.Fprintln(e.stderr, "gochunk tune: --select compares at an equal budget: each question gets 1000 tokens of chunks (set --return-tokens or --budget)")
+	}
+	f.pf.Cfg.Chunker = families
+	rep, cands, err := f.evaluate(e, params, "--param")
+	if err != nil {
+		return fail(e, "tune", err)
+	}
+	sel, err := eval.Select(rep, objective, minRecall)
+	if err != nil {
+		return fail(e, "tune", err)
+	}
+	sel.Write(e.stderr)
+	c := cands[sel.Chosen]
+	out := map[string]any{"chunker": c.Chunker, "tokenizer": c.Tokenizer}
+	for k, v := range c.Params {
+		out[k] = v
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err == nil {
+		err = os.WriteFile(outPath, append(b, '\n'), 0o644)
+	}
+	if err != nil {
+		return fail(e, "tune", err)
+	}
+	fmt.Fprintf(e.stdout, "%s written to %s (gochunk chunk --config %s, gochunk index --config %s)\n", rep.Configs[sel.Chosen].Name, outPath, outPath, outPath)
+	return exitOK
 }
