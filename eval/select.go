@@ -26,11 +26,11 @@ type Selection struct {
 // interval of its mean over questions, and its paired difference from the
 // best with that difference's 95 % bootstrap interval.
 type SelectionRow struct {
-	Config        int
-	Name          string
-	Value, CI     float64
-	Diff, Lo, Hi  float64
-	Eligible      bool // recall at least the minimum
+	Config         int
+	Name           string
+	Value, CI      float64
+	Diff, Lo, Hi   float64
+	Eligible       bool // recall at least the minimum
 	NotSignificant bool // the best is not significantly better
 }
 
