@@ -48,14 +48,16 @@ type ReportCard struct {
 
 // importedLine is a chunk as other libraries export it: its text, and
 // offsets in code points under any of their names (start/end, LangChain's
-// metadata start_index, Chonkie's start_index/end_index).
+// metadata start_index, Chonkie's start_index/end_index in Python and
+// startIndex/endIndex in JavaScript).
 type importedLine struct {
-	Text        string `json:"text"`
-	PageContent string `json:"page_content"`
-	Start       *int   `json:"start"`
-	End         *int   `json:"end"`
-	StartIndex  *int   `json:"start_index"`
-	EndIndex    *int   `json:"end_index"`
+	Text         string `json:"text"`
+	PageContent  string `json:"page_content"`
+	Start        *int   `json:"start"`
+	End          *int   `json:"end"`
+	StartIndex   *int   `json:"start_index"`
+	EndIndex     *int   `json:"end_index"`
+	StartIndexJS *int   `json:"startIndex"`
 	Metadata    struct {
 		StartIndex *int `json:"start_index"`
 	} `json:"metadata"`
@@ -142,7 +144,7 @@ func (im *Imported) read(f *os.File, c *Corpus, path string) ([]gochunk.Chunk, e
 		}
 		im.Card.Chunks++
 		start := -1
-		if s := firstOf(l.Start, l.StartIndex, l.Metadata.StartIndex); s != nil {
+		if s := firstOf(l.Start, l.StartIndex, l.StartIndexJS, l.Metadata.StartIndex); s != nil {
 			if b, ok := byteAt(*s); ok && strings.HasPrefix(c.Text[b:], text) {
 				start = b
 				im.Card.Offsets++
@@ -160,7 +162,7 @@ func (im *Imported) read(f *os.File, c *Corpus, path string) ([]gochunk.Chunk, e
 				im.Card.NotFound++
 				continue
 			}
-			if firstOf(l.Start, l.StartIndex, l.Metadata.StartIndex) == nil {
+			if firstOf(l.Start, l.StartIndex, l.StartIndexJS, l.Metadata.StartIndex) == nil {
 				im.Card.Located++
 			}
 		}

@@ -47,7 +47,7 @@ func (f *evalFlags) register(e env, fs *flag.FlagSet) {
 	fs.StringVar(&f.retriever, "retriever", "bm25", "bm25 (built in), an embedder name (lexical, static:MODEL, onnx:MODEL, openai:MODEL) for dense retrieval (the lexical embedder fitted to the chunks' IDF), or hybrid:EMBEDDER for both fused by reciprocal rank")
 	fs.IntVar(&f.k, "k", 5, "chunks retrieved per question")
 	fs.IntVar(&f.returnTok, "return-tokens", 0, "compare at an equal budget: each question gets the best chunks (or parents) that fit in `N` tokens of the chunks' unit, instead of -k")
-	fs.Var(&f.chunks, "chunks", "score chunks made elsewhere beside gochunk's: `NAME=DIR`, DIR holding CORPUS.jsonl per corpus, one {\"text\"} per chunk with or without offsets (start/end, start_index/end_index, metadata.start_index; code points), as LangChain, LlamaIndex, Chonkie or Docling export them (repeatable); --budget like=NAME holds gochunk's configurations to their counts")
+	fs.Var(&f.chunks, "chunks", "score chunks made elsewhere beside gochunk's: `NAME=DIR`, DIR holding CORPUS.jsonl per corpus, one {\"text\"} per chunk with or without offsets (start/end, start_index/end_index, metadata.start_index, startIndex; code points), as LangChain, LlamaIndex, Chonkie or Docling export them (repeatable); --budget like=NAME holds gochunk's configurations to their counts")
 	fs.StringVar(&f.expand, "expand", "", "with --parents: return each retrieved chunk's `parent` instead of the chunk")
 	fs.IntVar(&f.merge, "merge", 0, "with --parents: return a parent in place of `K` (2 or more) of its retrieved children (auto-merging)")
 	fs.BoolVar(&f.cohesion, "cohesion", false, "also compute the S2 cohesion score (embeds every sentence with --embedder)")

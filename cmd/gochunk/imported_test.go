@@ -90,3 +90,80 @@ func TestEvalImportedLangChain(t *testing.T) {
 		}
 	}
 }
+
+// chonkieScript chunks each corpus of a Chroma directory with
+// @chonkiejs/core's RecursiveChunker and TokenChunker and writes their
+// chunks as the library returns them ({text, startIndex, endIndex,
+// tokenCount}), one directory per chunker.
+const chonkieScript = `import { RecursiveChunker, TokenChunker } from "@chonkiejs/core";
+import fs from "fs";
+import path from "path";
+const [src, out, size] = process.argv.slice(2);
+const chunkers = {
+  recursive: await RecursiveChunker.create({ chunkSize: +size }),
+  token: await TokenChunker.create({ chunkSize: +size, chunkOverlap: 0 }),
+};
+for (const [name, chunker] of Object.entries(chunkers)) {
+  fs.mkdirSync(path.join(out, name), { recursive: true });
+  for (const f of fs.readdirSync(src).filter((f) => f.endsWith(".md") && f !== "README.md")) {
+    const chunks = await chunker.chunk(fs.readFileSync(path.join(src, f), "utf8"));
+    fs.writeFileSync(path.join(out, name, f.replace(/\.md$/, "") + ".jsonl"), chunks.map((c) => JSON.stringify(c)).join("\n") + "\n");
+  }
+}
+`
+
+// @chonkiejs/core's chunks of the development corpora, scored beside
+// gochunk's at the same chunk counts: each is placed in its corpus (by its
+// offsets, which are UTF-16 code units in JavaScript, or by its text where
+// they are not code points), nothing is lost, and the report card says how
+// many offsets were exact.
+func TestEvalImportedChonkie(t *testing.T) {
+	data := filepath.Join("..", "..", "..", "shared", "eval", "chroma")
+	if _, err := os.Stat(data); err != nil {
+		t.Skipf("skipping: %s not found (the shared data is only present in the project's CI)", data)
+	}
+	node, dir := npmtest.Install(t, "npm-chonkie-core", "@chonkiejs/core@0.0.11")
+	script := filepath.Join(dir, "chonkie.mjs")
+	if err := os.WriteFile(script, []byte(chonkieScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if b, err := exec.Command(node, script, data, out, "800").CombinedOutput(); err != nil {
+		t.Fatalf("@chonkiejs/core: %v\n%s", err, b)
+	}
+	stdout, errs, code := runCmd(t, "", "eval", "--dataset", data, "--chunks", "chonkie-recursive="+filepath.Join(out, "recursive"),
+		"--chunks", "chonkie-token="+filepath.Join(out, "token"), "--chunker", "recursive", "--size", "800", "--budget", "like=chonkie-recursive", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Configs []struct {
+			Name    string
+			Overall map[string]float64 `json:"overall"`
+			Card    *struct {
+				Chunks    int     `json:"chunks"`
+				Offsets   int     `json:"offsets_exact"`
+				Located   int     `json:"located_by_text"`
+				NotFound  int     `json:"not_found"`
+				Uncovered float64 `json:"uncovered"`
+			} `json:"report_card"`
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Configs) != 3 {
+		t.Fatalf("configs %+v", rep.Configs)
+	}
+	for _, c := range rep.Configs[:2] {
+		card := c.Card
+		if card == nil || card.Chunks == 0 || card.NotFound != 0 || card.Offsets == 0 || card.Uncovered > 0.001 {
+			t.Errorf("%s: report card %+v", c.Name, card)
+			continue
+		}
+		t.Logf("%s: %d chunks, %d offsets exact, recall %.3f, precision Ω %.3f", c.Name, card.Chunks, card.Offsets, c.Overall["recall"], c.Overall["precision_omega"])
+	}
+	if rep.Configs[2].Overall["chunks"] != rep.Configs[0].Overall["chunks"] {
+		t.Errorf("gochunk's recursive made %v chunks, Chonkie's %v: not at the same budget", rep.Configs[2].Overall["chunks"], rep.Configs[0].Overall["chunks"])
+	}
+}
