@@ -58,7 +58,7 @@ type importedLine struct {
 	StartIndex   *int   `json:"start_index"`
 	EndIndex     *int   `json:"end_index"`
 	StartIndexJS *int   `json:"startIndex"`
-	Metadata    struct {
+	Metadata     struct {
 		StartIndex *int `json:"start_index"`
 	} `json:"metadata"`
 }
