@@ -13,6 +13,7 @@ import (
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/internal/runeoff"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // Imported holds chunks made elsewhere (LangChain, LlamaIndex, Chonkie,
@@ -44,6 +45,58 @@ type ReportCard struct {
 	Uncovered float64 `json:"uncovered"`
 	// MaxRunes is the longest chunk, in code points.
 	MaxRunes int `json:"max_runes"`
+	// Unit, MaxTokens and OverLimit are set by Measure: the longest chunk
+	// in that unit (an embedder's tokens), and how many chunks are over
+	// Limit when one is given.
+	Unit      string `json:"unit,omitempty"`
+	MaxTokens int    `json:"max_tokens,omitempty"`
+	Limit     int    `json:"limit,omitempty"`
+	OverLimit int    `json:"over_limit"`
+	// Deterministic and RunsDiffer are set by CompareRun: whether a second
+	// run of the same library gave the same chunks, and how many chunks
+	// are not in both.
+	Deterministic *bool `json:"deterministic,omitempty"`
+	RunsDiffer    int   `json:"runs_differ,omitempty"`
+}
+
+// Measure counts every imported chunk with counter (the embedder's
+// tokenizer, to check a size limit the chunks were made for): the chunks'
+// sizes become counter's, and the report card says the longest and, for
+// a limit above 0, how many are over it.
+func (im *Imported) Measure(counter tokenize.Counter, limit int) {
+	im.Card.Unit, im.Card.Limit, im.Card.MaxTokens, im.Card.OverLimit = counter.Name(), limit, 0, 0
+	for _, chunks := range im.chunks {
+		for i := range chunks {
+			n := counter.Count(chunks[i].Text)
+			chunks[i].TokenCount = n
+			im.Card.MaxTokens = max(im.Card.MaxTokens, n)
+			if limit > 0 && n > limit {
+				im.Card.OverLimit++
+			}
+		}
+	}
+}
+
+// CompareRun checks determinism against a second run of the same library
+// on the same corpora: the report card says whether both runs gave the
+// same chunks (the same spans, corpus by corpus) and how many are in one
+// run only.
+func (im *Imported) CompareRun(other *Imported) {
+	differ := 0
+	for id, chunks := range im.chunks {
+		count := map[gochunk.Span]int{}
+		for _, c := range chunks {
+			count[c.Spans[0]]++
+		}
+		for _, c := range other.chunks[id] {
+			count[c.Spans[0]]--
+		}
+		for _, n := range count {
+			differ += max(n, -n)
+		}
+	}
+	same := differ == 0
+	im.Card.Deterministic, im.Card.RunsDiffer = &same, differ
 }
 
 // importedLine is a chunk as other libraries export it: its text, and

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // Chunks made elsewhere are placed by their offsets where those hold,
@@ -51,5 +52,44 @@ func TestImportChunks(t *testing.T) {
 	}
 	if _, err := ImportChunks("other", t.TempDir(), d); err == nil {
 		t.Error("a corpus without its file imported")
+	}
+}
+
+// The report card measures imported chunks in a tokenizer's units against
+// a limit, and compares two runs of the same library for determinism.
+func TestReportCardSizesAndRuns(t *testing.T) {
+	d := &Dataset{Corpora: []*Corpus{{ID: "c", Text: "One two three. Four five. Six seven eight nine."}}}
+	write := func(lines string) string {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "c.jsonl"), []byte(lines), 0o644)
+		return dir
+	}
+	run1 := write("{\"text\": \"One two three.\"}\n{\"text\": \"Four five.\"}\n{\"text\": \"Six seven eight nine.\"}\n")
+	run2 := write("{\"text\": \"One two three.\"}\n{\"text\": \"Four five. Six\"}\n{\"text\": \"seven eight nine.\"}\n")
+	im, err := ImportChunks("x", run1, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	words, err := tokenize.New("words")
+	if err != nil {
+		t.Fatal(err)
+	}
+	im.Measure(words, 3)
+	if c := im.Card; c.Unit != "words" || c.MaxTokens != 4 || c.OverLimit != 1 || c.Limit != 3 {
+		t.Errorf("sizes: %+v", c)
+	}
+	chunks, _ := im.Chunk(context.Background(), gochunk.Document{ID: "c"})
+	if chunks[2].TokenCount != 4 {
+		t.Errorf("the chunks' sizes are not in words: %d", chunks[2].TokenCount)
+	}
+	same, _ := ImportChunks("x", run1, d)
+	im.CompareRun(same)
+	if c := im.Card; c.Deterministic == nil || !*c.Deterministic || c.RunsDiffer != 0 {
+		t.Errorf("identical runs: %+v", c)
+	}
+	other, _ := ImportChunks("x", run2, d)
+	im.CompareRun(other)
+	if c := im.Card; c.Deterministic == nil || *c.Deterministic || c.RunsDiffer != 4 {
+		t.Errorf("differing runs: deterministic %v, %d differ, want false and 4", *c.Deterministic, c.RunsDiffer)
 	}
 }

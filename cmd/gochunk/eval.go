@@ -16,6 +16,7 @@ import (
 	"github.com/gochunk/gochunk/llm"
 	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/pipeline/pipelineflag"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // evalFlags are the flags eval and tune share.
@@ -47,7 +48,7 @@ func (f *evalFlags) register(e env, fs *flag.FlagSet) {
 	fs.StringVar(&f.retriever, "retriever", "bm25", "bm25 (built in), an embedder name (lexical, static:MODEL, onnx:MODEL, openai:MODEL) for dense retrieval (the lexical embedder fitted to the chunks' IDF), or hybrid:EMBEDDER for both fused by reciprocal rank")
 	fs.IntVar(&f.k, "k", 5, "chunks retrieved per question")
 	fs.IntVar(&f.returnTok, "return-tokens", 0, "compare at an equal budget: each question gets the best chunks (or parents) that fit in `N` tokens of the chunks' unit, instead of -k")
-	fs.Var(&f.chunks, "chunks", "score chunks made elsewhere beside gochunk's: `NAME=DIR`, DIR holding CORPUS.jsonl per corpus, one {\"text\"} per chunk with or without offsets (start/end, start_index/end_index, metadata.start_index, startIndex; code points), as LangChain, LlamaIndex, Chonkie or Docling export them (repeatable); --budget like=NAME holds gochunk's configurations to their counts")
+	fs.Var(&f.chunks, "chunks", "score chunks made elsewhere beside gochunk's: `NAME=DIR`, DIR holding CORPUS.jsonl per corpus, one {\"text\"} per chunk with or without offsets (start/end, start_index/end_index, metadata.start_index, startIndex; code points), as LangChain, LlamaIndex, Chonkie or Docling export them (repeatable); NAME=DIR,DIR2 compares two runs for determinism; with --tokenizer the chunks are measured in its tokens, and with --size checked against it; --budget like=NAME holds gochunk's configurations to their counts")
 	fs.StringVar(&f.expand, "expand", "", "with --parents: return each retrieved chunk's `parent` instead of the chunk")
 	fs.IntVar(&f.merge, "merge", 0, "with --parents: return a parent in place of `K` (2 or more) of its retrieved children (auto-merging)")
 	fs.BoolVar(&f.cohesion, "cohesion", false, "also compute the S2 cohesion score (embeds every sentence with --embedder)")
@@ -157,18 +158,44 @@ func (f *evalFlags) run(e env, ds *eval.Dataset, opt eval.Options, cands []eval.
 	imported := map[string]*eval.Imported{}
 	var importedCands []eval.Candidate
 	for _, spec := range f.chunks {
-		name, dir, ok := strings.Cut(spec, "=")
-		if !ok || name == "" || dir == "" {
-			return nil, usagef("--chunks %q: want NAME=DIR", spec)
+		name, dirs, ok := strings.Cut(spec, "=")
+		if !ok || name == "" || dirs == "" {
+			return nil, usagef("--chunks %q: want NAME=DIR (or NAME=DIR,DIR2: two runs, compared)", spec)
 		}
+		dir, rerun, _ := strings.Cut(dirs, ",")
 		im, err := eval.ImportChunks(name, dir, ds)
 		if err != nil {
 			return nil, err
+		}
+		if rerun != "" {
+			again, err := eval.ImportChunks(name, rerun, ds)
+			if err != nil {
+				return nil, err
+			}
+			im.CompareRun(again)
+		}
+		if cfg.Tokenizer != "" {
+			counter, err := tokenize.New(cfg.Tokenizer)
+			if err != nil {
+				return nil, err
+			}
+			limit := 0
+			if f.pf.IsSet("size") {
+				_, _, params, _ := f.pf.Chunker()
+				limit, _ = params["size"].(int)
+			}
+			im.Measure(counter, limit)
 		}
 		imported[name] = im
 		importedCands = append(importedCands, eval.Candidate{Name: name, Chunker: "import:" + name})
 		if c := im.Card; c.NotFound > 0 || c.WrongOffsets > 0 {
 			fmt.Fprintf(e.stderr, "gochunk eval: %s: %d of %d chunks not found in their corpus (dropped), %d with offsets that do not hold their text\n", name, c.NotFound, c.Chunks, c.WrongOffsets)
+		}
+		if c := im.Card; c.OverLimit > 0 {
+			fmt.Fprintf(e.stderr, "gochunk eval: %s: %d of %d chunks over %d %s tokens (the longest %d)\n", name, c.OverLimit, c.Chunks, c.Limit, c.Unit, c.MaxTokens)
+		}
+		if c := im.Card; c.Deterministic != nil && !*c.Deterministic {
+			fmt.Fprintf(e.stderr, "gochunk eval: %s: the two runs differ: %d chunks are in one run only\n", name, c.RunsDiffer)
 		}
 	}
 	// Imported chunks come first, so that the comparisons are against
@@ -176,6 +203,9 @@ func (f *evalFlags) run(e env, ds *eval.Dataset, opt eval.Options, cands []eval.
 	cands = append(importedCands, cands...)
 	build := func(ctx context.Context, c eval.Candidate) (gochunk.Chunker, string, error) {
 		if im, ok := imported[strings.TrimPrefix(c.Chunker, "import:")]; ok && (strings.HasPrefix(c.Chunker, "import:") || len(c.Params) == 0) {
+			if im.Card.Unit != "" {
+				return im, im.Card.Unit, nil
+			}
 			return im, "runes", nil
 		}
 		return mk(ctx, c.Chunker, c.Params, c.Tokenizer)

@@ -116,7 +116,8 @@ for (const [name, chunker] of Object.entries(chunkers)) {
 // gochunk's at the same chunk counts: each is placed in its corpus (by its
 // offsets, which are UTF-16 code units in JavaScript, or by its text where
 // they are not code points), nothing is lost, and the report card says how
-// many offsets were exact.
+// many offsets were exact, that two runs gave the same chunks, and their
+// sizes in cl100k_base tokens (800 characters are under 800 tokens).
 func TestEvalImportedChonkie(t *testing.T) {
 	data := filepath.Join("..", "..", "..", "shared", "eval", "chroma")
 	if _, err := os.Stat(data); err != nil {
@@ -127,9 +128,11 @@ func TestEvalImportedChonkie(t *testing.T) {
 	if err := os.WriteFile(script, []byte(chonkieScript), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := t.TempDir()
-	if b, err := exec.Command(node, script, data, out, "800").CombinedOutput(); err != nil {
-		t.Fatalf("@chonkiejs/core: %v\n%s", err, b)
+	out, again := t.TempDir(), t.TempDir()
+	for _, o := range []string{out, again} { // two runs, for the determinism check
+		if b, err := exec.Command(node, script, data, o, "800").CombinedOutput(); err != nil {
+			t.Fatalf("@chonkiejs/core: %v\n%s", err, b)
+		}
 	}
 	stdout, errs, code := runCmd(t, "", "eval", "--dataset", data, "--chunks", "chonkie-recursive="+filepath.Join(out, "recursive"),
 		"--chunks", "chonkie-token="+filepath.Join(out, "token"), "--chunker", "recursive", "--size", "800", "--budget", "like=chonkie-recursive", "--json")
@@ -141,11 +144,15 @@ func TestEvalImportedChonkie(t *testing.T) {
 			Name    string
 			Overall map[string]float64 `json:"overall"`
 			Card    *struct {
-				Chunks    int     `json:"chunks"`
-				Offsets   int     `json:"offsets_exact"`
-				Located   int     `json:"located_by_text"`
-				NotFound  int     `json:"not_found"`
-				Uncovered float64 `json:"uncovered"`
+				Chunks        int     `json:"chunks"`
+				Offsets       int     `json:"offsets_exact"`
+				Located       int     `json:"located_by_text"`
+				NotFound      int     `json:"not_found"`
+				Uncovered     float64 `json:"uncovered"`
+				Unit          string  `json:"unit"`
+				MaxTokens     int     `json:"max_tokens"`
+				OverLimit     int     `json:"over_limit"`
+				Deterministic *bool   `json:"deterministic"`
 			} `json:"report_card"`
 		}
 	}
@@ -165,5 +172,19 @@ func TestEvalImportedChonkie(t *testing.T) {
 	}
 	if rep.Configs[2].Overall["chunks"] != rep.Configs[0].Overall["chunks"] {
 		t.Errorf("gochunk's recursive made %v chunks, Chonkie's %v: not at the same budget", rep.Configs[2].Overall["chunks"], rep.Configs[0].Overall["chunks"])
+	}
+	// Two runs compared, and the sizes in cl100k_base tokens.
+	stdout, errs, code = runCmd(t, "", "eval", "--dataset", data, "--chunker", "recursive", "--size", "800", "--tokenizer", "cl100k_base", "--json",
+		"--chunks", "chonkie-recursive="+filepath.Join(out, "recursive")+","+filepath.Join(again, "recursive"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if c := rep.Configs[0].Card; c == nil || c.Deterministic == nil || !*c.Deterministic || c.Unit != "cl100k_base" || c.MaxTokens == 0 || c.OverLimit != 0 {
+		t.Errorf("RecursiveChunker's card: determinism, sizes in cl100k_base: %+v", c)
+	} else {
+		t.Logf("two runs identical; the longest chunk %d cl100k_base tokens", c.MaxTokens)
 	}
 }
