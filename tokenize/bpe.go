@@ -2,6 +2,7 @@ package tokenize
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -31,7 +32,22 @@ type bpe struct {
 	// word reports a text the pattern takes whole: an optional space and
 	// ASCII letters in a shape its letter alternative matches entirely.
 	word func(string) bool
+	// scratch holds the buffers of merges of long pieces (a window of a
+	// megabytes-long pre-token, a chunk-sized part of one), reused so that
+	// merging window after window does not leave each window's arrays to
+	// the collector.
+	scratch sync.Pool
 }
+
+// mergeScratch is the reusable memory of one mergeBelow.
+type mergeScratch struct {
+	end  []int32
+	heap rankHeap
+}
+
+// pooledPiece is the length from which mergeBelow takes its buffers from
+// the pool: shorter pieces allocate less than the pool costs.
+const pooledPiece = 256
 
 var bpeCache sync.Map // encoding name -> *bpeOnce
 
@@ -121,7 +137,18 @@ func (b *bpe) mergeHeap(piece string, emit func(n int)) {
 // mergeBelow is mergeHeap making only the merges of rank below limit.
 func (b *bpe) mergeBelow(piece string, limit uint64, emit func(n int)) {
 	n := int32(len(piece))
-	end := make([]int32, n) // end[i]: end of the part starting at i (-1: merged away)
+	var end []int32 // end[i]: end of the part starting at i (-1: merged away)
+	var h rankHeap
+	if n >= pooledPiece {
+		sc, _ := b.scratch.Get().(*mergeScratch)
+		if sc == nil {
+			sc = &mergeScratch{}
+		}
+		end, h = slices.Grow(sc.end[:0], int(n))[:n], sc.heap[:0]
+		defer func() { sc.end, sc.heap = end[:0], h[:0]; b.scratch.Put(sc) }()
+	} else {
+		end = make([]int32, n)
+	}
 	for i := range n {
 		end[i] = i + 1
 	}
@@ -141,7 +168,7 @@ func (b *bpe) mergeBelow(piece string, limit uint64, emit func(n int)) {
 		r, ok := b.vocab.rank(piece[i:end[end[i]]])
 		return uint64(r), ok && uint64(r) < limit
 	}
-	h := make(rankHeap, 0, n/2+1)
+	h = slices.Grow(h, int(n/2+1))
 	for i := int32(0); i+1 < n; i++ {
 		if r, ok := rankAt(i); ok {
 			h = append(h, r<<32|uint64(i))
