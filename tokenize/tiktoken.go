@@ -132,7 +132,8 @@ func (t *TikToken) Name() string { return t.name }
 // Count returns the number of tokens of text.
 func (t *TikToken) Count(text string) int {
 	n := 0
-	l := t.lookup()
+	l := lookups{t: t} // on the stack: a count allocates nothing for the cache
+	t.mu.RLock()
 	defer l.done()
 	forEachSegment(text, func(seg string) {
 		if len(seg) > maxCachedSegment {
@@ -148,7 +149,8 @@ func (t *TikToken) Count(text string) int {
 // byte-level BPE may end inside a multi-byte character.
 func (t *TikToken) AppendTokenEnds(dst []int, text string) []int {
 	off := 0
-	l := t.lookup()
+	l := lookups{t: t} // on the stack: a count allocates nothing for the cache
+	t.mu.RLock()
 	defer l.done()
 	forEachSegment(text, func(seg string) {
 		if len(seg) > maxCachedSegment {
@@ -174,11 +176,6 @@ type lookups struct {
 	t     *TikToken
 	n     int
 	local map[string][]uint16
-}
-
-func (t *TikToken) lookup() *lookups {
-	t.mu.RLock()
-	return &lookups{t: t}
 }
 
 // done ends the run.
