@@ -35,8 +35,10 @@ type SelectionRow struct {
 }
 
 // Select ranks r's configurations on objective and chooses as Selection
-// says. Configurations with recall under minRecall are ranked but never
-// chosen; it is an error when none reaches it.
+// says. Configurations with recall under minRecall, and chunks imported
+// from other libraries (they have a report card: they can be the best
+// to beat, never the choice), are ranked but never chosen; it is an error
+// when no configuration can be.
 func Select(r *Report, objective string, minRecall float64) (Selection, error) {
 	s := Selection{Objective: objective}
 	if _, ok := (Metrics{}).Metric(objective); !ok {
@@ -46,7 +48,8 @@ func Select(r *Report, objective string, minRecall float64) (Selection, error) {
 	if best < 0 {
 		return s, fmt.Errorf("no configuration reaches recall %.3f", minRecall)
 	}
-	s.Best, s.Chosen = best, best
+	s.Best, s.Chosen = best, -1
+	choosable := func(i int) bool { return r.Configs[i].ReportCard == nil && r.Configs[i].Overall.Recall >= minRecall }
 	for _, i := range order {
 		c := r.Configs[i]
 		v, _ := c.Overall.Metric(objective)
@@ -61,12 +64,37 @@ func Select(r *Report, objective string, minRecall float64) (Selection, error) {
 		} else {
 			row.NotSignificant = true
 		}
-		if row.Eligible && row.NotSignificant && i < s.Chosen {
-			s.Chosen = i
-		}
 		s.Rows = append(s.Rows, row)
 	}
+	// The simplest choosable configuration the best is not significantly
+	// better than; else the best choosable one.
+	for i := range r.Configs {
+		if choosable(i) && s.Rows[rowOf(s.Rows, i)].NotSignificant {
+			s.Chosen = i
+			break
+		}
+	}
+	if s.Chosen < 0 {
+		for _, i := range order {
+			if choosable(i) {
+				s.Chosen = i
+				break
+			}
+		}
+	}
+	if s.Chosen < 0 {
+		return s, fmt.Errorf("no gochunk configuration reaches recall %.3f", minRecall)
+	}
 	return s, nil
+}
+
+func rowOf(rows []SelectionRow, config int) int {
+	for k, r := range rows {
+		if r.Config == config {
+			return k
+		}
+	}
+	return -1
 }
 
 // metricStd is the standard deviation over questions of a metric, NaN for

@@ -6,9 +6,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gochunk/gochunk/internal/npmtest"
 )
 
 // sentenceModel is a stub chat model for eval generate: it asks about the
@@ -103,5 +106,51 @@ func TestTuneSelect(t *testing.T) {
 	}
 	if _, errs, code := runCmd(t, "", "tune", "--select", "--dataset", tinyDataset(t)); code != 2 || !strings.Contains(errs, "--out") {
 		t.Errorf("no --out: exit %d: %s", code, errs)
+	}
+}
+
+// The whole path a user takes with their own documents: a directory, a
+// generated data set (stub model), Chonkie's chunks of it beside gochunk's
+// families in tune --select, the chosen configuration indexed and
+// searched.
+func TestOwnDocumentsEndToEnd(t *testing.T) {
+	docs := t.TempDir()
+	for k, topic := range []string{"harbour", "orchard", "quarry"} {
+		var b strings.Builder
+		for i := range 20 {
+			fmt.Fprintf(&b, "The %s ledger entry %d records %d crates moved by the %s crew. Weather and tides were noted too.\n\n", topic, i, i*17+k, topic)
+		}
+		os.WriteFile(filepath.Join(docs, topic+".md"), []byte(b.String()), 0o644)
+	}
+	set := filepath.Join(t.TempDir(), "set")
+	if _, errs, code := runCmd(t, "", "eval", "generate", "--out", set, "--questions", "12", "--window", "400", "--min-relevance", "-1",
+		"--llm-url", sentenceModel(t), "--llm-model", "stub", docs); code != 0 {
+		t.Fatalf("eval generate: exit %d: %s", code, errs)
+	}
+	node, dir := npmtest.Install(t, "npm-chonkie-core", "@chonkiejs/core@0.0.11")
+	script := filepath.Join(dir, "chonkie.mjs")
+	if err := os.WriteFile(script, []byte(chonkieScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	chonkie := t.TempDir()
+	if b, err := exec.Command(node, script, set, chonkie, "300").CombinedOutput(); err != nil {
+		t.Fatalf("@chonkiejs/core: %v\n%s", err, b)
+	}
+	best := filepath.Join(t.TempDir(), "best.json")
+	_, errs, code := runCmd(t, "", "tune", "--select", "--dataset", set, "--chunks", "chonkie="+filepath.Join(chonkie, "recursive"),
+		"--families", "token,recursive,sentence", "--size", "300", "--return-tokens", "600", "--out", best)
+	if code != 0 {
+		t.Fatalf("tune --select: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "chonkie") || !strings.Contains(errs, "chosen: ") || strings.Contains(errs, "chosen: chonkie") {
+		t.Errorf("the ranking does not show Chonkie's chunks beside gochunk's, or chose them:\n%s", errs)
+	}
+	db := filepath.Join(t.TempDir(), "own.db")
+	if _, errs, code := runCmd(t, "", "index", "--store", db, "--config", best, docs); code != 0 {
+		t.Fatalf("index --config: exit %d: %s", code, errs)
+	}
+	out, errs, code := runCmd(t, "", "search", "--store", db, "quarry ledger entry 7")
+	if code != 0 || !strings.Contains(out, "quarry") {
+		t.Errorf("search: exit %d: %s %s", code, out, errs)
 	}
 }

@@ -57,6 +57,9 @@ Flags:
 		}
 		return tuneSelect(e, &f, *families, obj, *minRecall, *outPath, params)
 	}
+	if len(f.chunks) > 0 {
+		return fail(e, "tune", usagef("--chunks is for eval and tune --select; tune searches gochunk's parameters"))
+	}
 	if len(params) == 0 {
 		return fail(e, "tune", usagef("give at least one --param"))
 	}
@@ -108,7 +111,9 @@ func tuneSelect(e env, f *evalFlags, families, objective string, minRecall float
 		return fail(e, "tune", err)
 	}
 	sel.Write(e.stderr)
-	c := cands[sel.Chosen]
+	// The report puts chunks imported with --chunks first; the candidates
+	// are gochunk's configurations after them.
+	c := cands[sel.Chosen-(len(rep.Configs)-len(cands))]
 	out := map[string]any{"chunker": c.Chunker, "tokenizer": c.Tokenizer}
 	for k, v := range c.Params {
 		out[k] = v
