@@ -620,14 +620,7 @@ func TestRefineFindsShortTopic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		chunks, err := c.Chunk(context.Background(), gochunk.Document{Text: text})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var starts []int
-		for _, ch := range chunks {
-			starts = append(starts, ch.Start())
-		}
+		starts := chunkStarts(t, c, text)
 		t.Logf("refine %v: starts %v, seams %d and %d", refine, starts, seam1, seam2)
 		if want := []int{0, seam1, seam2}; refine && !slices.Equal(starts, want) {
 			t.Errorf("refined: chunks start at %v, want %v", starts, want)
@@ -636,4 +629,18 @@ func TestRefineFindsShortTopic(t *testing.T) {
 			t.Errorf("unrefined: the B|C seam found (%v): the case no longer shows what refine is for", starts)
 		}
 	}
+}
+
+// chunkStarts chunks text and returns where its chunks start.
+func chunkStarts(t *testing.T, c gochunk.Chunker, text string) []int {
+	t.Helper()
+	chunks, err := c.Chunk(context.Background(), gochunk.Document{Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var starts []int
+	for _, ch := range chunks {
+		starts = append(starts, ch.Start())
+	}
+	return starts
 }

@@ -27,6 +27,32 @@ for (const f of fs.readdirSync(src).filter((f) => f.endsWith(".md") && f !== "RE
 }
 `
 
+// importedReport is the part of eval --json the imported-chunks tests
+// read.
+type importedReport struct {
+	Configs []struct {
+		Name    string
+		Overall map[string]float64 `json:"overall"`
+		Card    *struct {
+			Chunks        int     `json:"chunks"`
+			Offsets       int     `json:"offsets_exact"`
+			Located       int     `json:"located_by_text"`
+			NotFound      int     `json:"not_found"`
+			Uncovered     float64 `json:"uncovered"`
+			Unit          string  `json:"unit"`
+			MaxTokens     int     `json:"max_tokens"`
+			OverLimit     int     `json:"over_limit"`
+			Deterministic *bool   `json:"deterministic"`
+		} `json:"report_card"`
+	}
+	Comparisons []struct {
+		Config, Baseline, Metric string
+		Diff                     float64
+		Lo                       float64 `json:"ci_low"`
+		Hi                       float64 `json:"ci_high"`
+	}
+}
+
 // LangChain.js's chunks of the development corpora, scored beside
 // gochunk's at the same per-corpus chunk counts: every chunk is found in
 // its corpus, nothing is lost, and gochunk's recursive chunker, which
@@ -50,24 +76,7 @@ func TestEvalImportedLangChain(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var rep struct {
-		Configs []struct {
-			Name    string
-			Overall map[string]float64 `json:"overall"`
-			Card    *struct {
-				Chunks    int     `json:"chunks"`
-				Located   int     `json:"located_by_text"`
-				NotFound  int     `json:"not_found"`
-				Uncovered float64 `json:"uncovered"`
-			} `json:"report_card"`
-		}
-		Comparisons []struct {
-			Config, Baseline, Metric string
-			Diff                     float64
-			Lo                       float64 `json:"ci_low"`
-			Hi                       float64 `json:"ci_high"`
-		}
-	}
+	var rep importedReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -139,23 +148,7 @@ func TestEvalImportedChonkie(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var rep struct {
-		Configs []struct {
-			Name    string
-			Overall map[string]float64 `json:"overall"`
-			Card    *struct {
-				Chunks        int     `json:"chunks"`
-				Offsets       int     `json:"offsets_exact"`
-				Located       int     `json:"located_by_text"`
-				NotFound      int     `json:"not_found"`
-				Uncovered     float64 `json:"uncovered"`
-				Unit          string  `json:"unit"`
-				MaxTokens     int     `json:"max_tokens"`
-				OverLimit     int     `json:"over_limit"`
-				Deterministic *bool   `json:"deterministic"`
-			} `json:"report_card"`
-		}
-	}
+	var rep importedReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
