@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gochunk/gochunk"
 )
@@ -234,7 +235,14 @@ func Compare(ctx context.Context, d *Dataset, cands []Candidate, build Build, op
 		rep.Budget = budget
 	}
 	progress := opt.Progress
+	ownDone := false // one configuration of gochunk's (not imported) evaluated
 	for i, c := range cands {
+		if !opt.Deadline.IsZero() && time.Now().After(opt.Deadline) && ownDone {
+			for _, left := range cands[i:] {
+				rep.NotTried = append(rep.NotTried, left.Name)
+			}
+			break
+		}
 		ch, tok, err := build(ctx, c)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Name, err)
@@ -260,6 +268,8 @@ func Compare(ctx context.Context, d *Dataset, cands []Candidate, build Build, op
 		if imported {
 			card := im.Card
 			res.ReportCard = &card
+		} else {
+			ownDone = true
 		}
 		rep.Retriever = res.Retriever
 		rep.Configs = append(rep.Configs, res)

@@ -23,6 +23,8 @@ type Report struct {
 	Comparisons []Comparison `json:"comparisons,omitempty"`
 	// Budget is the number of chunks each corpus was held to, if any.
 	Budget map[string]int `json:"budget,omitempty"`
+	// NotTried names the configurations Options.Deadline left out.
+	NotTried []string `json:"not_tried,omitempty"`
 }
 
 // pct prints a mean over n questions with its 95 % confidence interval,

@@ -51,6 +51,10 @@ type Options struct {
 	Cohesion embed.Embedder
 	// Progress, when set, is called as questions are scored.
 	Progress func(done, total int)
+	// Deadline, when set, stops Compare from starting a configuration
+	// after it (those left are named in Report.NotTried); the ones started
+	// finish.
+	Deadline time.Time
 	// Budget, when set, holds every candidate of Compare to the number of
 	// chunks of each corpus it gives.
 	Budget *Budget

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/embed"
@@ -38,6 +39,7 @@ type evalFlags struct {
 	merge     int
 	random    int // > 0: evaluate that many candidates, drawn with shuffle
 	shuffle   func([]eval.Candidate)
+	deadline  time.Time // tune --select --time
 }
 
 func (f *evalFlags) register(e env, fs *flag.FlagSet) {
@@ -92,7 +94,7 @@ func (f *evalFlags) setup(e env) (*eval.Dataset, eval.Options, error) {
 		return nil, opt, usagef("--merge wants 2 or more children (0: none), --return-tokens a positive budget (0: -k chunks)")
 	}
 	opt.K, opt.Budget, opt.RerankTop = f.k, f.budget, f.rerankTop
-	opt.ReturnTokens, opt.Expand, opt.Merge = f.returnTok, f.expand, f.merge
+	opt.ReturnTokens, opt.Expand, opt.Merge, opt.Deadline = f.returnTok, f.expand, f.merge, f.deadline
 	chat := func() (*llm.Client, error) { return pipeline.NewModel(f.pf.Cfg.LLM) }
 	if opt.Reranker, err = eval.NewReranker(f.rerank, eval.RerankerModels{Chat: chat, CrossEncoder: f.pf.Embedder().CrossEncoders(e.ctx)}); err != nil {
 		return nil, opt, err

@@ -107,6 +107,13 @@ func TestTuneSelect(t *testing.T) {
 	if _, errs, code := runCmd(t, "", "tune", "--select", "--dataset", tinyDataset(t)); code != 2 || !strings.Contains(errs, "--out") {
 		t.Errorf("no --out: exit %d: %s", code, errs)
 	}
+	// A time budget already spent: the first family is tried, the rest
+	// are named as not tried, and the choice is the one tried.
+	stdout, errs, code = runCmd(t, "", "tune", "--select", "--dataset", tinyDataset(t), "--families", "token,recursive,sentence",
+		"--size", "20", "--return-tokens", "40", "--time", "1ns", "--out", out)
+	if code != 0 || !strings.Contains(errs, "not tried within --time: recursive size=20, sentence size=20") || !strings.Contains(errs, "chosen: token") {
+		t.Errorf("--time: exit %d\n%s", code, errs)
+	}
 }
 
 // The whole path a user takes with their own documents: a directory, a

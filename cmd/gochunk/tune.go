@@ -7,6 +7,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/gochunk/gochunk/eval"
 	"github.com/gochunk/gochunk/pipeline/pipelineflag"
@@ -41,6 +43,7 @@ Flags:
 	sel := fs.Bool("select", false, "choose among chunker families (--families) at an equal budget, and write the choice to --out")
 	families := fs.String("families", "token,recursive,sentence,semchunk,markdown,adaptive,semantic", "with --select: the chunkers to try, simplest first (ties go to the earlier)")
 	outPath := fs.String("out", "", "with --select: write the chosen configuration to `FILE` (JSON, for --config)")
+	budgetTime := fs.Duration("time", 0, "with --select: start no family after this long (e.g. 10m); those left are named, the choice is among those tried")
 	htmlPath := fs.String("html", "", "also write an HTML report to `FILE`: the objective against each configuration's number of chunks, the best marked, and the charts of eval --html")
 	if _, code, ok := parseArgs(fs, args); !ok {
 		return code
@@ -55,7 +58,11 @@ Flags:
 		if !set {
 			obj = "recall" // at an equal budget, what a question gets back is what counts
 		}
-		return tuneSelect(e, &f, *families, obj, *minRecall, *outPath, params)
+		var deadline time.Time
+		if *budgetTime > 0 {
+			deadline = time.Now().Add(*budgetTime)
+		}
+		return tuneSelect(e, &f, *families, obj, *minRecall, *outPath, params, deadline)
 	}
 	if len(f.chunks) > 0 {
 		return fail(e, "tune", usagef("--chunks is for eval and tune --select; tune searches gochunk's parameters"))
@@ -90,7 +97,7 @@ Flags:
 
 // tuneSelect is tune --select: the families evaluated at one budget, the
 // simplest one the best is not significantly better than written out.
-func tuneSelect(e env, f *evalFlags, families, objective string, minRecall float64, outPath string, params pipelineflag.List) int {
+func tuneSelect(e env, f *evalFlags, families, objective string, minRecall float64, outPath string, params pipelineflag.List, deadline time.Time) int {
 	if outPath == "" {
 		return fail(e, "tune", usagef("--select needs --out FILE for the configuration chosen"))
 	}
@@ -102,6 +109,7 @@ func tuneSelect(e env, f *evalFlags, families, objective string, minRecall float
 		fmt.Fprintln(e.stderr, "gochunk tune: --select compares at an equal budget: each question gets 1000 tokens of chunks (set --return-tokens or --budget)")
 	}
 	f.pf.Cfg.Chunker = families
+	f.deadline = deadline
 	rep, cands, err := f.evaluate(e, params, "--param")
 	if err != nil {
 		return fail(e, "tune", err)
@@ -111,9 +119,12 @@ func tuneSelect(e env, f *evalFlags, families, objective string, minRecall float
 		return fail(e, "tune", err)
 	}
 	sel.Write(e.stderr)
+	if len(rep.NotTried) > 0 {
+		fmt.Fprintf(e.stderr, "not tried within --time: %s\n", strings.Join(rep.NotTried, ", "))
+	}
 	// The report puts chunks imported with --chunks first; the candidates
 	// are gochunk's configurations after them.
-	c := cands[sel.Chosen-(len(rep.Configs)-len(cands))]
+	c := cands[sel.Chosen-len(f.chunks)]
 	out := map[string]any{"chunker": c.Chunker, "tokenizer": c.Tokenizer}
 	for k, v := range c.Params {
 		out[k] = v
