@@ -149,12 +149,44 @@ type archive struct {
 	limit int64 // the most bytes all parts may expand to
 }
 
+// archiveLimit is the most bytes the parts of an archive of n bytes may
+// expand to.
+func archiveLimit(n int) int64 {
+	return min(max(int64(n)*maxExpansion, minTotalBytes), maxTotalBytes)
+}
+
+// Expansion returns the most bytes reading data can expand its parts to,
+// for a memory budget to reserve before reading: for a zip (the OOXML,
+// OpenDocument and EPUB kinds), the uncompressed sizes its directory
+// declares, within the reader's bound (the zip reader refuses a part that
+// expands past its declared size); for anything else its own size. An
+// e-mail's attachments are read within their own bounds, which this does
+// not count.
+func Expansion(data []byte) int64 {
+	if !bytes.HasPrefix(data, []byte("PK\x03\x04")) {
+		return int64(len(data))
+	}
+	z, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return int64(len(data))
+	}
+	limit := archiveLimit(len(data))
+	var total int64
+	for _, f := range z.File {
+		total += int64(min(f.UncompressedSize64, maxPartBytes+1))
+		if total >= limit {
+			return limit
+		}
+	}
+	return total
+}
+
 func openArchive(data []byte) (*archive, error) {
 	z, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
-	a := &archive{z: z, files: map[string]*zip.File{}, limit: min(max(int64(len(data))*maxExpansion, minTotalBytes), maxTotalBytes)}
+	a := &archive{z: z, files: map[string]*zip.File{}, limit: archiveLimit(len(data))}
 	for _, f := range z.File {
 		a.files[f.Name] = f
 	}

@@ -428,3 +428,19 @@ func TestMbox(t *testing.T) {
 		t.Errorf("an empty mailbox: %v", err)
 	}
 }
+
+// Expansion is what a zip's directory declares, within the reader's
+// bound, and a file's own size for anything else.
+func TestExpansion(t *testing.T) {
+	small := zipOf(t, map[string][]byte{"word/document.xml": bytes.Repeat([]byte("a"), 5000), "[Content_Types].xml": []byte("<Types/>")})
+	if got := Expansion(small); got != 5008 {
+		t.Errorf("small zip: %d, want 5008", got)
+	}
+	bomb := zipOf(t, map[string][]byte{"word/document.xml": bytes.Repeat([]byte(" "), 200<<20)})
+	if got, limit := Expansion(bomb), archiveLimit(len(bomb)); got != limit || limit != minTotalBytes {
+		t.Errorf("zip bomb: %d, want the bound %d (%d)", got, limit, minTotalBytes)
+	}
+	if got := Expansion([]byte("From: a\r\n\r\nhello")); got != 16 {
+		t.Errorf("e-mail: %d, want its size", got)
+	}
+}

@@ -1,6 +1,9 @@
 package server
 
 import (
+	"archive/zip"
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -199,5 +202,36 @@ func TestBudgetCountsLongRuns(t *testing.T) {
 	body, _ := json.Marshal(map[string]any{"chunker": "sentence", "text": strings.Repeat("a", len(prose))})
 	if code, b, _ := post(t, ts.URL+"/v1/chunk", string(body)); code != 200 {
 		t.Errorf("one run in runes: %d %.200s", code, b)
+	}
+}
+
+// An office file expands its parts in memory: the reservation counts what
+// its zip directory declares. A 70 KB DOCX whose document part expands to
+// 60 MB gets 413 from a 256 MiB budget; the same text in a small DOCX
+// gets 200. Before, both were reserved by their base64 body alone.
+func TestBudgetCountsOfficeExpansion(t *testing.T) {
+	_, ts := newTest(t, func(c *Config) { c.MaxMemory = 256 << 20 })
+	docx := func(words int) string {
+		var buf bytes.Buffer
+		z := zip.NewWriter(&buf)
+		w, _ := z.Create("word/document.xml")
+		w.Write([]byte(`<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>Hello from Word.`))
+		w.Write(bytes.Repeat([]byte(" "), words))
+		w.Write([]byte(`</w:t></w:r></w:p></w:body></w:document>`))
+		z.Close()
+		return base64.StdEncoding.EncodeToString(buf.Bytes())
+	}
+	for _, c := range []struct {
+		name   string
+		spaces int
+		status int
+	}{{"small", 100, 200}, {"expands to 60 MB", 60 << 20, 413}} {
+		f := docx(c.spaces)
+		body, _ := json.Marshal(map[string]any{"chunker": "recursive", "documents": []map[string]any{{"file_base64": f, "file_name": "a.docx"}}})
+		code, b, _ := post(t, ts.URL+"/v1/chunk", string(body))
+		answerOK(t, c.name, code, b)
+		if code != c.status {
+			t.Errorf("%s (%d bytes of base64): %d, want %d: %.200s", c.name, len(f), code, c.status, b)
+		}
 	}
 }

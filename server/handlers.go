@@ -26,6 +26,7 @@ import (
 	"github.com/gochunk/gochunk/chunkers"
 	"github.com/gochunk/gochunk/index"
 	"github.com/gochunk/gochunk/layout"
+	"github.com/gochunk/gochunk/officedoc"
 	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/record"
 	"github.com/gochunk/gochunk/tokenize"
@@ -280,10 +281,22 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		factor++
 	}
 	texts := make([]string, 0, 2*len(req.Documents))
-	for _, d := range req.Documents {
+	files := make([][]byte, len(req.Documents))
+	var expansion int64
+	for i, d := range req.Documents {
 		texts = append(texts, d.Text, d.HTML)
+		if d.FileBase64 != "" {
+			// An office file expands its parts in memory, up to a hundred
+			// times its size: reserve what its zip directory declares
+			// (the reader refuses a part that expands past it), three
+			// times over for the XML and the elements read from it.
+			if b, err := base64.StdEncoding.DecodeString(d.FileBase64); err == nil {
+				files[i] = b
+				expansion += 3 * officedoc.Expansion(b)
+			}
+		}
 	}
-	release, ok := s.reserveExtra(w, r, factor, longRunCost(pl.Counter(), texts...))
+	release, ok := s.reserveExtra(w, r, factor, longRunCost(pl.Counter(), texts...)+expansion)
 	if !ok {
 		return
 	}
@@ -307,8 +320,8 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if in.FileBase64 != "" {
-			var err error
-			if src.File, err = base64.StdEncoding.DecodeString(in.FileBase64); err != nil {
+			if src.File = files[i]; src.File == nil {
+				_, err := base64.StdEncoding.DecodeString(in.FileBase64)
 				return pipeline.Result{}, fmt.Errorf("file_base64 is not base64: %w", err)
 			}
 			src.FileName = in.FileName
