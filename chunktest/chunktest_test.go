@@ -22,6 +22,16 @@ func TestVerifyDetectsViolations(t *testing.T) {
 	if msg := Verify(text, good, Options{Limit: 12}); msg != "" {
 		t.Fatalf("good chunks rejected: %s", msg)
 	}
+	// Overlapping chunks step back over text already counted: their rune
+	// offsets are checked all the same.
+	overlap := []gochunk.Chunk{one(text, 0, 12, 0), one(text, 7, 19, 1)}
+	if msg := Verify(text, overlap, Options{Limit: 12, Overlap: true}); msg != "" {
+		t.Fatalf("good overlapping chunks rejected: %s", msg)
+	}
+	overlap[1].Spans[0].StartRune++
+	if msg := Verify(text, overlap, Options{Limit: 12, Overlap: true}); !strings.Contains(msg, "start_rune") {
+		t.Errorf("a wrong start_rune after an overlap: Verify said %q", msg)
+	}
 	mutate := map[string]func(cs []gochunk.Chunk) []gochunk.Chunk{
 		"over the limit":   func(cs []gochunk.Chunk) []gochunk.Chunk { return []gochunk.Chunk{one(text, 0, 19, 0)} },
 		"is in no chunk":   func(cs []gochunk.Chunk) []gochunk.Chunk { return cs[:1] },
@@ -29,6 +39,7 @@ func TestVerifyDetectsViolations(t *testing.T) {
 		"token_count":      func(cs []gochunk.Chunk) []gochunk.Chunk { cs[0].TokenCount++; return cs },
 		"is not its spans": func(cs []gochunk.Chunk) []gochunk.Chunk { cs[1].Text = "other"; return cs },
 		"start_rune":       func(cs []gochunk.Chunk) []gochunk.Chunk { cs[1].Spans[0].StartRune = 8; return cs },
+		"end_rune":         func(cs []gochunk.Chunk) []gochunk.Chunk { cs[1].Spans[0].EndRune = 17; return cs },
 		"inside a character": func(cs []gochunk.Chunk) []gochunk.Chunk {
 			cs[0].Spans[0].End = 2
 			cs[0].Text = text[:2]

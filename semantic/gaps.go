@@ -343,7 +343,11 @@ const refineRounds = 4
 // A clipped block differs from the first pass's only within k units of a
 // cut, so only the units within 2k of a stretch's ends are embedded again,
 // in calls of about streamBatch units; the rest of the stretch keeps
-// gapSim.
+// gapSim. The first pass's vectors are not kept (memory would grow with
+// the document); behind the pipeline's embedding cache (65,536 vectors by
+// default) a model or an API is not asked for them again in a document of
+// fewer units than that, and the built-in lexical embedder recomputes them
+// at the cost of the first pass.
 func (p *doc) refineCuts(ctx context.Context, e embed.Embedder, k int, cands []int, gapSim []float64, endsAfter []int, thr float64) ([]int, error) {
 	n := len(p.units)
 	if n < 4 {

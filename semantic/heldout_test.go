@@ -11,9 +11,11 @@ import (
 	"testing"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/chunktest"
 	"github.com/gochunk/gochunk/eval"
 	"github.com/gochunk/gochunk/htmldoc"
 	"github.com/gochunk/gochunk/layout"
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // heldOutSources returns public texts none of the project's corpora or
@@ -94,13 +96,23 @@ func TestHeldOutSeams(t *testing.T) {
 }
 
 // seamKinds splits seam recall by the kind of seam: between two licences
-// (a genre whose texts share their vocabulary) or any other.
+// (a genre whose texts share their vocabulary) or any other, and holds
+// every document's chunks to the contract.
 func seamKinds(t *testing.T, c gochunk.Chunker, docs []eval.SeamDocument) string {
 	var found, all [2]int
+	counter, err := tokenize.New("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, d := range docs {
 		chunks, err := c.Chunk(context.Background(), gochunk.Document{Text: d.Text})
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The contract holds on unseen text too (semantic's refinement
+		// included), at the size seamScores builds with.
+		if msg := chunktest.Verify(d.Text, chunks, chunktest.Options{Counter: counter, Limit: 1024}); msg != "" {
+			t.Fatalf("%s: contract broken: %s", d.Name, msg)
 		}
 		for k, s := range d.Seams {
 			same := 0
