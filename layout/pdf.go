@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gochunk/gochunk"
 )
@@ -28,50 +30,57 @@ var (
 
 // PDFOptions configure PDF extraction.
 type PDFOptions struct {
-	// PagesPerBatch bounds the pages read at once (memory); 0 means 20.
+	// PagesPerBatch bounds the pages Poppler reads at once (memory), and
+	// how often Progress hears of PDFium's; 0 means 20.
 	PagesPerBatch int
 	// Progress, when set, is called with the pages read so far.
 	Progress func(done, total int)
+	// Engine reads the PDF: a *PDFium (in the process; build one with
+	// NewPDFium and share it) or Poppler{} (the pdftotext and pdfinfo
+	// programs). Nil means a PDFium built for this call and closed after
+	// it, which costs NewPDFium's start each time.
+	Engine PDFEngine
 }
 
-// ExtractPDFReader is ExtractPDF for a PDF that is not a file (standard
-// input, a request body): it is copied to a temporary file, which is
-// removed when the extraction ends, cancelled or not; errors do not name
-// that file.
-func ExtractPDFReader(ctx context.Context, r io.Reader, opt PDFOptions) ([]gochunk.Element, error) {
-	f, err := os.CreateTemp("", "gochunk-*.pdf")
-	if err != nil {
-		return nil, fmt.Errorf("pdf: %w", err)
-	}
-	defer os.Remove(f.Name())
-	_, err = io.Copy(f, r)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("pdf: read: %w", err)
-	}
-	els, err := ExtractPDF(ctx, f.Name(), opt)
-	if err != nil {
-		return nil, fmt.Errorf("pdf: %s", strings.ReplaceAll(err.Error(), f.Name()+": ", ""))
-	}
-	return els, nil
-}
+// Poppler reads PDFs with Poppler's pdftotext -bbox-layout and pdfinfo,
+// which must be installed (poppler-utils).
+type Poppler struct{}
 
-// ExtractPDF reads the text blocks of a PDF with their bounding boxes, page
-// by page through Poppler's pdftotext -bbox-layout, orders them for
-// reading (columns detected from the blocks' horizontal positions, full-width
-// blocks cutting the page into bands, each column top to bottom), marks
-// headers and footers (text repeated in the top or bottom margin of at
-// least half the pages, and lone page numbers there) as excluded, and types
-// elements: title, heading, list_item, caption, paragraph.
-func ExtractPDF(ctx context.Context, path string, opt PDFOptions) ([]gochunk.Element, error) {
+// Name returns "poppler".
+func (Poppler) Name() string { return "poppler" }
+
+func (Poppler) read(ctx context.Context, src pdfSource, opt PDFOptions) ([]pageBlocks, error) {
 	if _, err := exec.LookPath("pdftotext"); err != nil {
 		return nil, ErrNoEngine
 	}
 	if _, err := exec.LookPath("pdfinfo"); err != nil {
 		return nil, ErrNoEngine
 	}
+	path := src.path
+	if src.data != nil {
+		f, err := os.CreateTemp("", "gochunk-*.pdf")
+		if err != nil {
+			return nil, err
+		}
+		defer os.Remove(f.Name())
+		_, err = f.Write(src.data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+		path = f.Name()
+		pages, err := popplerPages(ctx, path, opt)
+		if err != nil {
+			return nil, errors.New(strings.ReplaceAll(err.Error(), path+": ", ""))
+		}
+		return pages, nil
+	}
+	return popplerPages(ctx, path, opt)
+}
+
+func popplerPages(ctx context.Context, path string, opt PDFOptions) ([]pageBlocks, error) {
 	pages, err := pageCount(ctx, path)
 	if err != nil {
 		return nil, err
@@ -102,7 +111,57 @@ func ExtractPDF(ctx context.Context, path string, opt PDFOptions) ([]gochunk.Ele
 			opt.Progress(last, pages)
 		}
 	}
-	els := order(all)
+	return all, nil
+}
+
+// ExtractPDFReader is ExtractPDF for a PDF that is not a file (standard
+// input, a request body). PDFium reads it in memory; Poppler from a
+// temporary file, removed when the extraction ends, cancelled or not
+// (errors do not name that file).
+func ExtractPDFReader(ctx context.Context, r io.Reader, opt PDFOptions) ([]gochunk.Element, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("pdf: read: %w", err)
+	}
+	els, err := extract(ctx, pdfSource{data: data}, opt)
+	if err != nil {
+		return nil, fmt.Errorf("pdf: %w", err)
+	}
+	return els, nil
+}
+
+// ExtractPDF reads the text blocks of a PDF with their bounding boxes
+// (PDFium's characters grouped into lines and blocks, or Poppler's
+// pdftotext -bbox-layout blocks), orders them for reading (columns
+// detected from the blocks' horizontal positions, full-width blocks cutting
+// the page into bands, each column top to bottom), joins a word hyphenated
+// across lines, marks headers and footers (text repeated in the top or
+// bottom margin of at least half the pages, and lone page numbers there)
+// as excluded, and types elements: title, heading, list_item, caption,
+// paragraph.
+func ExtractPDF(ctx context.Context, path string, opt PDFOptions) ([]gochunk.Element, error) {
+	els, err := extract(ctx, pdfSource{path: path}, opt)
+	if err != nil && !strings.HasPrefix(err.Error(), path+": ") && ctx.Err() == nil && !errors.Is(err, ErrNoEngine) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return els, err
+}
+
+func extract(ctx context.Context, src pdfSource, opt PDFOptions) ([]gochunk.Element, error) {
+	engine := opt.Engine
+	if engine == nil {
+		e, err := NewPDFium(ctx, PDFiumOptions{Instances: 1})
+		if err != nil {
+			return nil, err
+		}
+		defer e.Close()
+		engine = e
+	}
+	pages, err := engine.read(ctx, src, opt)
+	if err != nil {
+		return nil, err
+	}
+	els := order(pages)
 	hasText := false
 	for _, e := range els {
 		if !e.Excluded && strings.TrimSpace(e.Text) != "" {
@@ -111,7 +170,7 @@ func ExtractPDF(ctx context.Context, path string, opt PDFOptions) ([]gochunk.Ele
 		}
 	}
 	if !hasText {
-		return nil, fmt.Errorf("%s: %w", path, ErrNoText)
+		return nil, ErrNoText
 	}
 	return els, nil
 }
@@ -280,11 +339,12 @@ func order(pages []pageBlocks) []gochunk.Element {
 	if len(heights) > 0 {
 		median = heights[len(heights)/2]
 	}
+	compounds := hyphenated(pages)
 	var out []gochunk.Element
 	titled := false
 	for _, p := range pages {
 		for _, b := range readingOrder(p) {
-			text := strings.Join(b.lines, " ")
+			text := joinLines(b.lines, compounds)
 			e := gochunk.Element{Type: "paragraph", Text: text, Page: p.page, BBox: [4]float64{b.x0, b.y0, b.x1, b.y1}, PageWidth: p.width, PageHeight: p.height}
 			trimmed := strings.TrimSpace(text)
 			switch {
@@ -308,6 +368,69 @@ func order(pages []pageBlocks) []gochunk.Element {
 		}
 	}
 	return out
+}
+
+// hyphenated returns the words written with a hyphen inside a line
+// anywhere in the document, lowercased: a line that ends in "well-" before
+// "known" keeps its hyphen when "well-known" is such a word.
+func hyphenated(pages []pageBlocks) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range pages {
+		for _, b := range p.blocks {
+			for _, l := range b.lines {
+				for _, w := range strings.Fields(l) {
+					w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+					if i := strings.IndexByte(w, '-'); i > 0 && i < len(w)-1 {
+						out[strings.ToLower(w)] = true
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// joinLines joins a block's lines with spaces, and a word hyphenated at a
+// line's end to its rest on the next line: without the hyphen when the
+// rest starts in lower case (a soft hyphen always), unless the document
+// writes the word with a hyphen elsewhere; with it otherwise ("Franco-" and
+// "Prussian").
+func joinLines(lines []string, compounds map[string]bool) string {
+	var sb strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			prev := lines[i-1]
+			last := prev[strings.LastIndexByte(prev, ' ')+1:]
+			first, _ := utf8.DecodeRuneInString(l)
+			switch {
+			case strings.HasSuffix(last, "\u00ad"):
+				s := sb.String()
+				sb.Reset()
+				sb.WriteString(strings.TrimSuffix(s, "\u00ad"))
+			case len(last) > 1 && strings.HasSuffix(last, "-") && unicode.IsLetter(lastRune(last[:len(last)-1])):
+				rest := l
+				if j := strings.IndexByte(rest, ' '); j >= 0 {
+					rest = rest[:j]
+				}
+				rest = strings.TrimRightFunc(rest, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+				word := strings.TrimLeftFunc(last, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) + rest
+				if unicode.IsLower(first) && !compounds[strings.ToLower(word)] {
+					s := sb.String()
+					sb.Reset()
+					sb.WriteString(s[:len(s)-1])
+				}
+			default:
+				sb.WriteByte(' ')
+			}
+		}
+		sb.WriteString(l)
+	}
+	return sb.String()
+}
+
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
 }
 
 var captionRe = regexp.MustCompile(`^(Figure|Fig\.|Table)\s+\d+`)

@@ -1,0 +1,330 @@
+package layout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"unicode"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/klippa-app/go-pdfium"
+	pdferr "github.com/klippa-app/go-pdfium/errors"
+	"github.com/klippa-app/go-pdfium/references"
+	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/klippa-app/go-pdfium/webassembly"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// A PDFEngine reads the words of a PDF's pages with their boxes: Poppler
+// (an external program) or a *PDFium (in the process). ExtractPDF orders
+// what either reads the same way.
+type PDFEngine interface {
+	// Name is "poppler" or "pdfium".
+	Name() string
+	read(ctx context.Context, src pdfSource, opt PDFOptions) ([]pageBlocks, error)
+}
+
+// pdfSource is a PDF file (path) or a PDF in memory (data).
+type pdfSource struct {
+	path string
+	data []byte
+}
+
+// PDFiumOptions configure NewPDFium.
+type PDFiumOptions struct {
+	// CacheDir keeps PDFium's compiled machine code between processes:
+	// compiling the WebAssembly module takes seconds, loading it back a
+	// tenth of one. Empty means the user's cache directory
+	// (os.UserCacheDir()/gochunk/pdfium); "-" means none (every process
+	// compiles). A directory that cannot be made falls back to none.
+	CacheDir string
+	// Instances bounds how many PDFs are read at once (each in its own
+	// WebAssembly instance, with its own memory); 0 means GOMAXPROCS.
+	Instances int
+	// MemoryLimit bounds one instance's memory in bytes (a PDF that needs
+	// more fails with an error saying so); 0 means 1 GiB. WebAssembly
+	// caps it at 4 GiB.
+	MemoryLimit int64
+}
+
+// PDFium reads PDFs with PDFium, the PDF engine of Chromium, compiled to
+// WebAssembly (the build go-pdfium ships) and run by wazero in the
+// process: no external program, no cgo, so the static binary reads PDFs
+// on a machine without Poppler. The module sees no file system; a PDF is
+// handed to it as bytes. A PDFium is safe for concurrent use; build one and
+// share it, and Close it when done.
+type PDFium struct {
+	pool pdfium.Pool
+	sem  chan struct{}
+}
+
+// NewPDFium compiles (or loads from opt.CacheDir) the PDFium module.
+func NewPDFium(ctx context.Context, opt PDFiumOptions) (*PDFium, error) {
+	n := opt.Instances
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	limit := opt.MemoryLimit
+	if limit <= 0 {
+		limit = 1 << 30
+	}
+	pages := min(uint32(limit>>16), 65536)
+	rc := wazero.NewRuntimeConfig().
+		WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
+		WithCloseOnContextDone(false).
+		WithMemoryLimitPages(pages)
+	if cache := pdfiumCache(opt.CacheDir); cache != nil {
+		rc = rc.WithCompilationCache(cache)
+	}
+	pool, err := webassembly.Init(webassembly.Config{
+		Context:       context.WithoutCancel(ctx),
+		MinIdle:       0,
+		MaxIdle:       0,
+		MaxTotal:      n,
+		FSConfig:      wazero.NewFSConfig(), // no file system
+		RuntimeConfig: rc,
+		Stdout:        io.Discard,
+		Stderr:        io.Discard,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pdf: starting PDFium: %w", err)
+	}
+	return &PDFium{pool: pool, sem: make(chan struct{}, n)}, nil
+}
+
+func pdfiumCache(dir string) wazero.CompilationCache {
+	if dir == "-" {
+		return nil
+	}
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return nil
+		}
+		dir = filepath.Join(base, "gochunk", "pdfium")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil
+	}
+	c, err := wazero.NewCompilationCacheWithDir(dir)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// Name returns "pdfium".
+func (e *PDFium) Name() string { return "pdfium" }
+
+// Close frees the engine.
+func (e *PDFium) Close() error { return e.pool.Close() }
+
+func (e *PDFium) read(ctx context.Context, src pdfSource, opt PDFOptions) ([]pageBlocks, error) {
+	data := src.data
+	if data == nil {
+		var err error
+		if data, err = os.ReadFile(src.path); err != nil {
+			return nil, fmt.Errorf("cannot open the file: %w", err)
+		}
+	}
+	if !strings.Contains(string(data[:min(len(data), 1024)]), "%PDF-") {
+		return nil, fmt.Errorf("%w (no %%PDF- header)", ErrCorrupt)
+	}
+	select {
+	case e.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	first, err := e.open(ctx, data)
+	if err != nil {
+		<-e.sem
+		return nil, err
+	}
+	workers := []*pdfiumWorker{first}
+	defer func() {
+		for _, w := range workers {
+			w.close()
+			<-e.sem
+		}
+	}()
+	count, err := first.inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: first.doc})
+	if err != nil {
+		return nil, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
+	}
+	n := count.PageCount
+	if n == 0 {
+		return nil, fmt.Errorf("%w: no pages", ErrNoText)
+	}
+	// A long PDF is read by more instances, one per 8 pages, while the
+	// engine has them free: each opens the PDF and takes the next page.
+more:
+	for len(workers) < n/8 {
+		select {
+		case e.sem <- struct{}{}:
+		default:
+			break more // no instance free
+		}
+		w, err := e.open(ctx, data)
+		if err != nil {
+			<-e.sem
+			break
+		}
+		workers = append(workers, w)
+	}
+	batch := opt.PagesPerBatch
+	if batch <= 0 {
+		batch = 20
+	}
+	pages := make([]pageBlocks, n)
+	var next, done atomic.Int64
+	var mu sync.Mutex
+	var firstErr error
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				p, err := readPDFiumPage(w.inst, w.doc, i)
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("page %d: %w", i+1, err)
+					}
+					mu.Unlock()
+					next.Store(int64(n))
+					return
+				}
+				pages[i] = p
+				if d := int(done.Add(1)); opt.Progress != nil && (d%batch == 0 || d == n) {
+					mu.Lock()
+					opt.Progress(d, n)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if firstErr != nil {
+		if isMemoryError(firstErr) {
+			return nil, fmt.Errorf("%w: PDFium ran out of its memory limit reading it", ErrCorrupt)
+		}
+		return nil, firstErr
+	}
+	return pages, nil
+}
+
+// pdfiumWorker is an instance with the PDF open.
+type pdfiumWorker struct {
+	inst pdfium.Pdfium
+	doc  references.FPDF_DOCUMENT
+	stop func() bool
+}
+
+// open takes an instance and opens data in it; a cancelled ctx kills the
+// instance, which ends the read at its next call.
+func (e *PDFium) open(ctx context.Context, data []byte) (*pdfiumWorker, error) {
+	inst, err := e.pool.GetInstanceWithContext(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("starting PDFium: %w", err)
+	}
+	w := &pdfiumWorker{inst: inst}
+	w.stop = context.AfterFunc(ctx, func() { inst.Kill() })
+	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
+	if err != nil {
+		w.close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		switch {
+		case errors.Is(err, pdferr.ErrPassword), errors.Is(err, pdferr.ErrSecurity):
+			return nil, fmt.Errorf("%w (PDFium: %v)", ErrEncrypted, err)
+		case isMemoryError(err):
+			return nil, fmt.Errorf("%w: PDFium ran out of its memory limit reading it", ErrCorrupt)
+		}
+		return nil, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
+	}
+	w.doc = doc.Document
+	return w, nil
+}
+
+func (w *pdfiumWorker) close() {
+	if w.stop() { // not killed: close the document, give the instance back
+		if w.doc != "" {
+			w.inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: w.doc})
+		}
+		w.inst.Close()
+	}
+}
+
+func isMemoryError(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "out of memory") || strings.Contains(s, "memory") && strings.Contains(s, "grow")
+}
+
+func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int) (pageBlocks, error) {
+	size, err := inst.FPDF_GetPageSizeByIndexF(&requests.FPDF_GetPageSizeByIndexF{Document: doc, Index: index})
+	if err != nil {
+		return pageBlocks{}, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
+	}
+	p := pageBlocks{page: index + 1, width: float64(size.Size.Width), height: float64(size.Size.Height)}
+	// Building a page's text is most of the cost: it is built once, and
+	// each character asked for its code point and its loose box (the
+	// font's ascent to descent, as drawn), which keeps a line's band whole
+	// where a quote or a period's own box is small.
+	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: index}}})
+	if err != nil {
+		return pageBlocks{}, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
+	}
+	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
+	n, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
+	if err != nil {
+		return pageBlocks{}, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
+	}
+	runs := make([]pdfRun, 0, n.Count)
+	var buf [utf8.UTFMax]byte
+	for i := 0; i < n.Count; i++ {
+		u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: i})
+		if err != nil {
+			return pageBlocks{}, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
+		}
+		r := rune(u.Unicode)
+		if r > unicode.MaxRune || isPDFSpace(r) {
+			runs = append(runs, pdfRun{text: " "})
+			continue
+		}
+		b, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp.TextPage, Index: i})
+		if err != nil {
+			continue // a character PDFium places nowhere
+		}
+		run := pdfRun{text: string(buf[:utf8.EncodeRune(buf[:], r)]),
+			x0: float64(b.Rect.Left), x1: float64(b.Rect.Right),
+			y0: p.height - float64(b.Rect.Top), y1: p.height - float64(b.Rect.Bottom)}
+		if run.y0 > run.y1 {
+			run.y0, run.y1 = run.y1, run.y0
+		}
+		run.size = run.y1 - run.y0
+		runs = append(runs, run)
+	}
+	p.blocks = groupBlocks(runs)
+	return p, nil
+}

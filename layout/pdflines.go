@@ -1,0 +1,145 @@
+package layout
+
+import (
+	"math"
+	"strings"
+	"unicode"
+)
+
+// pdfRun is a run of text in one font on one line, with its box (top-left
+// coordinates) and its font's size.
+type pdfRun struct {
+	text           string
+	x0, y0, x1, y1 float64
+	size           float64
+}
+
+// pdfLine is a line of words with its box and its largest font size.
+type pdfLine struct {
+	x0, y0, x1, y1 float64
+	size           float64
+	words          []string
+}
+
+// groupBlocks groups a page's runs, in the engine's order, into lines and
+// the lines into blocks, as Poppler's -bbox-layout does.
+func groupBlocks(runs []pdfRun) []block {
+	return linesToBlocks(groupLines(runs))
+}
+
+// groupLines joins runs into lines while the next run is beside the last
+// one (on the same band, not back to the left nor past a gutter), and cuts
+// the lines' text into words at white space and at gaps without one.
+func groupLines(runs []pdfRun) []pdfLine {
+	var lines []pdfLine
+	var cur pdfLine
+	var word strings.Builder
+	lastX1 := 0.0
+	flushWord := func() {
+		if word.Len() > 0 {
+			cur.words = append(cur.words, word.String())
+			word.Reset()
+		}
+	}
+	flushLine := func() {
+		flushWord()
+		if len(cur.words) > 0 {
+			lines = append(lines, cur)
+		}
+		cur = pdfLine{}
+	}
+	for _, r := range runs {
+		if strings.TrimFunc(r.text, isPDFSpace) == "" {
+			flushWord()
+			continue
+		}
+		if cur.size > 0 {
+			h := math.Min(cur.y1-cur.y0, r.y1-r.y0)
+			ov := math.Min(r.y1, cur.y1) - math.Max(r.y0, cur.y0)
+			em := math.Max(cur.size, r.size)
+			switch {
+			case ov < 0.4*h, r.x0 < lastX1-em, r.x0 > lastX1+2.5*em:
+				flushLine()
+			case r.x0 > lastX1+0.3*em:
+				flushWord() // a gap the PDF spaces by position
+			}
+		}
+		if cur.size == 0 {
+			cur.x0, cur.y0, cur.x1, cur.y1, cur.size = r.x0, r.y0, r.x1, r.y1, r.size
+		} else {
+			cur.x0, cur.y0 = math.Min(cur.x0, r.x0), math.Min(cur.y0, r.y0)
+			cur.x1, cur.y1 = math.Max(cur.x1, r.x1), math.Max(cur.y1, r.y1)
+			cur.size = math.Max(cur.size, r.size)
+		}
+		lastX1 = r.x1
+		for _, c := range r.text {
+			switch {
+			case isPDFSpace(c):
+				flushWord()
+			case c == 2: // PDFium's mark for a hyphen that ends a line
+				word.WriteByte('-')
+			case unicode.IsControl(c) || c == 0xFFFE || c == 0xFFFF:
+			default:
+				word.WriteRune(c)
+			}
+		}
+	}
+	flushLine()
+	return lines
+}
+
+func isPDFSpace(r rune) bool { return r == 0 || unicode.IsSpace(r) }
+
+// linesToBlocks joins each line to the block whose last line is just above
+// it (bottoms at most 1.6 of its loose height apart, which is about 1.8
+// of its font size; overlapping it horizontally; of about its size), else
+// starts a block: paragraphs, column by column, whatever order
+// the PDF writes its lines in.
+func linesToBlocks(lines []pdfLine) []block {
+	type building struct {
+		b     block
+		last  pdfLine
+		sizes float64
+	}
+	var bs []*building
+	for _, l := range lines {
+		var best *building
+		bestGap := math.Inf(1)
+		// Only recent blocks are candidates: a page of thousands of lines
+		// stays linear.
+		for _, b := range bs[max(0, len(bs)-32):] {
+			L := b.last
+			if l.size > 1.25*L.size || L.size > 1.25*l.size {
+				continue
+			}
+			em := math.Max(l.size, L.size)
+			gap := l.y1 - L.y1
+			if gap < 0.5*em || gap > 1.6*em {
+				continue
+			}
+			if math.Min(l.x1, L.x1)-math.Max(l.x0, L.x0) <= 0 {
+				continue
+			}
+			if gap < bestGap {
+				best, bestGap = b, gap
+			}
+		}
+		text := strings.Join(l.words, " ")
+		if best == nil {
+			bs = append(bs, &building{b: block{x0: l.x0, y0: l.y0, x1: l.x1, y1: l.y1, lines: []string{text}}, last: l, sizes: l.size})
+			continue
+		}
+		b := &best.b
+		b.x0, b.y0 = math.Min(b.x0, l.x0), math.Min(b.y0, l.y0)
+		b.x1, b.y1 = math.Max(b.x1, l.x1), math.Max(b.y1, l.y1)
+		b.lines = append(b.lines, text)
+		best.last = l
+		best.sizes += l.size
+	}
+	out := make([]block, len(bs))
+	for i, b := range bs {
+		out[i] = b.b
+		out[i].lineHeight = b.sizes / float64(len(b.b.lines))
+	}
+	return out
+}
