@@ -90,7 +90,8 @@ type ChunkRequest struct {
 	Parents *int `json:"parents,omitempty"`
 	// RenderPages asks, for each PDF document, for images of its first
 	// pages (see ChunkResult.Pages): the playground draws the chunks'
-	// boxes over them. It needs Poppler's pdftoppm on the server.
+	// boxes over them, drawn by the server's PDF engine (PDFium in the
+	// process, or Poppler's pdftoppm).
 	RenderPages bool `json:"render_pages,omitempty"`
 	// Documents to chunk; Text is a shorthand for one document.
 	Documents []ChunkDocument `json:"documents,omitempty"`
@@ -106,7 +107,7 @@ type ChunkDocument struct {
 	Metadata map[string]any    `json:"metadata,omitempty"`
 	Elements []gochunk.Element `json:"elements,omitempty"`
 	// PDFBase64 is a PDF file, base64-encoded; its text blocks become the
-	// document's text and elements (the server needs Poppler).
+	// document's text and elements (read by the server's PDF engine).
 	PDFBase64 string `json:"pdf_base64,omitempty"`
 	// HTML is an HTML document: its structure becomes markdown text (see
 	// package htmldoc).

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -188,6 +189,31 @@ func needPoppler(t testing.TB) {
 	}
 }
 
+// testPDFium is one engine for the package's tests: its module is compiled
+// once (or loaded from the user's cache).
+var testPDFium = sync.OnceValues(func() (*PDFium, error) {
+	return NewPDFium(context.Background(), PDFiumOptions{})
+})
+
+func pdfiumEngine(t testing.TB) *PDFium {
+	e, err := testPDFium()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// pdfEngines returns PDFium, and Poppler where it is installed.
+func pdfEngines(t testing.TB) []PDFEngine {
+	out := []PDFEngine{pdfiumEngine(t)}
+	if _, err := exec.LookPath("pdftotext"); err == nil {
+		out = append(out, Poppler{})
+	} else {
+		t.Log("Poppler's pdftotext is not installed: PDFium only")
+	}
+	return out
+}
+
 func writePDF(t testing.TB, pages []pdfgen.Page) string {
 	p := filepath.Join(t.TempDir(), "doc.pdf")
 	var buf bytes.Buffer
@@ -199,97 +225,130 @@ func writePDF(t testing.TB, pages []pdfgen.Page) string {
 }
 
 func TestPDFTwoColumns(t *testing.T) {
-	needPoppler(t)
 	var paras []string
 	for i := range 30 {
 		paras = append(paras, fmt.Sprintf("Paragraph %d. ", i)+paragraphs[i%len(paragraphs)])
 	}
 	path := writePDF(t, pdfgen.TwoColumn("Chunking Two Columns", paras, "Journal of Layout Tests"))
-	pages := 0
-	els, err := ExtractPDF(context.Background(), path, PDFOptions{PagesPerBatch: 1, Progress: func(done, total int) { pages = total }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pages < 2 {
-		t.Fatalf("%d pages", pages)
-	}
-	var order []string
-	headers, footers := 0, 0
-	for _, e := range els {
-		switch e.Type {
-		case "header":
-			headers++
-		case "footer":
-			footers++
-		}
-		if !e.Excluded && strings.HasPrefix(e.Text, "Paragraph") {
-			order = append(order, strings.SplitN(e.Text, ".", 2)[0])
-		}
-	}
-	if headers != pages || footers != pages {
-		t.Errorf("%d headers, %d footers for %d pages", headers, footers, pages)
-	}
-	for _, e := range els {
-		if !e.Excluded {
-			if e.Type != "title" || e.Text != "Chunking Two Columns" {
-				t.Errorf("first element %+v", e)
+	for _, eng := range pdfEngines(t) {
+		t.Run(eng.Name(), func(t *testing.T) {
+			pages := 0
+			els, err := ExtractPDF(context.Background(), path, PDFOptions{Engine: eng, PagesPerBatch: 1, Progress: func(done, total int) { pages = total }})
+			if err != nil {
+				t.Fatal(err)
 			}
-			break
-		}
-	}
-	// Reading order: paragraphs in their order, column by column.
-	for i, o := range order {
-		if o != fmt.Sprintf("Paragraph %d", i) {
-			t.Fatalf("reading order %v", order)
-		}
-	}
-	text, els := Assemble(els)
-	if strings.Contains(text, "Journal of Layout Tests") {
-		t.Error("the running header is in the text")
-	}
-	s := newS2(t, 60)
-	chunks, err := s.Chunk(context.Background(), gochunk.Document{Text: text, Elements: els})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if msg := chunktest.Verify(text, chunks, chunktest.Options{Counter: tokenize.Words{}, Limit: 60}); msg != "" {
-		t.Fatal(msg)
+			if pages < 2 {
+				t.Fatalf("%d pages", pages)
+			}
+			var order []string
+			headers, footers := 0, 0
+			for _, e := range els {
+				switch e.Type {
+				case "header":
+					headers++
+				case "footer":
+					footers++
+				}
+				if !e.Excluded && strings.HasPrefix(e.Text, "Paragraph") {
+					order = append(order, strings.SplitN(e.Text, ".", 2)[0])
+				}
+			}
+			if headers != pages || footers != pages {
+				t.Errorf("%d headers, %d footers for %d pages", headers, footers, pages)
+			}
+			for _, e := range els {
+				if !e.Excluded {
+					if e.Type != "title" || e.Text != "Chunking Two Columns" {
+						t.Errorf("first element %+v", e)
+					}
+					break
+				}
+			}
+			// Reading order: paragraphs in their order, column by column,
+			// each whole.
+			for i, o := range order {
+				if o != fmt.Sprintf("Paragraph %d", i) {
+					t.Fatalf("reading order %v", order)
+				}
+			}
+			if len(order) != len(paras) {
+				t.Errorf("%d paragraphs read, want %d", len(order), len(paras))
+			}
+			text, els := Assemble(els)
+			if strings.Contains(text, "Journal of Layout Tests") {
+				t.Error("the running header is in the text")
+			}
+			for _, p := range paras {
+				if !strings.Contains(text, p) {
+					t.Errorf("paragraph not read whole: %q", p)
+				}
+			}
+			s := newS2(t, 60)
+			chunks, err := s.Chunk(context.Background(), gochunk.Document{Text: text, Elements: els})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg := chunktest.Verify(text, chunks, chunktest.Options{Counter: tokenize.Words{}, Limit: 60}); msg != "" {
+				t.Fatal(msg)
+			}
+		})
 	}
 }
 
 func TestPDFErrors(t *testing.T) {
-	needPoppler(t)
 	ctx := context.Background()
 	corrupt := filepath.Join(t.TempDir(), "bad.pdf")
 	os.WriteFile(corrupt, []byte("%PDF-1.4 this is not really a pdf"), 0o644)
-	if _, err := ExtractPDF(ctx, corrupt, PDFOptions{}); !errors.Is(err, ErrCorrupt) {
-		t.Errorf("corrupt: %v", err)
-	}
+	notPDF := filepath.Join(t.TempDir(), "notes.pdf")
+	os.WriteFile(notPDF, []byte("plain text named .pdf"), 0o644)
 	imageOnly := writePDF(t, []pdfgen.Page{{Width: 612, Height: 792}})
-	if _, err := ExtractPDF(ctx, imageOnly, PDFOptions{}); !errors.Is(err, ErrNoText) || !strings.Contains(err.Error(), "no text layer") {
-		t.Errorf("image-only: %v", err)
-	}
-	if _, err := ExtractPDF(ctx, filepath.Join(t.TempDir(), "missing.pdf"), PDFOptions{}); err == nil {
-		t.Error("missing file: no error")
-	}
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	if _, err := ExtractPDF(cancelled, imageOnly, PDFOptions{}); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: %v", err)
+	for _, eng := range pdfEngines(t) {
+		t.Run(eng.Name(), func(t *testing.T) {
+			opt := PDFOptions{Engine: eng}
+			if _, err := ExtractPDF(ctx, corrupt, opt); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), corrupt) {
+				t.Errorf("corrupt: %v", err)
+			}
+			if _, err := ExtractPDF(ctx, notPDF, opt); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("not a PDF: %v", err)
+			}
+			if _, err := ExtractPDF(ctx, imageOnly, opt); !errors.Is(err, ErrNoText) || !strings.Contains(err.Error(), "no text layer") {
+				t.Errorf("image-only: %v", err)
+			}
+			if _, err := ExtractPDF(ctx, filepath.Join(t.TempDir(), "missing.pdf"), opt); err == nil {
+				t.Error("missing file: no error")
+			}
+			cancelled, cancel := context.WithCancel(ctx)
+			cancel()
+			if _, err := ExtractPDF(cancelled, imageOnly, opt); !errors.Is(err, context.Canceled) {
+				t.Errorf("cancelled: %v", err)
+			}
+		})
 	}
 }
 
-// Without Poppler, reading a PDF is a clear error, not a crash.
+// Poppler's engine without Poppler is a clear error, not a crash; the
+// default engine needs no program at all.
 func TestNoPDFEngine(t *testing.T) {
+	var paras []string
+	for i := range 4 {
+		paras = append(paras, paragraphs[i])
+	}
+	path := writePDF(t, pdfgen.TwoColumn("No Programs", paras, "Header"))
 	t.Setenv("PATH", t.TempDir())
-	_, err := ExtractPDF(context.Background(), "any.pdf", PDFOptions{})
+	_, err := ExtractPDF(context.Background(), path, PDFOptions{Engine: Poppler{}})
 	if !errors.Is(err, ErrNoEngine) || !strings.Contains(err.Error(), "poppler") {
 		t.Errorf("no engine: %v", err)
+	}
+	els, err := ExtractPDF(context.Background(), path, PDFOptions{})
+	if err != nil {
+		t.Fatalf("the default engine without Poppler: %v", err)
+	}
+	if text, _ := Assemble(els); !strings.Contains(text, paragraphs[3]) {
+		t.Errorf("the default engine read %q", text)
 	}
 }
 
 func TestEncryptedPDF(t *testing.T) {
-	needPoppler(t)
 	var buf bytes.Buffer
 	pages := []pdfgen.Page{{Width: 612, Height: 792, Lines: []pdfgen.Line{{X: 50, Y: 100, Size: 12, Text: "Secret text."}}}}
 	if err := pdfgen.WriteEncrypted(&buf, pages, "hunter2"); err != nil {
@@ -297,9 +356,83 @@ func TestEncryptedPDF(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "locked.pdf")
 	os.WriteFile(path, buf.Bytes(), 0o644)
-	_, err := ExtractPDF(context.Background(), path, PDFOptions{})
-	if !errors.Is(err, ErrEncrypted) {
-		t.Errorf("encrypted PDF: %v", err)
+	for _, eng := range pdfEngines(t) {
+		_, err := ExtractPDF(context.Background(), path, PDFOptions{Engine: eng})
+		if !errors.Is(err, ErrEncrypted) {
+			t.Errorf("%s: encrypted PDF: %v", eng.Name(), err)
+		}
+	}
+}
+
+// A word hyphenated at a line's end is joined to its rest: without the
+// hyphen, unless the document writes the word with one elsewhere, or the
+// rest starts in upper case.
+func TestPDFHyphenation(t *testing.T) {
+	line := func(y float64, s string) pdfgen.Line { return pdfgen.Line{X: 72, Y: y, Size: 11, Text: s} }
+	path := writePDF(t, []pdfgen.Page{{Width: 612, Height: 792, Lines: []pdfgen.Line{
+		line(100, "Chunkers cut documents where the hyphen-"),
+		line(113, "ation of a word spans two lines, and a well-"),
+		line(126, "known rule keeps a well-known compound whole;"),
+		line(139, "the Franco-"),
+		line(152, "Prussian war stays as it was written."),
+	}}})
+	want := "Chunkers cut documents where the hyphenation of a word spans two lines, and a well-known rule keeps a well-known compound whole; the Franco-Prussian war stays as it was written."
+	for _, eng := range pdfEngines(t) {
+		els, err := ExtractPDF(context.Background(), path, PDFOptions{Engine: eng})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text, _ := Assemble(els); text != want {
+			t.Errorf("%s:\n got %q\nwant %q", eng.Name(), text, want)
+		}
+	}
+}
+
+func TestJoinLines(t *testing.T) {
+	compounds := map[string]bool{"self-contained": true}
+	for _, c := range []struct {
+		lines []string
+		want  string
+	}{
+		{[]string{"one", "two"}, "one two"},
+		{[]string{"a hyphen-", "ated word"}, "a hyphenated word"},
+		{[]string{"a self-", "contained unit"}, "a self-contained unit"},
+		{[]string{"pre-", "1990 prices"}, "pre-1990 prices"},
+		{[]string{"a dash -", "then more"}, "a dash - then more"},
+		{[]string{"soft\u00ad", "ware"}, "software"},
+		{[]string{"(multi-", "line)."}, "(multiline)."},
+	} {
+		if got := joinLines(c.lines, compounds); got != c.want {
+			t.Errorf("joinLines(%q) = %q, want %q", c.lines, got, c.want)
+		}
+	}
+}
+
+// Runs become lines and blocks by position alone, whatever order the PDF
+// writes them in: two columns written line by line across both come out
+// as two blocks, each in its order.
+func TestGroupBlocksInterleavedColumns(t *testing.T) {
+	var runs []pdfRun
+	for i := range 4 {
+		y := 100 + 14*float64(i)
+		runs = append(runs,
+			pdfRun{text: fmt.Sprintf("left%d", i), x0: 50, x1: 250, y0: y, y1: y + 12, size: 12},
+			pdfRun{text: " "},
+			pdfRun{text: fmt.Sprintf("right%d", i), x0: 320, x1: 520, y0: y, y1: y + 12, size: 12},
+			pdfRun{text: " "})
+	}
+	// A paragraph gap, then another block in the left column; a heading
+	// in a larger size above nothing.
+	runs = append(runs, pdfRun{text: "after", x0: 50, x1: 100, y0: 200, y1: 212, size: 12},
+		pdfRun{text: "Title", x0: 50, x1: 200, y0: 30, y1: 54, size: 24})
+	bs := groupBlocks(runs)
+	var got []string
+	for _, b := range bs {
+		got = append(got, strings.Join(b.lines, "|"))
+	}
+	want := []string{"left0|left1|left2|left3", "right0|right1|right2|right3", "after", "Title"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("blocks %q, want %q", got, want)
 	}
 }
 
@@ -409,14 +542,15 @@ func TestS2GraphAndClusterOptions(t *testing.T) {
 	}
 }
 
-// A PDF given as a stream goes through a temporary file, removed when the
-// extraction ends, cancelled or not, and errors do not name it.
+// A PDF given as a stream goes through a temporary file for Poppler,
+// removed when the extraction ends, cancelled or not, and errors do not
+// name it.
 func TestExtractPDFReaderRemovesTemp(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("TMPDIR", dir)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := ExtractPDFReader(ctx, strings.NewReader("%PDF-1.4 not really"), PDFOptions{})
+	_, err := ExtractPDFReader(ctx, strings.NewReader("%PDF-1.4 not really"), PDFOptions{Engine: Poppler{}})
 	if err == nil {
 		t.Fatal("a cancelled extraction gave no error")
 	}

@@ -1,9 +1,11 @@
 package layout
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"image/png"
 	"io"
 	"os"
 	"path/filepath"
@@ -63,7 +65,7 @@ type PDFiumOptions struct {
 // handed to it as bytes. A PDFium is safe for concurrent use; build one and
 // share it, and Close it when done.
 type PDFium struct {
-	pool pdfium.Pool
+	pool *poolCloser
 	sem  chan struct{}
 }
 
@@ -98,7 +100,26 @@ func NewPDFium(ctx context.Context, opt PDFiumOptions) (*PDFium, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pdf: starting PDFium: %w", err)
 	}
-	return &PDFium{pool: pool, sem: make(chan struct{}, n)}, nil
+	e := &PDFium{pool: &poolCloser{pool: pool}, sem: make(chan struct{}, n)}
+	// An engine dropped without Close frees its runtime when collected.
+	runtime.AddCleanup(e, func(p *poolCloser) { p.Close() }, e.pool)
+	return e, nil
+}
+
+// poolCloser closes a pool once, whether Close or the cleanup comes first.
+type poolCloser struct {
+	pool pdfium.Pool
+	once sync.Once
+	err  error
+}
+
+func (p *poolCloser) GetInstanceWithContext(ctx context.Context) (pdfium.Pdfium, error) {
+	return p.pool.GetInstanceWithContext(ctx)
+}
+
+func (p *poolCloser) Close() error {
+	p.once.Do(func() { p.err = p.pool.Close() })
+	return p.err
 }
 
 func pdfiumCache(dir string) wazero.CompilationCache {
@@ -327,4 +348,46 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int)
 	}
 	p.blocks = groupBlocks(runs)
 	return p, nil
+}
+
+// Render draws the first maxPages pages of a PDF as PNG images at dpi dots
+// per inch, as RenderPDF does with Poppler, so that a chunk's boxes can be
+// shown over its page.
+func (e *PDFium) Render(ctx context.Context, pdf []byte, dpi, maxPages int) ([]PageImage, error) {
+	select {
+	case e.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-e.sem }()
+	w, err := e.open(ctx, pdf)
+	if err != nil {
+		return nil, fmt.Errorf("pdf: %w", err)
+	}
+	defer w.close()
+	count, err := w.inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: w.doc})
+	if err != nil {
+		return nil, fmt.Errorf("pdf: %w (PDFium: %v)", ErrCorrupt, err)
+	}
+	var out []PageImage
+	for i := 0; i < min(count.PageCount, maxPages); i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r, err := w.inst.RenderPageInDPI(&requests.RenderPageInDPI{
+			Page: requests.Page{ByIndex: &requests.PageByIndex{Document: w.doc, Index: i}},
+			DPI:  dpi,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("pdf: drawing page %d: %w", i+1, err)
+		}
+		var buf bytes.Buffer
+		err = png.Encode(&buf, r.Result.RenderedImage)
+		r.Cleanup()
+		if err != nil {
+			return nil, fmt.Errorf("pdf: drawing page %d: %w", i+1, err)
+		}
+		out = append(out, PageImage{Page: i + 1, PNG: buf.Bytes()})
+	}
+	return out, nil
 }

@@ -89,9 +89,11 @@ func fileKind(name string, data []byte) string {
 	return "memory-text"
 }
 
-// Load reads src as a document. A PDF needs Poppler's pdftotext; its
-// temporary copy (for a PDF from a stream or memory) is removed when Load
-// returns, also when ctx is cancelled.
+// Load reads src as a document. A PDF is read by Config.PDFEngine: PDFium
+// in the process by default (its module is compiled, or loaded from the
+// user's cache, on the first PDF), or Poppler's programs, whose temporary
+// copy of a PDF from a stream or memory is removed when Load returns, also
+// when ctx is cancelled.
 func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 	defer recovered("load", &err)
 	id := src.ID
@@ -142,6 +144,9 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 	case "pdf":
 		var els []gochunk.Element
 		popt := layout.PDFOptions{Progress: src.Progress}
+		if popt.Engine, err = p.res.pdfEngine(ctx); err != nil {
+			break
+		}
 		switch {
 		case src.PDF != nil:
 			els, err = layout.ExtractPDFReader(ctx, bytes.NewReader(src.PDF), popt)

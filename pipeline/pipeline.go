@@ -24,6 +24,7 @@ import (
 	"github.com/gochunk/gochunk/chunkers"
 	"github.com/gochunk/gochunk/embed"
 	"github.com/gochunk/gochunk/internal/params"
+	"github.com/gochunk/gochunk/layout"
 	"github.com/gochunk/gochunk/llm"
 	"github.com/gochunk/gochunk/record"
 	"github.com/gochunk/gochunk/tokenize"
@@ -55,6 +56,10 @@ type Config struct {
 	// elements (layout JSON), or one of those office kinds. Empty means
 	// auto.
 	Input string `json:"input,omitempty"`
+	// PDFEngine reads PDFs: pdfium (in the process, the default: PDFium
+	// compiled to WebAssembly, see layout.PDFium) or poppler (Poppler's
+	// pdftotext and pdfinfo programs, which must be installed).
+	PDFEngine string `json:"pdf_engine,omitempty"`
 	// InvalidUTF8 says what happens to text that is not UTF-8: reject
 	// (the default: chunking it is an error naming the first bad byte) or
 	// repair (Load replaces bad bytes with U+FFFD; offsets then refer to
@@ -151,6 +156,9 @@ type Options struct {
 	// LLM, when set, is used instead of building a client from
 	// Config.LLM.
 	LLM *llm.Client
+	// PDF, when set, reads PDFs instead of an engine built from
+	// Config.PDFEngine (share one *layout.PDFium between pipelines).
+	PDF layout.PDFEngine
 }
 
 // Pipeline is a configuration made ready to run: its chunker built, its
@@ -177,6 +185,10 @@ type resources struct {
 	llmOnce sync.Once
 	llm     *llm.Client
 	llmErr  error
+
+	pdfOnce sync.Once
+	pdf     layout.PDFEngine
+	pdfErr  error
 
 	mu       sync.Mutex
 	counters map[string]tokenize.Counter
@@ -210,6 +222,11 @@ func New(ctx context.Context, cfg Config, opt Options) (*Pipeline, error) {
 	default:
 		return nil, configError("invalid_utf8", string(cfg.InvalidUTF8), "want reject or repair")
 	}
+	switch cfg.PDFEngine {
+	case "", "pdfium", "poppler":
+	default:
+		return nil, configError("pdf_engine", cfg.PDFEngine, "want pdfium (in the process, the default) or poppler (needs poppler-utils installed)")
+	}
 	if cfg.BatchTokens < 0 {
 		return nil, configError("batch_tokens", fmt.Sprint(cfg.BatchTokens), "want a positive number of tokens, or 0 for the default")
 	}
@@ -222,6 +239,9 @@ func New(ctx context.Context, cfg Config, opt Options) (*Pipeline, error) {
 	}
 	if opt.LLM != nil {
 		res.llmOnce.Do(func() { res.llm = opt.LLM })
+	}
+	if opt.PDF != nil {
+		res.pdfOnce.Do(func() { res.pdf = opt.PDF })
 	}
 	return res.build(ctx, cfg)
 }
@@ -334,6 +354,26 @@ func (r *resources) embed(ctx context.Context) (gochunk.Embedder, error) {
 		r.embedder, r.embedErr = NewEmbedder(ctx, r.cfg.Embedder)
 	})
 	return r.embedder, r.embedErr
+}
+
+// pdfEngine returns the PDF engine, building it on first use: PDFium's
+// module is compiled (or loaded from the user's cache) only when a PDF
+// comes. An engine built here frees itself once the pipelines sharing it
+// are all unreachable.
+func (r *resources) pdfEngine(ctx context.Context) (layout.PDFEngine, error) {
+	r.pdfOnce.Do(func() {
+		if r.cfg.PDFEngine == "poppler" {
+			r.pdf = layout.Poppler{}
+			return
+		}
+		e, err := layout.NewPDFium(ctx, layout.PDFiumOptions{})
+		if err != nil {
+			r.pdfErr = err
+			return
+		}
+		r.pdf = e
+	})
+	return r.pdf, r.pdfErr
 }
 
 // model returns the chat client, building it on first use.
@@ -516,6 +556,12 @@ func (p *Pipeline) Spec() chunkers.Spec { return p.spec }
 
 // Counter returns the size unit chunks are measured in.
 func (p *Pipeline) Counter() tokenize.Counter { return p.counter }
+
+// PDFEngine returns the engine that reads the pipeline's PDFs, building it
+// on first use.
+func (p *Pipeline) PDFEngine(ctx context.Context) (layout.PDFEngine, error) {
+	return p.res.pdfEngine(ctx)
+}
 
 // Embedder returns the embedder, building it on first use.
 func (p *Pipeline) Embedder(ctx context.Context) (gochunk.Embedder, error) { return p.res.embed(ctx) }

@@ -337,7 +337,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 			return pipeline.Result{}, err
 		}
 		if src.PDF != nil && req.RenderPages {
-			if pages[i], err = renderPages(ctx, src.PDF, d.Elements); err != nil {
+			if pages[i], err = renderPages(ctx, pl, src.PDF, d.Elements); err != nil {
 				return pipeline.Result{}, err
 			}
 		}
@@ -369,10 +369,19 @@ const (
 	renderDPI     = 60
 )
 
-// renderPages draws a PDF's first pages, with their sizes from its
-// elements.
-func renderPages(ctx context.Context, pdf []byte, els []gochunk.Element) ([]api.PageImage, error) {
-	imgs, err := layout.RenderPDF(ctx, pdf, renderDPI, renderedPages)
+// renderPages draws a PDF's first pages with the engine that read it,
+// with their sizes from its elements.
+func renderPages(ctx context.Context, pl *pipeline.Pipeline, pdf []byte, els []gochunk.Element) ([]api.PageImage, error) {
+	eng, err := pl.PDFEngine(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("render_pages: %w", err)
+	}
+	var imgs []layout.PageImage
+	if e, ok := eng.(*layout.PDFium); ok {
+		imgs, err = e.Render(ctx, pdf, renderDPI, renderedPages)
+	} else {
+		imgs, err = layout.RenderPDF(ctx, pdf, renderDPI, renderedPages)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("render_pages: %w", err)
 	}

@@ -16,12 +16,15 @@ footers left out) joined by blank lines, exactly as the chunkers see it.
 With --elements, prints its layout elements instead, one JSON object per
 line: type, text, page, bbox (x0, y0, x1, y1, y down), page size, order,
 start and end offsets in the text, and excluded for headers and footers.
-Needs Poppler's pdftotext for PDFs.
+PDFs are read in the process by PDFium (--pdf-engine poppler uses Poppler's
+pdftotext instead); office documents, EPUB, e-mail and HTML by gochunk's own
+readers.
 
 Flags:
 `)
 	elements := fs.Bool("elements", false, "print the layout elements as JSONL")
-	input := fs.String("input", "auto", "input kind: auto (by extension), pdf, elements (layout JSON) or text")
+	input := fs.String("input", "auto", "input kind: auto (by extension and content), text, pdf, html, elements (layout JSON), docx, pptx, xlsx, odt, ods, odp, epub, eml or mbox")
+	engine := fs.String("pdf-engine", "pdfium", "what reads PDFs: pdfium (in the process) or poppler (Poppler's pdftotext, which must be installed)")
 	files, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -29,7 +32,7 @@ Flags:
 	if len(files) != 1 {
 		return fail(e, "extract", usagef("give one FILE"))
 	}
-	pl, err := pipeline.New(e.ctx, pipeline.Config{Input: *input}, pipeline.Options{})
+	pl, err := pipeline.New(e.ctx, pipeline.Config{Input: *input, PDFEngine: *engine}, pipeline.Options{})
 	if err != nil {
 		return fail(e, "extract", err)
 	}

@@ -122,7 +122,11 @@ func (p *Flags) RegisterChunking(fs *flag.FlagSet) {
 		}
 		return nil
 	})
-	fs.StringVar(&c.Input, "input", "auto", "input kind: auto (by the extension: .pdf, .html, .htm, .docx, .pptx, .xlsx, .odt, .ods, .odp, .epub, .eml, .mbox, else text), text, pdf (needs Poppler's pdftotext), html (its structure as markdown), docx, pptx, xlsx, odt, ods, odp, epub, eml, mbox (read in Go, their structure as markdown), elements (layout JSON: gochunk, Unstructured, Docling, PyMuPDF)")
+	fs.StringVar(&c.Input, "input", "auto", "input kind: auto (by the extension: .pdf, .html, .htm, .docx, .pptx, .xlsx, .odt, .ods, .odp, .epub, .eml, .mbox, else text), text, pdf (read by --pdf-engine), html (its structure as markdown), docx, pptx, xlsx, odt, ods, odp, epub, eml, mbox (read in Go, their structure as markdown), elements (layout JSON: gochunk, Unstructured, Docling, PyMuPDF)")
+	fs.Func("pdf-engine", "what reads PDFs: pdfium (in the process, the default; its compiled module is kept in the user's cache directory) or poppler (Poppler's pdftotext, which must be installed)", func(v string) error {
+		c.PDFEngine = v
+		return nil
+	})
 	fs.Func("invalid-utf8", "what to do with invalid UTF-8: reject (an error; the default) or repair (replace with U+FFFD; offsets refer to the repaired text)", func(v string) error {
 		c.InvalidUTF8 = gochunk.InvalidUTF8Policy(v)
 		return nil
