@@ -333,11 +333,6 @@ func TestPlaygroundAsksForToken(t *testing.T) {
 // chunk's boxes; hovering a chunk's text lights its boxes, and a box its
 // text; the chunks table says where each chunk lies.
 func TestPlaygroundPDFBoxes(t *testing.T) {
-	for _, tool := range []string{"pdftotext", "pdftoppm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("skipping: Poppler's %s is not installed (apt-get install poppler-utils)", tool)
-		}
-	}
 	ctx := browser(t)
 	_, srv := newTest(t, nil)
 	var paras []string

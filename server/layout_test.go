@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/gochunk/gochunk/api"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -56,10 +55,10 @@ func TestChunkElements(t *testing.T) {
 	}
 }
 
+// A PDF in a request is read in the process (no Poppler needed), its pages
+// drawn on request.
 func TestChunkPDF(t *testing.T) {
-	if _, err := exec.LookPath("pdftotext"); err != nil {
-		t.Skip("skipping: Poppler's pdftotext is not installed (apt-get install poppler-utils)")
-	}
+	t.Setenv("PATH", t.TempDir())
 	var paras []string
 	for i := range 60 { // several pages: the running header repeats
 		paras = append(paras, fmt.Sprintf("Paragraph %d is about the layout of pages and how text flows in columns.", i))
@@ -69,7 +68,7 @@ func TestChunkPDF(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, ts := newTest(t, nil)
-	body := fmt.Sprintf(`{"chunker": "s2", "config": {"size": 64}, "documents": [{"id": "p", "pdf_base64": %q}, {"id": "broken", "pdf_base64": %q}, {"id": "notb64", "pdf_base64": "!!"}]}`,
+	body := fmt.Sprintf(`{"chunker": "s2", "config": {"size": 64}, "render_pages": true, "documents": [{"id": "p", "pdf_base64": %q}, {"id": "broken", "pdf_base64": %q}, {"id": "notb64", "pdf_base64": "!!"}]}`,
 		base64.StdEncoding.EncodeToString(buf.Bytes()), base64.StdEncoding.EncodeToString([]byte("%PDF-1.4 nothing")))
 	resp := chunkDocs(t, ts.URL, body)
 	p := resp.Documents[0]
@@ -82,6 +81,15 @@ func TestChunkPDF(t *testing.T) {
 	}
 	if !strings.Contains(text, "Paragraph 59") || strings.Contains(text, "Header") {
 		t.Errorf("chunks of the PDF: %q", text)
+	}
+	if len(p.Pages) < 2 {
+		t.Fatalf("%d pages drawn", len(p.Pages))
+	}
+	for _, pg := range p.Pages {
+		img, err := base64.StdEncoding.DecodeString(pg.PNGBase64)
+		if err != nil || !bytes.HasPrefix(img, []byte("\x89PNG")) || pg.Width != 612 || pg.Height != 792 {
+			t.Errorf("page %d: %d bytes, %v, %gx%g", pg.Page, len(img), err, pg.Width, pg.Height)
+		}
 	}
 	for _, d := range resp.Documents[1:] {
 		if d.Error == "" || strings.Contains(d.Error, "gochunk-") {

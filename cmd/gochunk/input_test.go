@@ -12,12 +12,6 @@ import (
 	"github.com/gochunk/gochunk/internal/pdfgen"
 )
 
-func needPoppler(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("pdftotext"); err != nil {
-		t.Skip("skipping: Poppler's pdftotext is not installed (apt-get install poppler-utils)")
-	}
-}
 
 func twoColumnPDF(t *testing.T) string {
 	t.Helper()
@@ -38,8 +32,23 @@ func twoColumnPDF(t *testing.T) string {
 }
 
 func TestPDFChunkAndExtract(t *testing.T) {
-	needPoppler(t)
 	path := twoColumnPDF(t)
+	// Poppler's text, where it is installed, is the same.
+	if _, err := exec.LookPath("pdftotext"); err == nil {
+		pdfium, _, _ := runCmd(t, "", "extract", path)
+		poppler, errs, code := runCmd(t, "", "extract", "--pdf-engine", "poppler", path)
+		if code != 0 || poppler != pdfium {
+			t.Errorf("Poppler's text (exit %d, %s) differs from PDFium's:\n%s\n%s", code, errs, poppler, pdfium)
+		}
+	}
+	// No program is needed: PDFium runs in the process.
+	t.Setenv("PATH", t.TempDir())
+	if _, errs, code := runCmd(t, "", "extract", "--pdf-engine", "poppler", path); code == 0 || !strings.Contains(errs, "poppler-utils") {
+		t.Errorf("--pdf-engine poppler without Poppler: exit %d, stderr %q", code, errs)
+	}
+	if _, errs, code := runCmd(t, "", "chunk", "--pdf-engine", "mupdf", path); code != exitUsage || !strings.Contains(errs, "pdf_engine") {
+		t.Errorf("an unknown engine: exit %d, stderr %q", code, errs)
+	}
 	text, errs, code := runCmd(t, "", "extract", path)
 	if code != 0 {
 		t.Fatalf("extract: exit %d: %s", code, errs)
@@ -99,7 +108,6 @@ func TestPDFChunkAndExtract(t *testing.T) {
 }
 
 func TestPDFErrors(t *testing.T) {
-	needPoppler(t)
 	bad := writeFile(t, "bad.pdf", "%PDF-1.4\nthis is not a PDF body\n")
 	if _, errs, code := runCmd(t, "", "chunk", bad); code != exitInput || !strings.Contains(errs, "bad.pdf") {
 		t.Errorf("corrupt PDF: exit %d, stderr %q", code, errs)
