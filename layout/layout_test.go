@@ -388,6 +388,49 @@ func TestPDFHyphenation(t *testing.T) {
 	}
 }
 
+// FuzzPDFium feeds PDFium any bytes: a PDF, a truncated or mangled one, or
+// none. It gives elements or an error, never a panic or a hang, and what
+// it gives holds together: text in every element, boxes on their pages.
+//
+//	go test ./layout -run '^$' -fuzz FuzzPDFium -fuzztime 60s
+func FuzzPDFium(f *testing.F) {
+	var buf bytes.Buffer
+	if err := pdfgen.Write(&buf, pdfgen.TwoColumn("Fuzzing", paragraphs, "Header")); err != nil {
+		f.Fatal(err)
+	}
+	good := buf.Bytes()
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Add(good[:len(good)-40])
+	f.Add(bytes.Replace(good, []byte("/Length"), []byte("/Lngth"), 1))
+	f.Add([]byte("%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF"))
+	f.Add([]byte("%PDF-"))
+	e := pdfiumEngine(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		els, err := ExtractPDFReader(context.Background(), bytes.NewReader(data), PDFOptions{Engine: e})
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrNoText) && !errors.Is(err, ErrEncrypted) {
+				t.Fatalf("an error of no kind: %v", err)
+			}
+			return
+		}
+		for _, el := range els {
+			if strings.TrimSpace(el.Text) == "" || !utf8.ValidString(el.Text) {
+				t.Fatalf("element without valid text: %+v", el)
+			}
+			if el.Page < 1 {
+				t.Fatalf("element on page %d", el.Page)
+			}
+		}
+		text, els := Assemble(els)
+		for _, el := range els {
+			if el.End > len(text) || el.Start > el.End {
+				t.Fatalf("element [%d, %d) outside the text of %d bytes", el.Start, el.End, len(text))
+			}
+		}
+	})
+}
+
 func TestJoinLines(t *testing.T) {
 	compounds := map[string]bool{"self-contained": true}
 	for _, c := range []struct {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -119,9 +118,6 @@ func score(els []gochunk.Element, chunks []gochunk.Chunk) (purity, nmi float64) 
 // S2 groups a labelled two-column PDF by subject better than fixed-size
 // windows do, on the S2 paper's purity and NMI.
 func TestS2BeatsFixedSizeOnLabelledPDF(t *testing.T) {
-	if _, err := exec.LookPath("pdftotext"); err != nil {
-		t.Skip("skipping: Poppler's pdftotext is not installed (apt-get install poppler-utils)")
-	}
 	path, labels := labelledPDF(t)
 	raw, err := layout.ExtractPDF(context.Background(), path, layout.PDFOptions{})
 	if err != nil {
