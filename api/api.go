@@ -138,6 +138,10 @@ type ChunkResponse struct {
 // ChunkResult is one document's chunks, or its error.
 type ChunkResult struct {
 	ID string `json:"id"`
+	// AttachmentOf, for a document found inside one of the request's (an
+	// e-mail's attachment, "id/name", listed after the request's
+	// documents), is the id of the document that holds it.
+	AttachmentOf string `json:"attachment_of,omitempty"`
 	// Chunks are the records gochunk chunk writes, their source the
 	// document's id, byte for byte.
 	Chunks []record.Record `json:"chunks"`

@@ -259,24 +259,38 @@ func (f *chunkFn) ProcessElement(ctx context.Context, d Doc, emit func(string), 
 		}
 	}
 	f.counts.bytes.Inc(ctx, int64(len(d.Data)))
+	return f.process(ctx, src, emit, dead)
+}
+
+// process loads, chunks and writes (or queues for embedding) one document,
+// then its attachments (an e-mail's), each a document of its own.
+func (f *chunkFn) process(ctx context.Context, src pipeline.Source, emit func(string), dead func(string)) error {
 	loaded, err := f.pl.Load(ctx, src)
+	var res pipeline.Result
 	if err == nil {
-		var res pipeline.Result
 		res, err = f.pl.Chunking().Chunk(ctx, loaded.Document)
-		res.Text = loaded.Text // for the content hash of a stored document
-		if err == nil && f.pl.Config().EmbedChunks {
-			f.pending = append(f.pending, &res)
-			if len(f.pending) >= 64 {
-				return f.flush(ctx, emit, dead)
+	}
+	if err != nil {
+		dead(failure(src.ID, err))
+		f.counts.failed.Inc(ctx, 1)
+		return nil
+	}
+	res.Text = loaded.Text // for the content hash of a stored document
+	if f.pl.Config().EmbedChunks {
+		f.pending = append(f.pending, &res)
+		if len(f.pending) >= 64 {
+			if err := f.flush(ctx, emit, dead); err != nil {
+				return err
 			}
-			return nil
 		}
-		if err == nil {
-			return f.write(ctx, res, emit)
+	} else if err := f.write(ctx, res, emit); err != nil {
+		return err
+	}
+	for _, a := range loaded.Attachments {
+		if err := f.process(ctx, a, emit, dead); err != nil {
+			return err
 		}
 	}
-	dead(failure(d.ID, err))
-	f.counts.failed.Inc(ctx, 1)
 	return nil
 }
 

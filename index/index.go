@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -223,6 +224,7 @@ func Run(ctx context.Context, st store.Store, p *pipeline.Pipeline, sources []So
 	for _, src := range sources {
 		seen := map[string]bool{}
 		r.source = src.Name()
+		r.seen, r.rechunked = seen, map[string]bool{}
 		err := src.Docs(ctx, func(d Doc) error {
 			if seen[d.ID] {
 				r.fail(d.ID, fmt.Errorf("the id %q appears twice in %s: only its first document is indexed", d.ID, src.Name()))
@@ -295,6 +297,9 @@ type run struct {
 	// changed document's chunks whose embedded text is unchanged keep
 	// their vector.
 	reuse bool
+	// seen are the current source's documents, attachments included;
+	// rechunked those chunked in this run (see cleanup).
+	seen, rechunked map[string]bool
 }
 
 func (r *run) fail(id string, err error) {
@@ -349,6 +354,15 @@ func (r *run) flush(ctx context.Context) error {
 	}
 	docs, hashes := r.docs, r.hashes
 	r.docs, r.hashes = nil, nil
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
+	if r.rechunked == nil {
+		r.rechunked = map[string]bool{}
+	}
+	for _, d := range docs {
+		r.rechunked[d.ID] = true
+	}
 	srcs := make([]pipeline.Source, len(docs))
 	for i, d := range docs {
 		srcs[i] = pipeline.Source{ID: d.ID, Path: d.Path, Text: d.Text, Metadata: d.Metadata}
@@ -367,21 +381,33 @@ func (r *run) flush(ctx context.Context) error {
 	texts := make([]string, len(docs))
 	i := 0
 	err := chunking.Stream(ctx, srcs, max(r.opt.Jobs, 1), false, func(it pipeline.Item) error {
-		defer func() { i++ }()
 		defer it.Loaded.Release()
+		k := i
+		if it.Source.IsAttachment() {
+			// An e-mail's attachment, after its message: a document of its
+			// own, written with the window.
+			a := it.Source
+			docs = append(docs, Doc{ID: a.ID, Metadata: a.Metadata})
+			hashes = append(hashes, contentHash(a.File, a.Metadata))
+			results, errs, texts = append(results, nil), append(errs, nil), append(texts, "")
+			k = len(docs) - 1
+			r.seen[a.ID] = true
+		} else {
+			i++
+		}
 		if it.Err != nil {
-			errs[i] = it.Err
+			errs[k] = it.Err
 			return nil
 		}
 		res := it.Result
 		if keepText {
-			texts[i] = strings.Clone(it.Loaded.Text)
+			texts[k] = strings.Clone(it.Loaded.Text)
 		}
 		// The chunks' texts may point into a memory-mapped file: keep copies.
-		for k := range res.Chunks {
-			res.Chunks[k].Text = strings.Clone(res.Chunks[k].Text)
+		for c := range res.Chunks {
+			res.Chunks[c].Text = strings.Clone(res.Chunks[c].Text)
 		}
-		results[i] = &res
+		results[k] = &res
 		return nil
 	})
 	if err != nil {
@@ -489,6 +515,22 @@ func (r *run) flush(ctx context.Context) error {
 	return nil
 }
 
+// attachedToUnchanged reports whether id names an attachment of a message
+// (an .eml or .mbox document, maybe through forwarded ones) that the
+// source still holds and this run did not chunk again.
+func (r *run) attachedToUnchanged(id string) bool {
+	for j := strings.LastIndexByte(id, '/'); j > 0; j = strings.LastIndexByte(id[:j], '/') {
+		parent := id[:j]
+		if ext := strings.ToLower(path.Ext(parent)); ext != ".eml" && ext != ".mbox" {
+			continue
+		}
+		if r.seen[parent] {
+			return !r.rechunked[parent]
+		}
+	}
+	return false
+}
+
 // embedBatch is the most chunks of one document embedded at once: a
 // document with more is embedded and written batch by batch, so that its
 // vectors are never all held (200 MB of text makes 250,000 chunks, a
@@ -531,10 +573,12 @@ func (r *run) more(res *pipeline.Result, recs []record.Record) func(context.Cont
 }
 
 // cleanup removes the documents of the current source it no longer holds.
+// An attachment ("mail.eml/report.docx") stays while its message is held
+// and unchanged; a message chunked again listed its attachments anew.
 func (r *run) cleanup(ctx context.Context, seen map[string]bool) error {
 	var gone []string
 	for id, st := range r.known {
-		if st.Source == r.source && !seen[id] {
+		if st.Source == r.source && !seen[id] && !r.attachedToUnchanged(id) {
 			gone = append(gone, id)
 		}
 	}

@@ -28,9 +28,17 @@ const maxParts = 1000
 // each attachment of a kind this package or htmldoc reads as a section of
 // its own ("## Attachment: name"); other attachments are named.
 func emailElements(data []byte) ([]gochunk.Element, error) {
+	els, _, err := readEmail(data, false)
+	return els, err
+}
+
+// readEmail is emailElements; with separate, the attachments of a kind
+// gochunk reads (this package's, PDF, HTML, text) are returned as files
+// and the message names them instead of holding them.
+func readEmail(data []byte, separate bool) ([]gochunk.Element, []File, error) {
 	msg, err := mail.ReadMessage(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+		return nil, nil, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	dec := new(mime.WordDecoder)
 	dec.CharsetReader = charsetReader
@@ -54,9 +62,9 @@ func emailElements(data []byte) ([]gochunk.Element, error) {
 	if len(meta) > 0 {
 		els = append(els, gochunk.Element{Type: "paragraph", Text: strings.Join(meta, "\n")})
 	}
-	w := &mailWalker{}
+	w := &mailWalker{separate: separate}
 	if err := w.part(msg.Header.Get("Content-Type"), msg.Header.Get("Content-Transfer-Encoding"), "", msg.Body, 0); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	body := w.plain
 	if len(body) == 0 {
@@ -64,12 +72,44 @@ func emailElements(data []byte) ([]gochunk.Element, error) {
 	}
 	els = append(els, body...)
 	els = append(els, w.attached...)
-	return els, nil
+	if len(w.files) > 0 {
+		names := make([]string, len(w.files))
+		for i, f := range w.files {
+			names[i] = f.Name
+		}
+		els = append(els, gochunk.Element{Type: "paragraph", Text: "Attached, each a document of its own: " + strings.Join(names, ", ")})
+	}
+	return els, w.files, nil
 }
 
 type mailWalker struct {
 	plain, html, attached []gochunk.Element
 	parts                 int
+	separate              bool
+	files                 []File
+}
+
+// File is a document found inside another, an e-mail's attachment: its
+// name (unique within the message), its media type and its bytes.
+type File struct {
+	Name  string
+	Media string
+	Data  []byte
+}
+
+// readable reports whether gochunk reads an attachment of this name, media
+// type and content as a document: this package's kinds, PDF, HTML, text.
+func readable(name, media string, data []byte) bool {
+	ext := strings.ToLower(path.Ext(name))
+	switch {
+	case Kinds[ext] != "" || Sniff(data) != "":
+		return true
+	case ext == ".pdf" || media == "application/pdf" || bytes.HasPrefix(data, []byte("%PDF-")):
+		return true
+	case ext == ".html" || ext == ".htm" || media == "text/html":
+		return true
+	}
+	return strings.HasPrefix(media, "text/") && utf8.Valid(data)
 }
 
 // part reads one MIME part (recursively for multipart ones).
@@ -134,6 +174,10 @@ func (w *mailWalker) part(ctype, encoding, disposition string, body io.Reader, d
 	if name == "" {
 		name = media
 	}
+	if w.separate && readable(name, media, data) {
+		w.files = append(w.files, File{Name: w.unique(path.Base(name)), Media: media, Data: data})
+		return nil
+	}
 	kind := Kinds[strings.ToLower(path.Ext(name))]
 	if kind == "" {
 		kind = Sniff(data)
@@ -160,6 +204,28 @@ func (w *mailWalker) part(ctype, encoding, disposition string, body io.Reader, d
 	}
 	w.attached = append(w.attached, els...)
 	return nil
+}
+
+// unique returns name, or name with a number when an earlier attachment
+// has it.
+func (w *mailWalker) unique(name string) string {
+	if name == "" || name == "." || name == "/" {
+		name = "attachment"
+	}
+	taken := func(n string) bool {
+		for _, f := range w.files {
+			if f.Name == n {
+				return true
+			}
+		}
+		return false
+	}
+	out := name
+	for i := 2; taken(out); i++ {
+		ext := path.Ext(name)
+		out = fmt.Sprintf("%s-%d%s", strings.TrimSuffix(name, ext), i, ext)
+	}
+	return out
 }
 
 // decodeTransfer undoes a Content-Transfer-Encoding.
@@ -226,13 +292,25 @@ const maxMessages = 100_000
 // "## Message N: subject" holding what emailElements reads of it, its
 // headings one level down.
 func mboxElements(data []byte) ([]gochunk.Element, error) {
+	els, _, err := readMbox(data, false)
+	return els, err
+}
+
+// readMbox is mboxElements; with separate, attachments are files named
+// "message-N/name" (see readEmail).
+func readMbox(data []byte, separate bool) ([]gochunk.Element, []File, error) {
 	var els []gochunk.Element
+	var files []File
 	n := 0
 	for _, msg := range splitMbox(data) {
 		if n++; n > maxMessages {
-			return nil, fmt.Errorf("%w: more than %d messages", ErrTooLarge, maxMessages)
+			return nil, nil, fmt.Errorf("%w: more than %d messages", ErrTooLarge, maxMessages)
 		}
-		m, err := emailElements(msg)
+		m, fs, err := readEmail(msg, separate)
+		for _, f := range fs {
+			f.Name = fmt.Sprintf("message-%d/%s", n, f.Name)
+			files = append(files, f)
+		}
 		if err != nil {
 			els = append(els, heading(2, fmt.Sprintf("Message %d", n)), gochunk.Element{Type: "paragraph", Text: fmt.Sprintf("(message %d could not be read: %v)", n, err)})
 			continue
@@ -255,9 +333,9 @@ func mboxElements(data []byte) ([]gochunk.Element, error) {
 		}
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("%w: no \"From \" line starts a message", ErrFormat)
+		return nil, nil, fmt.Errorf("%w: no \"From \" line starts a message", ErrFormat)
 	}
-	return els, nil
+	return els, files, nil
 }
 
 // splitMbox cuts a mailbox into its messages.

@@ -106,8 +106,36 @@ func Sniff(data []byte) string {
 	return ""
 }
 
-// Elements reads data as a document of kind (see Kinds).
+// Elements reads data as a document of kind (see Kinds); an e-mail's
+// attachments are sections of it ("## Attachment: name").
 func Elements(kind string, data []byte) ([]gochunk.Element, error) {
+	return elements(kind, data)
+}
+
+// ElementsAndAttachments is Elements, but an e-mail's (or a mailbox's)
+// attachments of a kind gochunk reads (this package's kinds, PDF, HTML,
+// text) are returned as files, to be read as documents of their own; the
+// message names them in its last paragraph. Other kinds have none.
+func ElementsAndAttachments(kind string, data []byte) ([]gochunk.Element, []File, error) {
+	var els []gochunk.Element
+	var files []File
+	var err error
+	switch kind {
+	case "eml":
+		els, files, err = readEmail(data, true)
+	case "mbox":
+		els, files, err = readMbox(data, true)
+	default:
+		els, err = elements(kind, data)
+		return els, nil, err
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", kind, err)
+	}
+	return els, files, nil
+}
+
+func elements(kind string, data []byte) ([]gochunk.Element, error) {
 	var els []gochunk.Element
 	var err error
 	switch kind {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/mailgen"
 )
 
 // source is a markdown document of known structure: headings of two
@@ -442,5 +444,58 @@ func TestExpansion(t *testing.T) {
 	}
 	if got := Expansion([]byte("From: a\r\n\r\nhello")); got != 16 {
 		t.Errorf("e-mail: %d, want its size", got)
+	}
+}
+
+// Attachments of a kind gochunk reads come back as files of their own,
+// named once each, and the message names them; others stay named in the
+// message. In a mailbox, they are named by their message.
+func TestAttachmentsAsFiles(t *testing.T) {
+	msg := mailgen.Message("Quarter", "The files are attached.",
+		mailgen.Attachment{Name: "notes.txt", Media: "text/plain", Data: []byte("Plain notes about the quarter.")},
+		mailgen.Attachment{Name: "notes.txt", Media: "text/plain", Data: []byte("A second file of the same name.")},
+		mailgen.Attachment{Name: "paper.pdf", Media: "application/pdf", Data: []byte("%PDF-1.4 a PDF's bytes")},
+		mailgen.Attachment{Name: "page.html", Media: "text/html", Data: []byte("<h1>Page</h1><p>A page.</p>")},
+		mailgen.Attachment{Name: "../../etc/logo.png", Media: "image/png", Data: []byte("\x89PNG\r\n\x1a\n\x00\x00")})
+	els, files, err := ElementsAndAttachments("eml", msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, f.Name)
+	}
+	if want := []string{"notes.txt", "notes-2.txt", "paper.pdf", "page.html"}; fmt.Sprint(names) != fmt.Sprint(want) {
+		t.Errorf("files %q, want %q", names, want)
+	}
+	if string(files[1].Data) != "A second file of the same name." || files[2].Media != "application/pdf" {
+		t.Errorf("files %+v", files)
+	}
+	got := strings.Join(texts(els), "\n")
+	for _, want := range []string{"paragraph The files are attached.", "heading ## Attachment: ../../etc/logo.png", "(image/png, 10 bytes, not text)",
+		"paragraph Attached, each a document of its own: notes.txt, notes-2.txt, paper.pdf, page.html"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q not in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "Plain notes") {
+		t.Error("an attachment read as a file is also a section of the message")
+	}
+	// As sections, as before.
+	els, err = Elements("eml", msg)
+	if err != nil || !strings.Contains(strings.Join(texts(els), "\n"), "## Attachment: notes.txt\nparagraph Plain notes about the quarter.") {
+		t.Errorf("sections: %v\n%s", err, strings.Join(texts(els), "\n"))
+	}
+	box := append([]byte("From ana@example.com Mon Mar  2 10:00:00 2026\n"), msg...)
+	box = append(box, "From bo@example.com Tue Mar  3 10:00:00 2026\nFrom: bo@example.com\nSubject: Plain\n\nNo files.\n"...)
+	box = append(box, []byte("From ana@example.com Mon Mar  2 10:00:00 2026\n")...)
+	box = append(box, msg...)
+	_, files, err = ElementsAndAttachments("mbox", box)
+	if err != nil || len(files) != 8 || files[0].Name != "message-1/notes.txt" || files[4].Name != "message-3/notes.txt" {
+		t.Errorf("mailbox: %v, %d files, first %q", err, len(files), files[0].Name)
+	}
+	// Other kinds have no attachments.
+	if _, files, err := ElementsAndAttachments("docx", []byte("not a zip")); err == nil || files != nil {
+		t.Errorf("docx: %v %v", files, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"strings"
 	"unsafe"
@@ -49,6 +50,32 @@ type Source struct {
 	Metadata map[string]any
 	// Progress, when set, hears how many pages of a PDF were read.
 	Progress func(done, total int)
+
+	depth int // how deep in attachments this source is
+}
+
+// IsAttachment reports whether the source is a document found inside
+// another (Loaded.Attachments).
+func (s Source) IsAttachment() bool { return s.depth > 0 }
+
+// maxAttachmentDepth bounds attachments of attachments (an e-mail
+// forwarded as an attachment of an e-mail ...).
+const maxAttachmentDepth = 8
+
+// attachments makes each file attached to the document id a source of its
+// own: "id/name", with the parent's metadata and "attachment_of".
+func attachments(id string, parent Source, files []officedoc.File) []Source {
+	if len(files) == 0 || parent.depth >= maxAttachmentDepth {
+		return nil
+	}
+	out := make([]Source, len(files))
+	for i, f := range files {
+		md := make(map[string]any, len(parent.Metadata)+1)
+		maps.Copy(md, parent.Metadata)
+		md["attachment_of"] = id
+		out[i] = Source{ID: id + "/" + f.Name, File: f.Data, FileName: f.Name, Metadata: md, Progress: parent.Progress, depth: parent.depth + 1}
+	}
+	return out
 }
 
 // Loaded is a document ready to chunk.
@@ -57,7 +84,12 @@ type Loaded struct {
 	// Warning, when not empty, says what loading changed (invalid UTF-8
 	// repaired).
 	Warning string
-	release func() error
+	// Attachments are documents found inside this one, to be loaded as
+	// documents of their own: an e-mail's attachments (Config.Attachments),
+	// each with the ID "id/name" and "attachment_of" in its metadata.
+	// Stream loads and runs them after their parent.
+	Attachments []Source
+	release     func() error
 }
 
 // Release frees the input the document's text may point into (a
@@ -211,11 +243,18 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 		}
 		if err == nil {
 			var els []gochunk.Element
-			if els, err = officedoc.Elements(kind, []byte(data)); err == nil {
+			var files []officedoc.File
+			if p.cfg.Attachments == "sections" {
+				els, err = officedoc.Elements(kind, []byte(data))
+			} else {
+				els, files, err = officedoc.ElementsAndAttachments(kind, []byte(data))
+			}
+			if err == nil {
 				out.Text, out.Elements = layout.Assemble(els)
+				out.Attachments = attachments(id, src, files)
 			}
 		}
-		free() // the elements hold new strings
+		free() // the elements and files hold new memory
 	default:
 		err = configError("input", kind, "want auto, text, pdf, html, elements, docx, pptx, xlsx, odt, ods, odp, epub, eml or mbox")
 	}

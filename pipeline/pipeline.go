@@ -60,6 +60,11 @@ type Config struct {
 	// compiled to WebAssembly, see layout.PDFium) or poppler (Poppler's
 	// pdftotext and pdfinfo programs, which must be installed).
 	PDFEngine string `json:"pdf_engine,omitempty"`
+	// Attachments says what becomes of an e-mail's attachments of a kind
+	// Load reads (office documents, PDF, HTML, text): documents (the
+	// default: each a document of its own, see Loaded.Attachments) or
+	// sections (sections of the message, "## Attachment: name").
+	Attachments string `json:"attachments,omitempty"`
 	// InvalidUTF8 says what happens to text that is not UTF-8: reject
 	// (the default: chunking it is an error naming the first bad byte) or
 	// repair (Load replaces bad bytes with U+FFFD; offsets then refer to
@@ -221,6 +226,11 @@ func New(ctx context.Context, cfg Config, opt Options) (*Pipeline, error) {
 	case gochunk.Reject, gochunk.Repair:
 	default:
 		return nil, configError("invalid_utf8", string(cfg.InvalidUTF8), "want reject or repair")
+	}
+	switch cfg.Attachments {
+	case "", "documents", "sections":
+	default:
+		return nil, configError("attachments", cfg.Attachments, "want documents (each attachment a document of its own, the default) or sections (sections of the message)")
 	}
 	switch cfg.PDFEngine {
 	case "", "pdfium", "poppler":

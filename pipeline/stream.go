@@ -22,7 +22,8 @@ type Item struct {
 
 // Stream loads and runs each source on up to jobs goroutines (Run, or
 // Offsets when offsets is true) and hands the items to emit in the order of
-// srcs. At most 2×jobs sources are in flight (loading, chunking or waiting
+// srcs, each followed by its attachments' (Loaded.Attachments; not with
+// offsets, which are the sources' own). At most 2×jobs sources are in flight (loading, chunking or waiting
 // for emit), so memory does not grow with their number. An item's input is
 // released when emit returns. An error of emit ends the stream and is
 // returned, as is ctx.Err() when ctx is cancelled.
@@ -45,15 +46,7 @@ func (p *Pipeline) Stream(ctx context.Context, srcs []Source, jobs int, offsets 
 				return
 			}
 			workers.Go(func() error {
-				it := Item{Source: src}
-				if it.Loaded, it.Err = p.Load(ctx, src); it.Err == nil {
-					if offsets {
-						it.Offsets, it.Err = p.Offsets(ctx, it.Loaded.Document)
-					} else {
-						it.Result, it.Err = p.Run(ctx, it.Loaded.Document)
-					}
-				}
-				done[i] <- it
+				done[i] <- p.item(ctx, src, offsets)
 				return nil
 			})
 		}
@@ -65,8 +58,7 @@ func (p *Pipeline) Stream(ctx context.Context, srcs []Source, jobs int, offsets 
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		err := emit(it)
-		it.Loaded.Release()
+		err := p.emitAll(ctx, it, offsets, emit)
 		<-slots
 		if err != nil {
 			return err
@@ -76,4 +68,37 @@ func (p *Pipeline) Stream(ctx context.Context, srcs []Source, jobs int, offsets 
 		}
 	}
 	return workers.Wait()
+}
+
+// item loads and runs one source.
+func (p *Pipeline) item(ctx context.Context, src Source, offsets bool) Item {
+	it := Item{Source: src}
+	if it.Loaded, it.Err = p.Load(ctx, src); it.Err == nil {
+		if offsets {
+			it.Offsets, it.Err = p.Offsets(ctx, it.Loaded.Document)
+		} else {
+			it.Result, it.Err = p.Run(ctx, it.Loaded.Document)
+		}
+	}
+	return it
+}
+
+// emitAll emits an item, then its attachments (loaded and run one at a
+// time, in order, with theirs after each), and releases each input.
+func (p *Pipeline) emitAll(ctx context.Context, it Item, offsets bool, emit func(Item) error) error {
+	err := emit(it)
+	it.Loaded.Release()
+	if offsets {
+		return err // offsets are the inputs' own: attachments have no line of their own
+	}
+	for _, a := range it.Loaded.Attachments {
+		if err != nil {
+			return err
+		}
+		if err = ctx.Err(); err != nil {
+			return err
+		}
+		err = p.emitAll(ctx, p.item(ctx, a, offsets), offsets, emit)
+	}
+	return err
 }

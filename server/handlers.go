@@ -310,6 +310,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	resp := api.ChunkResponse{Chunker: pl.Config().Chunker, Tokenizer: pl.Counter().Name(), Documents: make([]api.ChunkResult, len(req.Documents))}
 	errs := make([]error, len(req.Documents))
 	pages := make([][]api.PageImage, len(req.Documents))
+	attached := make([][]pipeline.Source, len(req.Documents))
 	results, ok := s.run(w, r, pl, errs, req.Embed, func(i int) (pipeline.Result, error) {
 		in := req.Documents[i]
 		src := pipeline.Source{ID: cmp.Or(in.ID, strconv.Itoa(i)), Text: in.Text, Elements: in.Elements, HTML: in.HTML, Metadata: in.Metadata}
@@ -336,6 +337,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return pipeline.Result{}, err
 		}
+		attached[i] = d.Attachments
 		if src.PDF != nil && req.RenderPages {
 			if pages[i], err = renderPages(ctx, pl, src.PDF, d.Elements); err != nil {
 				return pipeline.Result{}, err
@@ -358,6 +360,45 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		}
 		resp.Documents[i].Pages = pages[i]
 		s.count("chunk", errs[i], res.Chunks)
+	}
+	// An e-mail's attachments are documents of their own, after the
+	// request's, with their message's id.
+	var more []pipeline.Source
+	for _, a := range attached {
+		more = append(more, a...)
+	}
+	for len(more) > 0 {
+		srcs := more
+		errs := make([]error, len(srcs))
+		nested := make([][]pipeline.Source, len(srcs)) // forwarded messages' attachments
+		results, ok := s.run(w, r, pl, errs, req.Embed, func(i int) (pipeline.Result, error) {
+			d, err := pl.Load(ctx, srcs[i])
+			if err != nil {
+				return pipeline.Result{}, err
+			}
+			nested[i] = d.Attachments
+			return pl.Chunk(ctx, d.Document)
+		})
+		if !ok {
+			return
+		}
+		more = nil
+		for _, a := range nested {
+			more = append(more, a...)
+		}
+		for i, res := range results {
+			doc := api.ChunkResult{ID: srcs[i].ID, AttachmentOf: fmt.Sprint(srcs[i].Metadata["attachment_of"]), Chunks: []record.Record{}}
+			if errs[i] != nil {
+				doc.Error = errs[i].Error()
+			} else if len(res.Chunks) > 0 {
+				doc.Chunks = res.Records()
+			}
+			if req.Trace {
+				doc.Text, doc.Trace = res.Text, res.Trace
+			}
+			resp.Documents = append(resp.Documents, doc)
+			s.count("chunk", errs[i], res.Chunks)
+		}
 	}
 	writeJSON(w, http.StatusOK, resp)
 }

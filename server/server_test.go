@@ -21,6 +21,8 @@ import (
 	"github.com/gochunk/gochunk/api"
 	"github.com/gochunk/gochunk/chunkers"
 	"github.com/gochunk/gochunk/index"
+	"github.com/gochunk/gochunk/internal/mailgen"
+	"github.com/gochunk/gochunk/internal/pdfgen"
 	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/semantic"
 	"github.com/gochunk/gochunk/store"
@@ -607,5 +609,42 @@ func TestChunkFileBase64(t *testing.T) {
 	code, b, _ := post(t, ts.URL+"/v1/chunk", `{"documents": [{"file_base64": "UEsDBAo=", "file_name": "broken.docx"}]}`)
 	if code != 200 || !strings.Contains(string(b), `"error":"docx: not a readable document`) {
 		t.Errorf("a broken DOCX: %d %s", code, b)
+	}
+}
+
+// An e-mail's attachments come back as documents of their own, after the
+// request's, each naming its message; a broken one fails alone.
+func TestChunkEmailAttachments(t *testing.T) {
+	_, ts := newTest(t, nil)
+	var pdf bytes.Buffer
+	if err := pdfgen.Write(&pdf, pdfgen.TwoColumn("Census", []string{"The penguins number two hundred and twelve."}, "Zoo")); err != nil {
+		t.Fatal(err)
+	}
+	msg := mailgen.Message("Reports", "Both files are attached.",
+		mailgen.Attachment{Name: "notes.txt", Media: "text/plain", Data: []byte("The otters eat herring.")},
+		mailgen.Attachment{Name: "census.pdf", Media: "application/pdf", Data: pdf.Bytes()},
+		mailgen.Attachment{Name: "broken.docx", Media: "application/octet-stream", Data: []byte("PK\x03\x04 not a zip")})
+	body, _ := json.Marshal(map[string]any{"documents": []map[string]any{{"id": "m", "file_base64": base64.StdEncoding.EncodeToString(msg), "file_name": "m.eml"}, {"id": "t", "text": "Plain text."}}})
+	resp := chunkDocs(t, ts.URL, string(body))
+	var got []string
+	for _, d := range resp.Documents {
+		text := ""
+		for _, c := range d.Chunks {
+			text += c.Text
+		}
+		got = append(got, fmt.Sprintf("%s<%s>%t", d.ID, d.AttachmentOf, d.Error != ""))
+		switch d.ID {
+		case "m/notes.txt":
+			if !strings.Contains(text, "otters eat herring") {
+				t.Errorf("%s: %q", d.ID, text)
+			}
+		case "m/census.pdf":
+			if !strings.Contains(text, "two hundred and twelve") {
+				t.Errorf("%s: %q", d.ID, text)
+			}
+		}
+	}
+	if want := "[m<>false t<>false m/notes.txt<m>false m/census.pdf<m>false m/broken.docx<m>true]"; fmt.Sprint(got) != want {
+		t.Errorf("documents %v, want %s", got, want)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"github.com/gochunk/gochunk/embed"
@@ -91,8 +92,10 @@ Flags:
 	w := &writer{e: e, out: out, traces: traces}
 	i := 0
 	err = pl.Stream(e.ctx, srcs, *jobs, offsetsOnly, func(it pipeline.Item) error {
-		bar.Add(sizes[i] - added[i])
-		i++
+		if !it.Source.IsAttachment() {
+			bar.Add(sizes[i] - added[i])
+			i++
+		}
 		return w.write(it)
 	})
 	bar.Finish()
@@ -142,7 +145,7 @@ type writer struct {
 // problems; it returns an error only when writing failed, which ends the
 // command.
 func (w *writer) write(it pipeline.Item) error {
-	name := it.Source.Path
+	name := cmp.Or(it.Source.Path, it.Source.ID)
 	if it.Loaded.Warning != "" {
 		fmt.Fprintf(w.e.stderr, "gochunk chunk: %s: %s\n", name, it.Loaded.Warning)
 	}

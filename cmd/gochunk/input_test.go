@@ -12,7 +12,6 @@ import (
 	"github.com/gochunk/gochunk/internal/pdfgen"
 )
 
-
 func twoColumnPDF(t *testing.T) string {
 	t.Helper()
 	var paras []string

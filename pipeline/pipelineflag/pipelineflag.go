@@ -123,6 +123,10 @@ func (p *Flags) RegisterChunking(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.StringVar(&c.Input, "input", "auto", "input kind: auto (by the extension: .pdf, .html, .htm, .docx, .pptx, .xlsx, .odt, .ods, .odp, .epub, .eml, .mbox, else text), text, pdf (read by --pdf-engine), html (its structure as markdown), docx, pptx, xlsx, odt, ods, odp, epub, eml, mbox (read in Go, their structure as markdown), elements (layout JSON: gochunk, Unstructured, Docling, PyMuPDF)")
+	fs.Func("attachments", "an e-mail's attachments of a kind gochunk reads: documents (each a document of its own, ID MESSAGE/NAME; the default) or sections (sections of the message)", func(v string) error {
+		c.Attachments = v
+		return nil
+	})
 	fs.Func("pdf-engine", "what reads PDFs: pdfium (in the process, the default; its compiled module is kept in the user's cache directory) or poppler (Poppler's pdftotext, which must be installed)", func(v string) error {
 		c.PDFEngine = v
 		return nil
