@@ -54,6 +54,23 @@ type Source struct {
 	depth int // how deep in attachments this source is
 }
 
+// pdfMetadata is a PDF's document metadata: the source's, with the engine
+// that read it, its pages, and how many header and footer blocks
+// (repeated in the margins, or page numbers) were left out of its text.
+func pdfMetadata(md map[string]any, eng layout.PDFEngine, els []gochunk.Element) map[string]any {
+	out := make(map[string]any, len(md)+3)
+	maps.Copy(out, md)
+	pages, dropped := 0, 0
+	for _, e := range els {
+		pages = max(pages, e.Page)
+		if e.Excluded {
+			dropped++
+		}
+	}
+	out["pdf_engine"], out["pages"], out["dropped_headers_footers"] = eng.Name(), pages, dropped
+	return out
+}
+
 // IsAttachment reports whether the source is a document found inside
 // another (Loaded.Attachments).
 func (s Source) IsAttachment() bool { return s.depth > 0 }
@@ -189,6 +206,7 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 		}
 		if err == nil {
 			out.Text, out.Elements = layout.Assemble(els)
+			out.Metadata = pdfMetadata(src.Metadata, popt.Engine, els)
 		}
 	case "html":
 		var els []gochunk.Element

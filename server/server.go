@@ -260,6 +260,17 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The PDF engine is made ready while the server starts listening, so
+	// the first PDF does not wait for PDFium's module to compile (seconds
+	// on a machine's first run, then loaded from the cache).
+	go func() {
+		began := time.Now()
+		if eng, err := s.base.PDFEngine(context.WithoutCancel(ctx)); err != nil {
+			s.log.Warn("the PDF engine cannot start: PDF documents will fail", "error", err)
+		} else {
+			s.log.Info("PDF engine ready", "engine", eng.Name(), "seconds", time.Since(began).Seconds())
+		}
+	}()
 	return s.Serve(ctx, l)
 }
 
