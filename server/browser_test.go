@@ -24,6 +24,7 @@ import (
 	"github.com/gochunk/gochunk/api"
 	"github.com/gochunk/gochunk/eval"
 	"github.com/gochunk/gochunk/inspect"
+	"github.com/gochunk/gochunk/internal/mailgen"
 	"github.com/gochunk/gochunk/internal/pdfgen"
 	"github.com/gochunk/gochunk/pipeline"
 )
@@ -365,4 +366,33 @@ func TestPlaygroundPDFBoxes(t *testing.T) {
 		t.Errorf("%d page images, %d boxes, %d lit by hovering text, %d text pieces lit by a box, where %q", images, boxes, lit, litText, where)
 	}
 	shot(t, ctx, "playground-pdf.png")
+}
+
+// An e-mail dropped on the playground shows its message, and each of its
+// attachments, a document of its own, on choosing it.
+func TestPlaygroundEmailAttachments(t *testing.T) {
+	ctx := browser(t)
+	_, srv := newTest(t, nil)
+	msg := mailgen.Message("Reports", "The notes are attached.",
+		mailgen.Attachment{Name: "notes.txt", Media: "text/plain", Data: []byte("The otters eat herring at noon.")})
+	path := filepath.Join(t.TempDir(), "keeper.eml")
+	if err := os.WriteFile(path, msg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var options int
+	var first, second string
+	err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(`body[data-state="ready"]`),
+		chromedp.SetUploadFiles(`input[type=file]`, []string{path}, chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector(".drop span").textContent.includes("keeper.eml")`, nil),
+		chromedp.Click(`#run`, chromedp.ByQuery), chromedp.WaitVisible(`body[data-state="done"]`),
+		chromedp.Evaluate(`document.querySelectorAll('select.document option').length`, &options),
+		chromedp.Evaluate(`document.querySelector('.text').textContent`, &first),
+		chromedp.SetValue(`select.document`, "1", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('select.document').dispatchEvent(new Event("change")); document.querySelector('.text').textContent`, &second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if options != 2 || !strings.Contains(first, "The notes are attached.") || !strings.Contains(second, "otters eat herring") {
+		t.Errorf("%d documents to choose; first shows %q, the attachment %q", options, first, second)
+	}
 }

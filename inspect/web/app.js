@@ -394,10 +394,19 @@
     const r = await api("/v1/chunk", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(req) });
     const body = await r.json();
     if (!r.ok) throw new Error(body.error ? body.error.message : r.statusText);
-    const res = body.documents[0];
-    if (res.error) throw new Error(res.error);
-    const v = view(res.text, res.chunks, res.trace, body.tokenizer, res.pages);
-    pane.show(v);
+    const docs = body.documents;
+    if (docs[0].error) throw new Error(docs[0].error);
+    const shown = (res) => res.error ? el("div", { class: "error", text: res.error }) : view(res.text, res.chunks, res.trace, body.tokenizer, res.pages);
+    if (docs.length === 1) {
+      pane.show(shown(docs[0]));
+    } else {
+      // An e-mail's attachments come back as documents of their own:
+      // one is shown at a time, chosen here.
+      const pick = el("select", { class: "document" }, ...docs.map((d, i) => el("option", { value: String(i), text: d.attachment_of ? `attachment ${d.id}` : d.id })));
+      const holder = el("div", {}, shown(docs[0]));
+      pick.addEventListener("change", () => holder.replaceChildren(shown(docs[+pick.value])));
+      pane.show(el("div", {}, el("label", { class: "summary" }, `${docs.length} documents: `, pick), holder));
+    }
     return performance.now() - started;
   }
 
