@@ -143,6 +143,12 @@ func pdfiumCache(dir string) wazero.CompilationCache {
 	return c
 }
 
+// PDFMemory is about what reading a PDF of size bytes takes with PDFium,
+// for a caller that budgets memory: an instance (64 MiB) and 32 times the
+// file (153 pages of 1.1 MB took 100 MB over the process's base, with a
+// second instance).
+func PDFMemory(size int64) int64 { return 64<<20 + 32*size }
+
 // Name returns "pdfium".
 func (e *PDFium) Name() string { return "pdfium" }
 

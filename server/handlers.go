@@ -285,6 +285,9 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	var expansion int64
 	for i, d := range req.Documents {
 		texts = append(texts, d.Text, d.HTML)
+		if d.PDFBase64 != "" {
+			expansion += layout.PDFMemory(int64(base64.StdEncoding.DecodedLen(len(d.PDFBase64))))
+		}
 		if d.FileBase64 != "" {
 			// An office file expands its parts in memory, up to a hundred
 			// times its size: reserve what its zip directory declares
@@ -293,6 +296,9 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 			if b, err := base64.StdEncoding.DecodeString(d.FileBase64); err == nil {
 				files[i] = b
 				expansion += 3 * officedoc.Expansion(b)
+				if bytes.HasPrefix(b, []byte("%PDF-")) || strings.HasSuffix(strings.ToLower(d.FileName), ".pdf") {
+					expansion += layout.PDFMemory(int64(len(b)))
+				}
 			}
 		}
 	}
