@@ -1,6 +1,7 @@
 package chunkbeam
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -16,6 +17,8 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
+	"github.com/gochunk/gochunk/internal/mailgen"
+	"github.com/gochunk/gochunk/internal/pdfgen"
 	"github.com/gochunk/gochunk/internal/pgtest"
 	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/store"
@@ -229,10 +232,19 @@ func TestMixedFormats(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# Notes\n\nOtters hold hands."), 0o644)
 	os.WriteFile(filepath.Join(dir, "b.eml"), []byte("From: keeper@zoo.example\r\nTo: staff@zoo.example\r\nSubject: Feeding times\r\n\r\nThe penguins eat at noon.\r\n"), 0o644)
+	var pdf bytes.Buffer
+	if err := pdfgen.Write(&pdf, pdfgen.TwoColumn("Census", []string{"The penguins number two hundred and twelve."}, "Zoo")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "c.eml"), mailgen.Message("Reports", "The census is attached.", mailgen.Attachment{Name: "census.pdf", Media: "application/pdf", Data: pdf.Bytes()}), 0o644)
 	out := filepath.Join(t.TempDir(), "rec")
 	counts := run(t, Options{Input: filepath.Join(dir, "*"), Output: out, Config: pipeline.Config{Chunker: "markdown"}})
 	got := strings.Join(lines(t, out+"-*.jsonl"), "\n")
 	if counts["failed_documents"] != 0 || !strings.Contains(got, `# Feeding times`) || !strings.Contains(got, "penguins eat at noon") || !strings.Contains(got, "Otters hold hands") {
 		t.Errorf("records %s, metrics %v", got, counts)
+	}
+	// An e-mail's attachment is a document of its own (MESSAGE/NAME).
+	if !strings.Contains(got, `c.eml/census.pdf"`) || !strings.Contains(got, "two hundred and twelve") {
+		t.Errorf("the attachment's records are missing: %s", got)
 	}
 }
