@@ -201,6 +201,15 @@ func (l *lookups) flush() {
 	clear(l.local)
 }
 
+// oneToken[n] is the token lengths of a segment of n bytes that is one
+// token; read only.
+var oneToken = func() (t [256][]uint16) {
+	for n := range t {
+		t[n] = []uint16{uint16(n)}
+	}
+	return t
+}()
+
 // segment returns the token lengths of a short segment, from the cache or
 // by encoding it.
 func (l *lookups) segment(seg string) []uint16 {
@@ -209,6 +218,13 @@ func (l *lookups) segment(seg string) []uint16 {
 		t.mu.RUnlock()
 		l.flush()
 		t.mu.RLock()
+	}
+	if t.bpe.word(seg) {
+		// Most segments are one word the pattern matches whole, and most
+		// such words are a token: no cache needed.
+		if _, ok := t.bpe.vocab.rank(seg); ok {
+			return oneToken[len(seg)]
+		}
 	}
 	if lens, ok := t.cache[seg]; ok {
 		return lens
