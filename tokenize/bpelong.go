@@ -111,6 +111,22 @@ func (b *bpe) mergeLong(piece string, emit func(n int)) {
 	}
 }
 
+// tokenLens returns the token lengths of a long text: the windows' own
+// list when the text is one long piece, so that its tokens are not
+// listed twice.
+func (b *bpe) tokenLens(text string) []uint16 {
+	if len(text) >= longPiece && b.word(text) {
+		if _, ok := b.vocab.rank(text); !ok {
+			if lens, ok := b.mergeWindows(text, mergeWindow, mergeMargin); ok {
+				return lens
+			}
+		}
+	}
+	lens := make([]uint16, 0, len(text)/3)
+	b.tokens(text, func(n int) { lens = append(lens, uint16(n)) })
+	return lens
+}
+
 // mergeWindows returns the token lengths of piece merged window by window,
 // or false when no cut near some window's end gave a valid pair.
 func (b *bpe) mergeWindows(piece string, window, margin int) ([]uint16, bool) {

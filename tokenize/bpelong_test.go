@@ -168,3 +168,48 @@ func wholeMerge(b *bpe, piece string) []uint16 {
 	b.mergeHeap(piece, func(n int) { lens = append(lens, uint16(n)) })
 	return lens
 }
+
+// A run of tokens of a piece that InsidePiece accepts is that run's own
+// encoding: its count is the number of tokens, for random letters in both
+// encodings, at every pair of token ends in a sample.
+func TestInsidePieceCounts(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 5))
+	for _, enc := range []string{"cl100k_base", "o200k_base"} {
+		tk, err := NewTikToken(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, letters := range []string{"abcdefghijklmnopqrstuvwxyz", "aeiou", "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZéüßñ"} {
+			b := make([]rune, 3000)
+			for i := range b {
+				b[i] = []rune(letters)[r.IntN(len([]rune(letters)))]
+			}
+			text := " " + string(b) + "."
+			ends := tk.AppendTokenEnds(nil, text)
+			checked := 0
+			for range 400 {
+				i, k := r.IntN(len(ends)), r.IntN(len(ends))
+				if i > k {
+					i, k = k, i
+				}
+				sub := text[ends[i]:ends[k]]
+				if !tk.InsidePiece(sub) {
+					continue
+				}
+				checked++
+				if got := tk.Count(sub); got != k-i {
+					t.Fatalf("%s: %q (%d bytes) has %d tokens, the text's tokens there are %d", enc, sub[:min(len(sub), 40)], len(sub), got, k-i)
+				}
+			}
+			if checked == 0 && enc == "cl100k_base" {
+				t.Errorf("%s %q: no run checked", enc, letters)
+			}
+		}
+	}
+	tk, _ := NewTikToken("o200k_base")
+	for s, want := range map[string]bool{"abc": true, "abC": false, "": false, "ab c": false, "éa": true, "a1": false} {
+		if got := tk.InsidePiece(s); got != want {
+			t.Errorf("o200k_base InsidePiece(%q) = %v", s, got)
+		}
+	}
+}

@@ -81,8 +81,7 @@ func (t *TikToken) longTokens(seg string, emit func(n int)) {
 	}
 	t.longMu.Unlock()
 	if lens == nil {
-		lens = make([]uint16, 0, len(seg)/4)
-		t.bpe.tokens(seg, func(n int) { lens = append(lens, uint16(n)) })
+		lens = t.bpe.tokenLens(seg)
 		t.longMu.Lock()
 		t.longSeg, t.longLens = seg, lens // seg is the caller's text: not copied, it is kept only until the next long one
 		t.longMu.Unlock()
@@ -201,15 +200,6 @@ func (l *lookups) flush() {
 	clear(l.local)
 }
 
-// oneToken[n] is the token lengths of a segment of n bytes that is one
-// token; read only.
-var oneToken = func() (t [256][]uint16) {
-	for n := range t {
-		t[n] = []uint16{uint16(n)}
-	}
-	return t
-}()
-
 // segment returns the token lengths of a short segment, from the cache or
 // by encoding it.
 func (l *lookups) segment(seg string) []uint16 {
@@ -218,13 +208,6 @@ func (l *lookups) segment(seg string) []uint16 {
 		t.mu.RUnlock()
 		l.flush()
 		t.mu.RLock()
-	}
-	if t.bpe.word(seg) {
-		// Most segments are one word the pattern matches whole, and most
-		// such words are a token: no cache needed.
-		if _, ok := t.bpe.vocab.rank(seg); ok {
-			return oneToken[len(seg)]
-		}
 	}
 	if lens, ok := t.cache[seg]; ok {
 		return lens
@@ -239,6 +222,37 @@ func (l *lookups) segment(seg string) []uint16 {
 	}
 	l.local[string([]byte(seg))] = lens // copy: do not pin the caller's text
 	return lens
+}
+
+// InsidePiece reports whether s, wherever it occurs in a text, lies inside
+// one piece of the encoding's pattern, which also matches s alone whole:
+// s is letters only for cl100k_base, lower-case letters only for
+// o200k_base (whose pattern splits where the case changes). The tokens of
+// a text's piece that end inside such an s, cut at token ends, are then
+// s's own encoding: a byte-pair encoding is a sequence of valid pairs,
+// and so is any run of it (see mergeLong). A count of s is the number of
+// those tokens, with no need to encode s again.
+func (t *TikToken) InsidePiece(s string) bool {
+	if s == "" {
+		return false
+	}
+	lower := t.name == "o200k_base"
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if !('a' <= c && c <= 'z' || !lower && 'A' <= c && c <= 'Z') {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if lower && !unicode.IsLower(r) || !unicode.IsLetter(r) {
+			return false
+		}
+		i += size
+	}
+	return true
 }
 
 // Cut returns the first position at or after from where the tokens of the

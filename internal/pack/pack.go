@@ -759,6 +759,9 @@ func (e *Engine) tokenCount(pieces []Piece, i, k int) int {
 	// to its end for every count.
 	first := e.cutter.Cut(e.Text[:end], start)
 	if first >= end {
+		if p, ok := e.Counter.(insidePiece); ok && p.InsidePiece(e.Text[start:end]) {
+			return e.tokens[k+1] - e.tokens[i] // the pieces' tokens are its own
+		}
 		return e.Count(start, end)
 	}
 	a := i + sort.Search(k-i+1, func(x int) bool { return pieces[i+x].Start >= first })
@@ -771,6 +774,11 @@ func (e *Engine) tokenCount(pieces []Piece, i, k int) int {
 	}
 	return e.Count(start, first) + e.tokens[m] - e.tokens[a] + e.Count(pieces[m].Start, end)
 }
+
+// insidePiece is a counter that knows when a text lies inside one piece of
+// its pre-tokenizer, whose tokens are then those of the whole text there
+// (tokenize.TikToken).
+type insidePiece interface{ InsidePiece(string) bool }
 
 // Size returns the size of the range r: the one Merge or Measure recorded
 // for it when there is one (a range Merge returned is not counted again),
