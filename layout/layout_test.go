@@ -604,3 +604,20 @@ func TestExtractPDFReaderRemovesTemp(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
+
+// A cache directory holds compiled code once a file is in it, at any depth
+// (wazero keeps a folder per runtime version).
+func TestCompiledCache(t *testing.T) {
+	dir := t.TempDir()
+	if compiled(dir) || compiled("") {
+		t.Fatal("an empty directory holds compiled code")
+	}
+	os.MkdirAll(filepath.Join(dir, "wazero-v1"), 0o755)
+	if compiled(dir) {
+		t.Fatal("an empty folder counts as compiled code")
+	}
+	os.WriteFile(filepath.Join(dir, "wazero-v1", "module"), []byte("code"), 0o644)
+	if !compiled(dir) {
+		t.Fatal("compiled code is not found")
+	}
+}

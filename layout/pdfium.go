@@ -56,6 +56,9 @@ type PDFiumOptions struct {
 	// more fails with an error saying so); 0 means 1 GiB. WebAssembly
 	// caps it at 4 GiB.
 	MemoryLimit int64
+	// Notice, when set, hears that the module is being compiled because
+	// no compiled code is cached (seconds, once per machine).
+	Notice func(string)
 }
 
 // PDFium reads PDFs with PDFium, the PDF engine of Chromium, compiled to
@@ -84,8 +87,16 @@ func NewPDFium(ctx context.Context, opt PDFiumOptions) (*PDFium, error) {
 		WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
 		WithCloseOnContextDone(false).
 		WithMemoryLimitPages(pages)
-	if cache := pdfiumCache(opt.CacheDir); cache != nil {
+	cache, dir := pdfiumCache(opt.CacheDir)
+	if cache != nil {
 		rc = rc.WithCompilationCache(cache)
+	}
+	if opt.Notice != nil && !compiled(dir) {
+		where := "nowhere: every process compiles it"
+		if cache != nil {
+			where = dir
+		}
+		opt.Notice("compiling the PDF engine (PDFium) for this machine, a few seconds, once; its code is kept in " + where)
 	}
 	pool, err := webassembly.Init(webassembly.Config{
 		Context:       context.WithoutCancel(ctx),
@@ -122,25 +133,44 @@ func (p *poolCloser) Close() error {
 	return p.err
 }
 
-func pdfiumCache(dir string) wazero.CompilationCache {
+// pdfiumCache returns the compilation cache in dir (see
+// PDFiumOptions.CacheDir) and the directory, or nil when there is none.
+func pdfiumCache(dir string) (wazero.CompilationCache, string) {
 	if dir == "-" {
-		return nil
+		return nil, ""
 	}
 	if dir == "" {
 		base, err := os.UserCacheDir()
 		if err != nil {
-			return nil
+			return nil, ""
 		}
 		dir = filepath.Join(base, "gochunk", "pdfium")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil
+		return nil, ""
 	}
 	c, err := wazero.NewCompilationCacheWithDir(dir)
 	if err != nil {
-		return nil
+		return nil, ""
 	}
-	return c
+	return c, dir
+}
+
+// compiled reports whether dir holds compiled code (wazero keeps it in a
+// folder per runtime version, a file per module).
+func compiled(dir string) bool {
+	if dir == "" {
+		return false
+	}
+	found := false
+	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
 }
 
 // PDFMemory is about what reading a PDF of size bytes takes with PDFium,

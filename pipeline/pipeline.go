@@ -60,6 +60,9 @@ type Config struct {
 	// compiled to WebAssembly, see layout.PDFium) or poppler (Poppler's
 	// pdftotext and pdfinfo programs, which must be installed).
 	PDFEngine string `json:"pdf_engine,omitempty"`
+	// PDFNotice, when set, hears that the PDF engine is being compiled
+	// (seconds, once per machine; see layout.PDFiumOptions.Notice).
+	PDFNotice func(string) `json:"-"`
 	// Attachments says what becomes of an e-mail's attachments of a kind
 	// Load reads (office documents, PDF, HTML, text): documents (the
 	// default: each a document of its own, see Loaded.Attachments) or
@@ -376,7 +379,7 @@ func (r *resources) pdfEngine(ctx context.Context) (layout.PDFEngine, error) {
 			r.pdf = layout.Poppler{}
 			return
 		}
-		e, err := layout.NewPDFium(ctx, layout.PDFiumOptions{})
+		e, err := layout.NewPDFium(ctx, layout.PDFiumOptions{Notice: r.cfg.PDFNotice})
 		if err != nil {
 			r.pdfErr = err
 			return

@@ -164,6 +164,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if cfg.Pipeline.Embedder.Notice == nil {
 		cfg.Pipeline.Embedder.Notice = func(s string) { log.Info(s) }
 	}
+	if cfg.Pipeline.PDFNotice == nil {
+		cfg.Pipeline.PDFNotice = func(s string) { log.Info(s) }
+	}
 	if em == nil {
 		em, err = pipeline.NewEmbedder(ctx, cfg.Pipeline.Embedder)
 	} else if cfg.Pipeline.Embedder.Name == def.Pipeline.Embedder.Name {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/gochunk/gochunk/pipeline"
@@ -32,7 +33,7 @@ Flags:
 	if len(files) != 1 {
 		return fail(e, "extract", usagef("give one FILE"))
 	}
-	pl, err := pipeline.New(e.ctx, pipeline.Config{Input: *input, PDFEngine: *engine}, pipeline.Options{})
+	pl, err := pipeline.New(e.ctx, pipeline.Config{Input: *input, PDFEngine: *engine, PDFNotice: func(s string) { fmt.Fprintln(e.stderr, "gochunk:", s) }}, pipeline.Options{})
 	if err != nil {
 		return fail(e, "extract", err)
 	}

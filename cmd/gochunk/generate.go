@@ -64,7 +64,7 @@ Flags:
 	if err != nil {
 		return fail(e, "eval generate", err)
 	}
-	pl, err := pipeline.New(e.ctx, pipeline.Config{Input: pcfg.Input}, pipeline.Options{})
+	pl, err := pipeline.New(e.ctx, pipeline.Config{Input: pcfg.Input, PDFEngine: pcfg.PDFEngine, PDFNotice: pcfg.PDFNotice, Attachments: pcfg.Attachments}, pipeline.Options{})
 	if err != nil {
 		return fail(e, "eval generate", err)
 	}

@@ -169,6 +169,7 @@ func (p *Flags) Config() (pipeline.Config, error) {
 	c := p.Cfg
 	c.LLM.PlainAnswers = !p.llmJSON
 	c.Embedder = p.Embedder()
+	c.PDFNotice = c.Embedder.Notice // "gochunk: ..." on standard error
 	var params map[string]any
 	var err error
 	c.Chunker, c.Tokenizer, params, err = p.Chunker()
