@@ -186,16 +186,24 @@ func (e *PDFium) Name() string { return "pdfium" }
 func (e *PDFium) Close() error { return e.pool.Close() }
 
 func (e *PDFium) read(ctx context.Context, src pdfSource, opt PDFOptions) ([]pageBlocks, error) {
-	data := src.data
-	if data == nil {
-		var err error
-		if data, err = os.ReadFile(src.path); err != nil {
+	head := src.data
+	if head == nil {
+		f, err := os.Open(src.path)
+		if err != nil {
 			return nil, fmt.Errorf("cannot open the file: %w", err)
 		}
+		head = make([]byte, 1024)
+		n, err := io.ReadFull(f, head)
+		f.Close()
+		if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+			return nil, fmt.Errorf("cannot read the file: %w", err)
+		}
+		head = head[:n]
 	}
-	if !strings.Contains(string(data[:min(len(data), 1024)]), "%PDF-") {
+	if !strings.Contains(string(head[:min(len(head), 1024)]), "%PDF-") {
 		return nil, fmt.Errorf("%w (no %%PDF- header)", ErrCorrupt)
 	}
+	data := src
 	select {
 	case e.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -292,21 +300,51 @@ type pdfiumWorker struct {
 	inst pdfium.Pdfium
 	doc  references.FPDF_DOCUMENT
 	stop func() bool
+	file *os.File
 }
 
-// open takes an instance and opens data in it; a cancelled ctx kills the
-// instance, which ends the read at its next call.
-func (e *PDFium) open(ctx context.Context, data []byte) (*pdfiumWorker, error) {
+// open takes an instance and opens the PDF in it. PDFium reads the PDF
+// through a reader as it needs its parts, so the file is never copied
+// whole into the instance's memory (nor read whole into the process's, for
+// a file). A cancelled ctx kills the instance, which ends the read at its
+// next call.
+func (e *PDFium) open(ctx context.Context, src pdfSource) (*pdfiumWorker, error) {
+	var r io.ReadSeeker
+	var size int64
+	var file *os.File
+	if src.data != nil {
+		r, size = bytes.NewReader(src.data), int64(len(src.data))
+	} else {
+		f, err := os.Open(src.path)
+		if err != nil {
+			return nil, fmt.Errorf("cannot open the file: %w", err)
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("cannot open the file: %w", err)
+		}
+		r, size, file = f, st.Size(), f
+	}
+	if size == 0 {
+		if file != nil {
+			file.Close()
+		}
+		return nil, fmt.Errorf("%w: the file is empty", ErrCorrupt)
+	}
 	inst, err := e.pool.GetInstanceWithContext(ctx)
 	if err != nil {
+		if file != nil {
+			file.Close()
+		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, fmt.Errorf("starting PDFium: %w", err)
 	}
-	w := &pdfiumWorker{inst: inst}
+	w := &pdfiumWorker{inst: inst, file: file}
 	w.stop = context.AfterFunc(ctx, func() { inst.Kill() })
-	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
+	doc, err := inst.OpenDocument(&requests.OpenDocument{FileReader: r, FileReaderSize: size})
 	if err != nil {
 		w.close()
 		if ctx.Err() != nil {
@@ -330,6 +368,9 @@ func (w *pdfiumWorker) close() {
 			w.inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: w.doc})
 		}
 		w.inst.Close()
+	}
+	if w.file != nil {
+		w.file.Close()
 	}
 }
 
@@ -396,7 +437,7 @@ func (e *PDFium) Render(ctx context.Context, pdf []byte, dpi, maxPages int) ([]P
 		return nil, ctx.Err()
 	}
 	defer func() { <-e.sem }()
-	w, err := e.open(ctx, pdf)
+	w, err := e.open(ctx, pdfSource{data: pdf})
 	if err != nil {
 		return nil, fmt.Errorf("pdf: %w", err)
 	}
