@@ -621,3 +621,42 @@ func TestCompiledCache(t *testing.T) {
 		t.Fatal("compiled code is not found")
 	}
 }
+
+// A landscape page (its text drawn turned, the page shown turned back) is
+// read as it is displayed: its lines in order as one paragraph, the box
+// where the page shows it (Poppler's, to a few points), on a page 792
+// wide and 612 high; turned the other way, the text reads upside down and
+// still comes out in order.
+func TestLandscapePDF(t *testing.T) {
+	lines := []string{"Landscape pages hold wide tables.", "Their text is drawn turned a quarter,", "and the page is shown turned back."}
+	want := strings.Join(lines, " ")
+	// Where Poppler places the paragraph on the displayed page.
+	boxes := map[int][4]float64{90: {92, 91.4, 282.1, 134.5}, 270: {509.9, 477.5, 700, 520.6}}
+	for _, rotate := range []int{90, 270} {
+		var buf bytes.Buffer
+		if err := pdfgen.WriteLandscape(&buf, lines, rotate); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "landscape.pdf")
+		os.WriteFile(path, buf.Bytes(), 0o644)
+		for _, eng := range pdfEngines(t) {
+			els, err := ExtractPDF(context.Background(), path, PDFOptions{Engine: eng})
+			if err != nil {
+				t.Fatalf("%s, /Rotate %d: %v", eng.Name(), rotate, err)
+			}
+			if text, _ := Assemble(els); text != want {
+				t.Errorf("%s, /Rotate %d: %q", eng.Name(), rotate, text)
+			}
+			e := els[0]
+			for k := range 4 {
+				if math.Abs(e.BBox[k]-boxes[rotate][k]) > 4 {
+					t.Errorf("%s, /Rotate %d: box %v, the page shows it at %v", eng.Name(), rotate, e.BBox, boxes[rotate])
+					break
+				}
+			}
+			if eng.Name() == "pdfium" && (e.PageWidth != 792 || e.PageHeight != 612) {
+				t.Errorf("/Rotate %d: a page %gx%g", rotate, e.PageWidth, e.PageHeight)
+			}
+		}
+	}
+}

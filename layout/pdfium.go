@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -171,6 +172,21 @@ func compiled(dir string) bool {
 		return nil
 	})
 	return found
+}
+
+// display maps a point of a page's PDF space (y up, before the page's
+// rotation) to the page as displayed, w by h points, y down: a page
+// rotated a quarter turn clockwise (rot 1) shows its PDF y axis across.
+func display(rot int, w, h, x, y float64) (float64, float64) {
+	switch rot {
+	case 1:
+		return y, x
+	case 2:
+		return w - x, y
+	case 3:
+		return w - y, h - x
+	}
+	return x, h - y
 }
 
 // PDFMemory is about what reading a PDF of size bytes takes with PDFium,
@@ -385,11 +401,16 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int)
 		return pageBlocks{}, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
 	}
 	p := pageBlocks{page: index + 1, width: float64(size.Size.Width), height: float64(size.Size.Height)}
+	page := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: index}}
+	rot := 0
+	if r, err := inst.FPDFPage_GetRotation(&requests.FPDFPage_GetRotation{Page: page}); err == nil {
+		rot = int(r.PageRotation) & 3
+	}
 	// Building a page's text is most of the cost: it is built once, and
 	// each character asked for its code point and its loose box (the
 	// font's ascent to descent, as drawn), which keeps a line's band whole
 	// where a quote or a period's own box is small.
-	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: index}}})
+	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: page})
 	if err != nil {
 		return pageBlocks{}, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
 	}
@@ -398,7 +419,12 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int)
 	if err != nil {
 		return pageBlocks{}, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
 	}
-	runs := make([]pdfRun, 0, n.Count)
+	// Characters are grouped by the way their text runs on the displayed
+	// page (a quarter turn at a time: rotated table headings, axis
+	// labels, a landscape page), each group in a frame where it reads
+	// left to right.
+	var classes [4][]pdfRun
+	q := 0 // the way of the last character, for the spaces after it
 	var buf [utf8.UTFMax]byte
 	for i := 0; i < n.Count; i++ {
 		u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: i})
@@ -407,24 +433,71 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int)
 		}
 		r := rune(u.Unicode)
 		if r > unicode.MaxRune || isPDFSpace(r) {
-			runs = append(runs, pdfRun{text: " "})
+			classes[q] = append(classes[q], pdfRun{text: " "})
 			continue
 		}
 		b, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp.TextPage, Index: i})
 		if err != nil {
 			continue // a character PDFium places nowhere
 		}
-		run := pdfRun{text: string(buf[:utf8.EncodeRune(buf[:], r)]),
-			x0: float64(b.Rect.Left), x1: float64(b.Rect.Right),
-			y0: p.height - float64(b.Rect.Top), y1: p.height - float64(b.Rect.Bottom)}
-		if run.y0 > run.y1 {
-			run.y0, run.y1 = run.y1, run.y0
+		l, t, rt, bt := float64(b.Rect.Left), float64(b.Rect.Top), float64(b.Rect.Right), float64(b.Rect.Bottom)
+		q = 0
+		if a, err := inst.FPDFText_GetCharAngle(&requests.FPDFText_GetCharAngle{TextPage: tp.TextPage, Index: i}); err == nil && a.CharAngle != 0 {
+			cx, cy := (l+rt)/2, (t+bt)/2
+			x0, y0 := display(rot, p.width, p.height, cx, cy)
+			x1, y1 := display(rot, p.width, p.height, cx+math.Cos(float64(a.CharAngle)), cy-math.Sin(float64(a.CharAngle))) // PDFium measures the angle clockwise
+			q = quarter(x1-x0, y1-y0)
+		} else if rot != 0 {
+			x0, y0 := display(rot, p.width, p.height, 0, 0)
+			x1, y1 := display(rot, p.width, p.height, 1, 0)
+			q = quarter(x1-x0, y1-y0)
 		}
+		run := pdfRun{text: string(buf[:utf8.EncodeRune(buf[:], r)])}
+		dx0, dy0 := display(rot, p.width, p.height, l, t)
+		dx1, dy1 := display(rot, p.width, p.height, rt, bt)
+		run.x0, run.y0, run.x1, run.y1 = turn(q, dx0, dy0, dx1, dy1, false)
 		run.size = run.y1 - run.y0
-		runs = append(runs, run)
+		classes[q] = append(classes[q], run)
 	}
-	p.blocks = groupBlocks(runs)
+	for q, runs := range classes {
+		for _, b := range groupBlocks(runs) {
+			b.x0, b.y0, b.x1, b.y1 = turn(q, b.x0, b.y0, b.x1, b.y1, true)
+			p.blocks = append(p.blocks, b)
+		}
+	}
 	return p, nil
+}
+
+// quarter returns the way a direction (dx, dy) on the displayed page (y
+// down) runs: 0 right, 1 down, 2 left, 3 up.
+func quarter(dx, dy float64) int {
+	switch {
+	case math.Abs(dx) >= math.Abs(dy) && dx >= 0:
+		return 0
+	case math.Abs(dx) >= math.Abs(dy):
+		return 2
+	case dy > 0:
+		return 1
+	}
+	return 3
+}
+
+// turn maps a box of the displayed page into the frame where text running
+// the way q reads left to right, lines going down (x along the text, y
+// toward the glyphs' feet), or back with back.
+func turn(q int, x0, y0, x1, y1 float64, back bool) (float64, float64, float64, float64) {
+	// The text's way d and its "down" (d turned a quarter clockwise).
+	d := [4][2]float64{{1, 0}, {0, 1}, {-1, 0}, {0, -1}}[q]
+	down := [2]float64{-d[1], d[0]}
+	f := func(x, y float64) (float64, float64) {
+		if back {
+			return x*d[0] + y*down[0], x*d[1] + y*down[1]
+		}
+		return x*d[0] + y*d[1], x*down[0] + y*down[1]
+	}
+	ax, ay := f(x0, y0)
+	bx, by := f(x1, y1)
+	return math.Min(ax, bx), math.Min(ay, by), math.Max(ax, bx), math.Max(ay, by)
 }
 
 // Render draws the first maxPages pages of a PDF as PNG images at dpi dots

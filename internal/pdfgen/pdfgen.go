@@ -124,3 +124,29 @@ func wrap(s string, width int) []string {
 	}
 	return out
 }
+
+// WriteLandscape writes a page whose lines are drawn turned a quarter
+// counter-clockwise and which the PDF shows turned by rotate degrees
+// (/Rotate: 90 or 270), as LaTeX's and word processors' landscape pages
+// are made: with 90 the text reads left to right on the displayed page,
+// with 270 it reads upside down.
+func WriteLandscape(w io.Writer, lines []string, rotate int) error {
+	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: 612, Ht: 792}})
+	pdf.SetCompression(false)
+	pdf.AddPage()
+	pdf.SetFont("Helvetica", "", 12)
+	for i, l := range lines {
+		x, y := 100.0+16*float64(i), 700.0
+		pdf.TransformBegin()
+		pdf.TransformRotate(90, x, y)
+		pdf.Text(x, y, l)
+		pdf.TransformEnd()
+	}
+	var buf strings.Builder
+	if err := pdf.Output(&buf); err != nil {
+		return err
+	}
+	out := strings.Replace(buf.String(), "/Type /Page\n", fmt.Sprintf("/Type /Page\n/Rotate %d\n", rotate), 1)
+	_, err := io.WriteString(w, out)
+	return err
+}
