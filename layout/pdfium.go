@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -460,7 +461,17 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int)
 		classes[q] = append(classes[q], run)
 	}
 	for q, runs := range classes {
-		for _, b := range groupBlocks(runs) {
+		var blocks []block
+		if q == 0 {
+			blocks = groupBlocks(runs)
+		} else {
+			// Turned text comes in whatever order the page draws it:
+			// its lines are taken top to bottom of their frame.
+			lines := groupLines(runs)
+			sort.SliceStable(lines, func(i, j int) bool { return lines[i].y0 < lines[j].y0 })
+			blocks = linesToBlocks(lines)
+		}
+		for _, b := range blocks {
 			b.x0, b.y0, b.x1, b.y1 = turn(q, b.x0, b.y0, b.x1, b.y1, true)
 			p.blocks = append(p.blocks, b)
 		}
