@@ -66,9 +66,10 @@ type PDFiumOptions struct {
 // PDFium reads PDFs with PDFium, the PDF engine of Chromium, compiled to
 // WebAssembly (the build go-pdfium ships) and run by wazero in the
 // process: no external program, no cgo, so the static binary reads PDFs
-// on a machine without Poppler. The module sees no file system; a PDF is
-// handed to it as bytes. A PDFium is safe for concurrent use; build one and
-// share it, and Close it when done.
+// on a machine without Poppler. The module sees no file system; it reads a
+// PDF through a reader. A PDFium is safe for concurrent use; build one and
+// share it, and Close it when done (one dropped without Close frees itself
+// when collected).
 type PDFium struct {
 	pool *poolCloser
 	sem  chan struct{}
@@ -84,7 +85,7 @@ func NewPDFium(ctx context.Context, opt PDFiumOptions) (*PDFium, error) {
 	if limit <= 0 {
 		limit = 1 << 30
 	}
-	pages := min(uint32(limit>>16), 65536)
+	pages := uint32(min(limit>>16, 65536)) // 64 KiB pages, 4 GiB at most
 	rc := wazero.NewRuntimeConfig().
 		WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
 		WithCloseOnContextDone(false).
@@ -217,16 +218,15 @@ func (e *PDFium) read(ctx context.Context, src pdfSource, opt PDFOptions) ([]pag
 		}
 		head = head[:n]
 	}
-	if !strings.Contains(string(head[:min(len(head), 1024)]), "%PDF-") {
+	if !strings.Contains(string(head[:min(len(head), 1024)]), "%PDF-") { // the header's place, by the standard
 		return nil, fmt.Errorf("%w (no %%PDF- header)", ErrCorrupt)
 	}
-	data := src
 	select {
 	case e.sem <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	first, err := e.open(ctx, data)
+	first, err := e.open(ctx, src)
 	if err != nil {
 		<-e.sem
 		return nil, err
@@ -255,7 +255,7 @@ more:
 		default:
 			break more // no instance free
 		}
-		w, err := e.open(ctx, data)
+		w, err := e.open(ctx, src)
 		if err != nil {
 			<-e.sem
 			break
