@@ -296,7 +296,11 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 			if b, err := base64.StdEncoding.DecodeString(d.FileBase64); err == nil {
 				files[i] = b
 				expansion += 3 * officedoc.Expansion(b)
-				if bytes.HasPrefix(b, []byte("%PDF-")) || strings.HasSuffix(strings.ToLower(d.FileName), ".pdf") {
+				switch {
+				case bytes.HasPrefix(b, []byte("%PDF-")) || strings.HasSuffix(strings.ToLower(d.FileName), ".pdf"):
+					expansion += layout.PDFMemory(int64(len(b)))
+				case bytes.Contains(b, []byte("application/pdf")) || bytes.Contains(b, []byte(".pdf")):
+					// An e-mail may carry PDFs, read as documents of their own.
 					expansion += layout.PDFMemory(int64(len(b)))
 				}
 			}
