@@ -43,9 +43,13 @@ func TestLongLetterRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 		makers := map[string]func() (gochunk.Chunker, error){
-			"token":     func() (gochunk.Chunker, error) { return NewToken(TokenConfig{Size{Size: 512}}, counter) },
-			"recursive": func() (gochunk.Chunker, error) { c := DefaultRecursiveConfig(); c.Size = Size{Size: 300}; return NewRecursive(c, counter) },
-			"semchunk":  func() (gochunk.Chunker, error) { return NewSemchunk(SemchunkConfig{Size{Size: 200}}, counter) },
+			"token": func() (gochunk.Chunker, error) { return NewToken(TokenConfig{Size{Size: 512}}, counter) },
+			"recursive": func() (gochunk.Chunker, error) {
+				c := DefaultRecursiveConfig()
+				c.Size = Size{Size: 300}
+				return NewRecursive(c, counter)
+			},
+			"semchunk": func() (gochunk.Chunker, error) { return NewSemchunk(SemchunkConfig{Size{Size: 200}}, counter) },
 		}
 		for cname, mk := range makers {
 			for tname, text := range texts {
