@@ -603,6 +603,15 @@ func (e *Engine) splitAdditive(ctx context.Context, a, b int, out []Range) ([]Ra
 		j, total := i, 0
 		starts := e.unitStarts[:0] // the units of this range, for the overlap
 		for j < b {
+			if (isRunes || isBytes) && e.Overlap == 0 {
+				// A run of ASCII characters is that many units of one
+				// token each: taken whole, not unit by unit.
+				if k := asciiUnits(e.Text, j, b, e.Limit-total); k > 0 {
+					total += k
+					j += k
+					continue
+				}
+			}
 			size, n := unit(j)
 			starts = append(starts, j)
 			if total+n > e.Limit {
@@ -645,6 +654,29 @@ func (e *Engine) splitAdditive(ctx context.Context, a, b int, out []Range) ([]Ra
 		i = next
 	}
 	return out, nil
+}
+
+// asciiUnits returns how many of the bytes from i on, at most limit and
+// before b, are grapheme clusters of one ASCII byte each: an ASCII byte
+// followed by an ASCII byte (a following non-ASCII byte may be a
+// combining mark of its cluster), and not a carriage return before a line
+// feed (one cluster of two).
+func asciiUnits(text string, i, b, limit int) int {
+	end := min(b, i+limit)
+	k := i
+	for k < end {
+		c := text[k]
+		if c >= utf8.RuneSelf {
+			break
+		}
+		if k+1 < len(text) {
+			if next := text[k+1]; next >= utf8.RuneSelf || c == '\r' && next == '\n' {
+				break
+			}
+		}
+		k++
+	}
+	return k - i
 }
 
 // Merge packs consecutive pieces greedily into ranges of at most Limit
