@@ -12,7 +12,7 @@ import (
 )
 
 // TestRunWindowsFollowClusters checks the windows of an additive counter
-// (runes, bytes) without overlap, where runs of ASCII are taken whole,
+// (runes, bytes), where runs of ASCII are taken whole,
 // against greedy windows of whole grapheme clusters found by uniseg: a
 // carriage return stays with its line feed, a letter with the combining
 // mark after it.
@@ -30,31 +30,48 @@ func TestRunWindowsFollowClusters(t *testing.T) {
 			if _, ok := c.(tokenize.Bytes); ok {
 				limit += 5
 			}
-			e := &Engine{Text: text, Counter: c, Limit: limit, SkipWords: true}
+			overlap := rng.IntN(limit)
+			e := &Engine{Text: text, Counter: c, Limit: limit, Overlap: overlap, SkipWords: true}
 			e.Init()
 			got, err := e.Split(context.Background(), 0, len(text), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var want []Range
-			start, total := 0, 0
+			// The clusters, then greedy windows of them with the overlap
+			// rule of Merge: the longest run of the window's trailing
+			// clusters (never its first) of at most overlap tokens that
+			// leaves room for the next cluster.
+			var starts, sizes []int
 			g := uniseg.NewGraphemes(text)
 			for g.Next() {
 				from, to := g.Positions()
-				n := c.Count(text[from:to])
-				if total+n > limit {
-					want = append(want, Range{start, from})
-					start, total = from, 0
-				}
-				total += n
+				starts, sizes = append(starts, from), append(sizes, c.Count(text[from:to]))
 			}
-			want = append(want, Range{start, len(text)})
+			starts = append(starts, len(text))
+			var want []Range
+			for i := 0; i < len(sizes); {
+				j, total := i, 0
+				for j < len(sizes) && total+sizes[j] <= limit {
+					total += sizes[j]
+					j++
+				}
+				want = append(want, Range{starts[i], starts[j]})
+				if j == len(sizes) {
+					break
+				}
+				next, kept := j, 0
+				for u := j - 1; u > i && kept+sizes[u] <= overlap && kept+sizes[u] <= limit-sizes[j]; u-- {
+					kept += sizes[u]
+					next = u
+				}
+				i = next
+			}
 			if len(got) != len(want) {
-				t.Fatalf("trial %d, %s, limit %d, %q: windows %v, want %v", trial, c.Name(), limit, text, got, want)
+				t.Fatalf("trial %d, %s, limit %d, overlap %d, %q: windows %v, want %v", trial, c.Name(), limit, overlap, text, got, want)
 			}
 			for i := range got {
 				if got[i] != want[i] {
-					t.Fatalf("trial %d, %s, limit %d, %q: windows %v, want %v", trial, c.Name(), limit, text, got, want)
+					t.Fatalf("trial %d, %s, limit %d, overlap %d, %q: windows %v, want %v", trial, c.Name(), limit, overlap, text, got, want)
 				}
 			}
 		}

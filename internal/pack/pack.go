@@ -603,10 +603,15 @@ func (e *Engine) splitAdditive(ctx context.Context, a, b int, out []Range) ([]Ra
 		j, total := i, 0
 		starts := e.unitStarts[:0] // the units of this range, for the overlap
 		for j < b {
-			if (isRunes || isBytes) && e.Overlap == 0 {
+			if isRunes || isBytes {
 				// A run of ASCII characters is that many units of one
 				// token each: taken whole, not unit by unit.
 				if k := asciiUnits(e.Text, j, b, e.Limit-total); k > 0 {
+					if e.Overlap > 0 {
+						for p := j; p < j+k; p++ {
+							starts = append(starts, p)
+						}
+					}
 					total += k
 					j += k
 					continue
