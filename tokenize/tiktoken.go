@@ -1,6 +1,7 @@
 package tokenize
 
 import (
+	"math/bits"
 	"strings"
 	"sync"
 	"unicode"
@@ -22,12 +23,13 @@ type TikToken struct {
 	name string
 	bpe  *bpe
 
-	// cache maps a segment to the byte length of each of its tokens.
-	// Callers hold mu's read lock across many lookups (see lookup), so a
-	// lookup is a plain map access; a new segment is added under the
-	// write lock.
+	// table and cache map a segment to the byte length of each of its
+	// tokens: table the short ones, cache those that do not fit a slot.
+	// Callers hold mu's read lock across many lookups (see lookups), so a
+	// lookup is a plain read; new segments are added under the write lock.
 	mu    sync.RWMutex
-	cache map[string][]uint16
+	table segTable
+	cache map[string][]uint8
 
 	// long remembers the tokens of the last segment of over longSegment
 	// bytes (a line of one repeated letter, a run of blank lines):
@@ -104,7 +106,7 @@ func NewTikToken(encoding string) (*TikToken, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &TikToken{name: encoding, bpe: b, cache: map[string][]uint16{}}, nil
+	return &TikToken{name: encoding, bpe: b, table: newSegTable(), cache: map[string][]uint8{}}, nil
 }
 
 // Encode returns the token ids of text, as tiktoken's encode (special
@@ -134,36 +136,41 @@ func (t *TikToken) Count(text string) int {
 	l := lookups{t: t} // on the stack: a count allocates nothing for the cache
 	t.mu.RLock()
 	defer l.done()
-	forEachSegment(text, func(seg string) {
-		if len(seg) > maxCachedSegment {
+	for i := 0; i < len(text); {
+		j := segmentEnd(text, i)
+		if seg := text[i:j]; len(seg) > maxCachedSegment {
 			t.longTokens(seg, func(int) { n++ })
-			return
+		} else {
+			n += len(l.segment(seg))
 		}
-		n += len(l.segment(seg))
-	})
+		i = j
+	}
 	return n
 }
 
 // AppendTokenEnds appends the end offset of every token of text. Tokens of
 // byte-level BPE may end inside a multi-byte character.
 func (t *TikToken) AppendTokenEnds(dst []int, text string) []int {
-	off := 0
 	l := lookups{t: t} // on the stack: a count allocates nothing for the cache
 	t.mu.RLock()
 	defer l.done()
-	forEachSegment(text, func(seg string) {
-		if len(seg) > maxCachedSegment {
+	for i := 0; i < len(text); {
+		j := segmentEnd(text, i)
+		if seg := text[i:j]; len(seg) > maxCachedSegment {
+			off := i
 			t.longTokens(seg, func(n int) {
 				off += n
 				dst = append(dst, off)
 			})
-			return
+		} else {
+			off := i
+			for _, n := range l.segment(seg) {
+				off += int(n)
+				dst = append(dst, off)
+			}
 		}
-		for _, l := range l.segment(seg) {
-			off += int(l)
-			dst = append(dst, off)
-		}
-	})
+		i = j
+	}
 	return dst
 }
 
@@ -174,7 +181,7 @@ func (t *TikToken) AppendTokenEnds(dst []int, text string) []int {
 type lookups struct {
 	t     *TikToken
 	n     int
-	local map[string][]uint16
+	local map[string][]uint8
 }
 
 // done ends the run.
@@ -190,10 +197,16 @@ func (l *lookups) flush() {
 	}
 	t := l.t
 	t.mu.Lock()
-	if len(t.cache)+len(l.local) > maxCacheEntries {
-		t.cache = make(map[string][]uint16)
-	}
 	for k, v := range l.local {
+		if fits(k, len(v)) {
+			if _, ok := t.table.get(k); !ok { // another run may have added it
+				t.table.put(k, v)
+			}
+			continue
+		}
+		if len(t.cache) >= maxCacheEntries {
+			t.cache = make(map[string][]uint8)
+		}
 		t.cache[k] = v
 	}
 	t.mu.Unlock()
@@ -202,12 +215,17 @@ func (l *lookups) flush() {
 
 // segment returns the token lengths of a short segment, from the cache or
 // by encoding it.
-func (l *lookups) segment(seg string) []uint16 {
+func (l *lookups) segment(seg string) []uint8 {
 	t := l.t
 	if l.n++; l.n%4096 == 0 {
 		t.mu.RUnlock()
 		l.flush()
 		t.mu.RLock()
+	}
+	if len(seg) <= inlineKey {
+		if lens, ok := t.table.get(seg); ok {
+			return lens
+		}
 	}
 	if lens, ok := t.cache[seg]; ok {
 		return lens
@@ -215,10 +233,10 @@ func (l *lookups) segment(seg string) []uint16 {
 	if lens, ok := l.local[seg]; ok {
 		return lens
 	}
-	var lens []uint16
-	t.bpe.tokens(seg, func(n int) { lens = append(lens, uint16(n)) })
+	var lens []uint8
+	t.bpe.tokens(seg, func(n int) { lens = append(lens, uint8(n)) })
 	if l.local == nil {
-		l.local = map[string][]uint16{}
+		l.local = map[string][]uint8{}
 	}
 	l.local[string([]byte(seg))] = lens // copy: do not pin the caller's text
 	return lens
@@ -277,34 +295,96 @@ func (t *TikToken) Cut(text string, from int) int {
 
 // forEachSegment calls fn with consecutive pieces of text whose
 // concatenation is text, cut wherever a non-space character is followed by
-// a space that is not a line break. The pre-tokenizers of every tiktoken
-// encoding always cut there (no pattern extends a token from a non-space
-// character into a following space or tab), so encoding the pieces one by one
-// gives the same tokens as encoding the text.
+// a space that is not a line break (see segmentEnd).
 func forEachSegment(text string, fn func(string)) {
-	start := 0
-	prevNonSpace := false
 	for i := 0; i < len(text); {
-		c := text[i]
-		var r rune
-		size := 1
-		if c < utf8.RuneSelf {
-			r = rune(c)
-		} else {
-			r, size = utf8.DecodeRuneInString(text[i:])
-		}
-		space := isRegexSpace(r)
-		if space && prevNonSpace && r != '\n' && r != '\r' && i > start {
-			fn(text[start:i])
-			start = i
-		}
-		prevNonSpace = !space
-		i += size
-	}
-	if start < len(text) {
-		fn(text[start:])
+		j := segmentEnd(text, i)
+		fn(text[i:j])
+		i = j
 	}
 }
+
+// segmentEnd returns the end of the segment of text starting at i: the
+// first position after i of a space that is not a line break and follows
+// a non-space character, or len(text). The pre-tokenizers of every
+// tiktoken encoding always cut there (no pattern extends a token from a
+// non-space character into a following space or tab), so encoding the
+// segments one by one gives the same tokens as encoding the text.
+func segmentEnd(text string, i int) int {
+	// Eight bytes at a time while they are ASCII: the white space in them,
+	// and the cuts (white space other than a line break after a byte that
+	// is not white space), as the high bit of each byte.
+	prevSpace := uint64(0x80) // the byte before i, as a cut's condition: none before the segment's start
+	for ; i+8 <= len(text); i += 8 {
+		x := le64(text, i)
+		if x&highBits != 0 {
+			break
+		}
+		sp := spaceBytes(x)
+		cut := sp &^ (zeroBytes(x^('\n'*lowBits)) | zeroBytes(x^('\r'*lowBits))) &^ (sp<<8 | prevSpace)
+		if cut != 0 {
+			return i + bits.TrailingZeros64(cut)/8
+		}
+		prevSpace = sp >> 56
+	}
+	prevNonSpace := prevSpace == 0
+	for i < len(text) {
+		c := text[i]
+		if wordByte[c] { // a run of ASCII other than white space, taken at once
+			for i++; i < len(text) && wordByte[text[i]]; i++ {
+			}
+			prevNonSpace = true
+			continue
+		}
+		if c < utf8.RuneSelf { // ASCII white space
+			if prevNonSpace && c != '\n' && c != '\r' {
+				return i
+			}
+			prevNonSpace = false
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if unicode.IsSpace(r) {
+			if prevNonSpace {
+				return i
+			}
+			prevNonSpace = false
+		} else {
+			prevNonSpace = true
+		}
+		i += size
+	}
+	return i
+}
+
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// zeroBytes returns the high bit of each zero byte of x.
+func zeroBytes(x uint64) uint64 {
+	t := (x &^ highBits) + 0x7f*lowBits
+	return ^(t | x | 0x7f*lowBits)
+}
+
+// spaceBytes returns the high bit of each byte of x, eight ASCII bytes,
+// that is white space: a tab, line feed, vertical tab, form feed,
+// carriage return (0x09 to 0x0D) or space.
+func spaceBytes(x uint64) uint64 {
+	ge09 := (x + (0x80-0x09)*lowBits) & highBits
+	ge0e := (x + (0x80-0x0e)*lowBits) & highBits
+	return ge09&^ge0e | zeroBytes(x^(' '*lowBits))
+}
+
+// wordByte holds the ASCII bytes other than white space.
+var wordByte = func() (t [256]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = !asciiSpace[c]
+	}
+	return t
+}()
 
 // isRegexSpace reports whether r matches \s in the tiktoken patterns
 // (regexp2's .NET semantics: the Unicode White_Space characters).

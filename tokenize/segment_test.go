@@ -1,0 +1,65 @@
+package tokenize
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+// segmentEndByRunes is segmentEnd's definition, character by character:
+// the first position after i of white space other than a line break
+// that follows a character that is not white space.
+func segmentEndByRunes(text string, i int) int {
+	prevNonSpace := false
+	for i < len(text) {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		space := unicode.IsSpace(r)
+		if space && prevNonSpace && r != '\n' && r != '\r' {
+			return i
+		}
+		prevNonSpace = !space
+		i += size
+	}
+	return i
+}
+
+// TestSegmentEndMatchesDefinition compares the eight-bytes-at-a-time scan
+// with the definition on random texts of the characters where it could
+// go wrong: every kind of ASCII white space, control characters next to
+// them, the bytes around the ones it tests (0x08, 0x0E, 0x1F, 0x21),
+// non-ASCII white space and letters, at every alignment.
+func TestSegmentEndMatchesDefinition(t *testing.T) {
+	alphabet := []string{" ", "\t", "\n", "\r", "\v", "\f", "\x00", "\x08", "\x0e", "\x1f", "!", "a", "Z", "~", "\x7f",
+		"\u00a0", "\u0085", "\u2003", "\u3000", "é", "日", "🎉", "ab", "word", "  "}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 20000 {
+		var sb strings.Builder
+		for range rng.IntN(40) {
+			sb.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		text := sb.String()
+		for i := 0; i < len(text); i = segmentEndByRunes(text, i) {
+			if got, want := segmentEnd(text, i), segmentEndByRunes(text, i); got != want {
+				t.Fatalf("trial %d: segmentEnd(%q, %d) = %d, want %d", trial, text, i, got, want)
+			}
+		}
+	}
+}
+
+func FuzzSegmentEnd(f *testing.F) {
+	for _, s := range []string{"hello world", "a  \n b\t\tc", "x\u00a0y z", "12345678 abcdefgh\r\n ijk"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		for i := 0; i < len(s); i = segmentEndByRunes(s, i) {
+			if got, want := segmentEnd(s, i), segmentEndByRunes(s, i); got != want {
+				t.Fatalf("segmentEnd(%q, %d) = %d, want %d", s, i, got, want)
+			}
+		}
+	})
+}

@@ -1,0 +1,133 @@
+package tokenize
+
+import (
+	"hash/maphash"
+	"math/bits"
+)
+
+// segTable is the part of the segment cache that holds short segments:
+// an open-addressing table whose 32-byte slot holds a segment, as two
+// words, and the length of each of its tokens, so that a lookup reads one
+// cache line instead of a map's control word, key header, key bytes and
+// value. Segments of prose ("the", " chunk,") nearly all fit; the others
+// are kept in a map beside it.
+type segTable struct {
+	seed  [2]uint64 // mixed into the hash, so that no input is known to collide
+	slots []segSlot
+	used  int
+}
+
+// Inline limits: a segment of up to inlineKey bytes made of up to
+// inlineTokens tokens has a slot.
+const (
+	inlineKey    = 16
+	inlineTokens = 14
+	// minSlots and maxSlots bound the table: it doubles when half full
+	// and is emptied when half of maxSlots (16 MiB) is used.
+	minSlots = 1 << 12
+	maxSlots = 1 << 19
+)
+
+// segSlot holds a segment of klen bytes (0: the slot is empty) as the key
+// words of segKey, and its tokens' lengths.
+type segSlot struct {
+	w0, w1 uint64
+	klen   uint8
+	ntok   uint8
+	lens   [inlineTokens]uint8
+}
+
+func newSegTable() segTable {
+	var seed maphash.Seed = maphash.MakeSeed()
+	return segTable{
+		seed:  [2]uint64{maphash.String(seed, "0"), maphash.String(seed, "1")},
+		slots: make([]segSlot, minSlots),
+	}
+}
+
+// segKey returns the words that, with its length, identify s, a string of
+// 1 to inlineKey bytes: its first and last 8 bytes, or for a shorter one
+// its first and last 4 or its bytes.
+func segKey(s string) (w0, w1 uint64) {
+	switch n := len(s); {
+	case n >= 8:
+		return le64(s, 0), le64(s, n-8)
+	case n >= 4:
+		return uint64(le32(s, 0)) | uint64(le32(s, n-4))<<32, 0
+	default:
+		for i := range n {
+			w0 |= uint64(s[i]) << (8 * i)
+		}
+		return w0, 0
+	}
+}
+
+func le64(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+// hash mixes a segment's key words and length.
+func (t *segTable) hash(w0, w1 uint64, n int) uint64 {
+	hi, lo := bits.Mul64(w0^t.seed[0], w1^t.seed[1]^uint64(n)<<56)
+	return hi ^ lo
+}
+
+// get returns the token lengths of seg (1 to inlineKey bytes) and
+// whether the table has it.
+func (t *segTable) get(seg string) ([]uint8, bool) {
+	w0, w1 := segKey(seg)
+	mask := uint64(len(t.slots) - 1)
+	for i := t.hash(w0, w1, len(seg)) & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.klen == 0 {
+			return nil, false
+		}
+		if s.w0 == w0 && s.w1 == w1 && int(s.klen) == len(seg) {
+			return s.lens[:s.ntok], true
+		}
+	}
+}
+
+// fits reports whether a segment with these tokens has a slot.
+func fits(seg string, tokens int) bool {
+	return len(seg) > 0 && len(seg) <= inlineKey && tokens <= inlineTokens
+}
+
+// put adds seg (which must fit and must not be in the table) with its
+// token lengths, growing the table or emptying it when it is full.
+func (t *segTable) put(seg string, lens []uint8) {
+	if 2*(t.used+1) > len(t.slots) {
+		if len(t.slots) < maxSlots {
+			t.grow()
+		} else {
+			clear(t.slots)
+			t.used = 0
+		}
+	}
+	w0, w1 := segKey(seg)
+	t.insert(segSlot{w0: w0, w1: w1, klen: uint8(len(seg)), ntok: uint8(len(lens))}, lens)
+}
+
+// insert puts s, with its lens, in the first free slot from its hash on.
+func (t *segTable) insert(s segSlot, lens []uint8) {
+	copy(s.lens[:], lens)
+	mask := uint64(len(t.slots) - 1)
+	i := t.hash(s.w0, s.w1, int(s.klen)) & mask
+	for t.slots[i].klen != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = s
+	t.used++
+}
+
+func (t *segTable) grow() {
+	old := t.slots
+	t.slots, t.used = make([]segSlot, 2*len(old)), 0
+	for _, s := range old {
+		if s.klen != 0 {
+			t.insert(s, s.lens[:s.ntok])
+		}
+	}
+}
