@@ -17,6 +17,14 @@ func cluster(text string, i int) int {
 	return len(g)
 }
 
+// asciiBoundary reports whether p, inside text, lies between two ASCII
+// characters that are not a carriage return and a line feed: a cluster
+// boundary, known without calling clusterBoundary.
+func asciiBoundary(text string, p int) bool {
+	c, d := text[p-1], text[p]
+	return c|d < utf8.RuneSelf && !(c == '\r' && d == '\n')
+}
+
 // clusterBoundary reports whether p is a grapheme cluster boundary of
 // text. Clusters are found from a little before p (a cluster is short), so
 // only a run of regional indicators (flags) longer than that could be

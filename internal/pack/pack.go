@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -525,11 +526,12 @@ func (e *Engine) unitPieces(a, b int) ([]Piece, error) {
 	defer func() { e.units = pieces[:0] }()
 	if enc, ok := e.Counter.(tokenize.Encoder); ok {
 		e.ends = enc.AppendTokenEnds(e.ends[:0], e.Text[a:b])
+		pieces = slices.Grow(pieces, len(e.ends))
 		start, n := a, 0
 		for _, end := range e.ends {
 			n++
 			end += a
-			if end < b && !clusterBoundary(e.Text, end) {
+			if end < b && !asciiBoundary(e.Text, end) && !clusterBoundary(e.Text, end) {
 				continue // inside a character or grapheme cluster: merge with the next token
 			}
 			pieces = append(pieces, Piece{Start: start, End: end, Size: n})
@@ -700,6 +702,12 @@ func (e *Engine) Merge(pieces []Piece, out []Range) []Range {
 		}
 		total := pieces[i].Size
 		j := i
+		if e.tokens != nil { // touching pieces with their running sizes: the last that fits, by bisection
+			end := min(n, i+e.Limit) // each piece holds a token
+			j = i + sort.Search(end-i, func(x int) bool { return e.tokens[i+x+1]-e.tokens[i] > e.Limit }) - 1
+			j = max(j, i)
+			total = e.tokens[j+1] - e.tokens[i]
+		}
 		for j+1 < n {
 			add := gap(j) + pieces[j+1].Size
 			if total+add > e.Limit {
