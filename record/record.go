@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/swar"
 )
 
 // Record is one chunk as gochunk writes it: its text, byte and code-point
@@ -253,6 +254,17 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight ASCII bytes at a time while none needs escaping.
+		for i+8 <= len(s) {
+			x := swar.Load(s, i)
+			if x&swar.High != 0 || swar.Below(x, 0x20)|swar.Zero(x^'"'*swar.Low)|swar.Zero(x^'\\'*swar.Low) != 0 {
+				break
+			}
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if !special[c] {
 			i++

@@ -55,7 +55,8 @@ func TestAppendJSON(t *testing.T) {
 }
 
 func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "a\"b\\c", "\x00\x1f\u2028\u2029", "\xff\xe2\x80", "日本 🎉"} {
+	for _, s := range []string{"", "a\"b\\c", "\x00\x1f\u2028\u2029", "\xff\xe2\x80", "日本 🎉",
+		"eight by", "sixteen bytes ok", "seven b\"and nine by\\tes", "a run of ASCII, then\x7f\x1f and é past eight"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

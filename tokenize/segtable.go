@@ -3,6 +3,8 @@ package tokenize
 import (
 	"hash/maphash"
 	"math/bits"
+
+	"github.com/gochunk/gochunk/internal/swar"
 )
 
 // segTable is the part of the segment cache that holds short segments:
@@ -51,7 +53,7 @@ func newSegTable() segTable {
 func segKey(s string) (w0, w1 uint64) {
 	switch n := len(s); {
 	case n >= 8:
-		return le64(s, 0), le64(s, n-8)
+		return swar.Load(s, 0), swar.Load(s, n-8)
 	case n >= 4:
 		return uint64(le32(s, 0)) | uint64(le32(s, n-4))<<32, 0
 	default:
@@ -60,12 +62,6 @@ func segKey(s string) (w0, w1 uint64) {
 		}
 		return w0, 0
 	}
-}
-
-func le64(s string, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
 }
 
 // hash mixes a segment's key words and length.

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/gochunk/gochunk/internal/swar"
 )
 
 // TikToken counts tokens of an OpenAI tiktoken encoding (cl100k_base or
@@ -316,12 +318,12 @@ func segmentEnd(text string, i int) int {
 	// is not white space), as the high bit of each byte.
 	prevSpace := uint64(0x80) // the byte before i, as a cut's condition: none before the segment's start
 	for ; i+8 <= len(text); i += 8 {
-		x := le64(text, i)
-		if x&highBits != 0 {
+		x := swar.Load(text, i)
+		if x&swar.High != 0 {
 			break
 		}
 		sp := spaceBytes(x)
-		cut := sp &^ (zeroBytes(x^('\n'*lowBits)) | zeroBytes(x^('\r'*lowBits))) &^ (sp<<8 | prevSpace)
+		cut := sp &^ (swar.Zero(x^('\n'*swar.Low)) | swar.Zero(x^('\r'*swar.Low))) &^ (sp<<8 | prevSpace)
 		if cut != 0 {
 			return i + bits.TrailingZeros64(cut)/8
 		}
@@ -358,24 +360,11 @@ func segmentEnd(text string, i int) int {
 	return i
 }
 
-const (
-	lowBits  = 0x0101010101010101
-	highBits = 0x8080808080808080
-)
-
-// zeroBytes returns the high bit of each zero byte of x.
-func zeroBytes(x uint64) uint64 {
-	t := (x &^ highBits) + 0x7f*lowBits
-	return ^(t | x | 0x7f*lowBits)
-}
-
 // spaceBytes returns the high bit of each byte of x, eight ASCII bytes,
 // that is white space: a tab, line feed, vertical tab, form feed,
 // carriage return (0x09 to 0x0D) or space.
 func spaceBytes(x uint64) uint64 {
-	ge09 := (x + (0x80-0x09)*lowBits) & highBits
-	ge0e := (x + (0x80-0x0e)*lowBits) & highBits
-	return ge09&^ge0e | zeroBytes(x^(' '*lowBits))
+	return swar.Below(x, 0x0e)&^swar.Below(x, 0x09) | swar.Zero(x^(' '*swar.Low))
 }
 
 // wordByte holds the ASCII bytes other than white space.

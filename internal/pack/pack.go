@@ -485,11 +485,12 @@ const subBlockTokens = 1 << 16
 // tokens (relative to base): tokens that end inside a character join the
 // next one.
 func (e *Engine) tokenPieces(dst []Piece, base, a, b int, ends []int) ([]Piece, error) {
+	dst = slices.Grow(dst, len(ends)+1)
 	start, n := a, 0
 	for _, end := range ends {
 		n++
 		end += base
-		if end < b && !clusterBoundary(e.Text, end) {
+		if end < b && !asciiBoundary(e.Text, end) && !clusterBoundary(e.Text, end) {
 			continue // inside a character or grapheme cluster
 		}
 		dst = append(dst, Piece{Start: start, End: end, Size: n})
