@@ -267,6 +267,11 @@ func (r Result) record(i int, c gochunk.Chunk) record.Record {
 // AppendJSONL appends the records of chunks [from, to) as JSON Lines to
 // dst (see record.AppendJSON).
 func (r Result) AppendJSONL(dst []byte, from, to int) ([]byte, error) {
+	need := 0 // the texts and a line's other fields, so that dst grows once
+	for i := from; i < to; i++ {
+		need += len(r.Chunks[i].Text) + 256
+	}
+	dst = slices.Grow(dst, need)
 	var err error
 	for i := from; i < to; i++ {
 		if dst, err = record.AppendJSON(dst, r.record(i, r.Chunks[i])); err != nil {

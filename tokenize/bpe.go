@@ -136,19 +136,30 @@ func (b *bpe) mergeHeap(piece string, emit func(n int)) {
 
 // mergeBelow is mergeHeap making only the merges of rank below limit.
 func (b *bpe) mergeBelow(piece string, limit uint64, emit func(n int)) {
-	n := int32(len(piece))
-	var end []int32 // end[i]: end of the part starting at i (-1: merged away)
-	var h rankHeap
-	if n >= pooledPiece {
+	n := len(piece)
+	switch {
+	case n <= 32: // a short piece's arrays, on the stack
+		var end [32]int32
+		var heap [32]uint64
+		b.mergeIn(piece, limit, end[:n], heap[:0], emit)
+	case n >= pooledPiece:
 		sc, _ := b.scratch.Get().(*mergeScratch)
 		if sc == nil {
 			sc = &mergeScratch{}
 		}
-		end, h = slices.Grow(sc.end[:0], int(n))[:n], sc.heap[:0]
-		defer func() { sc.end, sc.heap = end[:0], h[:0]; b.scratch.Put(sc) }()
-	} else {
-		end = make([]int32, n)
+		end := slices.Grow(sc.end[:0], n)[:n]
+		sc.heap = b.mergeIn(piece, limit, end, sc.heap[:0], emit)[:0]
+		sc.end = end[:0]
+		b.scratch.Put(sc)
+	default:
+		b.mergeIn(piece, limit, make([]int32, n), nil, emit)
 	}
+}
+
+// mergeIn is mergeBelow with its arrays: end, of the piece's length, and
+// h, an empty heap whose capacity it may use. It returns the heap's array.
+func (b *bpe) mergeIn(piece string, limit uint64, end []int32, h rankHeap, emit func(n int)) rankHeap {
+	n := int32(len(piece))
 	for i := range n {
 		end[i] = i + 1
 	}
@@ -193,6 +204,7 @@ func (b *bpe) mergeBelow(piece string, limit uint64, emit func(n int)) {
 	for i := int32(0); i < n; i = end[i] {
 		emit(int(end[i] - i))
 	}
+	return h
 }
 
 // rankHeap is a binary min-heap of rank<<32 | start entries.
