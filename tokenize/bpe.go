@@ -5,27 +5,19 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/dlclark/regexp2/v2"
 )
 
-// The pre-tokenizer patterns of OpenAI's tiktoken encodings, compiled here
-// and wrapped in a group so that no matcher github.com/tiktoken-go/tokenizer
-// generated for the bare patterns is used: its codec splits runs of white
-// space around line breaks differently from the reference ("\n  \n" is one
-// piece for tiktoken, two for it), which TestTikTokenMatchesJSTiktoken
-// pins on 10,000 strings.
+// The pre-tokenizer patterns of OpenAI's tiktoken encodings (see
+// pretoken.go, which matches them).
 var bpePatterns = map[string]string{
-	"cl100k_base": `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
-	"o200k_base": `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|` +
-		`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|` +
-		`\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
+	"cl100k_base": cl100kPattern,
+	"o200k_base":  o200kPattern,
 }
 
 // bpe is a tiktoken encoding: its pre-tokenizer and the merge rank of every
 // token (its id), from the vocabulary embedded in the binary.
 type bpe struct {
-	split      *regexp2.Regexp
+	piece      pieceEnd // the pre-tokenizer
 	vocab      *vocab
 	splitsOnce sync.Once
 	splits     *mergeTable // for long pieces, built on the first
@@ -68,17 +60,12 @@ func loadBPE(name string) (*bpe, error) {
 			o.err = fmt.Errorf("%w %q: tiktoken encodings are cl100k_base and o200k_base", ErrUnknown, name)
 			return
 		}
-		re, err := regexp2.Compile("(?:"+pattern+")", regexp2.None)
-		if err != nil {
-			o.err = fmt.Errorf("tiktoken %s pattern: %w", name, err)
-			return
-		}
 		voc, err := loadVocab(name)
 		if err != nil {
 			o.err = err
 			return
 		}
-		o.bpe = &bpe{split: re, vocab: voc, word: asciiWord}
+		o.bpe = &bpe{piece: pretokenizers[pattern], vocab: voc, word: asciiWord}
 		if name == "o200k_base" {
 			o.bpe.word = asciiWordO200k
 		}
@@ -94,14 +81,10 @@ func (b *bpe) tokens(text string, emit func(n int)) {
 		b.merge(text, emit) // one piece: no need to run the pattern
 		return
 	}
-	at := 0
-	for m, _ := b.split.FindStringMatch(text); m != nil; m, _ = b.split.FindNextMatch(m) {
-		piece := m.String() // matches are consecutive: the pattern covers every character
-		b.merge(piece, emit)
-		at += len(piece)
-	}
-	if at < len(text) {
-		b.merge(text[at:], emit)
+	for i := 0; i < len(text); {
+		j := b.piece(text, i)
+		b.merge(text[i:j], emit)
+		i = j
 	}
 }
 

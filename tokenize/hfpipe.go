@@ -285,10 +285,7 @@ func (p *hfPipe) text(s string, a, b, base int, cache func(string) []idEnd, yiel
 // Pre-tokenizer patterns under which no pre-token holds a character other
 // than white space followed by a space or tab: Llama 3's (cl100k_base's)
 // and Qwen2's and Qwen3's.
-var segmentSafePatterns = map[string]bool{
-	`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`: true,
-	`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`:      true,
-}
+var segmentSafePatterns = map[string]bool{cl100kPattern: true, qwenPattern: true}
 
 // segmentSafe reports whether a pipeline tokenizes text as it tokenizes
 // the segments of forEachSegment one by one: cut before a space or tab
@@ -483,6 +480,18 @@ func matches(re *regexp2.Regexp, s string) [][2]int {
 	return out
 }
 
+// pieceRanges returns the [start, end) byte ranges of the pieces of a
+// hand-written pre-tokenizer in s: the matches of its pattern.
+func pieceRanges(fn pieceEnd, s string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(s); {
+		j := fn(s, i)
+		out = append(out, [2]int{i, j})
+		i = j
+	}
+	return out
+}
+
 // replace replaces re's matches in p by content, the replacement aligned
 // to the end of what it replaces.
 func replace(p piece, re *regexp2.Regexp, content string) piece {
@@ -544,6 +553,10 @@ func preTokenizers(n hfPart) ([]preTokenizer, error) {
 		}
 		if str := n.Pattern.String; str != nil && *str != "" {
 			return []preTokenizer{each(func(p piece) []piece { return splitBy(p, literal(p.s, *str), n.Behavior, n.Invert) })}, nil
+		}
+		if re := n.Pattern.Regex; re != nil && pretokenizers[*re] != nil { // Llama 3's, Qwen's: matched by code
+			fn := pretokenizers[*re]
+			return []preTokenizer{each(func(p piece) []piece { return splitBy(p, pieceRanges(fn, p.s), n.Behavior, n.Invert) })}, nil
 		}
 		re, err := patternRegexp(n.Pattern.String, n.Pattern.Regex)
 		if err != nil {
@@ -706,9 +719,6 @@ func splitBy(p piece, ms [][2]int, behavior string, invert bool) []piece {
 	return res
 }
 
-// gpt2Split is the pre-tokenization pattern of GPT-2's byte-level BPE.
-var gpt2Split = regexp2.MustCompile(`'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`, regexp2.Unicode)
-
 // byteChars maps each byte to the printable character GPT-2's byte-level
 // alphabet gives it.
 var byteChars = func() (t [256]string) {
@@ -733,7 +743,7 @@ func byteLevel(prefix, useRegex bool) preTokenizer {
 			}
 			parts := []piece{p}
 			if useRegex {
-				parts = splitBy(p, matches(gpt2Split, p.s), "Isolated", false)
+				parts = splitBy(p, pieceRanges(gpt2Piece, p.s), "Isolated", false) // GPT-2's pattern
 			}
 			for _, q := range parts {
 				// The bytes' characters are one or two bytes long: size the
