@@ -21,13 +21,15 @@ type bpe struct {
 	vocab      *vocab
 	splitsOnce sync.Once
 	splits     *mergeTable // for long pieces, built on the first
+	prefixOnce sync.Once
+	prefix     *prefixTable // for long pieces, built on the first
 	// word reports a text the pattern takes whole: an optional space and
 	// ASCII letters in a shape its letter alternative matches entirely.
 	word func(string) bool
-	// scratch holds the buffers of merges of long pieces (a window of a
-	// megabytes-long pre-token, a chunk-sized part of one), reused so that
-	// merging window after window does not leave each window's arrays to
-	// the collector.
+	// scratch holds the buffers of merges of pieces of pooledPiece bytes
+	// or more (a long word, a run of symbols, a piece merged whole when
+	// backtracking fails), reused so that one merge after another does not
+	// leave each one's arrays to the collector.
 	scratch sync.Pool
 }
 

@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// longTexts are pieces that stress the windows' joints: runs over small
-// alphabets (repeated structure, where BPE depends on the phase from the
-// start), one repeated byte, white space, punctuation, random bytes.
+// longTexts are long pieces of every shape: runs over small alphabets
+// (repeated structure, where BPE depends on the phase from the start),
+// one repeated byte, white space, punctuation, random bytes.
 func longTexts(rng *rand.Rand, n int) map[string]string {
 	pick := func(alphabet string) string {
 		b := make([]byte, n)
@@ -34,29 +34,6 @@ func longTexts(rng *rand.Rand, n int) map[string]string {
 		"digits":      pick("0123456789"),
 		"bytes":       string(raw),
 		"period":      strings.Repeat("the cat sat on the mat ", n/23+1)[:n],
-	}
-}
-
-// Merging window by window gives the same tokens as merging the whole
-// piece, with windows small enough that their joints fall everywhere.
-func TestMergeWindowsExact(t *testing.T) {
-	for enc, b := range encodings(t) {
-		rng := rand.New(rand.NewPCG(7, 11))
-		for round := range 6 {
-			for name, text := range longTexts(rng, 3000+round*1111) {
-				want := wholeMerge(b, text)
-				for _, wm := range [][2]int{{64, 16}, {97, 31}, {256, 64}, {1024, 200}} {
-					got, ok := b.mergeWindows(text, wm[0], wm[1])
-					if !ok {
-						t.Logf("%s %s: window %v fell back to the whole piece", enc, name, wm)
-						continue
-					}
-					if !slices.Equal(got, want) {
-						t.Fatalf("%s %s, window %v: %d tokens, want %d (first difference at %d)", enc, name, wm, len(got), len(want), firstDiff(got, want))
-					}
-				}
-			}
-		}
 	}
 }
 
@@ -108,14 +85,14 @@ func firstDiff(a, b []uint16) int {
 	return min(len(a), len(b))
 }
 
-// At the shipped window and margin, long pieces of every kind are merged
-// window by window (no fall back to the whole piece), exactly.
-func TestMergeLongShipped(t *testing.T) {
+// Long pieces of every kind are encoded by backtracking (no fall back to
+// merging), exactly.
+func TestBacktrackLongPieces(t *testing.T) {
 	for enc, b := range encodings(t) {
 		for name, text := range longTexts(rand.New(rand.NewPCG(1, 1)), 200_000) {
-			got, ok := b.mergeWindows(text, mergeWindow, mergeMargin)
+			got, ok := b.backtrackLens(text)
 			if !ok {
-				t.Errorf("%s %s: fell back to merging the whole piece", enc, name)
+				t.Errorf("%s %s: backtracking failed", enc, name)
 				continue
 			}
 			if want := wholeMerge(b, text); !slices.Equal(got, want) {
@@ -125,26 +102,23 @@ func TestMergeLongShipped(t *testing.T) {
 	}
 }
 
-// FuzzMergeWindows compares the merge window by window with the merge of
-// the whole piece on random pieces and windows.
-func FuzzMergeWindows(f *testing.F) {
-	f.Add("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", uint8(20), uint8(5))
-	f.Add(strings.Repeat("ab ba abba ", 20), uint8(33), uint8(9))
-	f.Add(strings.Repeat("\n\n \t", 50), uint8(40), uint8(12))
-	tt, err := NewTikToken("cl100k_base")
-	if err != nil {
-		f.Fatal(err)
-	}
-	b := tt.bpe
-	f.Fuzz(func(t *testing.T, piece string, window, margin uint8) {
-		w := int(window) + 8
-		m := int(margin) % w
-		got, ok := b.mergeWindows(piece, w, m)
-		if !ok {
-			return // fell back: merged whole, correct by construction
+// FuzzBacktrack compares the backtracking encoder with merging the whole
+// piece on random pieces (any bytes: it works on bytes) in both encodings.
+func FuzzBacktrack(f *testing.F) {
+	f.Add(strings.Repeat("a", 81))
+	f.Add(strings.Repeat("ab ba abba ", 20))
+	f.Add(strings.Repeat("\n\n \t", 50))
+	f.Add("!!!!!!!\"\"\"!!")
+	bs := encodings(f)
+	f.Fuzz(func(t *testing.T, piece string) {
+		if piece == "" {
+			return
 		}
-		if want := wholeMerge(b, piece); !slices.Equal(got, want) {
-			t.Fatalf("window %d margin %d: %v, want %v", w, m, got, want)
+		for enc, b := range bs {
+			got, ok := b.backtrackLens(piece)
+			if want := wholeMerge(b, piece); !ok || !slices.Equal(got, want) {
+				t.Fatalf("%s %q: backtracking (ok %v) %v, merging %v", enc, piece, ok, got, want)
+			}
 		}
 	})
 }

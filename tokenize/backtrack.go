@@ -1,0 +1,222 @@
+package tokenize
+
+import "math/bits"
+
+// Long pieces are encoded in linear time by backtracking (the encoder of
+// GitHub's bpe crate, written here for this vocabulary): at each position
+// take the longest token the text starts with; keep it when it makes a
+// valid pair with the token before (see mergeTable.valid), else try the
+// next shorter token that is a prefix of it; when none is left, the
+// position is a dead end: the token before is taken back and its shorter
+// prefixes tried. A sequence of tokens each making a valid pair with the
+// next is the byte-pair encoding of its text, and this search finds the
+// one the merges make, without a heap of candidate merges: no
+// rank-ordered merging, and memory of a few bytes a byte.
+
+// noToken marks a token with no shorter token as a prefix.
+const noToken = ^uint32(0)
+
+// prefixTable finds the longest token a text starts with: a trie of the
+// tokens' bytes whose transitions are held in one open-addressing table
+// of words (state<<8 | byte)<<36 | next<<1 | 1 (states under 2^20; 0
+// marks an empty slot), so that a step is one exact lookup; the token
+// each state spells, if any; and for every token the longest token that
+// is a proper prefix of it.
+type prefixTable struct {
+	edges   []uint64
+	mask    uint64
+	used    int
+	token   []uint32 // by state: the token its bytes make, or noToken
+	two     []uint32 // the state of every two bytes (byte<<8 | byte), 0 for none: the first steps, from an array
+	shorter []uint32 // by token
+	length  []uint8  // by token
+}
+
+// trieBits is the width of a state in a transition.
+const trieBits = 20
+
+func edgeSlot(key uint64) uint64 { return (key * 0x9E3779B97F4A7C15) >> 28 }
+
+// next returns the state after byte c from state, or 0 for none (the
+// root is never a state's successor).
+func (p *prefixTable) next(state uint32, c byte) uint32 {
+	key := uint64(state)<<8 | uint64(c)
+	for i := edgeSlot(key) & p.mask; ; i = (i + 1) & p.mask {
+		e := p.edges[i]
+		if e == 0 {
+			return 0
+		}
+		if e>>36 == key {
+			return uint32(e>>1) & (1<<trieBits - 1)
+		}
+	}
+}
+
+// add sets the transition from state by c to next.
+func (p *prefixTable) add(state uint32, c byte, next uint32) {
+	if 2*(p.used+1) > len(p.edges) {
+		old := p.edges
+		p.edges, p.mask = make([]uint64, 2*len(old)), uint64(2*len(old)-1)
+		for _, e := range old {
+			if e != 0 {
+				p.insert(e)
+			}
+		}
+	}
+	p.insert((uint64(state)<<8|uint64(c))<<36 | uint64(next)<<1 | 1)
+	p.used++
+}
+
+func (p *prefixTable) insert(e uint64) {
+	i := edgeSlot(e>>36) & p.mask
+	for p.edges[i] != 0 {
+		i = (i + 1) & p.mask
+	}
+	p.edges[i] = e
+}
+
+// prefixes builds the prefix table once, with the merge table it needs to
+// know which tokens occur in encodings; false when the vocabulary has
+// more states than a transition holds.
+func (b *bpe) prefixes() (*prefixTable, bool) {
+	b.prefixOnce.Do(func() {
+		t := b.table()
+		v := b.vocab
+		n := v.ranks()
+		total := 0
+		for id := range n {
+			total += len(v.token(uint32(id)))
+		}
+		// A third of the tokens' bytes start a new state (cl100k_base: 217,000
+		// of 650,000, o200k_base: 422,000 of 1.4 million): sized for that, at
+		// most half full, it grows when a vocabulary has more.
+		size := 1 << bits.Len(uint(2*total/3))
+		p := &prefixTable{edges: make([]uint64, size), mask: uint64(size - 1), token: make([]uint32, 1, total/3),
+			shorter: make([]uint32, n), length: make([]uint8, n)}
+		p.token[0] = noToken
+		// Tokens shortest first, so that the tokens a token starts with
+		// are in the trie when it is added.
+		var byLen [256][]uint32
+		for id := range uint32(n) {
+			k := len(v.token(id))
+			byLen[k] = append(byLen[k], id)
+		}
+		for _, ids := range byLen {
+			for _, id := range ids {
+				s := v.token(id)
+				p.length[id] = uint8(len(s))
+				p.shorter[id] = noToken
+				state := uint32(0)
+				for k := range len(s) {
+					if k > 0 && p.token[state] != noToken {
+						p.shorter[id] = p.token[state]
+					}
+					next := p.next(state, s[k])
+					if next == 0 {
+						if len(p.token) == 1<<trieBits {
+							return
+						}
+						next = uint32(len(p.token))
+						p.token = append(p.token, noToken)
+						p.add(state, s[k], next)
+					}
+					state = next
+				}
+				// A token that merging its own bytes does not make never
+				// occurs in an encoding (table leaves it as its own pair).
+				if len(s) == 1 || len(s) > 1 && t.split[id] != [2]uint32{id, id} {
+					p.token[state] = id
+				}
+			}
+		}
+		p.two = make([]uint32, 1<<16)
+		for c := range 256 {
+			if s1 := p.next(0, byte(c)); s1 != 0 {
+				for d := range 256 {
+					p.two[c<<8|d] = p.next(s1, byte(d))
+				}
+			}
+		}
+		b.prefix = p
+	})
+	return b.prefix, b.prefix != nil
+}
+
+// longest returns the longest token that can occur in an encoding and
+// that text starts with (every byte is one).
+func (p *prefixTable) longest(text string) uint32 {
+	if len(text) == 1 {
+		return p.token[p.next(0, text[0])]
+	}
+	state := p.two[uint32(text[0])<<8|uint32(text[1])]
+	if state == 0 {
+		return p.token[p.next(0, text[0])] // every byte is a token
+	}
+	best := p.token[state]
+	if best == noToken {
+		best = p.token[p.next(0, text[0])]
+	}
+	for k := 2; k < len(text); k++ {
+		if state = p.next(state, text[k]); state == 0 {
+			break
+		}
+		if tok := p.token[state]; tok != noToken {
+			best = tok
+		}
+	}
+	return best
+}
+
+// backtrackLens returns the length of each token of piece, one pre-token,
+// encoded by backtracking; false if the search failed, which a vocabulary
+// made by merges does not allow.
+func (b *bpe) backtrackLens(piece string) ([]uint16, bool) {
+	if b.vocab.ranks() > 1<<pairBits {
+		return nil, false // more ranks than a pairTable holds
+	}
+	t := b.table()
+	p, ok := b.prefixes()
+	if !ok {
+		return nil, false
+	}
+	tokLen := func(r uint32) int { return int(p.length[r]) }
+	dead := make([]uint64, len(piece)/64+1) // positions from which no encoding continues
+	toks := make([]uint32, 0, len(piece)/3+1)
+	pos := 0
+	next := p.longest(piece)
+	for pos < len(piece) {
+		tok := next
+		if tok == noToken {
+			return nil, false
+		}
+		for {
+			end := pos + tokLen(tok)
+			if dead[end/64]&(1<<(end%64)) == 0 && (len(toks) == 0 || t.valid(toks[len(toks)-1], tok)) {
+				toks = append(toks, tok)
+				pos = end
+				if pos < len(piece) {
+					next = p.longest(piece[pos:])
+				}
+				break
+			}
+			if s := p.shorter[tok]; s != noToken {
+				tok = s
+				continue
+			}
+			// No token from pos continues the tokens before it.
+			if len(toks) == 0 {
+				return nil, false
+			}
+			dead[pos/64] |= 1 << (pos % 64)
+			next = toks[len(toks)-1]
+			toks = toks[:len(toks)-1]
+			pos -= tokLen(next)
+			break
+		}
+	}
+	lens := make([]uint16, len(toks))
+	for i, r := range toks {
+		lens[i] = uint16(tokLen(r))
+	}
+	return lens, true
+}

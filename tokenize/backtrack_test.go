@@ -1,0 +1,76 @@
+package tokenize
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// heapLens is the reference: the piece merged pair by pair, lowest rank
+// first.
+func heapLens(b *bpe, piece string) []uint16 {
+	var out []uint16
+	b.mergeHeap(piece, func(n int) { out = append(out, uint16(n)) })
+	return out
+}
+
+// TestBacktrackMatchesMerge compares the backtracking encoder with the
+// rank-ordered merge on random pieces of the shapes that become long
+// pre-tokens (runs of letters of one or both cases, of one letter, of
+// accented and non-Latin letters, of white space, of punctuation), in
+// both encodings.
+func TestBacktrackMatchesMerge(t *testing.T) {
+	alphabets := []string{"abcdefghijklmnopqrstuvwxyz", "aAbBeEsStT", "a", "ab", "etaoinshrdlu",
+		"éèàçœßøå", "абвгдеж", "日本語中文字", " \t", "\n\n \n", "-=_*#", ".,;:!?", "!", "!\"", "aa!", "0123456789"}
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, enc := range []string{"cl100k_base", "o200k_base"} {
+		b, err := loadBPE(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for trial := range 400 {
+			alpha := []rune(alphabets[trial%len(alphabets)])
+			var sb strings.Builder
+			for range rng.IntN(3000) + 1 {
+				sb.WriteRune(alpha[rng.IntN(len(alpha))])
+			}
+			piece := sb.String()
+			got, ok := b.backtrackLens(piece)
+			if want := heapLens(b, piece); !ok || !slices.Equal(got, want) {
+				t.Fatalf("%s, trial %d, %.60q…: backtracking (ok %v) gives %d tokens %v…, merging %d %v…",
+					enc, trial, piece, ok, len(got), got[:min(len(got), 12)], len(want), want[:min(len(want), 12)])
+			}
+		}
+	}
+}
+
+// TestMergeTableMatchesMerging checks the merge table, built from valid
+// pairs in rank order, against merging each token's bytes with the merges
+// below it, for every token of both encodings.
+func TestMergeTableMatchesMerging(t *testing.T) {
+	for _, enc := range []string{"cl100k_base", "o200k_base"} {
+		b, err := loadBPE(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab := b.table()
+		var parts []int
+		for id := range uint32(b.vocab.ranks()) {
+			s := b.vocab.token(id)
+			want := [2]uint32{id, id}
+			if len(s) >= 2 {
+				parts = parts[:0]
+				b.mergeBelow(s, uint64(id), func(n int) { parts = append(parts, n) })
+				if len(parts) == 2 {
+					l, _ := b.vocab.rank(s[:parts[0]])
+					r, _ := b.vocab.rank(s[parts[0]:])
+					want = [2]uint32{l, r}
+				}
+			}
+			if got := tab.split[id]; got != want {
+				t.Fatalf("%s: token %d (%q) splits into %v, merging its bytes gives %v", enc, id, s, got, want)
+			}
+		}
+	}
+}
