@@ -2,6 +2,7 @@ package tokenize
 
 import (
 	"math/bits"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -56,9 +57,10 @@ const maxMidBytes = 4 << 20
 // as the last long segment.
 const longSegment = 64 << 10
 
-// longTokens calls emit with the length of each token of seg, a segment of
-// over maxCachedSegment bytes, from the last long segment when it is seg.
-func (t *TikToken) longTokens(seg string, emit func(n int)) {
+// longTokens returns the length of each token of seg, a segment of over
+// maxCachedSegment bytes, from the last long segment when it is seg. The
+// caller must not change them.
+func (t *TikToken) longTokens(seg string) []uint16 {
 	if len(seg) < longSegment {
 		t.longMu.Lock()
 		lens, ok := t.mid[seg]
@@ -73,10 +75,7 @@ func (t *TikToken) longTokens(seg string, emit func(n int)) {
 			t.midBytes += len(seg)
 			t.longMu.Unlock()
 		}
-		for _, n := range lens {
-			emit(int(n))
-		}
-		return
+		return lens
 	}
 	t.longMu.Lock()
 	lens := t.longLens
@@ -90,9 +89,7 @@ func (t *TikToken) longTokens(seg string, emit func(n int)) {
 		t.longSeg, t.longLens = seg, lens // seg is the caller's text: not copied, it is kept only until the next long one
 		t.longMu.Unlock()
 	}
-	for _, n := range lens {
-		emit(int(n))
-	}
+	return lens
 }
 
 // maxCachedSegment is the longest segment, in bytes, whose tokens are cached;
@@ -141,7 +138,7 @@ func (t *TikToken) Count(text string) int {
 	for i := 0; i < len(text); {
 		j := segmentEnd(text, i)
 		if seg := text[i:j]; len(seg) > maxCachedSegment {
-			t.longTokens(seg, func(int) { n++ })
+			n += len(t.longTokens(seg))
 		} else {
 			n += len(l.segment(seg))
 		}
@@ -159,11 +156,13 @@ func (t *TikToken) AppendTokenEnds(dst []int, text string) []int {
 	for i := 0; i < len(text); {
 		j := segmentEnd(text, i)
 		if seg := text[i:j]; len(seg) > maxCachedSegment {
+			lens := t.longTokens(seg)
+			dst = slices.Grow(dst, len(lens)) // a megabytes-long segment: the array grows once
 			off := i
-			t.longTokens(seg, func(n int) {
-				off += n
+			for _, n := range lens {
+				off += int(n)
 				dst = append(dst, off)
-			})
+			}
 		} else {
 			off := i
 			for _, n := range l.segment(seg) {

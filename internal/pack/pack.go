@@ -412,7 +412,9 @@ func (e *Engine) splitTokensAhead(ctx context.Context, c tokenize.Cutter, a, b i
 			go func() {
 				text := e.Text[cuts[k]:cuts[k+1]]
 				if buf == nil {
-					buf = make([]int, 0, len(text)/3)
+					// Room for a block of prose; a block the tokenizer
+					// could not cut (one long piece) grows it as needed.
+					buf = make([]int, 0, min(len(text), 2*tokenBlock)/3)
 				}
 				done[k] <- enc.AppendTokenEnds(buf[:0], text)
 			}()
