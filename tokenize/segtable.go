@@ -48,21 +48,22 @@ func newSegTable() segTable {
 }
 
 // segKey returns the words that, with its length, identify s, a string of
-// 1 to inlineKey bytes: its first and last 8 bytes, or for a shorter one
-// its first and last 4 or its bytes.
+// 1 to inlineKey bytes: its bytes, little-endian, padded with zeros.
 func segKey(s string) (w0, w1 uint64) {
-	switch n := len(s); {
-	case n >= 8:
-		return swar.Load(s, 0), swar.Load(s, n-8)
-	case n >= 4:
-		return uint64(le32(s, 0)) | uint64(le32(s, n-4))<<32, 0
-	default:
-		for i := range n {
-			w0 |= uint64(s[i]) << (8 * i)
-		}
-		return w0, 0
-	}
+	var b [inlineKey]byte
+	copy(b[:], s)
+	buf := string(b[:]) // a copy on the stack, read as words
+	return swar.Load(buf, 0), swar.Load(buf, 8)
 }
+
+// textKey is segKey of text[i:i+n] (1 to inlineKey bytes) read in place:
+// text must hold inlineKey bytes from i.
+func textKey(text string, i, n int) (w0, w1 uint64) {
+	return swar.Load(text, i) & keyMask[min(n, 8)], swar.Load(text, i+8) & keyMask[max(n-8, 0)]
+}
+
+// keyMask[k] keeps the low k bytes of a word.
+var keyMask = [9]uint64{0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffff, 0xffffffffffff, 0xffffffffffffff, ^uint64(0)}
 
 // hash mixes a segment's key words and length.
 func (t *segTable) hash(w0, w1 uint64, n int) uint64 {
@@ -74,13 +75,18 @@ func (t *segTable) hash(w0, w1 uint64, n int) uint64 {
 // whether the table has it.
 func (t *segTable) get(seg string) ([]uint8, bool) {
 	w0, w1 := segKey(seg)
+	return t.getKey(w0, w1, len(seg))
+}
+
+// getKey is get of the segment of n bytes whose key words are w0, w1.
+func (t *segTable) getKey(w0, w1 uint64, n int) ([]uint8, bool) {
 	mask := uint64(len(t.slots) - 1)
-	for i := t.hash(w0, w1, len(seg)) & mask; ; i = (i + 1) & mask {
+	for i := t.hash(w0, w1, n) & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.klen == 0 {
 			return nil, false
 		}
-		if s.w0 == w0 && s.w1 == w1 && int(s.klen) == len(seg) {
+		if s.w0 == w0 && s.w1 == w1 && int(s.klen) == n {
 			return s.lens[:s.ntok], true
 		}
 	}

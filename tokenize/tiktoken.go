@@ -137,6 +137,14 @@ func (t *TikToken) Count(text string) int {
 	defer l.done()
 	for i := 0; i < len(text); {
 		j := segmentEnd(text, i)
+		if j-i <= inlineKey && i+inlineKey <= len(text) { // the table, read in place
+			w0, w1 := textKey(text, i, j-i)
+			if lens, ok := t.table.getKey(w0, w1, j-i); ok {
+				n += len(lens)
+				i = j
+				continue
+			}
+		}
 		if seg := text[i:j]; len(seg) > maxCachedSegment {
 			n += len(t.longTokens(seg))
 		} else {
@@ -155,6 +163,18 @@ func (t *TikToken) AppendTokenEnds(dst []int, text string) []int {
 	defer l.done()
 	for i := 0; i < len(text); {
 		j := segmentEnd(text, i)
+		if j-i <= inlineKey && i+inlineKey <= len(text) { // the table, read in place
+			w0, w1 := textKey(text, i, j-i)
+			if lens, ok := t.table.getKey(w0, w1, j-i); ok {
+				off := i
+				for _, n := range lens {
+					off += int(n)
+					dst = append(dst, off)
+				}
+				i = j
+				continue
+			}
+		}
 		if seg := text[i:j]; len(seg) > maxCachedSegment {
 			lens := t.longTokens(seg)
 			dst = slices.Grow(dst, len(lens)) // a megabytes-long segment: the array grows once
