@@ -1,6 +1,9 @@
 package tokenize
 
-import "math/bits"
+import (
+	"math/bits"
+	"sync"
+)
 
 // Long pieces are encoded in linear time by backtracking (the encoder of
 // GitHub's bpe crate, written here for this vocabulary): at each position
@@ -181,7 +184,11 @@ func (b *bpe) backtrackLens(piece string) ([]uint16, bool) {
 	}
 	tokLen := func(r uint32) int { return int(p.length[r]) }
 	dead := make([]uint64, len(piece)/64+1) // positions from which no encoding continues
-	toks := make([]uint32, 0, len(piece)/3+1)
+	// The tokens so far are kept as their lengths, two bytes a token (the
+	// result), and the last one's rank, found again from its bytes when
+	// the search steps back.
+	lens := make([]uint16, 0, len(piece)/2+16) // random letters make a token of two bytes
+	last := noToken
 	pos := 0
 	next := p.longest(piece)
 	for pos < len(piece) {
@@ -191,9 +198,9 @@ func (b *bpe) backtrackLens(piece string) ([]uint16, bool) {
 		}
 		for {
 			end := pos + tokLen(tok)
-			if dead[end/64]&(1<<(end%64)) == 0 && (len(toks) == 0 || t.valid(toks[len(toks)-1], tok)) {
-				toks = append(toks, tok)
-				pos = end
+			if dead[end/64]&(1<<(end%64)) == 0 && (last == noToken || t.valid(last, tok)) {
+				lens = append(lens, uint16(end-pos))
+				last, pos = tok, end
 				if pos < len(piece) {
 					next = p.longest(piece[pos:])
 				}
@@ -204,19 +211,130 @@ func (b *bpe) backtrackLens(piece string) ([]uint16, bool) {
 				continue
 			}
 			// No token from pos continues the tokens before it.
-			if len(toks) == 0 {
+			if last == noToken {
 				return nil, false
 			}
 			dead[pos/64] |= 1 << (pos % 64)
-			next = toks[len(toks)-1]
-			toks = toks[:len(toks)-1]
+			next = last
+			lens = lens[:len(lens)-1]
 			pos -= tokLen(next)
+			last = noToken
+			if len(lens) > 0 {
+				last, _ = b.vocab.rank(piece[pos-int(lens[len(lens)-1]) : pos])
+			}
 			break
 		}
 	}
-	lens := make([]uint16, len(toks))
-	for i, r := range toks {
-		lens[i] = uint16(tokLen(r))
-	}
 	return lens, true
+}
+
+// parallelPiece is the length from which a piece is encoded in parts on
+// several cores, and minPart the shortest part.
+const (
+	parallelPiece = 1 << 20
+	minPart       = 256 << 10
+)
+
+// backtrackParallel is backtrackLens with piece cut into parts encoded at
+// once on up to cores goroutines. The encodings are then joined in turn:
+// where the last token of one and the first of the next are not a valid
+// pair, the text around the joint (a few tokens on either side, more if
+// needed) is encoded again, and kept when its own two joints are valid
+// pairs. Every neighbouring pair of the result is then valid, so it is the
+// piece's encoding. Where the parts never agree near a joint, the piece
+// is encoded whole.
+func (b *bpe) backtrackParallel(piece string, cores int) ([]uint16, bool) {
+	lens, joined, ok := b.encodeParts(piece, cores)
+	if ok && !joined {
+		return b.backtrackLens(piece)
+	}
+	return lens, ok
+}
+
+// encodeParts is backtrackParallel without its fall back: joined is false
+// where the parts could not be joined.
+func (b *bpe) encodeParts(piece string, cores int) (lens []uint16, joined, ok bool) {
+	parts := min(cores, len(piece)/minPart)
+	if parts < 2 {
+		lens, ok = b.backtrackLens(piece)
+		return lens, true, ok
+	}
+	bounds := make([]int, parts+1)
+	for k := range bounds {
+		bounds[k] = k * len(piece) / parts
+	}
+	encoded := make([][]uint16, parts)
+	done := make([]bool, parts)
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Go(func() { encoded[k], done[k] = b.backtrackLens(piece[bounds[k]:bounds[k+1]]) })
+	}
+	wg.Wait()
+	for _, good := range done {
+		if !good {
+			return nil, false, false
+		}
+	}
+	t := b.table()
+	rank := func(from, to int) uint32 { r, _ := b.vocab.rank(piece[from:to]); return r }
+	total := 0
+	for _, e := range encoded {
+		total += len(e)
+	}
+	out := make([]uint16, 0, total+1<<12)
+	out = append(out, encoded[0]...)
+	pos := bounds[1] // where out's text ends
+	for k := 1; k < parts; k++ {
+		next := encoded[k]
+		joined = false
+		for margin := 0; margin <= 1<<12 && !joined; margin = max(8, 4*margin) {
+			keep := max(0, len(out)-margin) // out's tokens kept
+			from := pos
+			for _, n := range out[keep:] {
+				from -= int(n)
+			}
+			take := min(len(next), margin) // next's tokens encoded again
+			to := pos
+			for _, n := range next[:take] {
+				to += int(n)
+			}
+			var mid []uint16
+			if to > from {
+				var good bool
+				if mid, good = b.backtrackLens(piece[from:to]); !good {
+					return nil, false, false
+				}
+			}
+			// The tokens either side of the two joints.
+			leftEnd, rightStart := from, to
+			var first, last uint32 // of mid, or of the neighbours when mid is empty
+			if len(mid) > 0 {
+				first, last = rank(from, from+int(mid[0])), rank(to-int(mid[len(mid)-1]), to)
+			}
+			if keep > 0 {
+				prev := rank(leftEnd-int(out[keep-1]), leftEnd)
+				if len(mid) == 0 {
+					first = rank(rightStart, rightStart+int(next[take]))
+				}
+				if !t.valid(prev, first) {
+					continue
+				}
+			}
+			if take < len(next) && len(mid) > 0 {
+				if !t.valid(last, rank(rightStart, rightStart+int(next[take]))) {
+					continue
+				}
+			}
+			out = append(append(out[:keep], mid...), next[take:]...)
+			pos = bounds[k+1]
+			joined = true
+		}
+		if !joined {
+			// The parts' tokens never agree again near the joint (a run
+			// of one repeated character, whose tokens depend on where the
+			// run starts).
+			return nil, false, true
+		}
+	}
+	return out, true, true
 }

@@ -74,3 +74,33 @@ func TestMergeTableMatchesMerging(t *testing.T) {
 		}
 	}
 }
+
+// TestBacktrackParallel checks the encoding of a long piece in parts,
+// joined, against encoding it whole, with parts small enough that the
+// joints fall everywhere, on the long texts of every shape.
+func TestBacktrackParallel(t *testing.T) {
+	for enc, b := range encodings(t) {
+		rng := rand.New(rand.NewPCG(13, 14))
+		for round := range 2 {
+			for name, text := range longTexts(rng, 3*minPart+round*7777) {
+				want, ok := b.backtrackLens(text)
+				if !ok {
+					t.Fatalf("%s %s: backtracking failed", enc, name)
+				}
+				for _, cores := range []int{2, 3} {
+					got, ok := b.backtrackParallel(text, cores)
+					if !ok || !slices.Equal(got, want) {
+						t.Fatalf("%s %s, %d cores: ok %v, %d tokens, want %d (first difference at %d)", enc, name, cores, ok, len(got), len(want), firstDiff(got, want))
+					}
+				}
+				// Text without a period joins in parts: the parallel
+				// encoding is not a fall back to the whole piece there.
+				if name == "letters" || name == "bytes" || name == "abc" || name == "dashes" {
+					if _, joined, _ := b.encodeParts(text, 3); !joined {
+						t.Errorf("%s %s: the parts were not joined", enc, name)
+					}
+				}
+			}
+		}
+	}
+}

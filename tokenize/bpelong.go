@@ -3,6 +3,7 @@ package tokenize
 import (
 	"math"
 	"math/bits"
+	"runtime"
 )
 
 // Long pieces. A piece (one pre-token) of megabytes, such as a line of
@@ -137,7 +138,7 @@ func (t *mergeTable) valid(a, b uint32) bool {
 // lengths are gathered first, two bytes a token, so that a failed search
 // can still fall back to merging the whole piece.
 func (b *bpe) mergeLong(piece string, emit func(n int)) {
-	lens, ok := b.backtrackLens(piece)
+	lens, ok := b.backtrackLong(piece)
 	if !ok {
 		// The heap's offsets are 32-bit: a piece of over 2 GiB (were the
 		// search to fail, which no test has seen) is merged a gibibyte at
@@ -160,7 +161,7 @@ func (b *bpe) mergeLong(piece string, emit func(n int)) {
 func (b *bpe) tokenLens(text string) []uint16 {
 	if len(text) >= longPiece && b.word(text) {
 		if _, ok := b.vocab.rank(text); !ok {
-			if lens, ok := b.backtrackLens(text); ok {
+			if lens, ok := b.backtrackLong(text); ok {
 				return lens
 			}
 		}
@@ -168,4 +169,13 @@ func (b *bpe) tokenLens(text string) []uint16 {
 	lens := make([]uint16, 0, len(text)/3)
 	b.tokens(text, func(n int) { lens = append(lens, uint16(n)) })
 	return lens
+}
+
+// backtrackLong encodes a long piece by backtracking, in parts on every
+// core when it is a megabyte or more.
+func (b *bpe) backtrackLong(piece string) ([]uint16, bool) {
+	if len(piece) >= parallelPiece && runtime.GOMAXPROCS(0) > 1 {
+		return b.backtrackParallel(piece, runtime.GOMAXPROCS(0))
+	}
+	return b.backtrackLens(piece)
 }
