@@ -141,6 +141,7 @@ func (b *bpe) prefixes() (*prefixTable, bool) {
 			}
 		}
 		b.prefix = p
+		b.backtracking.Store(true)
 	})
 	return b.prefix, b.prefix != nil
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // The pre-tokenizer patterns of OpenAI's tiktoken encodings (see
@@ -23,6 +24,11 @@ type bpe struct {
 	splits     *mergeTable // for long pieces, built on the first
 	prefixOnce sync.Once
 	prefix     *prefixTable // for long pieces, built on the first
+	// backtracking is set once the tables of backtracking are built: from
+	// then on pieces of minBacktrack bytes or more are encoded by it too
+	// (a text of long pieces is counted piece by piece, each of them a
+	// few kilobytes), which the first long piece would not pay for.
+	backtracking atomic.Bool
 	// word reports a text the pattern takes whole: an optional space and
 	// ASCII letters in a shape its letter alternative matches entirely.
 	word func(string) bool
@@ -99,7 +105,7 @@ func (b *bpe) merge(piece string, emit func(n int)) {
 		emit(len(piece))
 		return
 	}
-	if len(piece) >= longPiece {
+	if len(piece) >= longPiece || len(piece) >= minBacktrack && b.backtracking.Load() {
 		b.mergeLong(piece, emit)
 		return
 	}

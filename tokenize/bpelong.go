@@ -14,7 +14,10 @@ import (
 // two neighbouring tokens are a valid pair: when BPE, run on the two
 // tokens' bytes alone, ends with those two tokens (the property GitHub's
 // bpe crate builds its linear encoders on).
-const longPiece = 16 << 10 // from this length a piece is encoded by backtracking
+const (
+	longPiece    = 16 << 10 // from this length a piece is encoded by backtracking
+	minBacktrack = 256      // and from this one once its tables are built
+)
 
 // mergeTable holds what checking a pair of tokens needs: for every token,
 // the two tokens its last merge joined (a byte, or a token no merge of its
