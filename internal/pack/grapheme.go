@@ -25,6 +25,14 @@ func asciiBoundary(text string, p int) bool {
 	return c|d < utf8.RuneSelf && !(c == '\r' && d == '\n')
 }
 
+// plainCluster reports a character whose grapheme cluster break property
+// is Other or Control (Latin letters and symbols below the combining
+// marks at U+0300, most general punctuation: dashes, quotes, ellipses):
+// text always breaks between two of them, except CR LF, which are ASCII.
+func plainCluster(r rune) bool {
+	return r < 0x300 || 0x2010 <= r && r <= 0x2027 || 0x2030 <= r && r <= 0x205E
+}
+
 // clusterBoundary reports whether p is a grapheme cluster boundary of
 // text. Clusters are found from a little before p (a cluster is short), so
 // only a run of regional indicators (flags) longer than that could be
@@ -45,6 +53,9 @@ func clusterBoundary(text string, p int) bool {
 	// (conjuncts): elsewhere the cluster starting at the character before
 	// p says it.
 	prev, size := utf8.DecodeLastRuneInString(text[:p])
+	if next, _ := utf8.DecodeRuneInString(text[p:]); plainCluster(prev) && plainCluster(next) {
+		return true
+	}
 	if prev != 0x200D && (prev < 0x1F1E6 || prev > 0x1F1FF) && (prev < 0x0900 || prev > 0x0DFF) {
 		g, _, _, _ := uniseg.FirstGraphemeClusterInString(text[p-size:], -1)
 		return len(g) == size

@@ -27,7 +27,8 @@ func boundariesFromStart(text string) map[int]bool {
 // Hangul jamo, Indic conjuncts and CR LF.
 func TestClusterBoundaryMatchesScan(t *testing.T) {
 	pieces := []string{"a", "b", " ", "\r", "\n", "é", "e\u0301", "\u0301", "\u200d", "👩", "👩\u200d💻", "\U0001F1EB", "\U0001F1F7",
-		"\u1100", "\u1161", "\u11a8", "한", "क", "\u094d", "ष", "\u093f", "日本", "語", "\ufe0f", "❤", "0", ".", "\u0e33", "\u0600"}
+		"\u1100", "\u1161", "\u11a8", "한", "क", "\u094d", "ष", "\u093f", "日本", "語", "\ufe0f", "❤", "0", ".", "\u0e33", "\u0600",
+		"ÿ", "\u02ff", "\u00ad", "\u0085", "’", "“", "—", "…", "\u2027", "\u2028", "\u2030", "\u205e", "\u205f", "\u2060", "\u200b", "\u200c", "\u034f", "\u0300"}
 	r := rand.New(rand.NewPCG(3, 7))
 	for range 3000 {
 		var sb strings.Builder
