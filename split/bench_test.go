@@ -106,3 +106,21 @@ func BenchmarkNoDelimiter(b *testing.B) {
 		b.Run(name, func(b *testing.B) { runBench(b, cs[name], text) })
 	}
 }
+
+// BenchmarkExactTokens measures token and recursive at size 512 on 5 MB
+// of the corpus, sized in runes and in cl100k_base tokens, one after the
+// other: issue 37's in-process ratios are the cl100k_base figure over the
+// runes one (go test ./split -run '^$' -bench ExactTokens -cpu 1).
+func BenchmarkExactTokens(b *testing.B) {
+	cl100k, err := tokenize.NewTikToken("cl100k_base")
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := benchText(5 << 20)
+	for _, name := range []string{"token", "recursive"} {
+		for _, counter := range []tokenize.Counter{tokenize.Runes{}, cl100k} {
+			cs := build(b, counter, 512, 0)
+			b.Run(fmt.Sprintf("%s/%s", name, counter.Name()), func(b *testing.B) { runBench(b, cs[name], text) })
+		}
+	}
+}
