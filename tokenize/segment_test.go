@@ -1,8 +1,11 @@
 package tokenize
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -62,4 +65,69 @@ func FuzzSegmentEnd(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTikTokenConcurrent counts and lists the tokens of texts on several
+// goroutines at once with one counter, from an empty cache: the table
+// grows while others read it, and long segments go to the map beside it.
+// Every result must equal the same call made alone (go test -race checks
+// the reads that take no lock).
+func TestTikTokenConcurrent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	words := make([]string, 20000) // more distinct segments than the first tables hold
+	for i := range words {
+		var sb strings.Builder
+		for range rng.IntN(12) + 1 {
+			sb.WriteByte(byte('a' + rng.IntN(26)))
+		}
+		if i%50 == 0 {
+			sb.WriteString("-and-a-very-long-compound-word") // over inlineKey bytes
+		}
+		words[i] = sb.String()
+	}
+	texts := make([]string, 16)
+	for k := range texts {
+		var sb strings.Builder
+		for range 4000 {
+			sb.WriteString(words[rng.IntN(len(words))])
+			sb.WriteString([]string{" ", "  ", ", ", ".\n", "\t"}[rng.IntN(5)])
+		}
+		texts[k] = sb.String()
+	}
+	for _, enc := range []string{"cl100k_base", "o200k_base"} {
+		alone, err := NewTikToken(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantN := make([]int, len(texts))
+		wantEnds := make([][]int, len(texts))
+		for k, s := range texts {
+			wantN[k], wantEnds[k] = alone.Count(s), alone.AppendTokenEnds(nil, s)
+		}
+		shared, err := NewTikToken(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make([]string, len(texts))
+		for k, s := range texts {
+			wg.Go(func() {
+				if k%2 == 0 {
+					if n := shared.Count(s); n != wantN[k] {
+						errs[k] = fmt.Sprintf("Count = %d, want %d", n, wantN[k])
+					}
+					return
+				}
+				if ends := shared.AppendTokenEnds(nil, s); !slices.Equal(ends, wantEnds[k]) {
+					errs[k] = fmt.Sprintf("%d token ends, want %d", len(ends), len(wantEnds[k]))
+				}
+			})
+		}
+		wg.Wait()
+		for k, e := range errs {
+			if e != "" {
+				t.Errorf("%s, text %d on its goroutine: %s", enc, k, e)
+			}
+		}
+	}
 }

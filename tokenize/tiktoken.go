@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -27,12 +28,12 @@ type TikToken struct {
 	bpe  *bpe
 
 	// table and cache map a segment to the byte length of each of its
-	// tokens: table the short ones, cache those that do not fit a slot.
-	// Callers hold mu's read lock across many lookups (see lookups), so a
-	// lookup is a plain read; new segments are added under the write lock.
-	mu    sync.RWMutex
-	table segTable
-	cache map[string][]uint8
+	// tokens: table the short ones, cache (with cached, its size) those
+	// that do not fit a slot. Neither takes a lock to read, so goroutines
+	// tokenizing parts of one text do not wait on each other.
+	table  *segTable
+	cache  sync.Map // string -> []uint8
+	cached atomic.Int64
 
 	// long remembers the tokens of the last segment of over longSegment
 	// bytes (a line of one repeated letter, a run of blank lines):
@@ -105,7 +106,7 @@ func NewTikToken(encoding string) (*TikToken, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &TikToken{name: encoding, bpe: b, table: newSegTable(), cache: map[string][]uint8{}}, nil
+	return &TikToken{name: encoding, bpe: b, table: newSegTable()}, nil
 }
 
 // Encode returns the token ids of text, as tiktoken's encode (special
@@ -132,9 +133,6 @@ func (t *TikToken) Name() string { return t.name }
 // Count returns the number of tokens of text.
 func (t *TikToken) Count(text string) int {
 	n := 0
-	l := lookups{t: t} // on the stack: a count allocates nothing for the cache
-	t.mu.RLock()
-	defer l.done()
 	for i := 0; i < len(text); {
 		j := segmentEnd(text, i)
 		if j-i <= inlineKey && i+inlineKey <= len(text) { // the table, read in place
@@ -148,7 +146,7 @@ func (t *TikToken) Count(text string) int {
 		if seg := text[i:j]; len(seg) > maxCachedSegment {
 			n += len(t.longTokens(seg))
 		} else {
-			n += len(l.segment(seg))
+			n += len(t.segment(seg))
 		}
 		i = j
 	}
@@ -158,9 +156,6 @@ func (t *TikToken) Count(text string) int {
 // AppendTokenEnds appends the end offset of every token of text. Tokens of
 // byte-level BPE may end inside a multi-byte character.
 func (t *TikToken) AppendTokenEnds(dst []int, text string) []int {
-	l := lookups{t: t} // on the stack: a count allocates nothing for the cache
-	t.mu.RLock()
-	defer l.done()
 	for i := 0; i < len(text); {
 		j := segmentEnd(text, i)
 		if j-i <= inlineKey && i+inlineKey <= len(text) { // the table, read in place
@@ -185,7 +180,7 @@ func (t *TikToken) AppendTokenEnds(dst []int, text string) []int {
 			}
 		} else {
 			off := i
-			for _, n := range l.segment(seg) {
+			for _, n := range t.segment(seg) {
 				off += int(n)
 				dst = append(dst, off)
 			}
@@ -195,71 +190,27 @@ func (t *TikToken) AppendTokenEnds(dst []int, text string) []int {
 	return dst
 }
 
-// lookups is a run of cache lookups under one read lock. Segments not in
-// the cache are encoded and kept in local until the run adds them to the
-// cache, every 4096 lookups and at its end, so that goroutines tokenizing
-// new text do not wait on each other's write locks.
-type lookups struct {
-	t     *TikToken
-	n     int
-	local map[string][]uint8
-}
-
-// done ends the run.
-func (l *lookups) done() {
-	l.t.mu.RUnlock()
-	l.flush()
-}
-
-// flush adds the local segments to the cache; the read lock is not held.
-func (l *lookups) flush() {
-	if len(l.local) == 0 {
-		return
+// segment returns the token lengths of a short segment that the table
+// does not hold, from the rest of the cache or by encoding it (and
+// caching it).
+func (t *TikToken) segment(seg string) []uint8 {
+	if lens, ok := t.table.get(seg); ok {
+		return lens // added since the caller looked
 	}
-	t := l.t
-	t.mu.Lock()
-	for k, v := range l.local {
-		if fits(k, len(v)) {
-			if _, ok := t.table.get(k); !ok { // another run may have added it
-				t.table.put(k, v)
-			}
-			continue
-		}
-		if len(t.cache) >= maxCacheEntries {
-			t.cache = make(map[string][]uint8)
-		}
-		t.cache[k] = v
-	}
-	t.mu.Unlock()
-	clear(l.local)
-}
-
-// segment returns the token lengths of a short segment, from the cache or
-// by encoding it.
-func (l *lookups) segment(seg string) []uint8 {
-	t := l.t
-	if l.n++; l.n%4096 == 0 {
-		t.mu.RUnlock()
-		l.flush()
-		t.mu.RLock()
-	}
-	if len(seg) <= inlineKey {
-		if lens, ok := t.table.get(seg); ok {
-			return lens
-		}
-	}
-	if lens, ok := t.cache[seg]; ok {
-		return lens
-	}
-	if lens, ok := l.local[seg]; ok {
-		return lens
+	if v, ok := t.cache.Load(seg); ok {
+		return v.([]uint8)
 	}
 	var lens []uint8
 	t.bpe.tokens(seg, func(n int) { lens = append(lens, uint8(n)) })
-	if l.local == nil {
-		l.local = map[string][]uint8{}
+	if fits(seg, len(lens)) {
+		t.table.put(seg, lens)
+		return lens
 	}
-	l.local[string([]byte(seg))] = lens // copy: do not pin the caller's text
+	if t.cached.Add(1) > maxCacheEntries {
+		t.cache.Clear()
+		t.cached.Store(1)
+	}
+	t.cache.Store(strings.Clone(seg), lens) // a copy: do not pin the caller's text
 	return lens
 }
 
