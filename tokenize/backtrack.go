@@ -245,17 +245,17 @@ const (
 // piece's encoding. Where the parts never agree near a joint, the piece
 // is encoded whole.
 func (b *bpe) backtrackParallel(piece string, cores int) ([]uint16, bool) {
-	lens, joined, ok := b.encodeParts(piece, cores)
+	lens, joined, ok := b.encodeParts(piece, cores, minPart)
 	if ok && !joined {
 		return b.backtrackLens(piece)
 	}
 	return lens, ok
 }
 
-// encodeParts is backtrackParallel without its fall back: joined is false
-// where the parts could not be joined.
-func (b *bpe) encodeParts(piece string, cores int) (lens []uint16, joined, ok bool) {
-	parts := min(cores, len(piece)/minPart)
+// encodeParts is backtrackParallel without its fall back, in parts of at
+// least part bytes: joined is false where the parts could not be joined.
+func (b *bpe) encodeParts(piece string, cores, part int) (lens []uint16, joined, ok bool) {
+	parts := min(cores, len(piece)/part)
 	if parts < 2 {
 		lens, ok = b.backtrackLens(piece)
 		return lens, true, ok

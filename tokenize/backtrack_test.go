@@ -77,30 +77,37 @@ func TestMergeTableMatchesMerging(t *testing.T) {
 
 // TestBacktrackParallel checks the encoding of a long piece in parts,
 // joined, against encoding it whole, with parts small enough that the
-// joints fall everywhere, on the long texts of every shape.
+// joints fall everywhere, on the long texts of every shape; and the
+// parallel path itself on one piece of its real part size.
 func TestBacktrackParallel(t *testing.T) {
 	for enc, b := range encodings(t) {
 		rng := rand.New(rand.NewPCG(13, 14))
-		for round := range 2 {
-			for name, text := range longTexts(rng, 3*minPart+round*7777) {
+		for round := range 4 {
+			for name, text := range longTexts(rng, 20000+round*7777) {
 				want, ok := b.backtrackLens(text)
 				if !ok {
 					t.Fatalf("%s %s: backtracking failed", enc, name)
 				}
-				for _, cores := range []int{2, 3} {
-					got, ok := b.backtrackParallel(text, cores)
-					if !ok || !slices.Equal(got, want) {
-						t.Fatalf("%s %s, %d cores: ok %v, %d tokens, want %d (first difference at %d)", enc, name, cores, ok, len(got), len(want), firstDiff(got, want))
+				for _, cores := range []int{2, 3, 7} {
+					got, joined, ok := b.encodeParts(text, cores, 2000)
+					if ok && !joined {
+						got, ok = b.backtrackLens(text) // what backtrackParallel does
 					}
-				}
-				// Text without a period joins in parts: the parallel
-				// encoding is not a fall back to the whole piece there.
-				if name == "letters" || name == "bytes" || name == "abc" || name == "dashes" {
-					if _, joined, _ := b.encodeParts(text, 3); !joined {
-						t.Errorf("%s %s: the parts were not joined", enc, name)
+					if !ok || !slices.Equal(got, want) {
+						t.Fatalf("%s %s, %d parts: ok %v, %d tokens, want %d (first difference at %d)", enc, name, cores, ok, len(got), len(want), firstDiff(got, want))
+					}
+					// Text without a period joins in parts: the parallel
+					// encoding is not a fall back to the whole piece there.
+					if !joined && (name == "letters" || name == "bytes" || name == "abc" || name == "dashes") {
+						t.Errorf("%s %s, %d parts: the parts were not joined", enc, name, cores)
 					}
 				}
 			}
+		}
+		text := longTexts(rng, 2*minPart+999)["letters"]
+		want, _ := b.backtrackLens(text)
+		if got, ok := b.backtrackParallel(text, 2); !ok || !slices.Equal(got, want) {
+			t.Fatalf("%s: backtrackParallel of %d letters: ok %v, %d tokens, want %d", enc, len(text), ok, len(got), len(want))
 		}
 	}
 }
