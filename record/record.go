@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 
@@ -254,10 +255,13 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		// Eight ASCII bytes at a time while none needs escaping.
+		// Eight bytes at a time up to the next that needs a look: a
+		// control character, a quote, a backslash or a non-ASCII byte.
 		for i+8 <= len(s) {
 			x := swar.Load(s, i)
-			if x&swar.High != 0 || swar.Below(x, 0x20)|swar.Zero(x^'"'*swar.Low)|swar.Zero(x^'\\'*swar.Low) != 0 {
+			look := swar.Below(x&^swar.High, 0x20) | swar.Zero(x^'"'*swar.Low) | swar.Zero(x^'\\'*swar.Low) | x&swar.High
+			if look != 0 {
+				i += bits.TrailingZeros64(look) / 8
 				break
 			}
 			i += 8
