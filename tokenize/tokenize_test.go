@@ -388,3 +388,37 @@ func BenchmarkLoadVocab(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCountCold counts text with a new counter each time, its cache
+// empty, as one process does once: on the corpus, and on the source code
+// of ../shared/eval/codebases (where most words are new).
+func BenchmarkCountCold(b *testing.B) {
+	texts := map[string]string{"prose": benchText(b)}
+	if files, _ := filepath.Glob(filepath.Join("..", "..", "shared", "eval", "codebases", "*.md")); len(files) > 0 {
+		var sb strings.Builder
+		for _, f := range files {
+			if data, err := os.ReadFile(f); err == nil {
+				sb.Write(data)
+			}
+		}
+		texts["code"] = sb.String()
+	}
+	for _, enc := range []string{"cl100k_base", "o200k_base"} {
+		for _, kind := range []string{"prose", "code"} {
+			text, ok := texts[kind]
+			if !ok {
+				continue
+			}
+			b.Run(enc+"/"+kind, func(b *testing.B) {
+				b.SetBytes(int64(len(text)))
+				for b.Loop() {
+					c, err := NewTikToken(enc)
+					if err != nil {
+						b.Fatal(err)
+					}
+					c.Count(text)
+				}
+			})
+		}
+	}
+}
