@@ -10,6 +10,7 @@ import (
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/internal/pack"
+	"github.com/gochunk/gochunk/internal/swar"
 	"github.com/gochunk/gochunk/tokenize"
 )
 
@@ -89,7 +90,7 @@ func NewFast(cfg FastConfig, counter tokenize.Counter) (*Fast, error) {
 		if !f.delim[c] {
 			f.delim[c] = true
 			if f.nd < len(f.rep) {
-				f.rep[f.nd] = uint64(c) * 0x0101010101010101
+				f.rep[f.nd] = uint64(c) * swar.Low
 			}
 			f.nd++
 			f.d0 = c
@@ -327,7 +328,7 @@ func (f *Fast) lastDelim(w string) int {
 	}
 	i := len(w)
 	for ; i >= 8; i -= 8 {
-		if m := f.matches(load64(w, i-8)); m != 0 {
+		if m := f.matches(swar.Load(w, i-8)); m != 0 {
 			return i - 8 + (63-bits.LeadingZeros64(m))/8
 		}
 	}
@@ -343,25 +344,7 @@ func (f *Fast) lastDelim(w string) int {
 // in the lowest) that is one of the delimiters.
 func (f *Fast) matches(x uint64) uint64 {
 	// Unused entries of rep repeat the first delimiter.
-	return zeroBytes(x^f.rep[0]) | zeroBytes(x^f.rep[1]) | zeroBytes(x^f.rep[2])
-}
-
-// zeroBytes returns the high bit of every zero byte of v: a byte is zero
-// exactly when adding 0x7F to its low seven bits does not set its high bit
-// and its high bit is clear (no carry crosses bytes, so none is missed or
-// invented).
-func zeroBytes(v uint64) uint64 { return ^(((v & lo7) + lo7) | v) & hi1 }
-
-const (
-	lo7 = 0x7F7F7F7F7F7F7F7F
-	hi1 = 0x8080808080808080
-)
-
-// load64 returns the eight bytes of s at i as a little-endian word.
-func load64(s string, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	return swar.Zero(x^f.rep[0]) | swar.Zero(x^f.rep[1]) | swar.Zero(x^f.rep[2])
 }
 
 // firstDelim returns the index of the first delimiter byte of s, or -1.

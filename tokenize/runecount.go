@@ -1,6 +1,10 @@
 package tokenize
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/gochunk/gochunk/internal/swar"
+)
 
 // RuneCount returns the number of code points of s, which must be valid
 // UTF-8 (on invalid input it counts the bytes that are not continuation
@@ -10,14 +14,12 @@ import "math/bits"
 func RuneCount(s string) int {
 	n := len(s)
 	i := 0
-	const hi = 0x8080808080808080
 	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if w&hi == 0 {
+		w := swar.Load(s, i)
+		if w&swar.High == 0 {
 			continue
 		}
-		n -= bits.OnesCount64(w & ^(w << 1) & hi)
+		n -= bits.OnesCount64(w & ^(w << 1) & swar.High)
 	}
 	for ; i < len(s); i++ {
 		if s[i]&0xC0 == 0x80 {
