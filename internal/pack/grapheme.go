@@ -47,15 +47,15 @@ func clusterBoundary(text string, p int) bool {
 	if text[p-1] < utf8.RuneSelf && text[p] < utf8.RuneSelf {
 		return !(text[p-1] == '\r' && text[p] == '\n')
 	}
+	prev, size := utf8.DecodeLastRuneInString(text[:p])
+	if next, _ := utf8.DecodeRuneInString(text[p:]); plainCluster(prev) && plainCluster(next) {
+		return true // between two plain characters: no rule joins them
+	}
 	// Whether p breaks depends on the characters on both sides, except
 	// after a zero-width joiner (an emoji sequence), a regional indicator
 	// (flags pair up from the run's start) and in the Indic scripts
 	// (conjuncts): elsewhere the cluster starting at the character before
 	// p says it.
-	prev, size := utf8.DecodeLastRuneInString(text[:p])
-	if next, _ := utf8.DecodeRuneInString(text[p:]); plainCluster(prev) && plainCluster(next) {
-		return true
-	}
 	if prev != 0x200D && (prev < 0x1F1E6 || prev > 0x1F1FF) && (prev < 0x0900 || prev > 0x0DFF) {
 		g, _, _, _ := uniseg.FirstGraphemeClusterInString(text[p-size:], -1)
 		return len(g) == size

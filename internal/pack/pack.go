@@ -529,23 +529,13 @@ func (e *Engine) unitPieces(a, b int) ([]Piece, error) {
 	defer func() { e.units = pieces[:0] }()
 	if enc, ok := e.Counter.(tokenize.Encoder); ok {
 		e.ends = enc.AppendTokenEnds(e.ends[:0], e.Text[a:b])
-		pieces = slices.Grow(pieces, len(e.ends))
-		start, n := a, 0
-		for _, end := range e.ends {
-			n++
-			end += a
-			if end < b && !asciiBoundary(e.Text, end) && !clusterBoundary(e.Text, end) {
-				continue // inside a character or grapheme cluster: merge with the next token
-			}
-			pieces = append(pieces, Piece{Start: start, End: end, Size: n})
-			start, n = end, 0
+		var err error
+		if pieces, err = e.tokenPieces(pieces, a, a, b, e.ends); err != nil {
+			return nil, err
 		}
-		if start < b {
-			if len(pieces) > 0 && n == 0 && IsBlank(e.Text[start:b]) {
-				pieces[len(pieces)-1].End = b // trailing space that makes no token
-			} else {
-				pieces = append(pieces, Piece{Start: start, End: b, Size: max(n, e.Count(start, b))})
-			}
+		if k := len(pieces); k > 1 && pieces[k-1].Size == 0 && IsBlank(e.Text[pieces[k-1].Start:b]) {
+			pieces[k-2].End = b // trailing space that makes no token
+			pieces = pieces[:k-1]
 		}
 	} else {
 		for i := a; i < b; {
