@@ -306,25 +306,23 @@ func (b *bpe) encodeParts(piece string, cores, part int) (lens []uint16, joined,
 					return nil, false, false
 				}
 			}
-			// The tokens either side of the two joints.
-			leftEnd, rightStart := from, to
-			var first, last uint32 // of mid, or of the neighbours when mid is empty
+			// The joints: out's last kept token before from, mid's first
+			// (or next's first, when mid is empty) at from; mid's last
+			// before to, next's first kept token at to.
+			var first, last uint32
 			if len(mid) > 0 {
 				first, last = rank(from, from+int(mid[0])), rank(to-int(mid[len(mid)-1]), to)
 			}
 			if keep > 0 {
-				prev := rank(leftEnd-int(out[keep-1]), leftEnd)
 				if len(mid) == 0 {
-					first = rank(rightStart, rightStart+int(next[take]))
+					first = rank(to, to+int(next[take]))
 				}
-				if !t.valid(prev, first) {
+				if !t.valid(rank(from-int(out[keep-1]), from), first) {
 					continue
 				}
 			}
-			if take < len(next) && len(mid) > 0 {
-				if !t.valid(last, rank(rightStart, rightStart+int(next[take]))) {
-					continue
-				}
+			if take < len(next) && len(mid) > 0 && !t.valid(last, rank(to, to+int(next[take]))) {
+				continue
 			}
 			out = append(append(out[:keep], mid...), next[take:]...)
 			pos = bounds[k+1]
