@@ -131,3 +131,85 @@ func TestTikTokenConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestSegIterMatchesDefinition compares the segments of segIter, found
+// 64 bytes at a time, with the definition, on random texts long enough
+// to hold several blocks, made of the characters of
+// TestSegmentEndMatchesDefinition, ASCII runs and characters that straddle
+// blocks.
+func TestSegIterMatchesDefinition(t *testing.T) {
+	alphabet := []string{" ", "\t", "\n", "\r", "\v", "\f", "\x00", "\x08", "\x0e", "\x1f", "!", "a", "Z", "~", "\x7f",
+		"\u00a0", "\u0085", "\u2003", "\u3000", "é", "日", "🎉", "ab", "word", "  ", " the", " chunking", "\xff",
+		"\u1680", "\u2028", "\u0300"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 20000 {
+		var sb strings.Builder
+		ascii := trial%3 == 0 // mostly ASCII: whole blocks by their masks
+		for range rng.IntN(200) {
+			if ascii && rng.IntN(20) > 0 {
+				sb.WriteString(alphabet[10+rng.IntN(5)*0+rng.IntN(2)*16])
+				sb.WriteString([]string{" ", "word", "\n", "ab"}[rng.IntN(4)])
+				continue
+			}
+			sb.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		checkSegIter(t, sb.String())
+	}
+}
+
+func checkSegIter(t *testing.T, text string) {
+	t.Helper()
+	it := newSegIter(text)
+	for i := 0; i < len(text); {
+		got, want := it.next(i), segmentEndByRunes(text, i)
+		if got != want {
+			t.Fatalf("segment of %q at %d ends at %d, want %d", text, i, got, want)
+		}
+		i = want
+	}
+}
+
+func FuzzSegIter(f *testing.F) {
+	f.Add("Hello world!  two  spaces\n\nnew paranaïve café 123456 😀 中文字符 and some more words to pass a block")
+	f.Fuzz(func(t *testing.T, s string) { checkSegIter(t, s) })
+}
+
+// TestWalkMatchesSegments compares the token ends and counts of
+// TikToken, which go through the segments a block at a time and read the
+// table in place, with the segments of the definition encoded one by one,
+// on texts of words that repeat (table hits) and characters that do not,
+// over several blocks.
+func TestWalkMatchesSegments(t *testing.T) {
+	parts := []string{" the", " chunk", "ing", ",", "\n", "  ", "\t", " 日本語", "é", " 🎉", "\u00a0", "\u3000x",
+		" supercalifragilistic", " a-very-long-compound-word-of-more-than-sixty-four-bytes-in-one-segment", "123", "'s", "\r\n"}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, enc := range []string{"cl100k_base", "o200k_base"} {
+		tk, err := NewTikToken(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for trial := range 3000 {
+			var sb strings.Builder
+			for range rng.IntN(120) {
+				sb.WriteString(parts[rng.IntN(len(parts))])
+			}
+			text := sb.String()
+			var want []int
+			for i := 0; i < len(text); {
+				j := segmentEndByRunes(text, i)
+				off := i
+				tk.bpe.tokens(text[i:j], func(n int) {
+					off += n
+					want = append(want, off)
+				})
+				i = j
+			}
+			if got := tk.AppendTokenEnds(nil, text); !slices.Equal(got, want) {
+				t.Fatalf("%s trial %d: AppendTokenEnds(%q) = %v, want %v", enc, trial, text, got, want)
+			}
+			if got := tk.Count(text); got != len(want) {
+				t.Fatalf("%s trial %d: Count(%q) = %d, want %d", enc, trial, text, got, len(want))
+			}
+		}
+	}
+}

@@ -132,62 +132,101 @@ func (t *TikToken) Name() string { return t.name }
 
 // Count returns the number of tokens of text.
 func (t *TikToken) Count(text string) int {
-	n := 0
-	for i := 0; i < len(text); {
-		j := segmentEnd(text, i)
-		if j-i <= inlineKey && i+inlineKey <= len(text) { // the table, read in place
-			w0, w1 := textKey(text, i, j-i)
-			if lens, ok := t.table.getKey(w0, w1, j-i); ok {
-				n += len(lens)
-				i = j
-				continue
-			}
-		}
-		if seg := text[i:j]; len(seg) > maxCachedSegment {
-			n += len(t.longTokens(seg))
-		} else {
-			n += len(t.segment(seg))
-		}
-		i = j
-	}
+	_, n := t.walk(nil, text, false)
 	return n
 }
 
 // AppendTokenEnds appends the end offset of every token of text. Tokens of
 // byte-level BPE may end inside a multi-byte character.
 func (t *TikToken) AppendTokenEnds(dst []int, text string) []int {
-	for i := 0; i < len(text); {
-		j := segmentEnd(text, i)
-		if j-i <= inlineKey && i+inlineKey <= len(text) { // the table, read in place
-			w0, w1 := textKey(text, i, j-i)
-			if lens, ok := t.table.getKey(w0, w1, j-i); ok {
-				off := i
-				for _, n := range lens {
-					off += int(n)
-					dst = append(dst, off)
-				}
-				i = j
-				continue
-			}
-		}
-		if seg := text[i:j]; len(seg) > maxCachedSegment {
-			lens := t.longTokens(seg)
-			dst = slices.Grow(dst, len(lens)) // a megabytes-long segment: the array grows once
-			off := i
-			for _, n := range lens {
-				off += int(n)
-				dst = append(dst, off)
-			}
-		} else {
-			off := i
-			for _, n := range t.segment(seg) {
-				off += int(n)
-				dst = append(dst, off)
-			}
-		}
-		i = j
-	}
+	dst, _ = t.walk(dst, text, true)
 	return dst
+}
+
+// walk goes through the segments of text (see segmentEnd), found a block
+// at a time by a cutScanner, and returns the number of their tokens and,
+// if list, dst with the end of each token appended. The table's lookup is
+// written out here: this loop runs once per word of a text.
+func (t *TikToken) walk(dst []int, text string, list bool) ([]int, int) {
+	n := 0
+	it := newSegIter(text)
+	slots := t.table.arr.Load().slots
+	for start := 0; start < len(text); {
+		// segIter.next, written out: a call per segment costs more than
+		// the rest of the loop.
+		for it.m == 0 && it.base+2*cutBlock <= len(text) {
+			it.base += cutBlock
+			it.m = it.s.mask(it.base)
+		}
+		var p int
+		if it.m != 0 {
+			p = it.base + bits.TrailingZeros64(it.m)
+			it.m &= it.m - 1
+		} else { // past the last full block
+			p = segmentEnd(text, start)
+		}
+		if k := p - start; k <= inlineKey && start+inlineKey <= len(text) {
+			// textKey, written out: it is too large to be inlined.
+			w0 := swar.Load(text, start) & (^uint64(0) >> (64 - 8*min(k, 8)))
+			w1 := swar.Load(text, start+8) & (^uint64(0) >> (64 - 8*max(k-8, 0)))
+			mask := uint64(len(slots) - 1)
+			for h := t.table.hash(w0, w1, k) & mask; ; h = (h + 1) & mask {
+				slot := &slots[h]
+				meta := slot.meta.Load()
+				if meta == 0 {
+					break
+				}
+				if slot.w0 == w0 && slot.w1 == w1 && int(meta&0xff) == k {
+					nt := int(meta >> 8)
+					n += nt
+					if list { // the first four ends without a branch on how many
+						k := len(dst)
+						if cap(dst)-k < inlineTokens {
+							dst = slices.Grow(dst, max(inlineTokens, len(text)/4))
+						}
+						d := dst[k : k+inlineTokens]
+						d[0] = start + int(slot.lens[0]) // unused lengths are 0
+						d[1] = d[0] + int(slot.lens[1])
+						d[2] = d[1] + int(slot.lens[2])
+						d[3] = d[2] + int(slot.lens[3])
+						for x := 4; x < nt; x++ {
+							d[x] = d[x-1] + int(slot.lens[x])
+						}
+						dst = dst[:k+nt]
+					}
+					goto next
+				}
+			}
+		}
+		dst, n = t.addSlow(dst, n, text[start:p], start, list)
+		slots = t.table.arr.Load().slots // it may have grown
+	next:
+		start = p
+	}
+	return dst, n
+}
+
+// addSlow is add for a segment that is long or not in the table.
+func (t *TikToken) addSlow(dst []int, n int, seg string, off int, list bool) ([]int, int) {
+	if len(seg) > maxCachedSegment {
+		lens := t.longTokens(seg)
+		if list {
+			dst = slices.Grow(dst, len(lens)) // a megabytes-long segment: the array grows once
+			for _, l := range lens {
+				off += int(l)
+				dst = append(dst, off)
+			}
+		}
+		return dst, n + len(lens)
+	}
+	lens := t.segment(seg)
+	if list {
+		for _, l := range lens {
+			off += int(l)
+			dst = append(dst, off)
+		}
+	}
+	return dst, n + len(lens)
 }
 
 // segment returns the token lengths of a short segment that the table
@@ -269,8 +308,9 @@ func (t *TikToken) Cut(text string, from int) int {
 // concatenation is text, cut wherever a non-space character is followed by
 // a space that is not a line break (see segmentEnd).
 func forEachSegment(text string, fn func(string)) {
+	it := newSegIter(text)
 	for i := 0; i < len(text); {
-		j := segmentEnd(text, i)
+		j := it.next(i)
 		fn(text[i:j])
 		i = j
 	}
