@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"unicode"
@@ -83,11 +82,7 @@ type Engine struct {
 	// returned (counters that are not additive), so Build need not count
 	// them again.
 	measured map[Range]int
-	// tokens, during mergeTokens, are the prefix sums of the sizes of the
-	// pieces being merged, which are the tokens of their text, for a
-	// counter that is a tokenize.Cutter.
-	tokens     []int
-	tokensBuf  []int
+	run        tokenRun // the token pieces of splitTokens, for a tokenize.Cutter
 	unitStarts []int // scratch of splitAdditive
 	// conv converts byte offsets to rune offsets across calls of Build and
 	// PackGroups, so that building a document's chunks call by call does
@@ -339,6 +334,7 @@ func (e *Engine) splitTokens(ctx context.Context, a, b int, out []Range) ([]Rang
 	if c, ok := e.Counter.(tokenize.Cutter); ok && b-a >= parallelBytes && runtime.GOMAXPROCS(0) > 1 {
 		return e.splitTokensAhead(ctx, c, a, b, out)
 	}
+	enc, isEncoder := e.Counter.(tokenize.Encoder)
 	blk := tokenBlock
 	for pos := a; pos < b; {
 		if err := ctx.Err(); err != nil {
@@ -348,11 +344,21 @@ func (e *Engine) splitTokens(ctx context.Context, a, b int, out []Range) ([]Rang
 		if b-pos > blk {
 			end = cutNear(e.Text, pos+blk, b)
 		}
-		pieces, err := e.unitPieces(pos, end)
-		if err != nil {
-			return out, err
+		var ranges []Range
+		if c, ok := e.Counter.(tokenize.Cutter); ok && isEncoder {
+			e.cutter = c
+			r, err := e.unitRun(enc, pos, end)
+			if err != nil {
+				return out, err
+			}
+			ranges = e.mergeRun(r, e.blockOut[:0])
+		} else {
+			pieces, err := e.unitPieces(pos, end)
+			if err != nil {
+				return out, err
+			}
+			ranges = e.Merge(pieces, e.blockOut[:0])
 		}
-		ranges := e.mergeTokens(pieces, e.blockOut[:0])
 		e.blockOut = ranges[:0]
 		if end == b {
 			return append(out, ranges...), nil
@@ -391,9 +397,9 @@ func (e *Engine) splitTokensAhead(ctx context.Context, c tokenize.Cutter, a, b i
 	inFlight := 2 * runtime.GOMAXPROCS(0)
 	ahead := make(chan struct{}, inFlight)
 	// The token ends of a block go back to free once its pieces are made,
-	// and pieces are built in two buffers in turn (the carry lives in the
-	// other one), so a long text reuses a few blocks' worth of memory
-	// instead of leaving every block's behind for the collector.
+	// and the pieces live in one run that keeps only those of the last
+	// range between blocks, so a long text reuses a few blocks' worth of
+	// memory instead of leaving every block's behind for the collector.
 	free := make(chan []int, inFlight+1)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -420,9 +426,9 @@ func (e *Engine) splitTokensAhead(ctx context.Context, c tokenize.Cutter, a, b i
 			}()
 		}
 	}()
-	var carry []Piece
-	var bufs [2][]Piece
-	turn := 0
+	e.cutter = c
+	r := &e.run
+	r.reset(a)
 	for k := range blocks {
 		if err := ctx.Err(); err != nil {
 			return out, fmt.Errorf("chunking cancelled: %w", err)
@@ -448,24 +454,20 @@ func (e *Engine) splitTokensAhead(ctx context.Context, c tokenize.Cutter, a, b i
 				to = cuts[k] + rest[take-1]
 			}
 			final := k == blocks-1 && take == len(rest)
-			buf := append(bufs[turn%2][:0], carry...)
-			pieces, err := e.tokenPieces(buf, cuts[k], from, to, rest[:take])
-			if err != nil {
+			if err := e.addTokens(r, cuts[k], from, to, rest[:take]); err != nil {
 				return out, err
 			}
-			bufs[turn%2] = pieces
-			turn++
-			ranges := e.mergeTokens(pieces, nil)
+			ranges := e.mergeRun(r, nil)
 			if final {
 				return append(out, ranges...), nil
 			}
 			last := ranges[len(ranges)-1].Start
 			out = append(out, ranges[:len(ranges)-1]...)
-			i := len(pieces) - 1
-			for i > 0 && pieces[i].Start > last {
+			i := r.len() - 1
+			for i > 0 && r.start(i) > last {
 				i--
 			}
-			carry = pieces[i:]
+			r.keepFrom(i) // the pieces of the last range, merged again with the next
 			from, rest = to, rest[take:]
 			if len(rest) == 0 {
 				break
@@ -689,18 +691,14 @@ func asciiUnits(text string, i, b, limit int) int {
 func (e *Engine) Merge(pieces []Piece, out []Range) []Range {
 	n := len(pieces)
 	gap := func(j int) int { return pieces[j].Gap } // separator between pieces j and j+1
+	size := func(j int) int { return pieces[j].Size }
+	span := func(i, k int) Range { return Range{pieces[i].Start, pieces[k].End} }
 	for i, k := 0, 0; i < n; k++ {
 		if k%256 == 255 && e.cancelled() {
 			return out // Split or Build reports the cancellation
 		}
 		total := pieces[i].Size
 		j := i
-		if e.tokens != nil { // touching pieces with their running sizes: the last that fits, by bisection
-			end := min(n, i+e.Limit) // each piece holds a token
-			j = i + sort.Search(end-i, func(x int) bool { return e.tokens[i+x+1]-e.tokens[i] > e.Limit }) - 1
-			j = max(j, i)
-			total = e.tokens[j+1] - e.tokens[i]
-		}
 		for j+1 < n {
 			add := gap(j) + pieces[j+1].Size
 			if total+add > e.Limit {
@@ -710,44 +708,49 @@ func (e *Engine) Merge(pieces []Piece, out []Range) []Range {
 			j++
 		}
 		if !e.additive && j > i {
-			j = e.fit(pieces, i, j)
+			j = e.fit(i, j, func(k int) int { return e.Count(pieces[i].Start, pieces[k].End) }, span)
 		}
-		out = append(out, Range{pieces[i].Start, pieces[j].End})
+		out = append(out, span(i, j))
 		if j == n-1 {
 			break
 		}
-		next := j + 1
-		if e.Overlap > 0 {
-			room := e.Limit - gap(j) - pieces[j+1].Size
-			t := 0
-			for k := j; k > i; k-- {
-				add := pieces[k].Size
-				if k < j {
-					add += gap(k)
-				}
-				if t+add > e.Overlap || t+add > room {
-					break
-				}
-				t += add
-				next = k
-			}
-		}
-		i = next
+		i = e.overlapStart(i, j, size, gap)
 	}
 	return out
 }
 
-// fit returns the last piece k in [i, j] such that pieces i..k fit the
-// limit when counted exactly (the estimate of i..j is within it), and
-// records its size. Counts grow with k, and a piece holds at least one
-// token, so a range n tokens over the limit drops at least n pieces: the
-// search steps down by the excess, then up while the next piece fits,
-// counting a few times where a bisection would count log2(j-i) times.
-func (e *Engine) fit(pieces []Piece, i, j int) int {
-	count := func(k int) int { return e.Count(pieces[i].Start, pieces[k].End) }
-	if e.tokens != nil {
-		count = func(k int) int { return e.tokenCount(pieces, i, k) }
+// overlapStart returns the piece the window after pieces i..j starts at:
+// j+1, or the earliest piece after i from which the pieces up to j hold at
+// most Overlap tokens (separators included) and leave room for piece j+1.
+func (e *Engine) overlapStart(i, j int, size, gap func(k int) int) int {
+	next := j + 1
+	if e.Overlap <= 0 {
+		return next
 	}
+	room := e.Limit - gap(j) - size(j+1)
+	t := 0
+	for k := j; k > i; k-- {
+		add := size(k)
+		if k < j {
+			add += gap(k)
+		}
+		if t+add > e.Overlap || t+add > room {
+			break
+		}
+		t += add
+		next = k
+	}
+	return next
+}
+
+// fit returns the last piece k in [i, j] such that pieces i..k fit the
+// limit when counted exactly by count(k) (the estimate of i..j is within
+// it), and records the size of their span. Counts grow with k, and a piece
+// holds at least one token, so a range n tokens over the limit drops at
+// least n pieces: the search steps down by the excess, then up while the
+// next piece fits, counting a few times where a bisection would count
+// log2(j-i) times.
+func (e *Engine) fit(i, j int, count func(k int) int, span func(i, k int) Range) int {
 	n := count(j)
 	hi := j // the last piece that may fit
 	for n > e.Limit && j > i {
@@ -763,54 +766,9 @@ func (e *Engine) fit(pieces []Piece, i, j int) int {
 		j, n = j+1, m
 	}
 	if n <= e.Limit {
-		e.Measure(Range{pieces[i].Start, pieces[j].End}, n)
+		e.Measure(span(i, j), n)
 	}
 	return j
-}
-
-// mergeTokens is Merge for pieces that are the tokens of their text: with
-// a counter that says where its text may be cut, the exact size of a run
-// of pieces is the tokens of its whole segments, known, plus a count of
-// the partial segments at its two ends.
-func (e *Engine) mergeTokens(pieces []Piece, out []Range) []Range {
-	c, ok := e.Counter.(tokenize.Cutter)
-	if !ok {
-		return e.Merge(pieces, out)
-	}
-	e.cutter = c
-	e.tokens = append(e.tokensBuf[:0], 0)
-	for _, p := range pieces {
-		e.tokens = append(e.tokens, e.tokens[len(e.tokens)-1]+p.Size)
-	}
-	out = e.Merge(pieces, out)
-	e.tokensBuf, e.tokens = e.tokens, nil // the next Merge may be of other pieces
-	return out
-}
-
-// tokenCount returns the exact size of pieces i..k (see mergeTokens): the
-// segments of the text between its first and last cut point are counted
-// by their tokens, which are pieces.
-func (e *Engine) tokenCount(pieces []Piece, i, k int) int {
-	start, end := pieces[i].Start, pieces[k].End
-	// The scans are bounded (by end, and by the character at a piece's
-	// start): over a long text without spaces an unbounded one would walk
-	// to its end for every count.
-	first := e.cutter.Cut(e.Text[:end], start)
-	if first >= end {
-		if p, ok := e.Counter.(insidePiece); ok && p.InsidePiece(e.Text[start:end]) {
-			return e.tokens[k+1] - e.tokens[i] // the pieces' tokens are its own
-		}
-		return e.Count(start, end)
-	}
-	a := i + sort.Search(k-i+1, func(x int) bool { return pieces[i+x].Start >= first })
-	if a > k || pieces[a].Start != first {
-		return e.Count(start, end) // a cut inside a piece: count it all
-	}
-	m := k
-	for m > a && e.cutter.Cut(e.Text[:min(len(e.Text), pieces[m].Start+utf8.UTFMax)], pieces[m].Start) != pieces[m].Start {
-		m--
-	}
-	return e.Count(start, first) + e.tokens[m] - e.tokens[a] + e.Count(pieces[m].Start, end)
 }
 
 // insidePiece is a counter that knows when a text lies inside one piece of
