@@ -81,9 +81,9 @@ type Engine struct {
 	// measured keeps the exact sizes Merge measured of the ranges it
 	// returned (counters that are not additive), so Build need not count
 	// them again.
-	measured map[Range]int
+	measured   map[Range]int
 	run        tokenRun // the token pieces of splitTokens, for a tokenize.Cutter
-	unitStarts []int // scratch of splitAdditive
+	unitStarts []int    // scratch of splitAdditive
 	// conv converts byte offsets to rune offsets across calls of Build and
 	// PackGroups, so that building a document's chunks call by call does
 	// not count its text again from the start each time.
