@@ -165,10 +165,22 @@ func (t *TikToken) walk(dst []int, text string, list bool) ([]int, int) {
 		} else { // past the last full block
 			p = segmentEnd(text, start)
 		}
-		if k := p - start; k <= inlineKey && start+inlineKey <= len(text) {
-			// textKey, written out: it is too large to be inlined.
-			w0 := swar.Load(text, start) & (^uint64(0) >> (64 - 8*min(k, 8)))
-			w1 := swar.Load(text, start+8) & (^uint64(0) >> (64 - 8*max(k-8, 0)))
+		if k := p - start; k <= inlineKey {
+			// The key words of segKey, read in place (textKey, written
+			// out: it is too large to be inlined); near the text's end,
+			// from the words that end with the segment.
+			var w0, w1 uint64
+			switch {
+			case start+inlineKey <= len(text):
+				w0 = swar.Load(text, start) & (^uint64(0) >> (64 - 8*min(k, 8)))
+				w1 = swar.Load(text, start+8) & (^uint64(0) >> (64 - 8*max(k-8, 0)))
+			case k > 8:
+				w0, w1 = swar.Load(text, start), swar.Load(text, p-8)>>(8*(inlineKey-k))
+			case p >= 8:
+				w0 = swar.Load(text, p-8) >> (8 * (8 - k))
+			default: // a text of less than eight bytes
+				w0, w1 = segKey(text[start:p])
+			}
 			mask := uint64(len(slots) - 1)
 			for h := t.table.hash(w0, w1, k) & mask; ; h = (h + 1) & mask {
 				slot := &slots[h]

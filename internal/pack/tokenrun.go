@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"slices"
 	"sort"
 	"unicode/utf8"
 )
@@ -55,6 +56,7 @@ func (r *tokenRun) keepFrom(k int) {
 // grapheme cluster join the next, as in tokenPieces.
 func (e *Engine) addTokens(r *tokenRun, base, a, b int, ends []int) error {
 	limit := max(e.Limit, e.MaxUnit)
+	r.ends, r.cum = slices.Grow(r.ends, len(ends)+1), slices.Grow(r.cum, len(ends)+1)
 	start, n := a, 0
 	for _, end := range ends {
 		n++
