@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"unicode"
@@ -485,30 +484,6 @@ func (e *Engine) splitTokensAhead(ctx context.Context, c tokenize.Cutter, a, b i
 // into pieces and merges at a time.
 const subBlockTokens = 1 << 16
 
-// tokenPieces appends to dst the pieces of [a, b) from the ends of its
-// tokens (relative to base): tokens that end inside a character join the
-// next one.
-func (e *Engine) tokenPieces(dst []Piece, base, a, b int, ends []int) ([]Piece, error) {
-	dst = slices.Grow(dst, len(ends)+1)
-	start, n := a, 0
-	for _, end := range ends {
-		n++
-		end += base
-		if end < b && !asciiBoundary(e.Text, end) && !clusterBoundary(e.Text, end) {
-			continue // inside a character or grapheme cluster
-		}
-		dst = append(dst, Piece{Start: start, End: end, Size: n})
-		if n > max(e.Limit, e.MaxUnit) {
-			return nil, e.tooSmall(start, n)
-		}
-		start, n = end, 0
-	}
-	if start < b {
-		dst = append(dst, Piece{Start: start, End: b, Size: max(n, e.Count(start, b))})
-	}
-	return dst, nil
-}
-
 // cutNear returns a character boundary at or after i (and at most b),
 // preferably just after white space.
 func cutNear(text string, i, b int) int {
@@ -530,14 +505,12 @@ func (e *Engine) unitPieces(a, b int) ([]Piece, error) {
 	pieces := e.units[:0]
 	defer func() { e.units = pieces[:0] }()
 	if enc, ok := e.Counter.(tokenize.Encoder); ok {
-		e.ends = enc.AppendTokenEnds(e.ends[:0], e.Text[a:b])
-		var err error
-		if pieces, err = e.tokenPieces(pieces, a, a, b, e.ends); err != nil {
+		r, err := e.unitRun(enc, a, b)
+		if err != nil {
 			return nil, err
 		}
-		if k := len(pieces); k > 1 && pieces[k-1].Size == 0 && IsBlank(e.Text[pieces[k-1].Start:b]) {
-			pieces[k-2].End = b // trailing space that makes no token
-			pieces = pieces[:k-1]
+		for k := range r.len() {
+			pieces = append(pieces, Piece{Start: r.start(k), End: r.ends[k], Size: r.size(k)})
 		}
 	} else {
 		for i := a; i < b; {

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sort"
 	"unicode/utf8"
+
+	"github.com/gochunk/gochunk/tokenize"
 )
 
 // tokenRun holds the token pieces of a run of text, for a counter that is
@@ -53,7 +55,7 @@ func (r *tokenRun) keepFrom(k int) {
 
 // addTokens appends to r the pieces of [a, b), where r ends, from the ends
 // of its tokens (relative to base): tokens that end inside a character or
-// grapheme cluster join the next, as in tokenPieces.
+// grapheme cluster join the next.
 func (e *Engine) addTokens(r *tokenRun, base, a, b int, ends []int) error {
 	limit := max(e.Limit, e.MaxUnit)
 	r.ends, r.cum = slices.Grow(r.ends, len(ends)+1), slices.Grow(r.cum, len(ends)+1)
@@ -80,10 +82,9 @@ func (e *Engine) addTokens(r *tokenRun, base, a, b int, ends []int) error {
 	return nil
 }
 
-// unitRun returns the token pieces of [a, b) (see unitPieces) as a run.
-func (e *Engine) unitRun(enc interface {
-	AppendTokenEnds([]int, string) []int
-}, a, b int) (*tokenRun, error) {
+// unitRun returns the token pieces of [a, b) as a run: tokens, with those
+// that end inside a character or grapheme cluster merged into the next.
+func (e *Engine) unitRun(enc tokenize.Encoder, a, b int) (*tokenRun, error) {
 	r := &e.run
 	r.reset(a)
 	e.ends = enc.AppendTokenEnds(e.ends[:0], e.Text[a:b])
