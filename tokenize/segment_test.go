@@ -213,3 +213,37 @@ func TestWalkMatchesSegments(t *testing.T) {
 		}
 	}
 }
+
+// TestCountSegments checks the runs of whole segments CountSegments
+// returns against the segments of the definition: the longest run within
+// the budget, and its count.
+func TestCountSegments(t *testing.T) {
+	parts := []string{" the", " chunk", "ing", ",", "\n", "  ", "\t", " 日本語", " 🎉",
+		" supercalifragilistic", " a-very-long-compound-word-of-more-than-sixty-four-bytes-in-one-segment", "123"}
+	rng := rand.New(rand.NewPCG(11, 12))
+	tk, err := NewTikToken("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for trial := range 3000 {
+		var sb strings.Builder
+		for range rng.IntN(80) {
+			sb.WriteString(parts[rng.IntN(len(parts))])
+		}
+		text := sb.String()
+		budget := rng.IntN(200)
+		wantEnd, wantN := 0, 0
+		for i := 0; i < len(text); {
+			j := segmentEndByRunes(text, i)
+			n := tk.Count(text[i:j])
+			if wantN+n > budget {
+				break
+			}
+			wantEnd, wantN = j, wantN+n
+			i = j
+		}
+		if end, n := tk.CountSegments(text, budget); end != wantEnd || n != wantN {
+			t.Fatalf("trial %d: CountSegments(%q, %d) = %d, %d, want %d, %d", trial, text, budget, end, n, wantEnd, wantN)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package tokenize
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 	"strings"
@@ -132,22 +133,36 @@ func (t *TikToken) Name() string { return t.name }
 
 // Count returns the number of tokens of text.
 func (t *TikToken) Count(text string) int {
-	_, n := t.walk(nil, text, false)
+	_, n, _ := t.walk(nil, text, false, math.MaxInt)
 	return n
 }
 
 // AppendTokenEnds appends the end offset of every token of text. Tokens of
 // byte-level BPE may end inside a multi-byte character.
 func (t *TikToken) AppendTokenEnds(dst []int, text string) []int {
-	dst, _ = t.walk(dst, text, true)
+	dst, _, _ = t.walk(dst, text, true, math.MaxInt)
 	return dst
+}
+
+// CountSegments implements SegmentCounter.
+func (t *TikToken) CountSegments(text string, budget int) (end, n int) {
+	_, n, end = t.walk(nil, text, false, budget)
+	return end, n
+}
+
+// AppendSegmentTokenEnds implements SegmentCounter.
+func (t *TikToken) AppendSegmentTokenEnds(dst []int, text string, budget int) ([]int, int) {
+	dst, _, end := t.walk(dst, text, true, budget)
+	return dst, end
 }
 
 // walk goes through the segments of text (see segmentEnd), found a block
 // at a time by a cutScanner, and returns the number of their tokens and,
-// if list, dst with the end of each token appended. The table's lookup is
-// written out here: this loop runs once per word of a text.
-func (t *TikToken) walk(dst []int, text string, list bool) ([]int, int) {
+// if list, dst with the end of each token appended. It stops before the
+// segment that would take the count past budget and returns where: len(text)
+// when it went through all of it. The table's lookup is written out here:
+// this loop runs once per word of a text.
+func (t *TikToken) walk(dst []int, text string, list bool, budget int) ([]int, int, int) {
 	n := 0
 	it := newSegIter(text)
 	slots := t.table.arr.Load().slots
@@ -190,6 +205,9 @@ func (t *TikToken) walk(dst []int, text string, list bool) ([]int, int) {
 				}
 				if slot.w0 == w0 && slot.w1 == w1 && int(meta&0xff) == k {
 					nt := int(meta >> 8)
+					if n+nt > budget {
+						return dst, n, start
+					}
 					n += nt
 					if list { // the first four ends without a branch on how many
 						k := len(dst)
@@ -210,12 +228,32 @@ func (t *TikToken) walk(dst []int, text string, list bool) ([]int, int) {
 				}
 			}
 		}
+		if budget < math.MaxInt { // counting only: check the segment first
+			if (p-start)/maxTokenBytes > budget-n {
+				return dst, n, start // more tokens than the budget, surely: not encoded
+			}
+			if m := t.segmentCount(text[start:p]); n+m > budget {
+				return dst, n, start
+			}
+		}
 		dst, n = t.addSlow(dst, n, text[start:p], start, list)
 		slots = t.table.arr.Load().slots // it may have grown
 	next:
 		start = p
 	}
-	return dst, n
+	return dst, n, len(text)
+}
+
+// maxTokenBytes bounds the length of a token of any vocabulary (see
+// vocab.rank).
+const maxTokenBytes = 255
+
+// segmentCount returns the number of tokens of a segment (cached).
+func (t *TikToken) segmentCount(seg string) int {
+	if len(seg) > maxCachedSegment {
+		return len(t.longTokens(seg))
+	}
+	return len(t.segment(seg))
 }
 
 // addSlow is add for a segment that is long or not in the table.

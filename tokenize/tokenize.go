@@ -36,6 +36,23 @@ type Cutter interface {
 	Cut(text string, from int) int
 }
 
+// SegmentCounter is a Counter whose text can be counted a run of segments
+// at a time without listing its tokens: a chunker that needs token ends
+// only near its cuts counts the rest of its windows this way.
+type SegmentCounter interface {
+	// CountSegments returns the end of the longest run of whole segments
+	// at the start of text whose tokens number at most budget, and that
+	// number. A segment is a piece the counter's pre-tokenizer always cuts
+	// text around, so the run's tokens are those of the text there when
+	// text starts at a cut (see Cutter): for a byte-level BPE, from one
+	// space or tab that follows a non-space character to the next.
+	CountSegments(text string, budget int) (end, n int)
+	// AppendSegmentTokenEnds is AppendTokenEnds of the run of segments
+	// CountSegments(text, budget) returns: dst with the ends of its
+	// tokens appended, and its end.
+	AppendSegmentTokenEnds(dst []int, text string, budget int) ([]int, int)
+}
+
 // Encoder is a Counter that also reports where its tokens end.
 type Encoder interface {
 	Counter

@@ -82,6 +82,7 @@ type Engine struct {
 	// them again.
 	measured   map[Range]int
 	run        tokenRun // the token pieces of splitTokens, for a tokenize.Cutter
+	margin     *int     // countedMargin for tests, nil for the constant
 	unitStarts []int    // scratch of splitAdditive
 	// conv converts byte offsets to rune offsets across calls of Build and
 	// PackGroups, so that building a document's chunks call by call does
@@ -334,6 +335,15 @@ func (e *Engine) splitTokens(ctx context.Context, a, b int, out []Range) ([]Rang
 		return e.splitTokensAhead(ctx, c, a, b, out)
 	}
 	enc, isEncoder := e.Counter.(tokenize.Encoder)
+	if c, ok := e.Counter.(tokenize.Cutter); ok && isEncoder && e.Limit-e.Overlap >= countedLimit {
+		if sc, ok := e.Counter.(tokenize.SegmentCounter); ok {
+			e.cutter = c
+			var err error
+			if out, a, err = e.splitTokensCounted(ctx, sc, enc, a, b, out); err != nil || a == b {
+				return out, err
+			}
+		}
+	}
 	blk := tokenBlock
 	for pos := a; pos < b; {
 		if err := ctx.Err(); err != nil {
@@ -453,7 +463,7 @@ func (e *Engine) splitTokensAhead(ctx context.Context, c tokenize.Cutter, a, b i
 				to = cuts[k] + rest[take-1]
 			}
 			final := k == blocks-1 && take == len(rest)
-			if err := e.addTokens(r, cuts[k], from, to, rest[:take]); err != nil {
+			if err := e.addTokens(r, cuts[k], from, to, rest[:take], 0); err != nil {
 				return out, err
 			}
 			ranges := e.mergeRun(r, nil)

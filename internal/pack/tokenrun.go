@@ -1,6 +1,9 @@
 package pack
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"unicode/utf8"
@@ -18,11 +21,22 @@ type tokenRun struct {
 	from int   // the first piece's start
 	ends []int // each piece's end
 	cum  []int // the tokens before each piece, and after the last
+	// counted is the piece that stands for tokens counted but not listed
+	// (see splitTokensCounted), -1 for none; looked is set when the merge
+	// looks at it or before it as a token would be looked at.
+	counted int
+	looked  bool
 }
 
 // reset empties r, its next piece to start at from.
 func (r *tokenRun) reset(from int) {
 	r.from, r.ends, r.cum = from, r.ends[:0], append(r.cum[:0], 0)
+	r.counted, r.looked = -1, false
+}
+
+// truncate drops the pieces from k on.
+func (r *tokenRun) truncate(k int) {
+	r.ends, r.cum = r.ends[:k], r.cum[:k+1]
 }
 
 func (r *tokenRun) len() int { return len(r.ends) }
@@ -51,15 +65,17 @@ func (r *tokenRun) keepFrom(k int) {
 	for x := range r.cum {
 		r.cum[x] -= base
 	}
+	r.counted = max(-1, r.counted-k)
 }
 
 // addTokens appends to r the pieces of [a, b), where r ends, from the ends
 // of its tokens (relative to base): tokens that end inside a character or
-// grapheme cluster join the next.
-func (e *Engine) addTokens(r *tokenRun, base, a, b int, ends []int) error {
+// grapheme cluster join the next. The first piece already holds open
+// tokens before the first of ends.
+func (e *Engine) addTokens(r *tokenRun, base, a, b int, ends []int, open int) error {
 	limit := max(e.Limit, e.MaxUnit)
 	r.ends, r.cum = slices.Grow(r.ends, len(ends)+1), slices.Grow(r.cum, len(ends)+1)
-	start, n := a, 0
+	start, n := a, open
 	for _, end := range ends {
 		n++
 		end += base
@@ -88,14 +104,20 @@ func (e *Engine) unitRun(enc tokenize.Encoder, a, b int) (*tokenRun, error) {
 	r := &e.run
 	r.reset(a)
 	e.ends = enc.AppendTokenEnds(e.ends[:0], e.Text[a:b])
-	if err := e.addTokens(r, a, a, b, e.ends); err != nil {
+	if err := e.addTokens(r, a, a, b, e.ends, 0); err != nil {
 		return nil, err
 	}
-	if k := r.len(); k > 1 && r.size(k-1) == 0 && IsBlank(e.Text[r.start(k-1):b]) {
-		r.ends[k-2] = b // trailing space that makes no token
-		r.ends, r.cum = r.ends[:k-1], r.cum[:k]
-	}
+	e.trimBlank(r)
 	return r, nil
+}
+
+// trimBlank joins the last piece of r to the one before when it is white
+// space that makes no token.
+func (e *Engine) trimBlank(r *tokenRun) {
+	if k := r.len(); k > 1 && r.size(k-1) == 0 && IsBlank(e.Text[r.start(k-1):r.ends[k-1]]) {
+		r.ends[k-2] = r.ends[k-1]
+		r.truncate(k - 1)
+	}
 }
 
 // mergeRun is Merge for the pieces of a run: touching pieces that are the
@@ -106,6 +128,14 @@ func (e *Engine) unitRun(enc tokenize.Encoder, a, b int) (*tokenRun, error) {
 func (e *Engine) mergeRun(r *tokenRun, out []Range) []Range {
 	n := r.len()
 	span := func(i, k int) Range { return Range{r.start(i), r.ends[k]} }
+	// A window's end, the pieces fit steps to and those its overlap
+	// walks back over are tokens, never the counted piece or one before.
+	look := func(k int) {
+		if k <= r.counted {
+			r.looked = true
+		}
+	}
+	size := func(k int) int { look(k); return r.size(k) }
 	for i, w := 0, 0; i < n; w++ {
 		if w%256 == 255 && e.cancelled() {
 			return out // Split or Build reports the cancellation
@@ -116,14 +146,22 @@ func (e *Engine) mergeRun(r *tokenRun, out []Range) []Range {
 		for total := r.cum[j+1] - r.cum[i]; j+1 < n && total+r.size(j+1) <= e.Limit; j++ {
 			total += r.size(j + 1) // pieces of no token
 		}
+		look(j)
 		if j > i {
-			j = e.fit(i, j, func(k int) int { return e.runCount(r, i, k) }, span)
+			j = e.fit(i, j, func(k int) int {
+				if k <= r.counted { // the window is merged again: no count
+					r.looked = true
+					return r.cum[k+1] - r.cum[i]
+				}
+				return e.runCount(r, i, k)
+			}, span)
 		}
 		out = append(out, span(i, j))
 		if j == n-1 {
 			break
 		}
-		i = e.overlapStart(i, j, r.size, func(int) int { return 0 })
+		i = e.overlapStart(i, j, size, func(int) int { return 0 })
+		look(i - 1) // the walk may have stopped at the window's first piece
 	}
 	return out
 }
@@ -152,4 +190,135 @@ func (e *Engine) runCount(r *tokenRun, i, k int) int {
 		m--
 	}
 	return e.Count(start, first) + r.cum[m] - r.cum[a] + e.Count(r.start(m), end)
+}
+
+// Counted windows: from countedLimit tokens a window on, the token chunker
+// lists the tokens of a window only near its end (countedMargin tokens
+// before it, besides the overlap, and countedTail after) and counts those
+// before as one piece, segment by segment.
+const (
+	countedLimit  = 128
+	countedMargin = 32
+	countedTail   = 16
+)
+
+// countedMargin returns the tokens listed before a window's end besides
+// the overlap: countedMargin, or what a test set.
+func (e *Engine) countedMargin() int {
+	if e.margin != nil {
+		return *e.margin
+	}
+	return countedMargin
+}
+
+// errUncounted stops splitTokensCounted where the counter cannot cut the
+// text within tokenBlock bytes (a long line of letters): splitTokens goes
+// on by blocks from there.
+var errUncounted = errors.New("a segment longer than a window")
+
+// splitTokensCounted is splitTokens for a counter that counts whole
+// segments without listing their tokens (tokenize.SegmentCounter): each
+// window's run is the tokens carried over from the window before, one
+// piece for the tokens counted, then the tokens listed near its end. The
+// windows are those of merging all tokens listed, which the run's probes
+// check: a window whose merge looks at the counted piece (its exact count
+// was far below the sum of its tokens, its overlap reached back that far)
+// is merged again with all its tokens listed. It returns the position
+// from which splitTokens must go on by blocks, b when it did all of [a, b).
+func (e *Engine) splitTokensCounted(ctx context.Context, sc tokenize.SegmentCounter, enc tokenize.Encoder, a, b int, out []Range) ([]Range, int, error) {
+	r := &e.run
+	r.reset(a)
+	listed := e.Limit + countedTail
+	for w := 0; ; w++ {
+		if w%64 == 63 {
+			if err := ctx.Err(); err != nil {
+				return out, b, fmt.Errorf("chunking cancelled: %w", err)
+			}
+		}
+		pos := r.start(r.len())
+		// The counted piece starts where the tokens carried over end (a
+		// piece end: runs are listed up to grapheme cluster boundaries)
+		// and ends at a segment's end that is one too.
+		// The first window lists all its tokens: the first cut of a run
+		// must be a piece's start for its exact count (see runCount).
+		if need := e.Limit - e.Overlap - e.countedMargin() - r.cum[r.len()]; need > 0 && pos < b && r.counted < 0 && r.len() > 0 {
+			if q, n := sc.CountSegments(e.Text[pos:b], need); q > 0 && (pos+q == b || clusterBoundary(e.Text, pos+q)) {
+				r.add(pos+q, n)
+				r.counted = r.len() - 1
+			}
+		}
+		if err := e.listTokens(r, sc, enc, listed, b); err != nil {
+			if errors.Is(err, errUncounted) {
+				return out, r.from, nil // by blocks from this window on
+			}
+			return out, b, err
+		}
+		r.looked = false
+		ranges := e.mergeRun(r, e.blockOut[:0])
+		if r.looked { // merged again, every token listed
+			r.truncate(r.counted)
+			r.counted, r.looked = -1, false
+			if err := e.listTokens(r, sc, enc, listed, b); err != nil {
+				if errors.Is(err, errUncounted) {
+					return out, r.from, nil
+				}
+				return out, b, err
+			}
+			ranges = e.mergeRun(r, ranges[:0])
+		}
+		e.blockOut = ranges[:0]
+		if r.start(r.len()) == b {
+			return append(out, ranges...), b, nil
+		}
+		if len(ranges) < 2 { // a window of more than listed tokens
+			listed += e.Limit
+			continue
+		}
+		listed = e.Limit + countedTail
+		// The last range may go on past the run: its tokens are carried
+		// over to the next.
+		last := ranges[len(ranges)-1].Start
+		out = append(out, ranges[:len(ranges)-1]...)
+		i := r.len() - 1
+		for i > 0 && r.start(i) > last {
+			i--
+		}
+		r.keepFrom(i)
+	}
+}
+
+// listTokens appends to r the tokens of whole segments from its end on,
+// until it holds want tokens and ends at a grapheme cluster boundary, or
+// reaches b; errUncounted when the counter cannot cut the text within
+// tokenBlock bytes from there.
+func (e *Engine) listTokens(r *tokenRun, sc tokenize.SegmentCounter, enc tokenize.Encoder, want, b int) error {
+	for {
+		pos := r.start(r.len())
+		if pos >= b {
+			e.trimBlank(r)
+			return nil
+		}
+		if r.cum[r.len()] >= want && clusterBoundary(e.Text, pos) {
+			return nil
+		}
+		var q int
+		e.ends, q = sc.AppendSegmentTokenEnds(e.ends[:0], e.Text[pos:b], max(0, want-r.cum[r.len()])+countedTail)
+		if q == 0 { // a segment of more tokens: up to the next cut in it
+			stop := min(b, pos+tokenBlock)
+			if q = e.cutter.Cut(e.Text[:stop], pos+1) - pos; pos+q == stop && stop < b {
+				return errUncounted
+			}
+			e.ends = enc.AppendTokenEnds(e.ends[:0], e.Text[pos:pos+q])
+		}
+		from, open := pos, 0
+		if k := r.len() - 1; k > r.counted && !clusterBoundary(e.Text, pos) {
+			// The last piece ends inside a grapheme cluster, where the
+			// listing before stopped: it goes on with the new tokens.
+			from, open = r.start(k), r.size(k)
+			r.truncate(k)
+		}
+		if err := e.addTokens(r, pos, from, pos+q, e.ends, open); err != nil {
+			return err
+		}
+	}
 }

@@ -1,7 +1,9 @@
 package pack
 
 import (
+	"context"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,6 +37,64 @@ func TestTokenCountMatchesCount(t *testing.T) {
 		k := min(r.len()-1, i+rng.IntN(400))
 		if got, want := e.runCount(r, i, k), e.Count(r.start(i), r.ends[k]); got != want {
 			t.Fatalf("pieces %d..%d (%q): %d tokens, counting says %d", i, k, text[r.start(i):r.ends[k]], got, want)
+		}
+	}
+}
+
+// listedOnly is a tiktoken counter without CountSegments: the engine then
+// lists every token of a window.
+type listedOnly struct{ t *tokenize.TikToken }
+
+func (l listedOnly) Count(text string) int { return l.t.Count(text) }
+func (l listedOnly) Name() string          { return l.t.Name() }
+func (l listedOnly) AppendTokenEnds(dst []int, text string) []int {
+	return l.t.AppendTokenEnds(dst, text)
+}
+func (l listedOnly) Cut(text string, from int) int { return l.t.Cut(text, from) }
+func (l listedOnly) InsidePiece(s string) bool     { return l.t.InsidePiece(s) }
+
+// TestCountedWindowsMatchListed compares the windows of the token level
+// when most of each is counted segment by segment (splitTokensCounted)
+// with those of merging every token listed, on text with the characters
+// that make tokens join (combining marks, CR LF, emoji sequences, a
+// prepended mark before a space), digits, long words and runs of space,
+// at sizes and overlaps where the merge's exact counts and overlap walk
+// reach back from a window's end.
+func TestCountedWindowsMatchListed(t *testing.T) {
+	tk, err := tokenize.NewTikToken("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	atoms := []string{" the", " chunk", "ing", ",", ".", " ", "  ", "\n", "\r\n", "\n\n", "\t", "e\u0301", " a\u0301\u0302\u0303",
+		"👩\u200d💻", "🇫🇷", "\u0600 ", " 日本語", "42", " 3.14", "x1y2", "—", " supercalifragilistic", "'s", "  \n "}
+	rng := rand.New(rand.NewPCG(13, 14))
+	for trial := range 600 {
+		var sb strings.Builder
+		for n := rng.IntN(6000) + 500; sb.Len() < n; {
+			sb.WriteString(atoms[rng.IntN(len(atoms))])
+		}
+		text := sb.String()
+		limit := []int{128, 160, 200, 512}[rng.IntN(4)]
+		overlap := []int{0, 0, 10, 40}[rng.IntN(4)]
+		// With no margin the merge looks into the counted piece often,
+		// and the windows are merged again.
+		margin := []int{0, 1, countedMargin}[trial%3]
+		var got, want []Range
+		for k, c := range []tokenize.Counter{tk, listedOnly{tk}} {
+			e := &Engine{Text: text, Counter: c, Limit: limit, Overlap: overlap, SkipWords: true, margin: &margin}
+			e.Init()
+			out, err := e.Split(context.Background(), 0, len(text), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k == 0 {
+				got = out
+			} else {
+				want = out
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (limit %d, overlap %d, margin %d): counted windows %v, listed %v", trial, limit, overlap, margin, got, want)
 		}
 	}
 }
