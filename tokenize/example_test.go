@@ -44,3 +44,21 @@ func ExampleHF_EncodePair() {
 	// [2 4 3 4 5 6 7 3] [0 0 0 1 1 1 1 1]
 	// [2 4 3 4 5 3] [0 0 0 1 1 1]
 }
+
+// A chunker that needs token ends only near its cuts counts whole segments
+// (words with the space before them) up to a budget without listing their
+// tokens, then lists the tokens of the next few.
+func ExampleTikToken_CountSegments() {
+	tk, err := tokenize.NewTikToken("cl100k_base")
+	if err != nil {
+		panic(err)
+	}
+	text := "Chunkers cut text into pieces of a few hundred tokens each."
+	end, n := tk.CountSegments(text, 5)
+	fmt.Printf("%q: %d tokens\n", text[:end], n)
+	ends, next := tk.AppendSegmentTokenEnds(nil, text[end:], 3)
+	fmt.Printf("then %q, its tokens ending at %v\n", text[end:end+next], ends)
+	// Output:
+	// "Chunkers cut text into": 5 tokens
+	// then " pieces of a", its tokens ending at [7 10 12]
+}
