@@ -26,9 +26,13 @@ const noToken = ^uint32(0)
 // each state spells, if any; and for every token the longest token that
 // is a proper prefix of it.
 type prefixTable struct {
-	edges   []uint64
-	mask    uint64
-	used    int
+	edges []uint64
+	mask  uint64
+	used  int
+	// seen has a bit set for each transition, by another part of its
+	// hash: the longest match ends with a step that does not exist, and a
+	// miss here (a 512 KiB array that stays in cache) saves a probe.
+	seen    []uint64
 	token   []uint32 // by state: the token its bytes make, or noToken
 	two     []uint32 // the state of every two bytes (byte<<8 | byte), 0 for none: the first steps, from an array
 	shorter []uint32 // by token
@@ -44,6 +48,9 @@ func edgeSlot(key uint64) uint64 { return (key * 0x9E3779B97F4A7C15) >> 28 }
 // root is never a state's successor).
 func (p *prefixTable) next(state uint32, c byte) uint32 {
 	key := uint64(state)<<8 | uint64(c)
+	if bit := edgeBit(key); p.seen[bit/64]&(1<<(bit%64)) == 0 {
+		return 0
+	}
 	for i := edgeSlot(key) & p.mask; ; i = (i + 1) & p.mask {
 		e := p.edges[i]
 		if e == 0 {
@@ -70,7 +77,14 @@ func (p *prefixTable) add(state uint32, c byte, next uint32) {
 	p.used++
 }
 
+// edgeBits is the number of bits of prefixTable.seen.
+const edgeBits = 1 << 22
+
+func edgeBit(key uint64) uint64 { return (key * 0xC2B2AE3D27D4EB4F) >> (64 - 22) }
+
 func (p *prefixTable) insert(e uint64) {
+	bit := edgeBit(e >> 36)
+	p.seen[bit/64] |= 1 << (bit % 64)
 	i := edgeSlot(e>>36) & p.mask
 	for p.edges[i] != 0 {
 		i = (i + 1) & p.mask
@@ -94,7 +108,7 @@ func (b *bpe) prefixes() (*prefixTable, bool) {
 		// of 650,000, o200k_base: 422,000 of 1.4 million): sized for that, at
 		// most half full, it grows when a vocabulary has more.
 		size := 1 << bits.Len(uint(2*total/3))
-		p := &prefixTable{edges: make([]uint64, size), mask: uint64(size - 1), token: make([]uint32, 1, total/3),
+		p := &prefixTable{edges: make([]uint64, size), mask: uint64(size - 1), seen: make([]uint64, edgeBits/64), token: make([]uint32, 1, total/3),
 			shorter: make([]uint32, n), length: make([]uint8, n)}
 		p.token[0] = noToken
 		// Tokens shortest first, so that the tokens a token starts with

@@ -343,6 +343,14 @@ func (t *TikToken) InsidePiece(s string) bool {
 // identifier soup) from becoming one block that must be tokenized whole.
 func (t *TikToken) Cut(text string, from int) int {
 	for i := max(from, 1); i < len(text); {
+		if c, p := text[i], text[i-1]; c|p < utf8.RuneSelf { // two ASCII characters: by their classes
+			c, p := asciiClass[c], asciiClass[p]
+			if c&(cSpace|cNewline) == cSpace && p&cSpace == 0 || p&cLetter != 0 && c&cNumber != 0 || p&cNumber != 0 && c&cLetter != 0 {
+				return i
+			}
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(text[i:])
 		prev, _ := utf8.DecodeLastRuneInString(text[:i])
 		if r != '\n' && r != '\r' && isRegexSpace(r) && !isRegexSpace(prev) ||

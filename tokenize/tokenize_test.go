@@ -3,11 +3,13 @@ package tokenize
 import (
 	"bufio"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -419,6 +421,48 @@ func BenchmarkCountCold(b *testing.B) {
 					c.Count(text)
 				}
 			})
+		}
+	}
+}
+
+// cutByRunes is Cut's definition, character by character.
+func cutByRunes(text string, from int) int {
+	for i := max(from, 1); i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		prev, _ := utf8.DecodeLastRuneInString(text[:i])
+		if r != '\n' && r != '\r' && isRegexSpace(r) && !isRegexSpace(prev) ||
+			unicode.IsLetter(prev) && unicode.IsNumber(r) || unicode.IsNumber(prev) && unicode.IsLetter(r) {
+			return i
+		}
+		i += size
+	}
+	return len(text)
+}
+
+// TestCutMatchesDefinition compares Cut, which classifies two ASCII
+// characters by a table, with its definition at every position of random
+// texts of every ASCII character and some others.
+func TestCutMatchesDefinition(t *testing.T) {
+	tk, err := NewTikToken("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	others := []string{"é", "٣", "²", "\u00a0", "\u3000", "日", "e\u0301", "\u0085"}
+	rng := rand.New(rand.NewPCG(15, 16))
+	for trial := range 5000 {
+		var sb strings.Builder
+		for range rng.IntN(40) {
+			if rng.IntN(4) == 0 {
+				sb.WriteString(others[rng.IntN(len(others))])
+			} else {
+				sb.WriteByte(byte(rng.IntN(utf8.RuneSelf)))
+			}
+		}
+		s := sb.String()
+		for from := 0; from <= len(s); from++ {
+			if got, want := tk.Cut(s, from), cutByRunes(s, from); got != want {
+				t.Fatalf("trial %d: Cut(%q, %d) = %d, want %d", trial, s, from, got, want)
+			}
 		}
 	}
 }
