@@ -93,6 +93,7 @@ type Engine struct {
 	// tokenIndex); counted is how many bytes were counted before it, and
 	// noIndex says the counter cannot have one.
 	index   *tokenIndex
+	cursor  indexCursor // where the last lookup in index ended
 	counted int
 	noIndex bool
 }
@@ -162,8 +163,9 @@ func (e *Engine) Count(a, b int) int {
 }
 
 // minIndexedRange is the shortest range counted from the token index: a
-// shorter one costs less to count than to look up.
-const minIndexedRange = 256
+// shorter one costs less to count than to look up (from the engine's
+// cursor, which the last lookup left nearby: pieces are counted in order).
+const minIndexedRange = 128
 
 // Split cuts [a, b) into ranges of at most Limit tokens each, appending them
 // to out.

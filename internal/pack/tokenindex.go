@@ -105,6 +105,66 @@ func (t *tokenIndex) at(x int) (int, bool) {
 	return t.first[k] + i, int(ends[i]) == x
 }
 
+// indexCursor is the block and the place in it where an engine's last
+// lookup in its token index ended: an engine counts pieces in order, so
+// the next lookup searches from there.
+type indexCursor struct{ k, i int }
+
+// seek is at, searching from c, which it moves to x.
+func (t *tokenIndex) seek(c *indexCursor, x int) (int, bool) {
+	k := c.k
+	if k >= len(t.starts) || t.starts[k] >= x || k+1 < len(t.starts) && t.starts[k+1] < x {
+		if k = sort.SearchInts(t.starts, x) - 1; k < 0 {
+			return 0, false
+		}
+		c.k, c.i = k, 0
+	}
+	ends := t.ends[k]
+	// The first end at or after x lies in [lo, hi]: found by doubling
+	// steps away from the cursor, then by bisection.
+	lo, hi := 0, min(c.i, len(ends))
+	if hi < len(ends) && int(ends[hi]) < x {
+		lo = hi + 1
+		for step := 1; ; step *= 2 {
+			if probe := lo + step - 1; probe >= len(ends) {
+				hi = len(ends)
+				break
+			} else if int(ends[probe]) >= x {
+				hi = probe
+				break
+			} else {
+				lo = probe + 1
+			}
+		}
+	} else {
+		for step := 1; ; step *= 2 {
+			if probe := hi - step; probe < 0 {
+				lo = 0
+				break
+			} else if int(ends[probe]) < x {
+				lo = probe + 1
+				break
+			} else {
+				hi = probe
+			}
+		}
+	}
+	i := lo + sort.Search(hi-lo, func(j int) bool { return int(ends[lo+j]) >= x })
+	c.i = i
+	if i == len(ends) {
+		return t.first[k] + i, false // past the text
+	}
+	return t.first[k] + i, int(ends[i]) == x
+}
+
+// endNear is end, read from the cursor's block when token i is in it.
+func (t *tokenIndex) endNear(c *indexCursor, i int) int {
+	if k := c.k; k < len(t.first) && i >= t.first[k] && i-t.first[k] < len(t.ends[k]) {
+		return int(t.ends[k][i-t.first[k]])
+	}
+	return t.end(i)
+}
+
 // end returns the offset just past token i.
 func (t *tokenIndex) end(i int) int {
 	k := sort.Search(len(t.first), func(j int) bool { return t.first[j] > i }) - 1
@@ -124,10 +184,11 @@ func (e *Engine) indexedCount(a, b int) (n int, ok bool) {
 	if f >= b {
 		return 0, false
 	}
-	j, _ := t.at(b + 1) // the first end past b
+	c := &e.cursor
+	j, _ := t.seek(c, b+1) // the first end past b
 	j--
-	for steps := 0; j >= 0 && t.end(j) > f; steps++ {
-		x := t.end(j)
+	for steps := 0; j >= 0 && t.endNear(c, j) > f; steps++ {
+		x := t.endNear(c, j)
 		if steps == maxBackScan {
 			return 0, false
 		}
@@ -136,11 +197,11 @@ func (e *Engine) indexedCount(a, b int) (n int, ok bool) {
 		}
 		j--
 	}
-	if j < 0 || t.end(j) <= f {
+	if j < 0 || t.endNear(c, j) <= f {
 		return 0, false
 	}
-	l := t.end(j)
-	i, found := t.at(f)
+	l := t.endNear(c, j)
+	i, found := t.seek(c, f)
 	if !found {
 		return 0, false
 	}

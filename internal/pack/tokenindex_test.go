@@ -136,3 +136,38 @@ func TestNoIndexForUncutRuns(t *testing.T) {
 		t.Errorf("count %d, want %d", got, want)
 	}
 }
+
+// TestSeekMatchesAt compares lookups in a token index from a cursor
+// (forward, backward, across blocks) with the search from scratch.
+func TestSeekMatchesAt(t *testing.T) {
+	tok, err := tokenize.NewTikToken("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	rng := rand.New(rand.NewPCG(17, 18))
+	words := []string{" the", " chunk", "ing", ",", "\n", "  ", " 日本語", "42"}
+	for sb.Len() < 3*indexBlock {
+		sb.WriteString(words[rng.IntN(len(words))])
+	}
+	text := sb.String()
+	idx := newTokenIndex(text, tok, tok)
+	var c indexCursor
+	for trial := range 200000 {
+		x := rng.IntN(len(text) + 2)
+		if trial%4 != 0 { // mostly near the last lookup
+			if c.k < len(idx.starts) && c.i < len(idx.ends[c.k]) {
+				x = max(0, int(idx.ends[c.k][c.i])+rng.IntN(400)-100)
+			}
+		}
+		wantN, wantAt := idx.at(x)
+		if n, at := idx.seek(&c, x); n != wantN || at != wantAt {
+			t.Fatalf("trial %d: seek(%d) = %d, %v, at says %d, %v", trial, x, n, at, wantN, wantAt)
+		}
+		if j := rng.IntN(wantN + 1); j < wantN {
+			if got, want := idx.endNear(&c, j), idx.end(j); got != want {
+				t.Fatalf("endNear(%d) = %d, end says %d", j, got, want)
+			}
+		}
+	}
+}
