@@ -212,7 +212,7 @@ func (t *TikToken) walk(dst []int, text string, list bool, budget int) ([]int, i
 					if list { // the first four ends without a branch on how many
 						k := len(dst)
 						if cap(dst)-k < inlineTokens {
-							dst = slices.Grow(dst, max(inlineTokens, len(text)/4))
+							dst = slices.Grow(dst, max(inlineTokens, min(len(text)/4, budget-n)))
 						}
 						d := dst[k : k+inlineTokens]
 						d[0] = start + int(slot.lens[0]) // unused lengths are 0
