@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/gochunk/gochunk/internal/swar"
 )
@@ -20,6 +21,8 @@ type cutScanner struct {
 	// the text's start, where there is no cut).
 	pos       int
 	prevSpace bool
+	// swar leaves out asciiMasks (tests of the eight-byte path).
+	swar bool
 }
 
 // cutBlock is the number of bytes whose cuts one call of mask returns.
@@ -33,6 +36,17 @@ func newCutScanner(text string) cutScanner { return cutScanner{text: text, prevS
 // base 0 on by cutBlock, and base+cutBlock must be at most len(text).
 func (s *cutScanner) mask(base int) uint64 {
 	text := s.text
+	if s.pos == base && hasMasks && !s.swar { // vector instructions: a byte class each
+		space, white, high := asciiMasks(unsafe.StringData(text[base : base+cutBlock]))
+		if high == 0 {
+			prev := uint64(0)
+			if s.prevSpace {
+				prev = 1
+			}
+			s.pos, s.prevSpace = base+cutBlock, white>>63 != 0
+			return space &^ (white<<1 | prev)
+		}
+	}
 	var m uint64
 	if s.pos == base {
 		prev := uint64(0) // the high bit of the byte before, if it is white space

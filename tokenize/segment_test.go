@@ -159,13 +159,16 @@ func TestSegIterMatchesDefinition(t *testing.T) {
 
 func checkSegIter(t *testing.T, text string) {
 	t.Helper()
-	it := newSegIter(text)
-	for i := 0; i < len(text); {
-		got, want := it.next(i), segmentEndByRunes(text, i)
-		if got != want {
-			t.Fatalf("segment of %q at %d ends at %d, want %d", text, i, got, want)
+	for _, swar := range []bool{false, true} {
+		it := newSegIter(text)
+		it.s.swar = swar
+		for i := 0; i < len(text); {
+			got, want := it.next(i), segmentEndByRunes(text, i)
+			if got != want {
+				t.Fatalf("segment of %q at %d ends at %d, want %d (eight bytes at a time: %v)", text, i, got, want, swar)
+			}
+			i = want
 		}
-		i = want
 	}
 }
 
@@ -244,6 +247,40 @@ func TestCountSegments(t *testing.T) {
 		}
 		if end, n := tk.CountSegments(text, budget); end != wantEnd || n != wantN {
 			t.Fatalf("trial %d: CountSegments(%q, %d) = %d, %d, want %d, %d", trial, text, budget, end, n, wantEnd, wantN)
+		}
+	}
+}
+
+// TestASCIIMasks compares the masks of asciiMasks with the bytes'
+// classes, on blocks of every ASCII byte and some others.
+func TestASCIIMasks(t *testing.T) {
+	if !hasMasks {
+		t.Skip("no vector instructions for asciiMasks here")
+	}
+	rng := rand.New(rand.NewPCG(19, 20))
+	for trial := range 20000 {
+		var b [cutBlock]byte
+		for i := range b {
+			b[i] = byte(rng.IntN(128))
+			if trial%4 == 0 && rng.IntN(16) == 0 {
+				b[i] = byte(128 + rng.IntN(128))
+			}
+		}
+		space, white, high := asciiMasks(&b[0])
+		for i, c := range b {
+			bit := uint64(1) << i
+			if got, want := high&bit != 0, c >= 0x80; got != want {
+				t.Fatalf("trial %d: byte %d (%#x) high %v", trial, i, c, got)
+			}
+			if c >= 0x80 {
+				continue
+			}
+			if got, want := white&bit != 0, asciiSpace[c]; got != want {
+				t.Fatalf("trial %d: byte %d (%#x) white %v", trial, i, c, got)
+			}
+			if got, want := space&bit != 0, asciiSpace[c] && c != '\n' && c != '\r'; got != want {
+				t.Fatalf("trial %d: byte %d (%#x) space %v", trial, i, c, got)
+			}
 		}
 	}
 }

@@ -1,0 +1,61 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// CLASSIFY sets bits SHIFT..SHIFT+15 of R8 (space), R9 (white) and R10
+// (high) from the 16 bytes at OFF(SI), with X8 to X12 holding 0x20, 0x08,
+// 0x0E, 0x0A and 0x0D in every byte.
+#define CLASSIFY(OFF, SHIFT) \
+	MOVOU OFF(SI), X0 \
+	PMOVMSKB X0, AX \
+	SHLQ $SHIFT, AX \
+	ORQ AX, R10 \
+	MOVO X0, X1 \
+	PCMPEQB X8, X1 \
+	MOVO X0, X2 \
+	PCMPGTB X9, X2 \
+	MOVO X10, X3 \
+	PCMPGTB X0, X3 \
+	PAND X3, X2 \
+	POR X1, X2 \
+	PMOVMSKB X2, AX \
+	SHLQ $SHIFT, AX \
+	ORQ AX, R9 \
+	MOVO X0, X1 \
+	PCMPEQB X11, X1 \
+	PCMPEQB X12, X0 \
+	POR X1, X0 \
+	PANDN X2, X0 \
+	PMOVMSKB X0, AX \
+	SHLQ $SHIFT, AX \
+	ORQ AX, R8
+
+// func asciiMasks(p *byte) (space, white, high uint64)
+TEXT ·asciiMasks(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), SI
+	MOVQ $0x2020202020202020, AX
+	MOVQ AX, X8
+	PUNPCKLQDQ X8, X8
+	MOVQ $0x0808080808080808, AX
+	MOVQ AX, X9
+	PUNPCKLQDQ X9, X9
+	MOVQ $0x0E0E0E0E0E0E0E0E, AX
+	MOVQ AX, X10
+	PUNPCKLQDQ X10, X10
+	MOVQ $0x0A0A0A0A0A0A0A0A, AX
+	MOVQ AX, X11
+	PUNPCKLQDQ X11, X11
+	MOVQ $0x0D0D0D0D0D0D0D0D, AX
+	MOVQ AX, X12
+	PUNPCKLQDQ X12, X12
+	XORQ R8, R8
+	XORQ R9, R9
+	XORQ R10, R10
+	CLASSIFY(0, 0)
+	CLASSIFY(16, 16)
+	CLASSIFY(32, 32)
+	CLASSIFY(48, 48)
+	MOVQ R8, space+8(FP)
+	MOVQ R9, white+16(FP)
+	MOVQ R10, high+24(FP)
+	RET
