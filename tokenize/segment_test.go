@@ -192,11 +192,7 @@ func TestWalkMatchesSegments(t *testing.T) {
 			t.Fatal(err)
 		}
 		for trial := range 3000 {
-			var sb strings.Builder
-			for range rng.IntN(120) {
-				sb.WriteString(parts[rng.IntN(len(parts))])
-			}
-			text := sb.String()
+			text := randomText(rng, parts, rng.IntN(120))
 			var want []int
 			for i := 0; i < len(text); {
 				j := segmentEndByRunes(text, i)
@@ -229,11 +225,7 @@ func TestCountSegments(t *testing.T) {
 		t.Fatal(err)
 	}
 	for trial := range 3000 {
-		var sb strings.Builder
-		for range rng.IntN(80) {
-			sb.WriteString(parts[rng.IntN(len(parts))])
-		}
-		text := sb.String()
+		text := randomText(rng, parts, rng.IntN(80))
 		budget := rng.IntN(200)
 		wantEnd, wantN := 0, 0
 		for i := 0; i < len(text); {
@@ -283,4 +275,13 @@ func TestASCIIMasks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomText joins n parts drawn at random.
+func randomText(rng *rand.Rand, parts []string, n int) string {
+	var sb strings.Builder
+	for range n {
+		sb.WriteString(parts[rng.IntN(len(parts))])
+	}
+	return sb.String()
 }

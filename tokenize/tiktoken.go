@@ -351,15 +351,22 @@ func (t *TikToken) Cut(text string, from int) int {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(text[i:])
-		prev, _ := utf8.DecodeLastRuneInString(text[:i])
-		if r != '\n' && r != '\r' && isRegexSpace(r) && !isRegexSpace(prev) ||
-			unicode.IsLetter(prev) && unicode.IsNumber(r) || unicode.IsNumber(prev) && unicode.IsLetter(r) {
+		cut, size := cutBefore(text, i)
+		if cut {
 			return i
 		}
 		i += size
 	}
 	return len(text)
+}
+
+// cutBefore is Cut's rule, by characters: whether Cut cuts before the
+// character at i (i > 0), and that character's size.
+func cutBefore(text string, i int) (bool, int) {
+	r, size := utf8.DecodeRuneInString(text[i:])
+	prev, _ := utf8.DecodeLastRuneInString(text[:i])
+	return r != '\n' && r != '\r' && isRegexSpace(r) && !isRegexSpace(prev) ||
+		unicode.IsLetter(prev) && unicode.IsNumber(r) || unicode.IsNumber(prev) && unicode.IsLetter(r), size
 }
 
 // forEachSegment calls fn with consecutive pieces of text whose

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -428,10 +427,8 @@ func BenchmarkCountCold(b *testing.B) {
 // cutByRunes is Cut's definition, character by character.
 func cutByRunes(text string, from int) int {
 	for i := max(from, 1); i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		prev, _ := utf8.DecodeLastRuneInString(text[:i])
-		if r != '\n' && r != '\r' && isRegexSpace(r) && !isRegexSpace(prev) ||
-			unicode.IsLetter(prev) && unicode.IsNumber(r) || unicode.IsNumber(prev) && unicode.IsLetter(r) {
+		cut, size := cutBefore(text, i)
+		if cut {
 			return i
 		}
 		i += size
