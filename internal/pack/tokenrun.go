@@ -214,7 +214,7 @@ func (e *Engine) countedMargin() int {
 // errUncounted stops splitTokensCounted where the counter cannot cut the
 // text within tokenBlock bytes (a long line of letters): splitTokens goes
 // on by blocks from there.
-var errUncounted = errors.New("a segment longer than a window")
+var errUncounted = errors.New("no cut within a block")
 
 // splitTokensCounted is splitTokens for a counter that counts whole
 // segments without listing their tokens (tokenize.SegmentCounter): each
