@@ -3,6 +3,7 @@ package split
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -30,6 +31,9 @@ func fuzzSizes(f *testing.F, overlap bool, make func(sz Size, counter tokenize.C
 	} {
 		f.Add(s, uint8(10), uint8(3), false)
 	}
+	// A prepended mark before each space: no cl100k_base token of the
+	// line ends between two grapheme clusters.
+	f.Add("\u0600 \u0600 \u0600 \u0600 \u0600 \u0600 ", uint8(0), uint8(1), true)
 	cl100k, err := tokenize.NewTikToken("cl100k_base")
 	if err != nil {
 		f.Fatal(err)
@@ -51,22 +55,58 @@ func fuzzSizes(f *testing.F, overlap bool, make func(sz Size, counter tokenize.C
 			t.Fatal(err)
 		}
 		if _, err := c.Chunk(context.Background(), gochunk.Document{Text: text}); errors.Is(err, gochunk.ErrTooSmall) {
-			// The documented error for a limit under one character: it
-			// must be true of some grapheme cluster of the text.
-			for g := uniseg.NewGraphemes(text); g.Next(); {
-				if counter.Count(g.Str()) > sz.Size {
-					return
-				}
-			}
-			t.Fatalf("Chunk(%.60q) at size %d: %v, but every character fits", text, sz.Size, err)
+			checkTooSmall(t, text, counter, sz.Size, err)
+			return
 		}
 		_, repeats := c.(*Markdown) // only markdown repeats a table's header above its parts
 		chunktest.Check(t, c, text, chunktest.Options{Counter: counter, Limit: sz.Size, Overlap: sz.Overlap > 0, RepeatedHeaders: repeats})
 	})
 }
 
+// checkTooSmall fails unless err, the documented error for a limit under
+// one character, is true of some grapheme cluster of text.
+func checkTooSmall(t *testing.T, text string, counter tokenize.Counter, limit int, err error) {
+	t.Helper()
+	for g := uniseg.NewGraphemes(text); g.Next(); {
+		if counter.Count(g.Str()) > limit {
+			return
+		}
+	}
+	t.Fatalf("Chunk(%.60q) at size %d: %v, but every character fits", text, limit, err)
+}
+
 func FuzzToken(f *testing.F) {
 	fuzzChunker(f, func(sz Size, c tokenize.Counter) (gochunk.Chunker, error) { return NewToken(TokenConfig{sz}, c) })
+}
+
+// FuzzTokenLong holds the token chunker to the contract at the sizes where
+// it counts most of a window without listing its tokens (see
+// pack.splitTokensCounted): text repeated to several windows of 128 to 383
+// cl100k_base tokens.
+func FuzzTokenLong(f *testing.F) {
+	for _, s := range []string{"The chunk, e\u0301 and 👩\u200d💻 42x1y2\r\n", "\u0600 a\u0301\u0302 🇫🇷🇫 — 'll\n\n  \t", "word "} {
+		f.Add(s, uint8(0), uint8(0))
+	}
+	cl100k, err := tokenize.NewTikToken("cl100k_base")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string, size, ov uint8) {
+		if !utf8.ValidString(s) || s == "" || len(s) > 2000 {
+			return
+		}
+		text := strings.Repeat(s, 6000/len(s)+1)
+		sz := Size{Size: 128 + int(size), Overlap: int(ov) % 64}
+		c, err := NewToken(TokenConfig{sz}, cl100k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Chunk(context.Background(), gochunk.Document{Text: text}); errors.Is(err, gochunk.ErrTooSmall) {
+			checkTooSmall(t, text, cl100k, sz.Size, err) // prepended marks can join a whole line
+			return
+		}
+		chunktest.Check(t, c, text, chunktest.Options{Counter: cl100k, Limit: sz.Size, Overlap: sz.Overlap > 0})
+	})
 }
 
 func FuzzCharacter(f *testing.F) {

@@ -69,15 +69,6 @@ func segKey(s string) (w0, w1 uint64) {
 	return swar.Load(buf, 0), swar.Load(buf, 8)
 }
 
-// textKey is segKey of text[i:i+n] (1 to inlineKey bytes) read in place:
-// text must hold inlineKey bytes from i.
-func textKey(text string, i, n int) (w0, w1 uint64) {
-	return swar.Load(text, i) & keyMask[min(n, 8)], swar.Load(text, i+8) & keyMask[max(n-8, 0)]
-}
-
-// keyMask[k] keeps the low k bytes of a word.
-var keyMask = [9]uint64{0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffff, 0xffffffffffff, 0xffffffffffffff, ^uint64(0)}
-
 // hash mixes a segment's key words and length.
 func (t *segTable) hash(w0, w1 uint64, n int) uint64 {
 	hi, lo := bits.Mul64(w0^t.seed[0], w1^t.seed[1]^uint64(n)<<56)

@@ -181,9 +181,9 @@ func (t *TikToken) walk(dst []int, text string, list bool, budget int) ([]int, i
 			p = segmentEnd(text, start)
 		}
 		if k := p - start; k <= inlineKey {
-			// The key words of segKey, read in place (textKey, written
-			// out: it is too large to be inlined); near the text's end,
-			// from the words that end with the segment.
+			// The key words of segKey, read in place (written out here:
+			// a function for it is too large to be inlined); near the
+			// text's end, from the words that end with the segment.
 			var w0, w1 uint64
 			switch {
 			case start+inlineKey <= len(text):

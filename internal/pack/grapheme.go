@@ -48,9 +48,15 @@ func clusterBoundary(text string, p int) bool {
 		return !(text[p-1] == '\r' && text[p] == '\n')
 	}
 	prev, size := utf8.DecodeLastRuneInString(text[:p])
-	if next, _ := utf8.DecodeRuneInString(text[p:]); plainCluster(prev) && plainCluster(next) {
+	next, nsize := utf8.DecodeRuneInString(text[p:])
+	if plainCluster(prev) && plainCluster(next) {
 		return true // between two plain characters: no rule joins them
 	}
+	// No rule looks past the character at p: the text after it is left
+	// out, so that a cluster of thousands of characters (prepended marks
+	// join whatever follows them) is not read to its end at each of its
+	// positions.
+	text = text[:p+nsize]
 	// Whether p breaks depends on the characters on both sides, except
 	// after a zero-width joiner (an emoji sequence), a regional indicator
 	// (flags pair up from the run's start) and in the Indic scripts

@@ -7,6 +7,7 @@ package pack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -346,6 +347,13 @@ func (e *Engine) splitTokens(ctx context.Context, a, b int, out []Range) ([]Rang
 			}
 		}
 	}
+	return e.splitTokensBlocks(ctx, a, b, out)
+}
+
+// splitTokensBlocks is splitTokens a block of tokenBlock bytes at a time,
+// on one core.
+func (e *Engine) splitTokensBlocks(ctx context.Context, a, b int, out []Range) ([]Range, error) {
+	enc, isEncoder := e.Counter.(tokenize.Encoder)
 	blk := tokenBlock
 	for pos := a; pos < b; {
 		if err := ctx.Err(); err != nil {
@@ -356,19 +364,28 @@ func (e *Engine) splitTokens(ctx context.Context, a, b int, out []Range) ([]Rang
 			end = cutNear(e.Text, pos+blk, b)
 		}
 		var ranges []Range
+		var r *tokenRun
+		var err error
 		if c, ok := e.Counter.(tokenize.Cutter); ok && isEncoder {
 			e.cutter = c
-			r, err := e.unitRun(enc, pos, end)
-			if err != nil {
+			if r, err = e.unitRun(enc, pos, end); err != nil && !errors.Is(err, gochunk.ErrTooSmall) {
 				return out, err
 			}
+		}
+		if r != nil && err == nil {
 			ranges = e.mergeRun(r, e.blockOut[:0])
 		} else {
-			pieces, err := e.unitPieces(pos, end)
+			var pieces []Piece
+			if err != nil { // tokens joined past the limit
+				pieces, err = e.clusterPieces(e.units[:0], pos, end)
+			} else {
+				pieces, err = e.unitPieces(pos, end)
+			}
 			if err != nil {
 				return out, err
 			}
 			ranges = e.Merge(pieces, e.blockOut[:0])
+			e.units = pieces[:0]
 		}
 		e.blockOut = ranges[:0]
 		if end == b {
@@ -440,6 +457,7 @@ func (e *Engine) splitTokensAhead(ctx context.Context, c tokenize.Cutter, a, b i
 	e.cutter = c
 	r := &e.run
 	r.reset(a)
+	len0 := len(out)
 	for k := range blocks {
 		if err := ctx.Err(); err != nil {
 			return out, fmt.Errorf("chunking cancelled: %w", err)
@@ -465,7 +483,10 @@ func (e *Engine) splitTokensAhead(ctx context.Context, c tokenize.Cutter, a, b i
 				to = cuts[k] + rest[take-1]
 			}
 			final := k == blocks-1 && take == len(rest)
-			if err := e.addTokens(r, cuts[k], from, to, rest[:take], 0); err != nil {
+			if err := e.addTokens(r, cuts[k], from, to, rest[:take], 0, false); err != nil {
+				if errors.Is(err, gochunk.ErrTooSmall) { // tokens joined past the limit: by blocks
+					return e.splitTokensBlocks(ctx, a, b, out[:len0])
+				}
 				return out, err
 			}
 			ranges := e.mergeRun(r, nil)
@@ -518,30 +539,48 @@ func (e *Engine) unitPieces(a, b int) ([]Piece, error) {
 	defer func() { e.units = pieces[:0] }()
 	if enc, ok := e.Counter.(tokenize.Encoder); ok {
 		r, err := e.unitRun(enc, a, b)
+		if errors.Is(err, gochunk.ErrTooSmall) {
+			return e.clusterPieces(pieces, a, b) // see clusterPieces
+		}
 		if err != nil {
 			return nil, err
 		}
 		for k := range r.len() {
 			pieces = append(pieces, Piece{Start: r.start(k), End: r.ends[k], Size: r.size(k)})
 		}
-	} else {
-		for i := a; i < b; {
-			size := min(cluster(e.Text, i), b-i)
-			if n := e.Count(i, i+size); n <= max(e.Limit, e.MaxUnit) || size == 1 {
-				pieces = append(pieces, Piece{Start: i, End: i + size, Size: n})
-			} else { // a cluster over the limit: its code points
-				_, size = utf8.DecodeRuneInString(e.Text[i:])
-				pieces = append(pieces, Piece{Start: i, End: i + size, Size: e.Count(i, i+size)})
-			}
-			i += size
-		}
+		return pieces, nil
 	}
-	for _, p := range pieces {
-		if p.Size > max(e.Limit, e.MaxUnit) {
+	return e.clusterPieces(pieces, a, b)
+}
+
+// clusterPieces appends to dst the grapheme clusters of [a, b) as pieces,
+// each counted alone, and the code points of a cluster over the limit.
+// Merge then measures what it packs exactly. These are the units of
+// counters that cannot report tokens, and of text whose tokens never end
+// between two clusters for longer than the limit (a prepended mark before
+// each space joins every token of a line), where a cut falls inside a
+// token.
+func (e *Engine) clusterPieces(dst []Piece, a, b int) ([]Piece, error) {
+	limit := max(e.Limit, e.MaxUnit)
+	for i := a; i < b; {
+		size := min(cluster(e.Text, i), b-i)
+		if n := e.Count(i, i+size); n <= limit || size == 1 {
+			dst = append(dst, Piece{Start: i, End: i + size, Size: n})
+		} else { // a cluster over the limit: its code points, all at once
+			for j := i; j < i+size; {
+				_, k := utf8.DecodeRuneInString(e.Text[j : i+size])
+				dst = append(dst, Piece{Start: j, End: j + k, Size: e.Count(j, j+k)})
+				j += k
+			}
+		}
+		i += size
+	}
+	for _, p := range dst {
+		if p.Size > limit {
 			return nil, e.tooSmall(p.Start, p.Size)
 		}
 	}
-	return pieces, nil
+	return dst, nil
 }
 
 func (e *Engine) tooSmall(at, size int) error {

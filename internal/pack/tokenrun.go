@@ -8,6 +8,7 @@ import (
 	"sort"
 	"unicode/utf8"
 
+	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/tokenize"
 )
 
@@ -71,8 +72,10 @@ func (r *tokenRun) keepFrom(k int) {
 // addTokens appends to r the pieces of [a, b), where r ends, from the ends
 // of its tokens (relative to base): tokens that end inside a character or
 // grapheme cluster join the next. The first piece already holds open
-// tokens before the first of ends.
-func (e *Engine) addTokens(r *tokenRun, base, a, b int, ends []int, open int) error {
+// tokens before the first of ends. With reopen, the piece that ends at b
+// is not held to the limit: it ends inside a cluster, and the caller goes
+// on with it (see listTokens).
+func (e *Engine) addTokens(r *tokenRun, base, a, b int, ends []int, open int, reopen bool) error {
 	limit := max(e.Limit, e.MaxUnit)
 	r.ends, r.cum = slices.Grow(r.ends, len(ends)+1), slices.Grow(r.cum, len(ends)+1)
 	start, n := a, open
@@ -82,7 +85,7 @@ func (e *Engine) addTokens(r *tokenRun, base, a, b int, ends []int, open int) er
 		if end < b && !asciiBoundary(e.Text, end) && !clusterBoundary(e.Text, end) {
 			continue // inside a character or grapheme cluster
 		}
-		if n > limit {
+		if n > limit && !(reopen && end == b) {
 			return e.tooSmall(start, n)
 		}
 		r.add(end, n)
@@ -90,7 +93,7 @@ func (e *Engine) addTokens(r *tokenRun, base, a, b int, ends []int, open int) er
 	}
 	if start < b {
 		n = max(n, e.Count(start, b))
-		if n > limit {
+		if n > limit && !reopen {
 			return e.tooSmall(start, n)
 		}
 		r.add(b, n)
@@ -104,7 +107,7 @@ func (e *Engine) unitRun(enc tokenize.Encoder, a, b int) (*tokenRun, error) {
 	r := &e.run
 	r.reset(a)
 	e.ends = enc.AppendTokenEnds(e.ends[:0], e.Text[a:b])
-	if err := e.addTokens(r, a, a, b, e.ends, 0); err != nil {
+	if err := e.addTokens(r, a, a, b, e.ends, 0, false); err != nil {
 		return nil, err
 	}
 	e.trimBlank(r)
@@ -228,6 +231,7 @@ var errUncounted = errors.New("no cut within a block")
 func (e *Engine) splitTokensCounted(ctx context.Context, sc tokenize.SegmentCounter, enc tokenize.Encoder, a, b int, out []Range) ([]Range, int, error) {
 	r := &e.run
 	r.reset(a)
+	len0 := len(out)
 	listed := e.Limit + countedTail
 	for w := 0; ; w++ {
 		if w%64 == 63 {
@@ -248,10 +252,7 @@ func (e *Engine) splitTokensCounted(ctx context.Context, sc tokenize.SegmentCoun
 			}
 		}
 		if err := e.listTokens(r, sc, enc, listed, b); err != nil {
-			if errors.Is(err, errUncounted) {
-				return out, r.from, nil // by blocks from this window on
-			}
-			return out, b, err
+			return e.uncounted(err, out, len0, a, r.from, b)
 		}
 		r.looked = false
 		ranges := e.mergeRun(r, e.blockOut[:0])
@@ -259,10 +260,7 @@ func (e *Engine) splitTokensCounted(ctx context.Context, sc tokenize.SegmentCoun
 			r.truncate(r.counted)
 			r.counted, r.looked = -1, false
 			if err := e.listTokens(r, sc, enc, listed, b); err != nil {
-				if errors.Is(err, errUncounted) {
-					return out, r.from, nil
-				}
-				return out, b, err
+				return e.uncounted(err, out, len0, a, r.from, b)
 			}
 			ranges = e.mergeRun(r, ranges[:0])
 		}
@@ -285,6 +283,21 @@ func (e *Engine) splitTokensCounted(ctx context.Context, sc tokenize.SegmentCoun
 		}
 		r.keepFrom(i)
 	}
+}
+
+// uncounted is what splitTokensCounted returns when listing a window's
+// tokens failed with err: for a text the counter cannot cut, by blocks
+// from the window on; for tokens joined past the limit (see
+// clusterPieces), by blocks from a again, with out as it was there
+// (len0); else the error.
+func (e *Engine) uncounted(err error, out []Range, len0, a, window, b int) ([]Range, int, error) {
+	switch {
+	case errors.Is(err, errUncounted):
+		return out, window, nil
+	case errors.Is(err, gochunk.ErrTooSmall):
+		return out[:len0], a, nil
+	}
+	return out, b, err
 }
 
 // listTokens appends to r the tokens of whole segments from its end on,
@@ -317,7 +330,8 @@ func (e *Engine) listTokens(r *tokenRun, sc tokenize.SegmentCounter, enc tokeniz
 			from, open = r.start(k), r.size(k)
 			r.truncate(k)
 		}
-		if err := e.addTokens(r, pos, from, pos+q, e.ends, open); err != nil {
+		end := pos + q
+		if err := e.addTokens(r, pos, from, end, e.ends, open, end < b && !clusterBoundary(e.Text, end)); err != nil {
 			return err
 		}
 	}

@@ -2,10 +2,12 @@ package pack
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/gochunk/gochunk/tokenize"
 )
@@ -78,23 +80,50 @@ func TestCountedWindowsMatchListed(t *testing.T) {
 		overlap := []int{0, 0, 10, 40}[rng.IntN(4)]
 		// With no margin the merge looks into the counted piece often,
 		// and the windows are merged again.
-		margin := []int{0, 1, countedMargin}[trial%3]
-		var got, want []Range
-		for k, c := range []tokenize.Counter{tk, listedOnly{tk}} {
-			e := &Engine{Text: text, Counter: c, Limit: limit, Overlap: overlap, SkipWords: true, margin: &margin}
-			e.Init()
-			out, err := e.Split(context.Background(), 0, len(text), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if k == 0 {
-				got = out
-			} else {
-				want = out
-			}
-		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("trial %d (limit %d, overlap %d, margin %d): counted windows %v, listed %v", trial, limit, overlap, margin, got, want)
+		checkCounted(t, tk, text, limit, overlap, []int{0, 1, countedMargin}[trial%3])
+	}
+}
+
+// checkCounted compares the windows of text with most of each counted
+// (tk) and with every token listed (listedOnly), at a margin.
+func checkCounted(t *testing.T, tk *tokenize.TikToken, text string, limit, overlap, margin int) {
+	t.Helper()
+	var got, want []Range
+	var gotErr, wantErr error
+	for k, c := range []tokenize.Counter{tk, listedOnly{tk}} {
+		e := &Engine{Text: text, Counter: c, Limit: limit, Overlap: overlap, SkipWords: true, margin: &margin}
+		e.Init()
+		out, err := e.Split(context.Background(), 0, len(text), nil)
+		if k == 0 {
+			got, gotErr = out, err
+		} else {
+			want, wantErr = out, err
 		}
 	}
+	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) { // a cluster over the limit is the same error both ways
+		t.Fatalf("%.80q… (limit %d, overlap %d, margin %d): counted windows: %v, listed: %v", text, limit, overlap, margin, gotErr, wantErr)
+	}
+	if gotErr == nil && !slices.Equal(got, want) {
+		t.Fatalf("%.80q… (limit %d, overlap %d, margin %d): counted windows %v, listed %v", text, limit, overlap, margin, got, want)
+	}
+}
+
+// FuzzCountedWindows is TestCountedWindowsMatchListed on random text,
+// repeated to hold several windows of 128 tokens or more.
+func FuzzCountedWindows(f *testing.F) {
+	for _, s := range []string{"The chunk, e\u0301 and 👩\u200d💻 42x1y2\r\n", "\u0600 a\u0301\u0302 🇫🇷🇫 — 'll\n\n  \t", "word "} {
+		f.Add(s, uint8(0), uint8(0), uint8(0))
+	}
+	tk, err := tokenize.NewTikToken("cl100k_base")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string, size, ov, margin uint8) {
+		if !utf8.ValidString(s) || s == "" || len(s) > 2000 {
+			return
+		}
+		text := strings.Repeat(s, 4000/len(s)+1)
+		overlap := int(ov) % 64
+		checkCounted(t, tk, text, countedLimit+overlap+int(size), overlap, []int{0, 1, countedMargin}[margin%3])
+	})
 }
