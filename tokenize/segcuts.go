@@ -38,7 +38,11 @@ func (s *cutScanner) mask(base int) uint64 {
 	text := s.text
 	if s.pos == base && hasMasks && !s.swar { // vector instructions: a byte class each
 		space, white, high := asciiMasks(unsafe.StringData(text[base : base+cutBlock]))
-		if high == 0 {
+		// A byte that is not ASCII is in neither mask: as part of a
+		// character that is not white space, it makes no cut and is not
+		// white space before one. Only a Unicode space needs the
+		// character by character path.
+		if high == 0 || !unicodeSpaceIn(text, base, high) {
 			prev := uint64(0)
 			if s.prevSpace {
 				prev = 1
@@ -91,6 +95,23 @@ func (s *cutScanner) mask(base int) uint64 {
 		s.pos += size
 	}
 	return m
+}
+
+// unicodeSpaceIn reports whether a character that starts at one of the
+// bytes of high (bit k for byte base+k) is white space other than ASCII.
+// Those all start with 0xC2 (U+0085, U+00A0), 0xE1 (U+1680), 0xE2
+// (U+2000 to U+205F) or 0xE3 (U+3000); other characters are not decoded.
+func unicodeSpaceIn(text string, base int, high uint64) bool {
+	for ; high != 0; high &= high - 1 {
+		i := base + bits.TrailingZeros64(high)
+		switch text[i] {
+		case 0xC2, 0xE1, 0xE2, 0xE3:
+			if r, _ := utf8.DecodeRuneInString(text[i:]); unicode.IsSpace(r) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // segIter goes through the segments of a text in order: its full blocks

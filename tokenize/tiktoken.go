@@ -166,6 +166,7 @@ func (t *TikToken) walk(dst []int, text string, list bool, budget int) ([]int, i
 	n := 0
 	it := newSegIter(text)
 	slots := t.table.arr.Load().slots
+	seed0, seed1 := t.table.seed[0], t.table.seed[1]
 	for start := 0; start < len(text); {
 		// segIter.next, written out: a call per segment costs more than
 		// the rest of the loop.
@@ -187,8 +188,9 @@ func (t *TikToken) walk(dst []int, text string, list bool, budget int) ([]int, i
 			var w0, w1 uint64
 			switch {
 			case start+inlineKey <= len(text):
-				w0 = swar.Load(text, start) & (^uint64(0) >> (64 - 8*min(k, 8)))
-				w1 = swar.Load(text, start+8) & (^uint64(0) >> (64 - 8*max(k-8, 0)))
+				km := &keyMasks[k]
+				w0 = swar.Load(text, start) & km[0]
+				w1 = swar.Load(text, start+8) & km[1]
 			case k > 8:
 				w0, w1 = swar.Load(text, start), swar.Load(text, p-8)>>(8*(inlineKey-k))
 			case p >= 8:
@@ -197,7 +199,8 @@ func (t *TikToken) walk(dst []int, text string, list bool, budget int) ([]int, i
 				w0, w1 = segKey(text[start:p])
 			}
 			mask := uint64(len(slots) - 1)
-			for h := t.table.hash(w0, w1, k) & mask; ; h = (h + 1) & mask {
+			hi, lo := bits.Mul64(w0^seed0, w1^seed1^uint64(k)<<56) // segTable.hash, written out
+			for h := (hi ^ lo) & mask; ; h = (h + 1) & mask {
 				slot := &slots[h]
 				meta := slot.meta.Load()
 				if meta == 0 {
@@ -243,6 +246,16 @@ func (t *TikToken) walk(dst []int, text string, list bool, budget int) ([]int, i
 	}
 	return dst, n, len(text)
 }
+
+// keyMasks[k] keeps the first k bytes of the two words read at a
+// segment's start: its key words when it has k bytes (see segKey).
+var keyMasks = func() (m [inlineKey + 1][2]uint64) {
+	for k := range m {
+		m[k][0] = ^uint64(0) >> (64 - 8*min(k, 8))
+		m[k][1] = ^uint64(0) >> (64 - 8*max(k-8, 0))
+	}
+	return m
+}()
 
 // maxTokenBytes bounds the length of a token of any vocabulary (see
 // vocab.rank).
