@@ -71,7 +71,13 @@ func segKey(s string) (w0, w1 uint64) {
 
 // hash mixes a segment's key words and length.
 func (t *segTable) hash(w0, w1 uint64, n int) uint64 {
-	hi, lo := bits.Mul64(w0^t.seed[0], w1^t.seed[1]^uint64(n)<<56)
+	return segHash(w0, w1, n, t.seed[0], t.seed[1])
+}
+
+// segHash is hash with the table's seed as two words (the loops of walk
+// hold them in registers).
+func segHash(w0, w1 uint64, n int, seed0, seed1 uint64) uint64 {
+	hi, lo := bits.Mul64(w0^seed0, w1^seed1^uint64(n)<<56)
 	return hi ^ lo
 }
 

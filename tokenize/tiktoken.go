@@ -174,6 +174,13 @@ func (t *TikToken) walk(dst []int, text string, list bool, budget int) ([]int, i
 			it.base += cutBlock
 			it.m = it.s.mask(it.base)
 		}
+		if !list && it.m != 0 {
+			// Counting: the block's segments that the table holds in a
+			// loop of their own; the others below.
+			if start, it.m, n = countHits(text, slots, seed0, seed1, start, it.base, it.m, n, budget); it.m == 0 {
+				continue
+			}
+		}
 		var p int
 		if it.m != 0 {
 			p = it.base + bits.TrailingZeros64(it.m)
@@ -199,8 +206,7 @@ func (t *TikToken) walk(dst []int, text string, list bool, budget int) ([]int, i
 				w0, w1 = segKey(text[start:p])
 			}
 			mask := uint64(len(slots) - 1)
-			hi, lo := bits.Mul64(w0^seed0, w1^seed1^uint64(k)<<56) // segTable.hash, written out
-			for h := (hi ^ lo) & mask; ; h = (h + 1) & mask {
+			for h := segHash(w0, w1, k, seed0, seed1) & mask; ; h = (h + 1) & mask {
 				slot := &slots[h]
 				meta := slot.meta.Load()
 				if meta == 0 {
@@ -245,6 +251,44 @@ func (t *TikToken) walk(dst []int, text string, list bool, budget int) ([]int, i
 		start = p
 	}
 	return dst, n, len(text)
+}
+
+// countHits adds to n the tokens of the segments of a block that the
+// table's slots hold: those that end at the cuts m (bit k for position
+// base+k), from the one that starts at start on. It stops before a
+// segment that is not in the slots, that would take n past budget, or
+// whose key cannot be read in place (near the text's end), and returns
+// where, the cuts not taken and n. This is walk's loop without listing,
+// small enough for its variables to stay in registers: where most
+// segments are hits (prose), it is most of counting.
+func countHits(text string, slots []segSlot, seed0, seed1 uint64, start, base int, m uint64, n, budget int) (int, uint64, int) {
+	mask := uint64(len(slots) - 1)
+	for ; m != 0; m &= m - 1 {
+		p := base + bits.TrailingZeros64(m)
+		k := p - start
+		if k > inlineKey || start+inlineKey > len(text) {
+			return start, m, n
+		}
+		km := &keyMasks[k]
+		w0 := swar.Load(text, start) & km[0]
+		w1 := swar.Load(text, start+8) & km[1]
+		for h := segHash(w0, w1, k, seed0, seed1) & mask; ; h = (h + 1) & mask {
+			slot := &slots[h]
+			meta := slot.meta.Load()
+			if meta == 0 {
+				return start, m, n
+			}
+			if slot.w0 == w0 && slot.w1 == w1 && int(meta&0xff) == k {
+				if n+int(meta>>8) > budget {
+					return start, m, n
+				}
+				n += int(meta >> 8)
+				break
+			}
+		}
+		start = p
+	}
+	return start, m, n
 }
 
 // keyMasks[k] keeps the first k bytes of the two words read at a

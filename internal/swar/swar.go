@@ -11,11 +11,14 @@ const (
 )
 
 // Load returns the eight bytes of s from i as a little-endian word (the
-// compiler turns this into one load).
+// compiler turns this into one load). The bytes are read from the slice
+// s[i:i+8], whose length the compiler knows: one bounds check, where
+// indexing s at i to i+7 costs one a byte (the compiler cannot drop them
+// from a hint at s[i+7], as i+7 may overflow).
 func Load(s string, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	b := s[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // Zero returns the high bit of each zero byte of x, exactly (no false
