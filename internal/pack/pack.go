@@ -81,10 +81,13 @@ type Engine struct {
 	// measured keeps the exact sizes Merge measured of the ranges it
 	// returned (counters that are not additive), so Build need not count
 	// them again.
-	measured   map[Range]int
-	run        tokenRun // the token pieces of splitTokens, for a tokenize.Cutter
-	margin     *int     // countedMargin for tests, nil for the constant
-	unitStarts []int    // scratch of splitAdditive
+	measured map[Range]int
+	run      tokenRun // the token pieces of splitTokens, for a tokenize.Cutter
+	margin   *int     // countedMargin for tests, nil for the constant
+	// progress is where splitTokensCounted's windows have reached, for
+	// warmAhead's workers; nil when none run.
+	progress   *atomic.Int64
+	unitStarts []int // scratch of splitAdditive
 	// conv converts byte offsets to rune offsets across calls of Build and
 	// PackGroups, so that building a document's chunks call by call does
 	// not count its text again from the start each time.
@@ -334,20 +337,76 @@ func (e *Engine) splitTokens(ctx context.Context, a, b int, out []Range) ([]Rang
 	if e.additive {
 		return e.splitAdditive(ctx, a, b, out)
 	}
-	if c, ok := e.Counter.(tokenize.Cutter); ok && b-a >= parallelBytes && runtime.GOMAXPROCS(0) > 1 {
-		return e.splitTokensAhead(ctx, c, a, b, out)
-	}
+	c, isCutter := e.Counter.(tokenize.Cutter)
+	parallel := isCutter && b-a >= parallelBytes && runtime.GOMAXPROCS(0) > 1
 	enc, isEncoder := e.Counter.(tokenize.Encoder)
-	if c, ok := e.Counter.(tokenize.Cutter); ok && isEncoder && e.Limit-e.Overlap >= countedLimit {
+	if isCutter && isEncoder && e.Limit-e.Overlap >= countedLimit {
 		if sc, ok := e.Counter.(tokenize.SegmentCounter); ok {
 			e.cutter = c
+			var stop func()
+			if parallel {
+				stop = e.warmAhead(c, a, b)
+			}
 			var err error
-			if out, a, err = e.splitTokensCounted(ctx, sc, enc, a, b, out); err != nil || a == b {
+			out, a, err = e.splitTokensCounted(ctx, sc, enc, a, b, out)
+			if stop != nil {
+				stop()
+			}
+			if err != nil || a == b {
 				return out, err
 			}
 		}
 	}
+	if parallel {
+		return e.splitTokensAhead(ctx, c, a, b, out)
+	}
 	return e.splitTokensBlocks(ctx, a, b, out)
+}
+
+// warmAhead counts the blocks of [a, b) ahead of splitTokensCounted on
+// the other cores, so that the segments it meets are in the counter's
+// cache: encoding the words it has not seen is most of the work on a
+// new text, and the windows themselves are found on one core. A block
+// the merge has reached (e.progress) is left to it, and so is a block of
+// more than 2*tokenBlock bytes, which the counter could not cut (a line
+// of letters: splitTokensAhead encodes it on every core). The counts
+// change nothing but the cache, so the windows are the same. The
+// returned function stops the workers and waits for them.
+func (e *Engine) warmAhead(c tokenize.Cutter, a, b int) func() {
+	cuts := blockCuts(c, e.Text, a, b)
+	var next atomic.Int64
+	next.Store(1) // the merge counts the first block itself
+	var done atomic.Bool
+	e.progress = &atomic.Int64{}
+	e.progress.Store(int64(a))
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) - 1 {
+		wg.Go(func() {
+			for k := int(next.Add(1)) - 1; k < len(cuts)-1 && !done.Load(); k = int(next.Add(1)) - 1 {
+				if cuts[k+1] <= int(e.progress.Load()) || cuts[k+1]-cuts[k] > 2*tokenBlock {
+					continue
+				}
+				e.Counter.Count(e.Text[cuts[k]:cuts[k+1]])
+			}
+		})
+	}
+	return func() {
+		done.Store(true)
+		wg.Wait()
+		e.progress = nil
+	}
+}
+
+// blockCuts returns the starts of the blocks of about tokenBlock bytes
+// that [a, b) is cut into where c cuts, and b.
+func blockCuts(c tokenize.Cutter, text string, a, b int) []int {
+	var cuts []int
+	for pos := a; pos < b; {
+		end := min(b, a+c.Cut(text[a:b], pos-a+tokenBlock))
+		cuts = append(cuts, pos)
+		pos = end
+	}
+	return append(cuts, b)
 }
 
 // splitTokensBlocks is splitTokens a block of tokenBlock bytes at a time,
@@ -410,13 +469,7 @@ func (e *Engine) splitTokensBlocks(ctx context.Context, a, b int, out []Range) (
 // tokens of the whole range at once.
 func (e *Engine) splitTokensAhead(ctx context.Context, c tokenize.Cutter, a, b int, out []Range) ([]Range, error) {
 	enc := e.Counter.(tokenize.Encoder)
-	var cuts []int
-	for pos := a; pos < b; {
-		end := min(b, a+c.Cut(e.Text[a:b], pos-a+tokenBlock))
-		cuts = append(cuts, pos)
-		pos = end
-	}
-	cuts = append(cuts, b)
+	cuts := blockCuts(c, e.Text, a, b)
 	blocks := len(cuts) - 1
 	done := make([]chan []int, blocks)
 	for k := range done {

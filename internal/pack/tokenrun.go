@@ -244,6 +244,9 @@ func (e *Engine) splitTokensCounted(ctx context.Context, sc tokenize.SegmentCoun
 			}
 		}
 		pos := r.start(r.len())
+		if e.progress != nil {
+			e.progress.Store(int64(pos))
+		}
 		// The counted piece starts where the tokens carried over end (a
 		// piece end: runs are listed up to grapheme cluster boundaries)
 		// and ends at a segment's end that is one too.
