@@ -343,14 +343,15 @@ func (e *Engine) splitTokens(ctx context.Context, a, b int, out []Range) ([]Rang
 	if isCutter && isEncoder && e.Limit-e.Overlap >= countedLimit {
 		if sc, ok := e.Counter.(tokenize.SegmentCounter); ok {
 			e.cutter = c
-			var stop func()
+			var wait func()
 			if parallel {
-				stop = e.warmAhead(c, a, b)
+				wait = e.warmAhead(ctx, c, a, b)
 			}
 			var err error
 			out, a, err = e.splitTokensCounted(ctx, sc, enc, a, b, out)
-			if stop != nil {
-				stop()
+			if wait != nil {
+				e.progress.Store(int64(b)) // every block left is behind the merge
+				wait()
 			}
 			if err != nil || a == b {
 				return out, err
@@ -370,19 +371,22 @@ func (e *Engine) splitTokens(ctx context.Context, a, b int, out []Range) ([]Rang
 // the merge has reached (e.progress) is left to it, and so is a block of
 // more than 2*tokenBlock bytes, which the counter could not cut (a line
 // of letters: splitTokensAhead encodes it on every core). The counts
-// change nothing but the cache, so the windows are the same. The
-// returned function stops the workers and waits for them.
-func (e *Engine) warmAhead(c tokenize.Cutter, a, b int) func() {
-	cuts := blockCuts(c, e.Text, a, b)
+// change nothing but the cache, so the windows are the same. The blocks
+// are cut by the workers, so that the merge starts at once. The workers
+// stop when ctx is cancelled and when the merge moves e.progress to b
+// (each after the block it is counting); the returned function waits
+// for them and clears e.progress.
+func (e *Engine) warmAhead(ctx context.Context, c tokenize.Cutter, a, b int) (wait func()) {
+	blocks := sync.OnceValue(func() []int { return blockCuts(c, e.Text, a, b) })
 	var next atomic.Int64
 	next.Store(1) // the merge counts the first block itself
-	var done atomic.Bool
 	e.progress = &atomic.Int64{}
 	e.progress.Store(int64(a))
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) - 1 {
 		wg.Go(func() {
-			for k := int(next.Add(1)) - 1; k < len(cuts)-1 && !done.Load(); k = int(next.Add(1)) - 1 {
+			cuts := blocks()
+			for k := int(next.Add(1)) - 1; k < len(cuts)-1 && ctx.Err() == nil; k = int(next.Add(1)) - 1 {
 				if cuts[k+1] <= int(e.progress.Load()) || cuts[k+1]-cuts[k] > 2*tokenBlock {
 					continue
 				}
@@ -391,7 +395,6 @@ func (e *Engine) warmAhead(c tokenize.Cutter, a, b int) func() {
 		})
 	}
 	return func() {
-		done.Store(true)
 		wg.Wait()
 		e.progress = nil
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -126,4 +128,58 @@ func FuzzCountedWindows(f *testing.F) {
 		overlap := int(ov) % 64
 		checkCounted(t, tk, text, countedLimit+overlap+int(size), overlap, []int{0, 1, countedMargin}[margin%3])
 	})
+}
+
+// countCalls is a tiktoken counter that records the texts Count is asked
+// for (the blocks warmAhead counts).
+type countCalls struct {
+	*tokenize.TikToken
+	mu    sync.Mutex
+	texts []string
+}
+
+func (c *countCalls) Count(text string) int {
+	c.mu.Lock()
+	c.texts = append(c.texts, text)
+	c.mu.Unlock()
+	return c.TikToken.Count(text)
+}
+
+// warmAhead counts every block after the first once, the blocks being
+// those blockCuts makes, while the merge stays at the start; it counts
+// none under a cancelled context.
+func TestWarmAheadCountsBlocks(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	tk, err := tokenize.NewTikToken("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Repeat("The chunk of words, e\u0301 and 42.\n", 40000) // 1.3 MB: 5 blocks
+	cuts := blockCuts(tk, text, 0, len(text))
+	if len(cuts) < 4 {
+		t.Fatalf("%d cuts: the text should make several blocks", len(cuts))
+	}
+	var want []string
+	for k := 1; k+1 < len(cuts); k++ {
+		want = append(want, text[cuts[k]:cuts[k+1]])
+	}
+	slices.Sort(want)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, ctx := range []context.Context{context.Background(), cancelled} {
+		c := &countCalls{TikToken: tk}
+		e := &Engine{Text: text, Counter: c}
+		e.warmAhead(ctx, tk, 0, len(text))()
+		if e.progress != nil {
+			t.Error("progress left set after the workers stopped")
+		}
+		slices.Sort(c.texts)
+		if ctx.Err() != nil {
+			if len(c.texts) != 0 {
+				t.Errorf("cancelled: %d blocks counted, want none", len(c.texts))
+			}
+		} else if !slices.Equal(c.texts, want) {
+			t.Errorf("%d blocks counted, want the %d after the first", len(c.texts), len(want))
+		}
+	}
 }
