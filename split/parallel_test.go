@@ -15,7 +15,7 @@ import (
 
 // Texts of megabytes are split on several cores (the oversized pieces of
 // the first level; tiktoken blocks counted ahead of the counted windows,
-// or tokenized ahead of the merge below countedLimit and after a line the
+// or tokenized ahead of the merge below countedLimit and from a line the
 // tokenizer cannot cut); the chunks are those of one core. Each run has a
 // counter of its own, so that the two-core run starts with an empty
 // cache, as a process does.
@@ -42,6 +42,9 @@ func TestParallelSameChunks(t *testing.T) {
 		letters[i] = byte('a' + rng.IntN(26))
 	}
 	lettered := text[:len(text)/2] + "\n" + string(letters) + "\n" + text[len(text)/2:]
+	// The same line first: the counted windows do nothing, and the blocks
+	// cut for the cores that count ahead are those tokenized ahead.
+	letteredFirst := string(letters) + "\n" + text[:len(text)/3]
 	cl100k := func() tokenize.Counter {
 		cl, err := tokenize.New("cl100k_base")
 		if err != nil {
@@ -62,8 +65,8 @@ func TestParallelSameChunks(t *testing.T) {
 		},
 	}
 	for name, b := range build {
-		for _, in := range []struct{ name, text string }{{"prose", text}, {"letters", lettered}} {
-			if in.name == "letters" && !strings.HasPrefix(name, "token/") {
+		for _, in := range []struct{ name, text string }{{"prose", text}, {"letters", lettered}, {"letters first", letteredFirst}} {
+			if in.name != "prose" && !strings.HasPrefix(name, "token/") {
 				continue
 			}
 			var chunks [2][]gochunk.Chunk

@@ -339,13 +339,21 @@ func (e *Engine) splitTokens(ctx context.Context, a, b int, out []Range) ([]Rang
 	}
 	c, isCutter := e.Counter.(tokenize.Cutter)
 	parallel := isCutter && b-a >= parallelBytes && runtime.GOMAXPROCS(0) > 1
+	// On several cores the blocks of [a, b) are cut once: by warmAhead's
+	// workers, and used again by splitTokensAhead when the counted windows
+	// did none of the range (a line the counter cannot cut at its start).
+	from := a
+	var blocks func() []int
+	if parallel {
+		blocks = sync.OnceValue(func() []int { return blockCuts(c, e.Text, from, b) })
+	}
 	enc, isEncoder := e.Counter.(tokenize.Encoder)
 	if isCutter && isEncoder && e.Limit-e.Overlap >= countedLimit {
 		if sc, ok := e.Counter.(tokenize.SegmentCounter); ok {
 			e.cutter = c
 			var wait func()
 			if parallel {
-				wait = e.warmAhead(ctx, c, a, b)
+				wait = e.warmAhead(ctx, blocks)
 			}
 			var err error
 			out, a, err = e.splitTokensCounted(ctx, sc, enc, a, b, out)
@@ -359,29 +367,33 @@ func (e *Engine) splitTokens(ctx context.Context, a, b int, out []Range) ([]Rang
 		}
 	}
 	if parallel {
-		return e.splitTokensAhead(ctx, c, a, b, out)
+		cuts := blocks
+		if a != from {
+			cuts = func() []int { return blockCuts(c, e.Text, a, b) }
+		}
+		e.cutter = c // the merge of splitTokensAhead counts with it
+		return e.splitTokensAhead(ctx, cuts(), out)
 	}
 	return e.splitTokensBlocks(ctx, a, b, out)
 }
 
-// warmAhead counts the blocks of [a, b) ahead of splitTokensCounted on
-// the other cores, so that the segments it meets are in the counter's
-// cache: encoding the words it has not seen is most of the work on a
-// new text, and the windows themselves are found on one core. A block
-// the merge has reached (e.progress) is left to it, and so is a block of
-// more than 2*tokenBlock bytes, which the counter could not cut (a line
-// of letters: splitTokensAhead encodes it on every core). The counts
-// change nothing but the cache, so the windows are the same. The blocks
-// are cut by the workers, so that the merge starts at once. The workers
-// stop when ctx is cancelled and when the merge moves e.progress to b
-// (each after the block it is counting); the returned function waits
-// for them and clears e.progress.
-func (e *Engine) warmAhead(ctx context.Context, c tokenize.Cutter, a, b int) (wait func()) {
-	blocks := sync.OnceValue(func() []int { return blockCuts(c, e.Text, a, b) })
+// warmAhead counts the blocks that blocks returns (their starts, and the
+// range's end) ahead of splitTokensCounted on the other cores, so that
+// the segments it meets are in the counter's cache: encoding the words it
+// has not seen is most of the work on a new text, and the windows
+// themselves are found on one core. A block the merge has reached
+// (e.progress) is left to it, and so is a block of more than
+// 2*tokenBlock bytes, which the counter could not cut (a line of
+// letters: splitTokensAhead encodes it on every core). The counts change
+// nothing but the cache, so the windows are the same. The blocks are cut
+// by the workers, so that the merge starts at once. The workers stop when
+// ctx is cancelled and when the merge moves e.progress to the range's end
+// (each after the block it is counting); the returned function waits for
+// them and clears e.progress.
+func (e *Engine) warmAhead(ctx context.Context, blocks func() []int) (wait func()) {
 	var next atomic.Int64
-	next.Store(1) // the merge counts the first block itself
-	e.progress = &atomic.Int64{}
-	e.progress.Store(int64(a))
+	next.Store(1)                // the merge counts the first block itself
+	e.progress = &atomic.Int64{} // 0: before every block but the first
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) - 1 {
 		wg.Go(func() {
@@ -465,14 +477,15 @@ func (e *Engine) splitTokensBlocks(ctx context.Context, a, b int, out []Range) (
 	return out, nil
 }
 
-// splitTokensAhead is splitTokens for a large range and a tokenizer that
-// says where its text may be cut: blocks cut there are tokenized on the
-// other cores ahead of the merge, which carries the pieces of each block's
-// last range over to the next block. The ranges are those of merging the
+// splitTokensAhead is splitTokens for a large range, cut into blocks
+// where the tokenizer may cut it (cuts: the blocks' starts and the
+// range's end, from blockCuts): the blocks are tokenized on the other
+// cores ahead of the merge, which carries the pieces of each block's last
+// range over to the next block. The ranges are those of merging the
 // tokens of the whole range at once.
-func (e *Engine) splitTokensAhead(ctx context.Context, c tokenize.Cutter, a, b int, out []Range) ([]Range, error) {
+func (e *Engine) splitTokensAhead(ctx context.Context, cuts []int, out []Range) ([]Range, error) {
 	enc := e.Counter.(tokenize.Encoder)
-	cuts := blockCuts(c, e.Text, a, b)
+	a, b := cuts[0], cuts[len(cuts)-1]
 	blocks := len(cuts) - 1
 	done := make([]chan []int, blocks)
 	for k := range done {
@@ -510,7 +523,6 @@ func (e *Engine) splitTokensAhead(ctx context.Context, c tokenize.Cutter, a, b i
 			}()
 		}
 	}()
-	e.cutter = c
 	r := &e.run
 	r.reset(a)
 	len0 := len(out)

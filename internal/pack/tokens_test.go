@@ -169,7 +169,7 @@ func TestWarmAheadCountsBlocks(t *testing.T) {
 	for _, ctx := range []context.Context{context.Background(), cancelled} {
 		c := &countCalls{TikToken: tk}
 		e := &Engine{Text: text, Counter: c}
-		e.warmAhead(ctx, tk, 0, len(text))()
+		e.warmAhead(ctx, func() []int { return cuts })()
 		if e.progress != nil {
 			t.Error("progress left set after the workers stopped")
 		}
