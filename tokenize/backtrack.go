@@ -281,11 +281,11 @@ func (b *bpe) backtrackLens(piece string) ([]uint16, bool) {
 	if b.vocab.ranks() > 1<<pairBits {
 		return nil, false // more ranks than a pairTable holds
 	}
-	t := b.table()
-	p, ok := b.prefixes()
+	p, ok := b.prefixes() // first: it builds the merge table beside the trie
 	if !ok {
 		return nil, false
 	}
+	t := b.table()
 	dead := make([]uint64, len(piece)/64+1) // positions from which no encoding continues
 	// The tokens so far are kept as their lengths, two bytes a token (the
 	// result), and the last one's rank, found again from its bytes in the
