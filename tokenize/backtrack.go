@@ -3,12 +3,14 @@ package tokenize
 import (
 	"math/bits"
 	"sync"
+
+	"github.com/gochunk/gochunk/tokenize/internal/merges"
 )
 
 // Long pieces are encoded in linear time by backtracking (the encoder of
 // GitHub's bpe crate, written here for this vocabulary): at each position
 // take the longest token the text starts with; keep it when it makes a
-// valid pair with the token before (see mergeTable.valid), else try the
+// valid pair with the token before (see merges.Table.Valid), else try the
 // next shorter token that is a prefix of it; when none is left, the
 // position is a dead end: the token before is taken back and its shorter
 // prefixes tried. A sequence of tokens each making a valid pair with the
@@ -115,7 +117,7 @@ func (p *prefixTable) insert(e uint64) {
 // marked in it after.
 func (b *bpe) prefixes() (*prefixTable, bool) {
 	b.prefixOnce.Do(func() {
-		tables := make(chan *mergeTable, 1)
+		tables := make(chan *merges.Table, 1)
 		go func() { tables <- b.table() }()
 		p, parent := b.trie()
 		t := <-tables
@@ -130,9 +132,7 @@ func (b *bpe) prefixes() (*prefixTable, bool) {
 			if state == 0 || state > n {
 				return false
 			}
-			id := state - 1
-			k := p.length[id]
-			return k == 1 || k > 1 && t.split[id] != [2]uint32{id, id}
+			return t.Made(state-1, int(p.length[state-1]))
 		}
 		for i, e := range p.edges {
 			if e != 0 && made(uint32(e>>1)&stateMask) {
@@ -278,8 +278,8 @@ func (p *prefixTable) rank(tok string) uint32 {
 // encoded by backtracking; false if the search failed, which a vocabulary
 // made by merges does not allow.
 func (b *bpe) backtrackLens(piece string) ([]uint16, bool) {
-	if b.vocab.ranks() > 1<<pairBits {
-		return nil, false // more ranks than a pairTable holds
+	if b.vocab.ranks() > merges.MaxRanks {
+		return nil, false // more ranks than a merge table holds
 	}
 	p, ok := b.prefixes() // first: it builds the merge table beside the trie
 	if !ok {
@@ -300,7 +300,7 @@ func (b *bpe) backtrackLens(piece string) ([]uint16, bool) {
 		tok := next
 		for {
 			end := pos + int(p.length[tok])
-			if dead[end/64]&(1<<(end%64)) == 0 && (last == noToken || t.valid(last, tok)) {
+			if dead[end/64]&(1<<(end%64)) == 0 && (last == noToken || t.Valid(last, tok)) {
 				lens = append(lens, uint16(end-pos))
 				last, pos = tok, end
 				if pos < len(piece) {
@@ -418,11 +418,11 @@ func (b *bpe) encodeParts(piece string, cores, part int) (lens []uint16, joined,
 				if len(mid) == 0 {
 					first = rank(to, to+int(next[take]))
 				}
-				if !t.valid(rank(from-int(out[keep-1]), from), first) {
+				if !t.Valid(rank(from-int(out[keep-1]), from), first) {
 					continue
 				}
 			}
-			if take < len(next) && len(mid) > 0 && !t.valid(last, rank(to, to+int(next[take]))) {
+			if take < len(next) && len(mid) > 0 && !t.Valid(last, rank(to, to+int(next[take]))) {
 				continue
 			}
 			out = append(append(out[:keep], mid...), next[take:]...)

@@ -68,7 +68,7 @@ func TestMergeTableMatchesMerging(t *testing.T) {
 					want = [2]uint32{l, r}
 				}
 			}
-			if got := tab.split[id]; got != want {
+			if got := tab.Split[id]; got != want {
 				t.Fatalf("%s: token %d (%q) splits into %v, merging its bytes gives %v", enc, id, s, got, want)
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/gochunk/gochunk/tokenize/internal/merges"
 )
 
 // The pre-tokenizer patterns of OpenAI's tiktoken encodings (see
@@ -21,7 +23,7 @@ type bpe struct {
 	piece      pieceEnd // the pre-tokenizer
 	vocab      *vocab
 	splitsOnce sync.Once
-	splits     *mergeTable // for long pieces, built on the first
+	splits     *merges.Table // for long pieces, read on the first
 	prefixOnce sync.Once
 	prefix     *prefixTable // for long pieces, built on the first
 	// backtracking is set once the tables of backtracking are built: from

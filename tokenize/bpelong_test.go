@@ -59,7 +59,7 @@ func TestValidPair(t *testing.T) {
 		want := len(lens) == 2 && lens[0] == len(rev[x])
 		if selfMade(b, rev[x]) && selfMade(b, rev[y]) {
 			checked++
-			if got := tab.valid(uint32(x), uint32(y)); got != want {
+			if got := tab.Valid(uint32(x), uint32(y)); got != want {
 				t.Fatalf("tokens %q %q: valid %v, merging gives %v", rev[x], rev[y], got, lens)
 			}
 		}

@@ -2,9 +2,6 @@ package tokenize
 
 import (
 	"encoding/json"
-	"github.com/tiktoken-go/tokenizer"
-
-	"github.com/gochunk/gochunk/tokenize/internal/bpeindex"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -12,7 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tiktoken-go/tokenizer"
+
 	"github.com/gochunk/gochunk/internal/npmtest"
+	"github.com/gochunk/gochunk/tokenize/internal/bpeindex"
+	"github.com/gochunk/gochunk/tokenize/internal/merges"
 )
 
 // jsTiktokenVersion is the release of npm js-tiktoken (OpenAI's tiktoken
@@ -179,6 +180,45 @@ func TestEmbeddedVocabulary(t *testing.T) {
 	}
 }
 
+// The embedded merges are what package merges builds from the embedded
+// vocabularies (go generate ./tokenize writes both), and a merges file
+// that does not fit its vocabulary is not read.
+func TestEmbeddedMerges(t *testing.T) {
+	for _, c := range []struct{ enc, merges string }{{"cl100k_base", cl100kMerges}, {"o200k_base", o200kMerges}} {
+		v, err := loadVocab(c.enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		built := merges.Build(v.ranks(), v.token, v.rank)
+		if string(merges.Encode(built)) != c.merges {
+			t.Fatalf("%s: the embedded merges are not its vocabulary's: run go generate ./tokenize", c.enc)
+		}
+		if _, ok := merges.Decode(c.merges, v.ranks(), v.token); !ok {
+			t.Fatalf("%s: the embedded merges are not read", c.enc)
+		}
+	}
+	cl, err := loadVocab("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another vocabulary's merges, cut to this one's size, and this one's
+	// with one split moved by a rank.
+	wrong := []byte(cl100kMerges)
+	wrong[8*1000]++
+	for name, data := range map[string]string{"o200k_base's": o200kMerges[:len(cl100kMerges)], "changed": string(wrong), "cut": cl100kMerges[:800]} {
+		if _, ok := merges.Decode(data, cl.ranks(), cl.token); ok {
+			t.Errorf("%s merges read for cl100k_base", name)
+		}
+	}
+	// And a vocabulary whose merges are not read builds them.
+	b := &bpe{vocab: &vocab{}}
+	*b.vocab = *cl
+	b.vocab.merges = o200kMerges
+	if got := merges.Encode(b.table()); string(got) != cl100kMerges {
+		t.Error("cl100k_base with o200k_base's merges: the merges built are not cl100k_base's")
+	}
+}
+
 // The embedded lookup tables are what bpeindex builds from the embedded
 // vocabularies (go generate ./tokenize writes both).
 func TestEmbeddedIndex(t *testing.T) {
@@ -192,7 +232,7 @@ func TestEmbeddedIndex(t *testing.T) {
 		}
 	}
 	// A table that does not fit its vocabulary is built again.
-	v, err := newVocab(cl100kVocab, o200kIndex)
+	v, err := newVocab(cl100kVocab, o200kIndex, "")
 	if err != nil || v.ranks() < 100_000 {
 		t.Fatalf("%v", err)
 	}

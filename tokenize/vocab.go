@@ -11,9 +11,10 @@ import (
 
 // The tiktoken vocabularies, written by internal/vocabgen: every token's
 // bytes by rank, each after its length in one byte (0 for a rank with no
-// token), and their lookup tables (package bpeindex). Strings, so that
-// they are read where the binary maps them and never copied or built at
-// start-up.
+// token), their lookup tables (package bpeindex), and their merges
+// (package merges, read the first time a text has a long piece). Strings,
+// so that they are read where the binary maps them and never copied or
+// built at start-up.
 var (
 	//go:embed vocab/cl100k_base.bpe
 	cl100kVocab string
@@ -23,6 +24,10 @@ var (
 	o200kVocab string
 	//go:embed vocab/o200k_base.idx
 	o200kIndex string
+	//go:embed vocab/cl100k_base.merges
+	cl100kMerges string
+	//go:embed vocab/o200k_base.merges
+	o200kMerges string
 )
 
 // vocab is a byte-level BPE vocabulary held in the files it is read from:
@@ -32,28 +37,30 @@ var (
 // little-endian 32-bit words. Nothing is built or copied: a process is
 // ready to count as soon as it starts.
 type vocab struct {
-	data  string
-	idx   string
-	n     int    // ranks
-	slots int    // offset of the table in idx
-	mask  uint64 // table size - 1
+	data   string
+	idx    string
+	n      int    // ranks
+	slots  int    // offset of the table in idx
+	mask   uint64 // table size - 1
+	merges string // the merges file, "" for none
 }
 
 // loadVocab returns the embedded vocabulary of encoding name.
 func loadVocab(name string) (*vocab, error) {
 	switch name {
 	case "cl100k_base":
-		return newVocab(cl100kVocab, cl100kIndex)
+		return newVocab(cl100kVocab, cl100kIndex, cl100kMerges)
 	case "o200k_base":
-		return newVocab(o200kVocab, o200kIndex)
+		return newVocab(o200kVocab, o200kIndex, o200kMerges)
 	}
 	return nil, fmt.Errorf("%w %q: tiktoken encodings are cl100k_base and o200k_base", ErrUnknown, name)
 }
 
-// newVocab reads a vocabulary and its table; an empty or inconsistent
-// table is built again from the vocabulary.
-func newVocab(data, idx string) (*vocab, error) {
+// newVocab reads a vocabulary, its table and its merges; an empty or
+// inconsistent table is built again from the vocabulary.
+func newVocab(data, idx, merges string) (*vocab, error) {
 	if v, ok := fromIndex(data, idx); ok {
+		v.merges = merges
 		return v, nil
 	}
 	at, slots, err := bpeindex.Build(data)
@@ -64,6 +71,7 @@ func newVocab(data, idx string) (*vocab, error) {
 	if !ok {
 		return nil, fmt.Errorf("vocabulary index built inconsistent")
 	}
+	v.merges = merges
 	return v, nil
 }
 

@@ -1,7 +1,8 @@
 // Command vocabgen writes the tiktoken vocabularies the tokenize package
 // embeds (go generate ./tokenize): for each encoding, every token's bytes
 // by rank, each preceded by its length in one byte (0 for a rank with no
-// token), and their lookup table (package bpeindex). The vocabularies are OpenAI's (MIT licence), read from
+// token), their lookup table (package bpeindex) and their merges (package
+// merges). The vocabularies are OpenAI's (MIT licence), read from
 // github.com/tiktoken-go/tokenizer, which compiles them into Go; the
 // package's tests check the files against it.
 package main
@@ -16,6 +17,7 @@ import (
 	"github.com/tiktoken-go/tokenizer"
 
 	"github.com/gochunk/gochunk/tokenize/internal/bpeindex"
+	"github.com/gochunk/gochunk/tokenize/internal/merges"
 )
 
 func main() {
@@ -63,5 +65,24 @@ func main() {
 			log.Fatal(err)
 		}
 		fmt.Printf("%s: %d bytes\n", name, len(idx))
+		// The merges, which the vocabulary leaves to be found again.
+		data := buf.String()
+		token := func(r uint32) string { i := at[r]; return data[i : i+uint32(data[i-1])] }
+		ranks := make(map[string]uint32, len(at))
+		for r := range uint32(len(at)) {
+			if _, dup := ranks[token(r)]; !dup && token(r) != "" {
+				ranks[token(r)] = r
+			}
+		}
+		rank := func(s string) (uint32, bool) { r, ok := ranks[s]; return r, ok }
+		if len(at) > merges.MaxRanks {
+			log.Fatalf("%s: %d ranks, over the merge table's %d", enc, len(at), merges.MaxRanks)
+		}
+		m := merges.Encode(merges.Build(len(at), token, rank))
+		name = filepath.Join(out, string(enc)+".merges")
+		if err := os.WriteFile(name, m, 0o644); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s: %d bytes\n", name, len(m))
 	}
 }
