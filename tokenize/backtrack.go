@@ -223,6 +223,9 @@ func (b *bpe) trie() (p *prefixTable, parent []uint32) {
 			state = next
 		}
 		parent[id+1] = state
+		if p.next(state, s[len(s)-1]) != 0 {
+			continue // bytes an earlier rank has (none in tiktoken's vocabularies): the first rank stands, as in vocab.rank
+		}
 		p.add(state, s[len(s)-1], id+1)
 	}
 	for c := range 256 {
