@@ -111,3 +111,48 @@ func TestBacktrackParallel(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBacktrack encodes a megabyte of random lower-case letters, one
+// pre-token, on one core with the tables built: the worst case's inner
+// loop (go test ./tokenize -run '^$' -bench Backtrack -cpu 1).
+func BenchmarkBacktrack(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	letters := make([]byte, 1<<20)
+	for i := range letters {
+		letters[i] = byte('a' + rng.IntN(26))
+	}
+	piece := string(letters)
+	for _, enc := range []string{"cl100k_base", "o200k_base"} {
+		b.Run(enc, func(b *testing.B) {
+			bp, err := loadBPE(enc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, ok := bp.backtrackLens(piece); !ok {
+				b.Fatal("backtracking failed")
+			}
+			b.SetBytes(int64(len(piece)))
+			for b.Loop() {
+				bp.backtrackLens(piece)
+			}
+		})
+	}
+}
+
+// BenchmarkBacktrackTables reads the merge table and builds the trie, as
+// the first long piece of a process does.
+func BenchmarkBacktrackTables(b *testing.B) {
+	for _, enc := range []string{"cl100k_base", "o200k_base"} {
+		b.Run(enc, func(b *testing.B) {
+			v, err := loadVocab(enc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, ok := (&bpe{vocab: v}).prefixes(); !ok {
+					b.Fatal("no prefix table")
+				}
+			}
+		})
+	}
+}
