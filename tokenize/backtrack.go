@@ -22,26 +22,36 @@ import (
 const noToken = ^uint32(0)
 
 // prefixTable finds the longest token a text starts with: a trie of the
-// tokens' bytes whose transitions are held in one open-addressing table
-// of words (state<<8 | byte)<<36 | made<<21 | next<<1 | 1 (states under
+// tokens' bytes whose transitions are held in open-addressing tables of
+// words (state<<8 | byte)<<36 | made<<21 | next<<1 | 1 (states under
 // 2^20; 0 marks an empty slot), so that a step is one exact lookup. The
 // state a token's bytes lead to is its rank plus one, the root is 0, and
 // the states of prefixes that are no token come after the tokens': a step
 // gives the token it ends on without another lookup. made is set when
-// that token occurs in encodings. For every token it also holds the
-// longest token that is a proper prefix of it.
+// that token occurs in encodings. The tokens are in two tables by their
+// first byte, each built on a core of its own; a walk takes the table of
+// its text's first byte. For every token it also holds the longest token
+// that is a proper prefix of it.
 type prefixTable struct {
-	edges []uint64
-	mask  uint64
-	used  int
-	// seen has a bit set for each transition, by another part of its
-	// hash: the longest match ends with a step that does not exist, and a
-	// miss here (a 512 KiB array that stays in cache) saves a probe.
-	seen    []uint64
+	half    [2]edgeTable
+	first   [256]uint8  // the table of the tokens that start with each byte
 	one     [256]uint32 // the token of each byte
 	two     []uint32    // the state of every two bytes (byte<<8 | byte) with its made bit, 0 for none: the first steps, from an array
 	shorter []uint32    // by token
 	length  []uint8     // by token
+}
+
+// edgeTable holds the transitions of the tokens with some first bytes.
+type edgeTable struct {
+	edges []uint64
+	mask  uint64
+	used  int
+	// seen has a bit set for each transition, by another part of its
+	// hash (8 bits a slot): the longest match ends with a step that does
+	// not exist, and a miss here (256 KiB for cl100k_base's halves, in
+	// cache) saves a probe.
+	seen  []uint64
+	shift uint8 // 64 less the log of seen's bits
 }
 
 // trieBits is the width of a state in a transition, and madeBit the bit
@@ -55,16 +65,26 @@ const (
 
 func edgeSlot(key uint64) uint64 { return (key * 0x9E3779B97F4A7C15) >> 28 }
 
+func (t *edgeTable) seenBit(key uint64) uint64 { return (key * 0xC2B2AE3D27D4EB4F) >> t.shift }
+
+// newEdgeTable returns a table for about states transitions, at most half
+// full (it grows when there are more).
+func newEdgeTable(states int) edgeTable {
+	size := 1 << bits.Len(uint(2*states))
+	return edgeTable{edges: make([]uint64, size), mask: uint64(size - 1), seen: make([]uint64, size/8),
+		shift: uint8(64 - bits.Len(uint(8*size-1)))}
+}
+
 // step returns the transition from state by byte c, shifted down by one
 // (its next state and made bit), or 0 for none (the root is never a
 // state's successor).
-func (p *prefixTable) step(state uint32, c byte) uint32 {
+func (t *edgeTable) step(state uint32, c byte) uint32 {
 	key := uint64(state)<<8 | uint64(c)
-	if bit := edgeBit(key); p.seen[bit/64]&(1<<(bit%64)) == 0 {
+	if bit := t.seenBit(key); t.seen[bit/64]&(1<<(bit%64)) == 0 {
 		return 0
 	}
-	for i := edgeSlot(key) & p.mask; ; i = (i + 1) & p.mask {
-		e := p.edges[i]
+	for i := edgeSlot(key) & t.mask; ; i = (i + 1) & t.mask {
+		e := t.edges[i]
 		if e == 0 {
 			return 0
 		}
@@ -75,46 +95,42 @@ func (p *prefixTable) step(state uint32, c byte) uint32 {
 }
 
 // next returns the state after byte c from state, or 0 for none.
-func (p *prefixTable) next(state uint32, c byte) uint32 {
-	return p.step(state, c) & stateMask
+func (t *edgeTable) next(state uint32, c byte) uint32 {
+	return t.step(state, c) & stateMask
 }
 
 // add sets the transition from state by c to next.
-func (p *prefixTable) add(state uint32, c byte, next uint32) {
-	if 2*(p.used+1) > len(p.edges) {
-		old := p.edges
-		p.edges, p.mask = make([]uint64, 2*len(old)), uint64(2*len(old)-1)
+func (t *edgeTable) add(state uint32, c byte, next uint32) {
+	if 2*(t.used+1) > len(t.edges) {
+		old, used := t.edges, t.used
+		*t = newEdgeTable(len(old)/2 + 1) // twice the slots
+		t.used = used
 		for _, e := range old {
 			if e != 0 {
-				p.insert(e)
+				t.insert(e)
 			}
 		}
 	}
-	p.insert((uint64(state)<<8|uint64(c))<<36 | uint64(next)<<1 | 1)
-	p.used++
+	t.insert((uint64(state)<<8|uint64(c))<<36 | uint64(next)<<1 | 1)
+	t.used++
 }
 
-// edgeBits is the number of bits of prefixTable.seen.
-const edgeBits = 1 << 22
-
-func edgeBit(key uint64) uint64 { return (key * 0xC2B2AE3D27D4EB4F) >> (64 - 22) }
-
-func (p *prefixTable) insert(e uint64) {
-	bit := edgeBit(e >> 36)
-	p.seen[bit/64] |= 1 << (bit % 64)
-	i := edgeSlot(e>>36) & p.mask
-	for p.edges[i] != 0 {
-		i = (i + 1) & p.mask
+func (t *edgeTable) insert(e uint64) {
+	bit := t.seenBit(e >> 36)
+	t.seen[bit/64] |= 1 << (bit % 64)
+	i := edgeSlot(e>>36) & t.mask
+	for t.edges[i] != 0 {
+		i = (i + 1) & t.mask
 	}
-	p.edges[i] = e
+	t.edges[i] = e
 }
 
 // prefixes builds the prefix table once, with the merge table it needs to
 // know which tokens occur in encodings; false when the vocabulary has
-// more states than a transition holds. The trie is built while another
-// goroutine builds the merge table (the two take 25 and 35 ms for
-// cl100k_base, the first time a text has a long piece); the tokens are
-// marked in it after.
+// more states than a transition holds. The trie's two halves are built on
+// two goroutines while a third reads the merge table (about 25 ms for
+// cl100k_base and 65 ms for o200k_base on one core, the first time a text
+// has a long piece); the tokens are marked in it after.
 func (b *bpe) prefixes() (*prefixTable, bool) {
 	b.prefixOnce.Do(func() {
 		tables := make(chan *merges.Table, 1)
@@ -134,16 +150,18 @@ func (b *bpe) prefixes() (*prefixTable, bool) {
 			}
 			return t.Made(state-1, int(p.length[state-1]))
 		}
-		for i, e := range p.edges {
-			if e != 0 && made(uint32(e>>1)&stateMask) {
-				p.edges[i] |= madeBit
+		for h := range p.half {
+			for i, e := range p.half[h].edges {
+				if e != 0 && made(uint32(e>>1)&stateMask) {
+					p.half[h].edges[i] |= madeBit
+				}
 			}
 		}
 		// The longest proper prefix of each token that does: the nearest
 		// state above its own that spells one.
 		for id := range n {
 			p.shorter[id] = noToken
-			for st := parent[id+1]; st != 0; st = parent[st] {
+			for st := parent.of(id + 1); st != 0; st = parent.of(st) {
 				if made(st) {
 					p.shorter[id] = st - 1
 					break
@@ -152,10 +170,11 @@ func (b *bpe) prefixes() (*prefixTable, bool) {
 		}
 		p.two = make([]uint32, 1<<16)
 		for c := range 256 {
-			if s1 := p.next(0, byte(c)); s1 != 0 {
+			h := &p.half[p.first[c]]
+			if s1 := h.next(0, byte(c)); s1 != 0 {
 				p.one[c] = s1 - 1
 				for d := range 256 {
-					p.two[c<<8|d] = p.step(s1, byte(d))
+					p.two[c<<8|d] = h.step(s1, byte(d))
 				}
 			}
 		}
@@ -165,23 +184,55 @@ func (b *bpe) prefixes() (*prefixTable, bool) {
 	return b.prefix, b.prefix != nil
 }
 
+// parents holds the parent of each state while the trie is built: of the
+// tokens' states (rank plus one) in one array that both halves write (each
+// its own tokens), of the other states in one array a half, whose states
+// are numbered n+1+half, n+3+half, and so on (n ranks).
+type parents struct {
+	n     uint32
+	token []uint32
+	other [2][]uint32
+}
+
+func (ps *parents) of(state uint32) uint32 {
+	if state <= ps.n {
+		return ps.token[state]
+	}
+	k := state - ps.n - 1
+	return ps.other[k%2][k/2]
+}
+
 // trie returns the prefix table's trie of every token's bytes, with no
 // token marked yet, and each state's parent; nil when the vocabulary has
 // more states than a transition holds (or a byte is no token). The tokens
 // are added shortest first, so that a token's state is made (as its rank
-// plus one) before any longer token passes through it.
-func (b *bpe) trie() (p *prefixTable, parent []uint32) {
+// plus one) before any longer token passes through it; the tokens of each
+// half (by first byte, a byte splitting the tokens' bytes in two) on a
+// goroutine of their own.
+func (b *bpe) trie() (*prefixTable, *parents) {
 	v := b.vocab
 	n := v.ranks()
 	total := 0
 	var byLen [256]int
+	var byFirst [256]int // the tokens' bytes, by their first byte
 	for id := range n {
-		k := len(v.token(uint32(id)))
-		total += k
-		byLen[k]++
+		s := v.token(uint32(id))
+		total += len(s)
+		byLen[len(s)]++
+		if len(s) > 0 {
+			byFirst[s[0]] += len(s)
+		}
 	}
 	if n+1 > 1<<trieBits {
 		return nil, nil
+	}
+	p := &prefixTable{shorter: make([]uint32, n), length: make([]uint8, n)}
+	sum := 0
+	for c, k := range byFirst {
+		if sum >= total/2 {
+			p.first[c] = 1
+		}
+		sum += k
 	}
 	// The ranks in order of length: byLen becomes where each length starts.
 	start := 0
@@ -191,45 +242,61 @@ func (b *bpe) trie() (p *prefixTable, parent []uint32) {
 	order := make([]uint32, n)
 	for id := range uint32(n) {
 		k := len(v.token(id))
+		p.length[id] = uint8(k)
 		order[byLen[k]] = id
 		byLen[k]++
 	}
+	parent := &parents{n: uint32(n), token: make([]uint32, n+1)}
 	// A third of the tokens' bytes start a new state (cl100k_base: 217,000
-	// of 650,000, o200k_base: 422,000 of 1.4 million): sized for that, at
-	// most half full, it grows when a vocabulary has more.
-	size := 1 << bits.Len(uint(2*total/3))
-	p = &prefixTable{edges: make([]uint64, size), mask: uint64(size - 1), seen: make([]uint64, edgeBits/64),
-		shorter: make([]uint32, n), length: make([]uint8, n)}
-	parent = make([]uint32, n+1, max(n+1, total/3))
-	for _, id := range order {
-		s := v.token(id)
-		p.length[id] = uint8(len(s))
-		if len(s) == 0 {
-			continue // a rank the vocabulary skips
-		}
-		state := uint32(0)
-		for k := range len(s) - 1 {
-			next := p.next(state, s[k])
-			if next == 0 {
-				// A prefix that is no token (its token would have been
-				// added before, being shorter).
-				if len(parent) == 1<<trieBits {
-					return nil, nil
+	// of 650,000, o200k_base: 422,000 of 1.4 million): each half's table
+	// is sized for half of that.
+	var wg sync.WaitGroup
+	var full [2]bool
+	for h := range 2 {
+		build := func() {
+			t := newEdgeTable(total / 6)
+			other := make([]uint32, 0, total/6)
+			for _, id := range order {
+				s := v.token(id)
+				if len(s) == 0 || p.first[s[0]] != uint8(h) {
+					continue // a rank the vocabulary skips, or the other half's
 				}
-				next = uint32(len(parent))
-				parent = append(parent, state)
-				p.add(state, s[k], next)
+				state := uint32(0)
+				for k := range len(s) - 1 {
+					next := t.next(state, s[k])
+					if next == 0 {
+						// A prefix that is no token (its token would have
+						// been added before, being shorter).
+						next = uint32(n+1+h) + 2*uint32(len(other))
+						if next >= 1<<trieBits {
+							full[h] = true
+							return
+						}
+						other = append(other, state)
+						t.add(state, s[k], next)
+					}
+					state = next
+				}
+				parent.token[id+1] = state
+				if t.next(state, s[len(s)-1]) != 0 {
+					continue // bytes an earlier rank has (none in tiktoken's vocabularies): the first rank stands, as in vocab.rank
+				}
+				t.add(state, s[len(s)-1], id+1)
 			}
-			state = next
+			p.half[h], parent.other[h] = t, other
 		}
-		parent[id+1] = state
-		if p.next(state, s[len(s)-1]) != 0 {
-			continue // bytes an earlier rank has (none in tiktoken's vocabularies): the first rank stands, as in vocab.rank
+		if h == 0 {
+			wg.Go(build)
+		} else {
+			build()
 		}
-		p.add(state, s[len(s)-1], id+1)
+	}
+	wg.Wait()
+	if full[0] || full[1] {
+		return nil, nil
 	}
 	for c := range 256 {
-		if p.next(0, byte(c)) == 0 {
+		if p.half[p.first[c]].next(0, byte(c)) == 0 {
 			return nil, nil // a byte with no token: longest would have nothing to give
 		}
 	}
@@ -250,9 +317,10 @@ func (p *prefixTable) longest(text string) uint32 {
 	if e&(madeBit>>1) != 0 {
 		best = e&stateMask - 1
 	}
+	t := &p.half[p.first[text[0]]]
 	state := e & stateMask
 	for k := 2; k < len(text); k++ {
-		if e = p.step(state, text[k]); e == 0 {
+		if e = t.step(state, text[k]); e == 0 {
 			break
 		}
 		state = e & stateMask
@@ -271,8 +339,9 @@ func (p *prefixTable) rank(tok string) uint32 {
 		return p.one[tok[0]]
 	}
 	state := p.two[uint32(tok[0])<<8|uint32(tok[1])] & stateMask
+	t := &p.half[p.first[tok[0]]]
 	for k := 2; k < len(tok); k++ {
-		state = p.next(state, tok[k])
+		state = t.next(state, tok[k])
 	}
 	return state - 1
 }
