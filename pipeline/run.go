@@ -7,6 +7,7 @@ import (
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/internal/grow"
 	"github.com/gochunk/gochunk/record"
 )
 
@@ -271,7 +272,7 @@ func (r Result) AppendJSONL(dst []byte, from, to int) ([]byte, error) {
 	for i := from; i < to; i++ {
 		need += len(r.Chunks[i].Text) + 256
 	}
-	dst = slices.Grow(dst, need)
+	dst = grow.Slice(dst, need)
 	var err error
 	for i := from; i < to; i++ {
 		if dst, err = record.AppendJSON(dst, r.record(i, r.Chunks[i])); err != nil {

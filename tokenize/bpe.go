@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/gochunk/gochunk/internal/grow"
 	"github.com/gochunk/gochunk/tokenize/internal/merges"
 )
 
@@ -140,7 +141,7 @@ func (b *bpe) mergeBelow(piece string, limit uint64, emit func(n int)) {
 		if sc == nil {
 			sc = &mergeScratch{}
 		}
-		end := slices.Grow(sc.end[:0], n)[:n]
+		end := grow.Slice(sc.end[:0], n)[:n]
 		sc.heap = b.mergeIn(piece, limit, end, sc.heap[:0], emit)[:0]
 		sc.end = end[:0]
 		b.scratch.Put(sc)

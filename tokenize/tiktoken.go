@@ -3,13 +3,13 @@ package tokenize
 import (
 	"math"
 	"math/bits"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gochunk/gochunk/internal/grow"
 	"github.com/gochunk/gochunk/internal/swar"
 )
 
@@ -221,7 +221,7 @@ func (t *TikToken) walk(dst []int, text string, list bool, budget int) ([]int, i
 					if list { // the first four ends without a branch on how many
 						k := len(dst)
 						if cap(dst)-k < inlineTokens {
-							dst = slices.Grow(dst, max(inlineTokens, min(len(text)/4, budget-n)))
+							dst = grow.Slice(dst, max(inlineTokens, min(len(text)/4, budget-n)))
 						}
 						d := dst[k : k+inlineTokens]
 						d[0] = start + int(slot.lens[0]) // unused lengths are 0
@@ -318,7 +318,7 @@ func (t *TikToken) addSlow(dst []int, n int, seg string, off int, list bool) ([]
 	if len(seg) > maxCachedSegment {
 		lens := t.longTokens(seg)
 		if list {
-			dst = slices.Grow(dst, len(lens)) // a megabytes-long segment: the array grows once
+			dst = grow.Slice(dst, len(lens)) // a megabytes-long segment: the array grows once, cleared where the collector can stop it
 			for _, l := range lens {
 				off += int(l)
 				dst = append(dst, off)

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"unicode/utf8"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/grow"
 	"github.com/gochunk/gochunk/tokenize"
 )
 
@@ -77,7 +77,7 @@ func (r *tokenRun) keepFrom(k int) {
 // on with it (see listTokens).
 func (e *Engine) addTokens(r *tokenRun, base, a, b int, ends []int, open int, reopen bool) error {
 	limit := max(e.Limit, e.MaxUnit)
-	r.ends, r.cum = slices.Grow(r.ends, len(ends)+1), slices.Grow(r.cum, len(ends)+1)
+	r.ends, r.cum = grow.Slice(r.ends, len(ends)+1), grow.Slice(r.cum, len(ends)+1)
 	start, n := a, open
 	for _, end := range ends {
 		n++

@@ -1,0 +1,31 @@
+// Package grow makes room in slices that may be megabytes long.
+//
+// slices.Grow, and append of a made slice, clear the new capacity in one
+// call the Go runtime cannot preempt (golang/go#69327): while it clears
+// megabytes, a collection waiting to stop the goroutine spins and signals
+// it again and again, which slows the clearing further. A slice made with
+// make is cleared in chunks between which the goroutine can be stopped.
+package grow
+
+// Slice returns s with room for at least n more elements, as slices.Grow
+// does, allocating with make when it must.
+func Slice[E any](s []E, n int) []E {
+	if n < 0 {
+		panic("grow.Slice: negative n")
+	}
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	// At least what append would grow to (double up to 256 elements, then
+	// by a quarter and more), so that growing again and again stays
+	// linear and no more memory is held than append holds.
+	c := cap(s)
+	if c < 256 {
+		c *= 2
+	} else {
+		c += (c + 3*256) / 4
+	}
+	out := make([]E, len(s), max(len(s)+n, c))
+	copy(out, s)
+	return out
+}

@@ -1,0 +1,48 @@
+package grow
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+func TestSlice(t *testing.T) {
+	s := []int{1, 2, 3}
+	for _, n := range []int{0, 1, 5, 1 << 20} {
+		g := Slice(s, n)
+		if !slices.Equal(g, s) || cap(g)-len(g) < n {
+			t.Fatalf("Slice(len %d cap %d, %d): len %d cap %d", len(s), cap(s), n, len(g), cap(g))
+		}
+	}
+	// Room enough: the same array.
+	room := make([]int, 2, 10)
+	if g := Slice(room, 8); &g[:1][0] != &room[:1][0] {
+		t.Error("Slice allocated though the capacity sufficed")
+	}
+	// Growing one at a time allocates a logarithmic number of times.
+	var grown []int
+	allocs := 0
+	for i := range 1 << 16 {
+		before := cap(grown)
+		grown = append(Slice(grown, 1), i)
+		if cap(grown) != before {
+			allocs++
+		}
+	}
+	if allocs > 40 {
+		t.Errorf("%d allocations for 65,536 appends", allocs)
+	}
+	for i, v := range grown {
+		if v != i {
+			t.Fatalf("element %d is %d", i, v)
+		}
+	}
+}
+
+func ExampleSlice() {
+	ends := []int{3, 7}
+	ends = Slice(ends, 1<<20) // room for a megabyte-long segment's tokens, allocated once
+	ends = append(ends, 12)
+	fmt.Println(ends, cap(ends) >= 2+1<<20)
+	// Output: [3 7 12] true
+}
