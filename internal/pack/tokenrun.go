@@ -151,12 +151,13 @@ func (e *Engine) mergeRun(r *tokenRun, out []Range) []Range {
 		}
 		look(j)
 		if j > i {
+			var scan runScan
 			j = e.fit(i, j, func(k int) int {
 				if k <= r.counted { // the window is merged again: no count
 					r.looked = true
 					return r.cum[k+1] - r.cum[i]
 				}
-				return e.runCount(r, i, k)
+				return e.runCount(r, i, k, &scan)
 			}, span)
 		}
 		out = append(out, span(i, j))
@@ -169,17 +170,46 @@ func (e *Engine) mergeRun(r *tokenRun, out []Range) []Range {
 	return out
 }
 
+// runScan is what the counts of one window's bisection, all from the same
+// piece, learnt of the text after it: where the first cut is, or how far
+// there is none, and how far the text lies inside one piece. Each count
+// then scans only what the ones before it did not: over a long line of
+// letters, with no cut, every count scanned the window again.
+type runScan struct {
+	set    bool
+	start  int // the pieces' start; the rest holds for it
+	noCut  int // no cut in [start, noCut)
+	cut    int // the first cut at or after start, or -1 while unknown
+	inside int // [start, inside) lies inside one piece (start when unknown)
+}
+
 // runCount returns the exact size of pieces i..k of r: the segments of the
-// text between its first and last cut point are counted by their tokens,
-// which are pieces.
-func (e *Engine) runCount(r *tokenRun, i, k int) int {
+// text between its first and last cut are whole pieces whose tokens are
+// known; the partial segments at the ends are counted. scan carries what
+// the counts before, from the same piece i, learnt.
+func (e *Engine) runCount(r *tokenRun, i, k int, scan *runScan) int {
 	start, end := r.start(i), r.ends[k]
+	if !scan.set || scan.start != start {
+		*scan = runScan{set: true, start: start, noCut: start, cut: -1, inside: start}
+	}
 	// The scans are bounded (by end, and by the character at a piece's
 	// start): over a long text without spaces an unbounded one would walk
-	// to its end for every count.
-	first := e.cutter.Cut(e.Text[:end], start)
+	// to its end for every count. Whether a position is a cut depends
+	// only on the text up to it (tokenize.Cutter), so a scan goes on where
+	// the last one stopped.
+	first := end
+	switch {
+	case scan.cut >= 0:
+		first = min(scan.cut, end)
+	case end > scan.noCut:
+		if first = e.cutter.Cut(e.Text[:end], scan.noCut); first < end {
+			scan.cut = first
+		} else {
+			scan.noCut = end
+		}
+	}
 	if first >= end {
-		if p, ok := e.Counter.(insidePiece); ok && p.InsidePiece(e.Text[start:end]) {
+		if p, ok := e.Counter.(insidePiece); ok && e.inside(p, scan, end) {
 			return r.cum[k+1] - r.cum[i] // the pieces' tokens are its own
 		}
 		return e.Count(start, end)
@@ -193,6 +223,21 @@ func (e *Engine) runCount(r *tokenRun, i, k int) int {
 		m--
 	}
 	return e.Count(start, first) + r.cum[m] - r.cum[a] + e.Count(r.start(m), end)
+}
+
+// inside reports whether [scan.start, end), which ends where a piece does
+// (at a character's end), lies inside one piece of the counter's pattern,
+// checking only what scan does not know: two runs of letters that meet at
+// a character's end are one.
+func (e *Engine) inside(p insidePiece, scan *runScan, end int) bool {
+	if end <= scan.inside {
+		return true
+	}
+	if !p.InsidePiece(e.Text[scan.inside:end]) {
+		return false
+	}
+	scan.inside = end
+	return true
 }
 
 // Counted windows: from countedLimit tokens a window on, the token chunker

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -28,20 +29,79 @@ func TestTokenCountMatchesCount(t *testing.T) {
 	for sb.Len() < 20000 {
 		sb.WriteString(words[rng.IntN(len(words))])
 	}
-	text := sb.String()
-	e := &Engine{Text: text, Counter: tok, Limit: 1 << 20}
-	e.Init()
-	e.cutter = tok.(tokenize.Cutter)
-	r, err := e.unitRun(tok.(tokenize.Encoder), 0, len(text))
+	// And runs of letters of up to 3,000 bytes (accented ones among them)
+	// between a space, a digit or punctuation: windows with no cut.
+	var lb strings.Builder
+	letters := []rune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJéàöß")
+	for lb.Len() < 60000 {
+		for range 1 + rng.IntN(3000) {
+			lb.WriteRune(letters[rng.IntN(len(letters))])
+		}
+		lb.WriteString([]string{" ", "7", ".", " x"}[rng.IntN(4)])
+	}
+	for _, text := range []string{sb.String(), lb.String()} {
+		e := &Engine{Text: text, Counter: tok, Limit: 1 << 20}
+		e.Init()
+		e.cutter = tok.(tokenize.Cutter)
+		r, err := e.unitRun(tok.(tokenize.Encoder), 0, len(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3000 {
+			i := rng.IntN(r.len())
+			k := min(r.len()-1, i+rng.IntN(400))
+			if got, want := e.runCount(r, i, k, &runScan{}), e.Count(r.start(i), r.ends[k]); got != want {
+				t.Fatalf("pieces %d..%d (%q): %d tokens, counting says %d", i, k, text[r.start(i):r.ends[k]], got, want)
+			}
+		}
+		// The counts of a window's bisection share what their scans
+		// learnt: from one piece, to ends in any order.
+		for range 300 {
+			i := rng.IntN(r.len())
+			var scan runScan
+			for range 12 {
+				k := min(r.len()-1, i+rng.IntN(400))
+				if got, want := e.runCount(r, i, k, &scan), e.Count(r.start(i), r.ends[k]); got != want {
+					t.Fatalf("pieces %d..%d after others from %d (%.80q…): %d tokens, counting says %d", i, k, i, text[r.start(i):r.ends[k]], got, want)
+				}
+			}
+		}
+	}
+}
+
+// Pieces inside one run of letters are sized from their own tokens,
+// without counting their text, from the text's first piece on and from a
+// piece inside the run, however the bisection's counts come.
+func TestRunCountInsideLetters(t *testing.T) {
+	tok, err := tokenize.NewTikToken("cl100k_base")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 3000 {
-		i := rng.IntN(r.len())
-		k := min(r.len()-1, i+rng.IntN(400))
-		if got, want := e.runCount(r, i, k), e.Count(r.start(i), r.ends[k]); got != want {
-			t.Fatalf("pieces %d..%d (%q): %d tokens, counting says %d", i, k, text[r.start(i):r.ends[k]], got, want)
+	rng := rand.New(rand.NewPCG(5, 6))
+	b := make([]byte, 30000)
+	for i := range b {
+		b[i] = byte('a' + rng.IntN(26))
+	}
+	text := string(b) + " and the end"
+	counter := &countCalls{TikToken: tok}
+	e := &Engine{Text: text, Counter: counter, Limit: 1 << 20}
+	e.Init()
+	e.cutter = tok
+	r, err := e.unitRun(tok, 0, len(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := sort.Search(r.len(), func(k int) bool { return r.ends[k] > len(b) }) - 1 // the run's last piece
+	for _, i := range []int{0, 1, last / 2} {
+		var scan runScan
+		for _, k := range []int{last, i + (last-i)/2, i + 1, last - 3, i + (last-i)/4} {
+			if got, want := e.runCount(r, i, k, &scan), r.cum[k+1]-r.cum[i]; got != want {
+				t.Fatalf("pieces %d..%d: %d tokens, want %d", i, k, got, want)
+			}
 		}
+	}
+	if len(counter.texts) != 0 {
+		t.Errorf("%d counts of text inside the run of letters", len(counter.texts))
 	}
 }
 
