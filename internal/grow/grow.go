@@ -7,8 +7,17 @@
 // make is cleared in chunks between which the goroutine can be stopped.
 package grow
 
+import (
+	"slices"
+	"unsafe"
+)
+
+// large is the size in bytes from which Slice allocates with make: below
+// it, the clearing is short and slices.Grow's size classes serve better.
+const large = 1 << 20
+
 // Slice returns s with room for at least n more elements, as slices.Grow
-// does, allocating with make when it must.
+// does, allocating with make when the array is large.
 func Slice[E any](s []E, n int) []E {
 	if n < 0 {
 		panic("grow.Slice: negative n")
@@ -16,15 +25,14 @@ func Slice[E any](s []E, n int) []E {
 	if cap(s)-len(s) >= n {
 		return s
 	}
-	// At least what append would grow to (double up to 256 elements, then
-	// by a quarter and more), so that growing again and again stays
-	// linear and no more memory is held than append holds.
-	c := cap(s)
-	if c < 256 {
-		c *= 2
-	} else {
-		c += (c + 3*256) / 4
+	var zero E
+	if uintptr(len(s)+n)*unsafe.Sizeof(zero) < large {
+		return slices.Grow(s, n)
 	}
+	// At least what append would grow to (by a quarter and more), so
+	// that growing again and again stays linear and no more memory is
+	// held than append holds.
+	c := cap(s) + (cap(s)+3*256)/4
 	out := make([]E, len(s), max(len(s)+n, c))
 	copy(out, s)
 	return out
