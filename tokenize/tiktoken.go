@@ -401,6 +401,18 @@ func (t *TikToken) InsidePiece(s string) bool {
 func (t *TikToken) Cut(text string, from int) int {
 	for i := max(from, 1); i < len(text); {
 		if c, p := text[i], text[i-1]; c|p < utf8.RuneSelf { // two ASCII characters: by their classes
+			if i+8 <= len(text) {
+				j, cut := asciiCut(text, i)
+				if cut {
+					return j
+				}
+				if j > i {
+					i = j
+					continue
+				}
+				// The eight bytes from i hold one other than ASCII: this
+				// character by the table.
+			}
 			c, p := asciiClass[c], asciiClass[p]
 			if c&(cSpace|cNewline) == cSpace && p&cSpace == 0 || p&cLetter != 0 && c&cNumber != 0 || p&cNumber != 0 && c&cLetter != 0 {
 				return i
@@ -419,6 +431,39 @@ func (t *TikToken) Cut(text string, from int) int {
 
 // cutBefore is Cut's rule, by characters: whether Cut cuts before the
 // character at i (i > 0), and that character's size.
+// asciiCut finds Cut's first position from i, where text[i-1] is ASCII,
+// eight ASCII bytes at a time: true and the position, or false and where
+// it stopped (bytes other than ASCII, or fewer than eight left). The
+// classes of each byte and of the one before it come as the high bits of
+// a word: white space (and line breaks), letters, digits.
+func asciiCut(text string, i int) (int, bool) {
+	flag := func(on bool) uint64 {
+		if on {
+			return 0x80
+		}
+		return 0
+	}
+	pc := asciiClass[text[i-1]]
+	prevSpace, prevLetter, prevDigit := flag(pc&cSpace != 0), flag(pc&cLetter != 0), flag(pc&cNumber != 0)
+	for ; i+8 <= len(text); i += 8 {
+		x := swar.Load(text, i)
+		if x&swar.High != 0 {
+			return i, false
+		}
+		space := spaceBytes(x)
+		newline := swar.Zero(x^('\n'*swar.Low)) | swar.Zero(x^('\r'*swar.Low))
+		folded := x | 0x20*swar.Low // upper-case letters to lower case
+		letter := swar.Below(folded, 'z'+1) &^ swar.Below(folded, 'a')
+		digit := swar.Below(x, '9'+1) &^ swar.Below(x, '0')
+		cut := space&^newline&^(space<<8|prevSpace) | digit&(letter<<8|prevLetter) | letter&(digit<<8|prevDigit)
+		if cut != 0 {
+			return i + bits.TrailingZeros64(cut)/8, true
+		}
+		prevSpace, prevLetter, prevDigit = space>>56, letter>>56, digit>>56
+	}
+	return i, false
+}
+
 func cutBefore(text string, i int) (bool, int) {
 	r, size := utf8.DecodeRuneInString(text[i:])
 	prev, _ := utf8.DecodeLastRuneInString(text[:i])

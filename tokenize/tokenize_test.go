@@ -462,4 +462,32 @@ func TestCutMatchesDefinition(t *testing.T) {
 			}
 		}
 	}
+	// Runs long enough for the eight bytes at a time: letters of both
+	// cases, digits, punctuation and line breaks, which make no cut among
+	// themselves, between white space and the other characters.
+	runs := []string{"abcxyzABCXYZ", "0123456789", "-_.,;:!?()[]{}@`~^|\\/'\"", "\n\r", " \t\v\f"}
+	for trial := range 3000 {
+		var sb strings.Builder
+		for range rng.IntN(12) {
+			switch k := rng.IntN(12); {
+			case k < len(runs):
+				run := runs[k]
+				for range rng.IntN(20) {
+					sb.WriteByte(run[rng.IntN(len(run))])
+				}
+			case k == len(runs):
+				sb.WriteString(others[rng.IntN(len(others))])
+			default: // letters and punctuation, as in an identifier or a URL
+				for range rng.IntN(30) {
+					sb.WriteByte("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-./"[rng.IntN(56)])
+				}
+			}
+		}
+		s := sb.String()
+		for from := 0; from <= len(s); from++ {
+			if got, want := tk.Cut(s, from), cutByRunes(s, from); got != want {
+				t.Fatalf("runs, trial %d: Cut(%q, %d) = %d, want %d", trial, s, from, got, want)
+			}
+		}
+	}
 }
