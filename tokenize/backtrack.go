@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"sync"
 
+	"github.com/gochunk/gochunk/internal/grow"
 	"github.com/gochunk/gochunk/tokenize/internal/merges"
 )
 
@@ -71,7 +72,7 @@ func (t *edgeTable) seenBit(key uint64) uint64 { return (key * 0xC2B2AE3D27D4EB4
 // full (it grows when there are more).
 func newEdgeTable(states int) edgeTable {
 	size := 1 << bits.Len(uint(2*states))
-	return edgeTable{edges: make([]uint64, size), mask: uint64(size - 1), seen: make([]uint64, size/8),
+	return edgeTable{edges: grow.Touched[uint64](size), mask: uint64(size - 1), seen: grow.Touched[uint64](size / 8),
 		shift: uint8(64 - bits.Len(uint(8*size-1)))}
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/gochunk/gochunk/internal/grow"
 	"github.com/gochunk/gochunk/internal/swar"
 )
 
@@ -56,7 +57,7 @@ type segSlot struct {
 func newSegTable() *segTable {
 	seed := maphash.MakeSeed()
 	t := &segTable{seed: [2]uint64{maphash.String(seed, "0"), maphash.String(seed, "1")}}
-	t.arr.Store(&segArray{slots: make([]segSlot, minSlots)})
+	t.arr.Store(&segArray{slots: grow.Touched[segSlot](minSlots)})
 	return t
 }
 
@@ -126,7 +127,8 @@ func (t *segTable) put(seg string, lens []uint8) {
 		if size < maxSlots {
 			size *= 2
 		}
-		next := &segArray{slots: make([]segSlot, size)}
+		// Touched: readers look the new array up before it is filled.
+		next := &segArray{slots: grow.Touched[segSlot](size)}
 		if size > len(a.slots) { // grown: the slots move over; else emptied
 			for i := range a.slots {
 				s := &a.slots[i]

@@ -37,3 +37,24 @@ func Slice[E any](s []E, n int) []E {
 	copy(out, s)
 	return out
 }
+
+// Touched returns make([]E, n) with every page of it written once. A
+// table that is read before it is written (a lookup before each insert, a
+// bit set with |=) otherwise has each page first mapped to the kernel's
+// shared page of zeros and then copied on the first write: a second fault
+// that flushes the address translations of every core running the
+// process, an interrupt each on a virtual machine. Written first, a page
+// faults once.
+func Touched[E any](n int) []E {
+	s := make([]E, n)
+	var zero E
+	bytes := n * int(unsafe.Sizeof(zero))
+	p := unsafe.Pointer(unsafe.SliceData(s))
+	for off := 0; off < bytes; off += pageSize {
+		*(*byte)(unsafe.Add(p, off)) = 0 // it is zero: the write only maps the page
+	}
+	return s
+}
+
+// pageSize is the smallest page of the systems Go runs on.
+const pageSize = 4096

@@ -47,3 +47,24 @@ func ExampleSlice() {
 	fmt.Println(ends, cap(ends) >= 2+1<<20)
 	// Output: [3 7 12] true
 }
+
+func TestTouched(t *testing.T) {
+	for _, n := range []int{0, 1, 511, 512, 513, 1 << 20} {
+		s := Touched[uint64](n)
+		if len(s) != n {
+			t.Fatalf("Touched(%d): length %d", n, len(s))
+		}
+		for i, v := range s {
+			if v != 0 {
+				t.Fatalf("Touched(%d)[%d] = %d", n, i, v)
+			}
+		}
+	}
+	type big struct{ a [5000]byte } // over a page an element
+	if b := Touched[big](3); len(b) != 3 || b[2].a[4999] != 0 {
+		t.Error("Touched of elements over a page")
+	}
+	if e := Touched[struct{}](10); len(e) != 10 {
+		t.Error("Touched of empty elements")
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"math"
 	"math/bits"
 	"strings"
+
+	"github.com/gochunk/gochunk/internal/grow"
 )
 
 // MaxRanks is the most ranks a table holds.
@@ -158,7 +160,7 @@ const pairBits = 18
 
 func newPairTable(n int) pairTable {
 	size := 1 << bits.Len(uint(2*n))
-	return pairTable{slots: make([]uint64, size), mask: uint64(size - 1), seen: make([]uint64, seenBits/64)}
+	return pairTable{slots: grow.Touched[uint64](size), mask: uint64(size - 1), seen: grow.Touched[uint64](seenBits / 64)}
 }
 
 // pairKey is a pair's key as its slot holds it.
