@@ -129,9 +129,10 @@ func (t *edgeTable) insert(e uint64) {
 // prefixes builds the prefix table once, with the merge table it needs to
 // know which tokens occur in encodings; false when the vocabulary has
 // more states than a transition holds. The trie's two halves are built on
-// two goroutines while a third reads the merge table (about 25 ms for
-// cl100k_base and 65 ms for o200k_base on one core, the first time a text
-// has a long piece); the tokens are marked in it after.
+// two goroutines while a third reads the merge table (about 20 ms for
+// cl100k_base and 50–60 ms for o200k_base, the first time a text has a
+// long piece: BenchmarkBacktrackTables); the tokens are marked in it
+// after.
 func (b *bpe) prefixes() (*prefixTable, bool) {
 	b.prefixOnce.Do(func() {
 		tables := make(chan *merges.Table, 1)

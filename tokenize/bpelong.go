@@ -22,7 +22,7 @@ const (
 
 // table returns the merge table, read once from the file embedded beside
 // the vocabulary, or built from the vocabulary when there is none or it
-// does not fit (TestMergeFilesCurrent checks the files).
+// does not fit (TestEmbeddedMerges checks the files).
 func (b *bpe) table() *merges.Table {
 	b.splitsOnce.Do(func() {
 		n := b.vocab.ranks() // under merges.MaxRanks

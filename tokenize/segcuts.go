@@ -64,7 +64,7 @@ func (s *cutScanner) mask(base int) uint64 {
 				break
 			}
 			sp := spaceBytes(x)
-			cut := sp &^ (swar.Zero(x^('\n'*swar.Low)) | swar.Zero(x^('\r'*swar.Low))) &^ (sp<<8 | prev)
+			cut := spaceCuts(x, sp, prev)
 			// The high bit of byte k moves to bit k of the top byte, then
 			// to bits w..w+7 of the mask.
 			m |= (cut >> 7 * 0x0102040810204080 >> 56) << w

@@ -429,8 +429,6 @@ func (t *TikToken) Cut(text string, from int) int {
 	return len(text)
 }
 
-// cutBefore is Cut's rule, by characters: whether Cut cuts before the
-// character at i (i > 0), and that character's size.
 // asciiCut finds Cut's first position from i, where text[i-1] is ASCII,
 // eight ASCII bytes at a time: true and the position, or false and where
 // it stopped (bytes other than ASCII, or fewer than eight left). The
@@ -451,11 +449,10 @@ func asciiCut(text string, i int) (int, bool) {
 			return i, false
 		}
 		space := spaceBytes(x)
-		newline := swar.Zero(x^('\n'*swar.Low)) | swar.Zero(x^('\r'*swar.Low))
 		folded := x | 0x20*swar.Low // upper-case letters to lower case
 		letter := swar.Below(folded, 'z'+1) &^ swar.Below(folded, 'a')
 		digit := swar.Below(x, '9'+1) &^ swar.Below(x, '0')
-		cut := space&^newline&^(space<<8|prevSpace) | digit&(letter<<8|prevLetter) | letter&(digit<<8|prevDigit)
+		cut := spaceCuts(x, space, prevSpace) | digit&(letter<<8|prevLetter) | letter&(digit<<8|prevDigit)
 		if cut != 0 {
 			return i + bits.TrailingZeros64(cut)/8, true
 		}
@@ -464,6 +461,8 @@ func asciiCut(text string, i int) (int, bool) {
 	return i, false
 }
 
+// cutBefore is Cut's rule, by characters: whether Cut cuts before the
+// character at i (i > 0), and that character's size.
 func cutBefore(text string, i int) (bool, int) {
 	r, size := utf8.DecodeRuneInString(text[i:])
 	prev, _ := utf8.DecodeLastRuneInString(text[:i])
@@ -500,7 +499,7 @@ func segmentEnd(text string, i int) int {
 			break
 		}
 		sp := spaceBytes(x)
-		cut := sp &^ (swar.Zero(x^('\n'*swar.Low)) | swar.Zero(x^('\r'*swar.Low))) &^ (sp<<8 | prevSpace)
+		cut := spaceCuts(x, sp, prevSpace)
 		if cut != 0 {
 			return i + bits.TrailingZeros64(cut)/8
 		}
@@ -535,6 +534,14 @@ func segmentEnd(text string, i int) int {
 		i += size
 	}
 	return i
+}
+
+// spaceCuts returns the segment cuts of x, eight ASCII bytes whose white
+// space is space (spaceBytes), as the high bit of each byte: white space
+// other than a line break after a byte that is not white space. prev is
+// 0x80 when the byte before x is white space.
+func spaceCuts(x, space, prev uint64) uint64 {
+	return space &^ (swar.Zero(x^('\n'*swar.Low)) | swar.Zero(x^('\r'*swar.Low))) &^ (space<<8 | prev)
 }
 
 // spaceBytes returns the high bit of each byte of x, eight ASCII bytes,
