@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"text/template"
 	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
@@ -97,7 +96,7 @@ type ContextFields struct {
 // contextStage builds chunks' embedded texts; nil for mode none.
 type contextStage struct {
 	mode string
-	tmpl *template.Template
+	tmpl *contextTemplate
 	// For mode llm: the model, the prompt, the tokenizer that sizes what
 	// is sent, and the configuration.
 	model  func() (*llm.Client, error)
@@ -140,17 +139,9 @@ func newContextStage(c ContextConfig, model func() (*llm.Client, error)) (*conte
 	case "headings":
 		return &contextStage{mode: c.Mode}, nil
 	case "template":
-		if !strings.Contains(c.Template, ".Text") {
-			return nil, configError("context.template", c.Template, "the template must use {{.Text}}, the chunk's text")
-		}
-		t, err := template.New("context").Option("missingkey=zero").Parse(c.Template)
+		t, err := parseContextTemplate(c.Template)
 		if err != nil {
-			return nil, fmt.Errorf("%w: context.template: %w", gochunk.ErrConfig, err)
-		}
-		// Run it once on empty fields, so that a template that cannot run
-		// (a field that does not exist) is refused before any document.
-		if err := t.Execute(new(strings.Builder), ContextFields{}); err != nil {
-			return nil, fmt.Errorf("%w: context.template: %w", gochunk.ErrConfig, err)
+			return nil, err
 		}
 		return &contextStage{mode: c.Mode, tmpl: t}, nil
 	}
@@ -158,13 +149,19 @@ func newContextStage(c ContextConfig, model func() (*llm.Client, error)) (*conte
 }
 
 // embedTexts returns the embedded text of each chunk of doc.
-func (s *contextStage) embedTexts(doc gochunk.Document, chunks []gochunk.Chunk, lines [][2]int, where []Where) ([]string, error) {
+func (s *contextStage) embedTexts(ctx context.Context, doc gochunk.Document, chunks []gochunk.Chunk, lines [][2]int, where []Where) ([]string, error) {
 	if s.mode == "llm" {
 		return nil, errors.New("context llm needs a context: use the pipeline's Chunk or Run") // not reached: see llmTexts
 	}
 	paths := headingPaths(doc, chunks)
 	out := make([]string, len(chunks))
-	var sb strings.Builder
+	var run *templateRun
+	if s.mode == "template" {
+		var err error
+		if run, err = s.tmpl.start(ctx); err != nil {
+			return nil, err
+		}
+	}
 	for i, c := range chunks {
 		f := paths[i]
 		if s.mode == "headings" {
@@ -180,11 +177,11 @@ func (s *contextStage) embedTexts(doc gochunk.Document, chunks []gochunk.Chunk, 
 		if i < len(where) {
 			f.Pages = where[i].Pages
 		}
-		sb.Reset()
-		if err := s.tmpl.Execute(&sb, f); err != nil {
+		t, err := run.execute(f)
+		if err != nil {
 			return nil, fmt.Errorf("context template on chunk %d: %w", i, err)
 		}
-		if t := sb.String(); t != c.Text {
+		if t != c.Text {
 			out[i] = t
 		}
 	}

@@ -504,3 +504,69 @@ func TestLoadSniffsOfficeZip(t *testing.T) {
 		l.Release()
 	}
 }
+
+// A context template comes from a request: its loops, its output and the
+// text its functions make are bounded, and each attack of issue 48 is
+// refused before any document, at once, without the memory it asks for.
+// Before, the first ran at validation until the process died (100,000
+// megabytes of output), the second for 80 s.
+func TestContextTemplateBounded(t *testing.T) {
+	for _, tc := range []struct{ name, template, want string }{
+		// Cheapest first: before the bounds, the later ones would not end.
+		{"output", `{{range 100}}{{printf "%060000d" 0}}{{end}}{{.Text}}`, "wrote more than 64.0 KiB"},
+		{"a megabyte a step", `{{range 100000}}{{printf "%01000000d" 0}}{{end}}{{.Text}}`, "would make more than"},
+		{"a loop of a billion", `{{range 1500000000}}{{end}}{{.Text}}`, "loops more than 100000 times"},
+		{"a loop over a variable", `{{$n := 1500000000}}{{range $n}}{{end}}{{.Text}}`, "more than 100000 loop iterations"},
+		{"nested loops", `{{range 1000}}{{range 1000}}{{range 1000}}{{end}}{{end}}{{end}}{{.Text}}`, "more than 100000 loop iterations"},
+		{"doubling without output", `{{$a := "0123456789"}}{{range 64}}{{$a = printf "%s%s" $a $a}}{{end}}{{.Text}}`, "would make more than"},
+		{"doubling by print", `{{$a := "0123456789"}}{{range 64}}{{$a = print $a $a}}{{end}}{{.Text}}`, "would make more than"},
+		{"escaping", `{{$a := "<<<<<<<<<<"}}{{range 64}}{{$a = html $a $a}}{{end}}{{.Text}}`, "would make more than"},
+		{"recursion", `{{define "x"}}{{template "x"}}{{template "x"}}{{end}}{{template "x"}}{{.Text}}`, `template "x" calls itself`},
+		{"mutual recursion", `{{define "a"}}{{template "b"}}{{end}}{{define "b"}}{{template "a"}}{{end}}{{template "a"}}{{.Text}}`, "cannot recurse"},
+		{"a long template", strings.Repeat("x", MaxContextTemplateBytes) + "{{.Text}}", "the most is 16.0 KiB"},
+	} {
+		_, err := New(context.Background(), Config{Context: ContextConfig{Mode: "template", Template: tc.template}}, Options{})
+		if err == nil || !errors.Is(err, gochunk.ErrConfig) || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("%s: %v, want an error saying %q", tc.name, err, tc.want)
+		}
+		if strings.Contains(err.Error(), stepFunc) || strings.Contains(err.Error(), "executing") {
+			t.Errorf("%s: the error names the template's machinery: %v", tc.name, err)
+		}
+	}
+}
+
+// The bounds hold on a document's chunks too, whose fields validation
+// does not see: loops over a document's metadata count their steps, and
+// a cancelled run stops at its next step.
+func TestContextTemplateBoundedOnChunks(t *testing.T) {
+	p := contextPipeline(t, "recursive", `{"size": 40}`, ContextConfig{Mode: "template",
+		Template: `{{range .Metadata}}{{range $.Metadata}}{{range $.Metadata}}{{end}}{{end}}{{end}}{{.Title}}: {{.Text}}`})
+	md := map[string]any{}
+	for i := range 100 {
+		md[fmt.Sprint("k", i)] = i
+	}
+	doc := gochunk.Document{ID: "a.txt", Text: "First line here.\nSecond line here.", Metadata: md}
+	if _, err := p.Run(context.Background(), doc); err == nil || !strings.Contains(err.Error(), "more than 100000 loop iterations") {
+		t.Errorf("100^3 iterations: %v, want the step bound", err)
+	}
+	// Within the bounds, it runs.
+	doc.Metadata = map[string]any{"a": 1, "b": 2}
+	res, err := p.Run(context.Background(), doc)
+	if err != nil || len(res.EmbedTexts) == 0 || !strings.HasPrefix(res.EmbedTexts[0], "a: First") {
+		t.Fatalf("%v %q", err, res.EmbedTexts)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	run, err := p.context.tmpl.start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.execute(ContextFields{Text: "x", Metadata: doc.Metadata}); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled run: %v, want it stopped", err)
+	}
+	// The output holds the chunk's text and up to MaxContextBytes more.
+	p = contextPipeline(t, "recursive", `{"size": 40}`, ContextConfig{Mode: "template", Template: `{{printf "%060000d" 0}}{{.Text}}{{.Text}}`})
+	if _, err := p.Run(context.Background(), gochunk.Document{ID: "a", Text: "Some text."}); err != nil {
+		t.Errorf("60,000 bytes of context: %v", err)
+	}
+}

@@ -500,7 +500,7 @@ func (p *Pipeline) EmbedTexts(doc gochunk.Document, chunks []gochunk.Chunk) ([]s
 		return texts, err
 	}
 	lines, where := locate(doc, chunks)
-	return p.context.embedTexts(doc, chunks, lines, where)
+	return p.context.embedTexts(context.Background(), doc, chunks, lines, where)
 }
 
 // NewModel returns the chat model cfg names, or nil when it names none.

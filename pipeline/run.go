@@ -80,7 +80,7 @@ func (p *Pipeline) Chunk(ctx context.Context, doc gochunk.Document) (r Result, e
 	case p.context.mode == "llm":
 		r.EmbedTexts, r.ContextUsage, r.ContextEstimate, err = p.context.llmTexts(ctx, doc, r.Chunks)
 	default:
-		r.EmbedTexts, err = p.context.embedTexts(doc, r.Chunks, r.Lines, r.Where)
+		r.EmbedTexts, err = p.context.embedTexts(ctx, doc, r.Chunks, r.Lines, r.Where)
 	}
 	return r, err
 }
