@@ -416,11 +416,14 @@ func (s *Server) auth(next http.Handler) http.Handler {
 	if s.cfg.Token == "" {
 		return next
 	}
-	want := []byte("Bearer " + s.cfg.Token)
+	want := []byte(s.cfg.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Constant time, so that the answer's timing says nothing of how
-		// much of a guess was right.
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+		// The scheme is case-insensitive (RFC 9110 section 11.1), the
+		// token is not. Constant time, so that the answer's timing says
+		// nothing of how much of a guess was right.
+		scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		token = strings.TrimLeft(token, " ")
+		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(token), want) != 1 {
 			w.Header().Set("WWW-Authenticate", "Bearer")
 			s.fail(w, r, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token: send Authorization: Bearer <token>")
 			return
