@@ -6,10 +6,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/gochunk/gochunk/api"
 )
@@ -147,6 +150,10 @@ func FuzzAPI(f *testing.F) {
 		`{"documents":[{"id":"a","text":"x","chunking_config":{"max_size":2}}]}`, `{"model":"lexical","input":["a",[1,2]]}`,
 		`{"chunker":"table","documents":[{"html":"<table><tr><th>a</th></tr><tr><td>b</td></tr></table>"}]}`,
 		`{"chunker":"s2","documents":[{"elements":[{"text":"x","page":1,"bbox":[0,0,1,1]}]}]}`, `{"query":"x"}`,
+		// Issue 48's template attacks.
+		`{"text":"x","context":{"mode":"template","template":"{{range 100000}}{{printf \"%01000000d\" 0}}{{end}}{{.Text}}"}}`,
+		`{"text":"x","context":{"mode":"template","template":"{{range 1500000000}}{{end}}{{.Text}}"}}`,
+		`{"text":"x","context":{"mode":"template","template":"{{$a := \"ab\"}}{{range 64}}{{$a = printf \"%s%s\" $a $a}}{{end}}{{.Text}}"}}`,
 	} {
 		for i := range 4 {
 			f.Add(uint8(i), seed)
@@ -234,4 +241,63 @@ func TestBudgetCountsOfficeExpansion(t *testing.T) {
 			t.Errorf("%s (%d bytes of base64): %d, want %d: %.200s", c.name, len(f), code, c.status, b)
 		}
 	}
+}
+
+// Context templates come from requests: each attack of issue 48 gets a
+// clear 400 at once and gives back its concurrency slot, so that other
+// clients are served after. Before, the 150-byte printf request ran until
+// the server died, and two {{range 1500000000}} requests held both slots
+// of this server for 80 s after their 504s (a third client got 429).
+func TestContextTemplateAttacks(t *testing.T) {
+	_, ts := newTest(t, func(c *Config) { c.MaxConcurrent = 2; c.RequestTimeout = 5 * time.Second })
+	chunk := func(tmpl string) string {
+		b, _ := json.Marshal(map[string]any{"text": "Some text to chunk.", "context": map[string]any{"mode": "template", "template": tmpl}})
+		return string(b)
+	}
+	// Twenty megabytes of output: before the bound, answered 200 (with the
+	// twenty megabytes as the chunk's embedded text); stop there when so.
+	code, body, _ := post(t, ts.URL+"/v1/chunk", chunk(`{{range 20}}{{printf "%01000000d" 0}}{{end}}{{.Text}}`))
+	if e := answerOK(t, "20 MB of context", code, body); code != 400 || e.Error.Type != "invalid_context" {
+		t.Fatalf("20 MB of context: %d %.300s", code, body)
+	}
+	for _, c := range []struct{ name, tmpl, words string }{
+		{"the 150-byte request", `{{range 100000}}{{printf "%01000000d" 0}}{{end}}{{.Text}}`, "would make more than"},
+		{"a range over a variable", `{{$n := 1500000000}}{{range $n}}{{end}}{{.Text}}`, "loop iterations"},
+		{"recursion", `{{define "x"}}{{template "x"}}{{template "x"}}{{end}}{{template "x"}}{{.Text}}`, "cannot recurse"},
+	} {
+		code, body, _ := post(t, ts.URL+"/v1/chunk", chunk(c.tmpl))
+		e := answerOK(t, c.name, code, body)
+		if code != 400 || e.Error.Type != "invalid_context" || !strings.Contains(e.Error.Message, c.words) {
+			t.Errorf("%s: %d %.300s, want 400 saying %q", c.name, code, body, c.words)
+		}
+	}
+	// Two loops of a billion at once, as many as the server serves: both
+	// refused, and their slots free for the next client.
+	var wg sync.WaitGroup
+	codes := make([]int, 2)
+	for i := range codes {
+		wg.Go(func() {
+			resp, err := http.Post(ts.URL+"/v1/chunk", "application/json", strings.NewReader(chunk(`{{range 1500000000}}{{end}}{{.Text}}`)))
+			if err != nil {
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			codes[i] = resp.StatusCode
+		})
+	}
+	wg.Wait()
+	if codes[0] != 400 || codes[1] != 400 {
+		t.Errorf("two loops of a billion: %v, want 400 each", codes)
+	}
+	for i := range 3 {
+		if code, body, _ := post(t, ts.URL+"/v1/chunk", `{"text": "A client after the attacks."}`); code != 200 {
+			t.Errorf("a client after the attacks (%d): %d %.200s", i, code, body)
+		}
+	}
+	resp, err := http.Get(ts.URL + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("after the template attacks the server is not healthy: %v", err)
+	}
+	resp.Body.Close()
 }
