@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode"
@@ -56,31 +57,127 @@ func (b *Budget) Reserved() int64 { return b.reserved.Load() }
 // back. It fails with ErrTooLarge when n exceeds the budget, and with
 // ErrBusy when the bytes were not free in time or the queue was full.
 func (b *Budget) Reserve(ctx context.Context, n int64, wait time.Duration) (release func(), err error) {
+	r, err := b.Take(ctx, n, wait)
+	if err != nil {
+		return nil, err
+	}
+	return r.Release, nil
+}
+
+// Take is Reserve returning a Reservation, which the work grows as it
+// learns what it will hold.
+func (b *Budget) Take(ctx context.Context, n int64, wait time.Duration) (*Reservation, error) {
 	n = max(n, 1)
-	if n > b.total {
-		return nil, fmt.Errorf("%w: %s wanted, the budget is %s", ErrTooLarge, Format(n), Format(b.total))
+	if err := b.acquire(ctx, n, n, wait); err != nil {
+		return nil, err
+	}
+	return &Reservation{b: b, wait: wait, n: n}, nil
+}
+
+// acquire takes n bytes for work that will then hold total.
+func (b *Budget) acquire(ctx context.Context, n, total int64, wait time.Duration) error {
+	if total > b.total {
+		return fmt.Errorf("%w: %s wanted, the budget is %s", ErrTooLarge, Format(total), Format(b.total))
 	}
 	if !b.sem.TryAcquire(n) {
 		if b.waiting.Add(1) > b.queue {
 			b.waiting.Add(-1)
-			return nil, fmt.Errorf("%w: %d requests already wait", ErrBusy, b.queue)
+			return fmt.Errorf("%w: %d requests already wait", ErrBusy, b.queue)
 		}
 		wctx, cancel := context.WithTimeout(ctx, wait)
 		err := b.sem.Acquire(wctx, n)
 		cancel()
 		b.waiting.Add(-1)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s of %s not free within %s", ErrBusy, Format(n), Format(b.total), wait)
+			return fmt.Errorf("%w: %s of %s not free within %s", ErrBusy, Format(n), Format(b.total), wait)
 		}
 	}
 	b.reserved.Add(n)
-	var done atomic.Bool
-	return func() {
-		if done.CompareAndSwap(false, true) {
-			b.reserved.Add(-n)
-			b.sem.Release(n)
-		}
-	}, nil
+	return nil
+}
+
+// Reservation is the bytes one piece of work holds from a budget: taken
+// before it starts, grown as it learns what it will hold (a document's
+// expanded size, its attachments), given back at once by Release. It is
+// safe for concurrent use.
+type Reservation struct {
+	b    *Budget
+	wait time.Duration
+	mu   sync.Mutex
+	n    int64
+	done bool
+}
+
+// Size returns the bytes held.
+func (r *Reservation) Size() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n
+}
+
+// Grow takes n more bytes, waiting as Take does. It fails with
+// ErrTooLarge when the reservation would pass the whole budget, and with
+// ErrBusy when the bytes were not free in time: the work should then
+// stop, and give back what it holds.
+func (r *Reservation) Grow(ctx context.Context, n int64) error {
+	if n <= 0 {
+		return nil
+	}
+	r.mu.Lock()
+	held, done := r.n, r.done
+	r.mu.Unlock()
+	if done {
+		return errors.New("budget: the reservation was released; grow it before its work ends")
+	}
+	if err := r.b.acquire(ctx, n, held+n, r.wait); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done { // released while it waited
+		r.b.reserved.Add(-n)
+		r.b.sem.Release(n)
+		return errors.New("budget: the reservation was released; grow it before its work ends")
+	}
+	r.n += n
+	return nil
+}
+
+// Release gives the bytes back; later calls do nothing.
+func (r *Reservation) Release() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return
+	}
+	r.done = true
+	r.b.reserved.Add(-r.n)
+	r.b.sem.Release(r.n)
+}
+
+type ctxKey struct{}
+
+// NewContext returns ctx carrying r, for the readers below it to grow
+// (see Grow).
+func NewContext(ctx context.Context, r *Reservation) context.Context {
+	return context.WithValue(ctx, ctxKey{}, r)
+}
+
+// FromContext returns the reservation ctx carries, or nil.
+func FromContext(ctx context.Context) *Reservation {
+	r, _ := ctx.Value(ctxKey{}).(*Reservation)
+	return r
+}
+
+// Grow grows the reservation ctx carries by n bytes (see
+// Reservation.Grow); without one it does nothing. A reader calls it when
+// it learns it will hold more than was reserved for it (a part's size, a
+// PDF's pages), before it allocates them.
+func Grow(ctx context.Context, n int64) error {
+	if r := FromContext(ctx); r != nil {
+		return r.Grow(ctx, n)
+	}
+	return nil
 }
 
 // ParseBytes parses a size in bytes: a number, optionally with a unit (B,

@@ -64,3 +64,66 @@ func TestParseBytes(t *testing.T) {
 		t.Log("no memory limit readable here")
 	}
 }
+
+// A reservation grows as its work learns what it holds: past the whole
+// budget it is refused as too large, past what is free as busy (after its
+// wait), and Release gives back all it grew to.
+func TestReservationGrows(t *testing.T) {
+	b := New(100, 4)
+	ctx := context.Background()
+	r, err := b.Take(ctx, 30, 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Grow(ctx, 40); err != nil || r.Size() != 70 || b.Reserved() != 70 {
+		t.Fatalf("grow: %v, size %d, reserved %d", err, r.Size(), b.Reserved())
+	}
+	if err := r.Grow(ctx, 31); !errors.Is(err, ErrTooLarge) || r.Size() != 70 {
+		t.Fatalf("past the budget: %v, size %d", err, r.Size())
+	}
+	other, err := b.Take(ctx, 25, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Grow(ctx, 10); !errors.Is(err, ErrBusy) || r.Size() != 70 {
+		t.Fatalf("past what is free: %v, size %d", err, r.Size())
+	}
+	// Through a context, as a reader grows it; without one, nothing.
+	rctx := NewContext(ctx, r)
+	if err := Grow(rctx, 5); err != nil || r.Size() != 75 {
+		t.Fatalf("through the context: %v, size %d", err, r.Size())
+	}
+	if err := Grow(ctx, 1<<40); err != nil {
+		t.Fatalf("no reservation: %v", err)
+	}
+	r.Release()
+	r.Release()
+	other.Release()
+	if b.Reserved() != 0 {
+		t.Fatalf("%d reserved after release", b.Reserved())
+	}
+	if err := r.Grow(ctx, 1); err == nil {
+		t.Fatal("a released reservation grew")
+	}
+	if b.Reserved() != 0 {
+		t.Fatalf("%d reserved after a refused grow", b.Reserved())
+	}
+	// Concurrent growth keeps the books: every byte taken is given back.
+	r, _ = b.Take(ctx, 1, time.Second)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 10 {
+				r.Grow(ctx, 1)
+			}
+		})
+	}
+	wg.Wait()
+	if r.Size() != 81 || b.Reserved() != 81 {
+		t.Fatalf("concurrent grows: size %d, reserved %d", r.Size(), b.Reserved())
+	}
+	r.Release()
+	if b.Reserved() != 0 {
+		t.Fatalf("%d reserved", b.Reserved())
+	}
+}
