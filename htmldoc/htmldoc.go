@@ -19,6 +19,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/mdtable"
 )
 
 // Elements parses an HTML document (parsed as browsers do, so any HTML
@@ -26,12 +27,38 @@ import (
 //
 // Nesting deeper than the parser takes (512 open elements) is flattened
 // beyond maxDepth levels, so such a page loses the structure of its
-// deepest parts, never its text.
+// deepest parts, never its text. The page is read within the default
+// Limits.
 func Elements(r io.Reader) ([]gochunk.Element, error) {
+	return ElementsWithin(r, nil)
+}
+
+// ElementsLimited is Elements within the bounds lim (zero fields: their
+// defaults), the text bound by the page's size.
+func ElementsLimited(r io.Reader, lim Limits) ([]gochunk.Element, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("html: %w", err)
 	}
+	return elements(data, NewBudget(lim, int64(len(data))))
+}
+
+// ElementsWithin is Elements counting the page's text and table cells
+// against b, the budget of the document the page is part of (nil: a
+// budget of the default Limits for the page alone). A page's text stops
+// at the first bound it passes, with an error wrapping ErrTooLarge.
+func ElementsWithin(r io.Reader, b *Budget) ([]gochunk.Element, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("html: %w", err)
+	}
+	if b == nil {
+		b = NewBudget(Limits{}, int64(len(data)))
+	}
+	return elements(data, b)
+}
+
+func elements(data []byte, b *Budget) ([]gochunk.Element, error) {
 	root, err := html.Parse(bytes.NewReader(data))
 	if err != nil { // the parser refuses only nesting over its limit
 		root, err = html.Parse(bytes.NewReader(flatten(data, maxDepth)))
@@ -39,13 +66,18 @@ func Elements(r io.Reader) ([]gochunk.Element, error) {
 	if err != nil {
 		return nil, fmt.Errorf("html: %w", err)
 	}
-	w := &walker{}
+	w := &walker{budget: b}
 	w.walk(root, 0)
 	w.flush("paragraph")
+	if w.err != nil {
+		return nil, fmt.Errorf("html: %w", w.err)
+	}
 	return w.els, nil
 }
 
 type walker struct {
+	budget *Budget
+	err    error // the first bound passed: the walk stops
 	els    []gochunk.Element
 	inline strings.Builder // text of the block being read
 	lists  []listState     // open lists, innermost last
@@ -77,6 +109,9 @@ func hidden(n *html.Node) bool {
 }
 
 func (w *walker) walk(n *html.Node, depth int) {
+	if w.err != nil {
+		return
+	}
 	switch n.Type {
 	case html.TextNode:
 		w.text(n.Data)
@@ -202,18 +237,28 @@ func (w *walker) flushWith(typ, prefix string) {
 }
 
 func (w *walker) add(typ, text string) {
+	if w.err != nil {
+		return
+	}
+	if w.err = w.budget.Text(int64(len(text)) + 2); w.err != nil {
+		return
+	}
 	w.els = append(w.els, gochunk.Element{Type: typ, Text: text, Page: 1, Order: len(w.els)})
 }
 
 // table adds a table as a pipe table: its first row (header cells, or the
 // first row when there are none) as the header, then a delimiter row,
-// then the other rows; a pipe in a cell is escaped.
+// then the other rows; a pipe in a cell is escaped. A cell spanning rows
+// or columns is one cell (its spans are not expanded); rows and columns
+// without text are left out, and a sparse table is not padded (package
+// internal/mdtable).
 func (w *walker) table(t *html.Node) {
-	var rows [][]string
+	tb := mdtable.New(w.budget)
 	var caption string
+	rows := 0
 	var visit func(n *html.Node)
 	visit = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
+		for c := n.FirstChild; c != nil && w.err == nil; c = c.NextSibling {
 			if c.Type != html.ElementNode || skipped[c.DataAtom] || hidden(c) {
 				continue
 			}
@@ -221,14 +266,15 @@ func (w *walker) table(t *html.Node) {
 			case atom.Caption:
 				caption = inlineText(c)
 			case atom.Tr:
-				var cells []string
-				for d := c.FirstChild; d != nil; d = d.NextSibling {
+				col := 0
+				for d := c.FirstChild; d != nil && w.err == nil; d = d.NextSibling {
 					if d.Type == html.ElementNode && (d.DataAtom == atom.Td || d.DataAtom == atom.Th) {
-						cells = append(cells, strings.ReplaceAll(inlineText(d), "|", `\|`))
+						w.err = tb.Add(rows, col, strings.ReplaceAll(inlineText(d), "|", `\|`))
+						col++
 					}
 				}
-				if len(cells) > 0 {
-					rows = append(rows, cells)
+				if col > 0 {
+					rows++
 				}
 			case atom.Table:
 				// a nested table: its rows are read on their own
@@ -238,27 +284,21 @@ func (w *walker) table(t *html.Node) {
 		}
 	}
 	visit(t)
+	if w.err != nil {
+		return
+	}
 	if caption != "" {
 		w.add("caption", caption)
 	}
-	if len(rows) == 0 {
+	md, err := tb.Write(mdtable.Style{Delim: "---|"})
+	if err != nil {
+		w.err = err
 		return
 	}
-	width := 0
-	for _, r := range rows {
-		width = max(width, len(r))
+	if md != "" {
+		// The table's text was counted by Write.
+		w.els = append(w.els, gochunk.Element{Type: "table", Text: md, Page: 1, Order: len(w.els)})
 	}
-	var sb strings.Builder
-	for i, r := range rows {
-		for len(r) < width {
-			r = append(r, "")
-		}
-		sb.WriteString("| " + strings.Join(r, " | ") + " |\n")
-		if i == 0 {
-			sb.WriteString("|" + strings.Repeat("---|", width) + "\n")
-		}
-	}
-	w.add("table", strings.TrimSuffix(sb.String(), "\n"))
 }
 
 // inlineText returns the text of n with its white space collapsed.

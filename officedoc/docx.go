@@ -6,7 +6,13 @@ import (
 	"strings"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/mdtable"
 )
+
+// maxListLevel is the deepest list level read (Word's and PowerPoint's
+// levels run from 0 to 8): a level is an indentation, so a larger one is
+// not allowed to grow the text.
+const maxListLevel = 8
 
 // docxStyle is what a paragraph style says about structure: a heading
 // level (0 for none), or a title.
@@ -122,8 +128,9 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 	var style, numID string
 	ilvl, tables := 0, 0
 	inText := false
-	var rows [][]string
-	var cell strings.Builder
+	var tb *mdtable.Table
+	row, col := -1, 0
+	var cellText strings.Builder
 	counters := map[string][]int{} // numbered lists' counters by numId, per level
 	err = walkXML(data, func(t xml.Token) error {
 		switch e := t.(type) {
@@ -136,6 +143,7 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 				style = attr(e, "val")
 			case "ilvl":
 				ilvl, _ = strconv.Atoi(attr(e, "val"))
+				ilvl = min(max(ilvl, 0), maxListLevel) // Word has nine levels, 0 to 8
 			case "numId":
 				numID = attr(e, "val")
 			case "t":
@@ -146,15 +154,15 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 				para.WriteByte('\n')
 			case "tbl":
 				if tables++; tables == 1 {
-					rows = nil
+					tb, row = a.d.newTable(), -1
 				}
 			case "tr":
 				if tables == 1 {
-					rows = append(rows, nil)
+					row, col = row+1, 0
 				}
 			case "tc":
 				if tables == 1 {
-					cell.Reset()
+					cellText.Reset()
 				}
 			}
 		case xml.CharData:
@@ -169,10 +177,10 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 				text := strings.TrimSpace(para.String())
 				if tables > 0 {
 					if text != "" {
-						if cell.Len() > 0 {
-							cell.WriteByte(' ')
+						if cellText.Len() > 0 {
+							cellText.WriteByte(' ')
 						}
-						cell.WriteString(text)
+						cellText.WriteString(text)
 					}
 					return nil
 				}
@@ -182,9 +190,9 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 				st := styles[style]
 				switch {
 				case st.title:
-					els = append(els, heading(1, text))
+					return a.d.emit(&els, heading(1, text))
 				case st.level > 0:
-					els = append(els, heading(st.level, text))
+					return a.d.emit(&els, heading(st.level, text))
 				case numID != "" && numID != "0" || st.list:
 					marker := "- "
 					if numbering[numID][ilvl] {
@@ -197,18 +205,21 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 						counters[numID] = c
 						marker = strconv.Itoa(c[ilvl]) + ". "
 					}
-					els = append(els, gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", ilvl) + marker + oneLine(text)})
+					return a.d.emit(&els, gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", ilvl) + marker + oneLine(text)})
 				default:
-					els = append(els, gochunk.Element{Type: "paragraph", Text: text})
+					return a.d.emit(&els, gochunk.Element{Type: "paragraph", Text: text})
 				}
 			case "tc":
-				if tables == 1 && len(rows) > 0 {
-					rows[len(rows)-1] = append(rows[len(rows)-1], cell.String())
+				// A cell spanning columns (gridSpan) or rows (vMerge) is
+				// one cell: spans are not expanded.
+				if tables == 1 && row >= 0 {
+					col++
+					return tb.Add(row, col-1, cell(cellText.String()))
 				}
 			case "tbl":
-				if tables--; tables == 0 && len(rows) > 0 {
-					if md := table(rows); md != "" {
-						els = append(els, gochunk.Element{Type: "table", Text: md})
+				if tables > 0 {
+					if tables--; tables == 0 {
+						return a.d.writeTable(&els, tb, 0, false)
 					}
 				}
 			}

@@ -3,16 +3,19 @@ package officedoc
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
 	"net/mail"
+	"net/textproto"
 	"path"
 	"strings"
 	"unicode/utf8"
 
+	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/htmlindex"
 
 	"github.com/gochunk/gochunk"
@@ -22,36 +25,33 @@ import (
 // maxParts bounds the MIME parts of a message, nested ones included.
 const maxParts = 1000
 
-// emailElements reads an e-mail (RFC 5322, MIME): its subject as the
-// title, its sender, recipients and date as a paragraph, its text body
-// (the plain alternative, else the HTML one through package htmldoc), and
-// each attachment of a kind this package or htmldoc reads as a section of
-// its own ("## Attachment: name"); other attachments are named.
-func emailElements(data []byte) ([]gochunk.Element, error) {
-	els, _, err := readEmail(data, false)
-	return els, err
-}
-
-// readEmail is emailElements; with separate, the attachments of a kind
-// gochunk reads (this package's, PDF, HTML, text) are returned as files
-// and the message names them instead of holding them.
-func readEmail(data []byte, separate bool) ([]gochunk.Element, []File, error) {
+// readEmail reads an e-mail (RFC 5322, MIME): its subject as the title,
+// its sender, recipients and date as a paragraph, its text body (the
+// plain alternative, else the HTML one through package htmldoc), and each
+// attachment of a kind this package or htmldoc reads as a section of its
+// own ("## Attachment: name"), or, with d.separate, as a File (the
+// message names them in its last paragraph); other attachments are named.
+// A part that cannot be decoded or read loses only itself: the message
+// keeps its body and its other parts, and a warning names the part.
+func (d *doc) readEmail(data []byte, depth int) ([]gochunk.Element, error) {
 	msg, err := mail.ReadMessage(bytes.NewReader(data))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrFormat, err)
+		return nil, fmt.Errorf("%w: the message's header: %v", ErrFormat, err)
 	}
 	dec := new(mime.WordDecoder)
 	dec.CharsetReader = charsetReader
 	header := func(k string) string {
-		v := msg.Header.Get(k)
-		if d, err := dec.DecodeHeader(v); err == nil {
-			return d
+		v := d.headerText(k, msg.Header.Get(k))
+		if dv, err := dec.DecodeHeader(v); err == nil {
+			return dv
 		}
 		return v
 	}
 	var els []gochunk.Element
 	if s := header("Subject"); s != "" {
-		els = append(els, heading(1, s))
+		if err := d.emit(&els, heading(1, s)); err != nil {
+			return nil, err
+		}
 	}
 	var meta []string
 	for _, k := range []string{"From", "To", "Cc", "Date"} {
@@ -60,33 +60,66 @@ func readEmail(data []byte, separate bool) ([]gochunk.Element, []File, error) {
 		}
 	}
 	if len(meta) > 0 {
-		els = append(els, gochunk.Element{Type: "paragraph", Text: strings.Join(meta, "\n")})
+		if err := d.emit(&els, gochunk.Element{Type: "paragraph", Text: strings.Join(meta, "\n")}); err != nil {
+			return nil, err
+		}
 	}
-	w := &mailWalker{separate: separate}
-	if err := w.part(msg.Header.Get("Content-Type"), msg.Header.Get("Content-Transfer-Encoding"), "", msg.Body, 0); err != nil {
-		return nil, nil, err
+	w := &mailWalker{d: d, depth: depth, firstFile: len(d.files)}
+	if err := w.part(textproto.MIMEHeader(msg.Header), msg.Body, 0); err != nil {
+		return nil, err
 	}
 	body := w.plain
 	if len(body) == 0 {
 		body = w.html
 	}
-	els = append(els, body...)
+	els = append(els, body...) // counted as they were read
 	els = append(els, w.attached...)
-	if len(w.files) > 0 {
-		names := make([]string, len(w.files))
-		for i, f := range w.files {
+	var notes []string
+	if files := d.files[w.firstFile:]; len(files) > 0 {
+		names := make([]string, len(files))
+		for i, f := range files {
 			names[i] = f.Name
 		}
-		els = append(els, gochunk.Element{Type: "paragraph", Text: "Attached, each a document of its own: " + strings.Join(names, ", ")})
+		notes = append(notes, "Attached, each a document of its own: "+strings.Join(names, ", "))
 	}
-	return els, w.files, nil
+	if len(w.skipped) > 0 {
+		notes = append(notes, fmt.Sprintf("Attached, not read (past the bound of %d attachments): %s", d.budget.Limits().MaxAttachments, strings.Join(w.skipped, ", ")))
+	}
+	for _, n := range notes {
+		if err := d.emit(&els, gochunk.Element{Type: "paragraph", Text: n}); err != nil {
+			return nil, err
+		}
+	}
+	return els, nil
+}
+
+// headerText returns a header's raw value as UTF-8: raw 8-bit bytes
+// (which RFC 5322 does not allow, but mailers write) that are not UTF-8
+// are read as Windows-1252 (Latin-1), with a warning.
+func (d *doc) headerText(name, v string) string {
+	if utf8.ValidString(v) {
+		return v
+	}
+	d.warn(fmt.Sprintf("header %s: raw 8-bit bytes that are not UTF-8, read as Latin-1 (Windows-1252)", name))
+	return latin1(v)
+}
+
+// latin1 decodes s as Windows-1252 (of which Latin-1 is a part).
+func latin1(s string) string {
+	b, err := charmap.Windows1252.NewDecoder().String(s)
+	if err != nil {
+		return strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return b
 }
 
 type mailWalker struct {
+	d                     *doc
+	depth                 int // of the message in attachments
 	plain, html, attached []gochunk.Element
 	parts                 int
-	separate              bool
-	files                 []File
+	firstFile             int // d.files before this message's
+	skipped               []string
 }
 
 // File is a document found inside another, an e-mail's attachment: its
@@ -112,14 +145,35 @@ func readable(name, media string, data []byte) bool {
 	return strings.HasPrefix(media, "text/") && utf8.Valid(data)
 }
 
-// part reads one MIME part (recursively for multipart ones).
-func (w *mailWalker) part(ctype, encoding, disposition string, body io.Reader, depth int) error {
+// part reads one MIME part (recursively for multipart ones). A broken
+// part is a warning naming it, not the message's loss; the context's end,
+// a bound passed or too many parts end the message.
+func (w *mailWalker) part(h textproto.MIMEHeader, body io.Reader, depth int) error {
+	if err := w.d.ctx.Err(); err != nil {
+		return err
+	}
 	if w.parts++; w.parts > maxParts || depth > 32 {
 		return fmt.Errorf("%w: more than %d MIME parts, or nested deeper than 32", ErrTooLarge, maxParts)
 	}
+	n := w.parts
+	ctype, disposition := h.Get("Content-Type"), h.Get("Content-Disposition")
 	media, params, err := mime.ParseMediaType(ctype)
 	if err != nil || ctype == "" {
 		media, params = "text/plain", map[string]string{"charset": "us-ascii"}
+	}
+	name := ""
+	if _, dp, err := mime.ParseMediaType(disposition); err == nil {
+		name = dp["filename"]
+	}
+	if name == "" {
+		name = params["name"]
+	}
+	if !utf8.ValidString(name) {
+		name = latin1(name)
+	}
+	what := fmt.Sprintf("part %d", n) // the part, as warnings name it
+	if name != "" {
+		what = fmt.Sprintf("attachment %q (part %d)", name, n)
 	}
 	if strings.HasPrefix(media, "multipart/") {
 		mr := multipart.NewReader(body, params["boundary"])
@@ -129,44 +183,41 @@ func (w *mailWalker) part(ctype, encoding, disposition string, body io.Reader, d
 				return nil
 			}
 			if err != nil {
-				return fmt.Errorf("%w: %v", ErrFormat, err)
+				w.d.warn(fmt.Sprintf("%s: the MIME structure is broken after %d parts (%v): the rest of it is left out", what, w.parts, err))
+				return nil
 			}
-			if err := w.part(p.Header.Get("Content-Type"), p.Header.Get("Content-Transfer-Encoding"), p.Header.Get("Content-Disposition"), p, depth+1); err != nil {
+			if err := w.part(p.Header, p, depth+1); err != nil {
 				return err
 			}
 		}
 	}
-	data, err := io.ReadAll(io.LimitReader(decodeTransfer(encoding, body), maxPartBytes+1))
+	data, bad, err := readTransfer(h.Get("Content-Transfer-Encoding"), body)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrFormat, err)
+		if errors.Is(err, ErrTooLarge) {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		w.d.warn(fmt.Sprintf("%s: could not be read (%v): left out", what, err))
+		return nil
 	}
-	if len(data) > maxPartBytes {
-		return fmt.Errorf("%w: a MIME part expands past %d bytes", ErrTooLarge, maxPartBytes)
-	}
-	name := ""
-	if _, dp, err := mime.ParseMediaType(disposition); err == nil {
-		name = dp["filename"]
-	}
-	if name == "" {
-		name = params["name"]
+	if bad != "" {
+		w.d.warn(fmt.Sprintf("%s: %s", what, bad))
 	}
 	attachment := strings.HasPrefix(strings.ToLower(disposition), "attachment") || name != ""
 	if !attachment && (media == "text/plain" || media == "text/html") {
-		text, err := toUTF8(data, params["charset"])
-		if err != nil {
-			return err
-		}
+		text := toUTF8(data, params["charset"])
 		if media == "text/plain" {
 			for _, p := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n\n") {
 				if strings.TrimSpace(p) != "" {
-					w.plain = append(w.plain, gochunk.Element{Type: "paragraph", Text: p})
+					if err := w.d.emit(&w.plain, gochunk.Element{Type: "paragraph", Text: p}); err != nil {
+						return err
+					}
 				}
 			}
 			return nil
 		}
-		els, err := htmldoc.Elements(strings.NewReader(text))
+		els, err := htmldoc.ElementsWithin(strings.NewReader(text), w.d.budget)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", what, err)
 		}
 		w.html = append(w.html, els...)
 		return nil
@@ -174,8 +225,15 @@ func (w *mailWalker) part(ctype, encoding, disposition string, body io.Reader, d
 	if name == "" {
 		name = media
 	}
-	if w.separate && readable(name, media, data) {
-		w.files = append(w.files, File{Name: w.unique(path.Base(name)), Media: media, Data: data})
+	if w.d.separate && readable(name, media, data) {
+		if len(w.d.files) >= w.d.budget.Limits().MaxAttachments {
+			w.skipped = append(w.skipped, path.Base(name))
+			if w.d.skipped++; w.d.skipped == 1 {
+				w.d.warn(fmt.Sprintf("%s and those after it: not read, past the bound of %d attachments (the reader limits' MaxAttachments)", what, w.d.budget.Limits().MaxAttachments))
+			}
+			return nil
+		}
+		w.d.files = append(w.d.files, File{Name: w.unique(path.Base(name)), Media: media, Data: data})
 		return nil
 	}
 	kind := Kinds[strings.ToLower(path.Ext(name))]
@@ -185,35 +243,44 @@ func (w *mailWalker) part(ctype, encoding, disposition string, body io.Reader, d
 	head := heading(2, "Attachment: "+name)
 	var els []gochunk.Element
 	switch {
-	case kind != "" && kind != "eml" || kind == "eml" && depth < 8:
-		els, err = Elements(kind, data)
+	case kind != "" && kind != "eml" || kind == "eml" && w.depth < 8:
+		els, err = w.d.read(kind, data, w.depth+1)
 	case media == "text/html" || strings.HasSuffix(strings.ToLower(name), ".html") || strings.HasSuffix(strings.ToLower(name), ".htm"):
-		els, err = htmldoc.Elements(bytes.NewReader(data))
+		els, err = htmldoc.ElementsWithin(bytes.NewReader(data), w.d.budget)
 	case strings.HasPrefix(media, "text/") && utf8.Valid(data):
 		els = []gochunk.Element{{Type: "paragraph", Text: string(data)}}
+		err = w.d.budget.Text(int64(len(data)))
 	}
 	if err != nil {
+		if cerr := w.d.ctx.Err(); cerr != nil {
+			return cerr
+		}
 		// An attachment that cannot be read is named with why; the
 		// message is not lost.
-		w.attached = append(w.attached, head, gochunk.Element{Type: "paragraph", Text: fmt.Sprintf("(%s could not be read: %v)", name, err)})
-		return nil
+		w.d.warn(fmt.Sprintf("%s: could not be read: %v", what, err))
+		return w.d.emit(&w.attached, head, gochunk.Element{Type: "paragraph", Text: fmt.Sprintf("(%s could not be read: %v)", name, err)})
 	}
-	w.attached = append(w.attached, head)
+	if err := w.d.emit(&w.attached, head); err != nil {
+		return err
+	}
 	if len(els) == 0 {
-		w.attached = append(w.attached, gochunk.Element{Type: "paragraph", Text: fmt.Sprintf("(%s, %d bytes, not text)", media, len(data))})
+		if err := w.d.emit(&w.attached, gochunk.Element{Type: "paragraph", Text: fmt.Sprintf("(%s, %d bytes, not text)", media, len(data))}); err != nil {
+			return err
+		}
 	}
-	w.attached = append(w.attached, els...)
+	w.attached = append(w.attached, els...) // counted as they were read
 	return nil
 }
 
 // unique returns name, or name with a number when an earlier attachment
-// has it.
+// of the message has it.
 func (w *mailWalker) unique(name string) string {
 	if name == "" || name == "." || name == "/" {
 		name = "attachment"
 	}
+	files := w.d.files[w.firstFile:]
 	taken := func(n string) bool {
-		for _, f := range w.files {
+		for _, f := range files {
 			if f.Name == n {
 				return true
 			}
@@ -228,28 +295,69 @@ func (w *mailWalker) unique(name string) string {
 	return out
 }
 
-// decodeTransfer undoes a Content-Transfer-Encoding.
-func decodeTransfer(encoding string, r io.Reader) io.Reader {
+// readTransfer reads a part's body, its Content-Transfer-Encoding undone,
+// within maxPartBytes. Base64 is decoded leniently, as mail readers do:
+// characters outside its alphabet are skipped and a last incomplete group
+// dropped, and bad says so; a quoted-printable error keeps what came
+// before it.
+func readTransfer(encoding string, body io.Reader) (data []byte, bad string, err error) {
+	var r io.Reader = body
+	var f *base64Filter
 	switch strings.ToLower(strings.TrimSpace(encoding)) {
 	case "base64":
-		return base64.NewDecoder(base64.StdEncoding, newlineDropper{r})
+		f = &base64Filter{r: body}
+		r = base64.NewDecoder(base64.RawStdEncoding, f)
 	case "quoted-printable":
-		return quotedprintable.NewReader(r)
+		r = quotedprintable.NewReader(body)
 	}
-	return r
+	data, err = io.ReadAll(io.LimitReader(r, maxPartBytes+1))
+	if len(data) > maxPartBytes {
+		return nil, "", fmt.Errorf("%w: a MIME part expands past %d bytes", ErrTooLarge, maxPartBytes)
+	}
+	var corrupt base64.CorruptInputError
+	switch {
+	case err == nil:
+	case f != nil && errors.As(err, &corrupt):
+		// RawStdEncoding refuses only a last group of one character.
+		f.bad++
+	case f == nil && encoding != "" && !errors.Is(err, io.ErrUnexpectedEOF):
+		bad = fmt.Sprintf("broken %s encoding (%v): the %d bytes before it kept", strings.ToLower(encoding), err, len(data))
+	default:
+		return nil, "", err
+	}
+	if f != nil && f.bad > 0 {
+		bad = fmt.Sprintf("broken base64 (%d characters outside its alphabet or left over skipped): the %d bytes decoded kept", f.bad, len(data))
+	}
+	return data, bad, nil
 }
 
-// newlineDropper drops the line breaks of base64 text.
-type newlineDropper struct{ r io.Reader }
+// base64Filter passes base64's alphabet through and drops the rest: line
+// breaks and white space silently, padding and other bytes counted in bad
+// (padding is counted only where more text follows it).
+type base64Filter struct {
+	r       io.Reader
+	bad     int
+	padding int // '=' seen since the last character of the alphabet
+}
 
-func (n newlineDropper) Read(p []byte) (int, error) {
+func (f *base64Filter) Read(p []byte) (int, error) {
 	for {
-		k, err := n.r.Read(p)
+		k, err := f.r.Read(p)
 		j := 0
 		for _, c := range p[:k] {
-			if c != '\r' && c != '\n' && c != ' ' && c != '\t' {
+			switch {
+			case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '+', c == '/':
+				if f.padding > 0 {
+					f.bad += f.padding
+					f.padding = 0
+				}
 				p[j] = c
 				j++
+			case c == '=':
+				f.padding++
+			case c == '\r', c == '\n', c == ' ', c == '\t':
+			default:
+				f.bad++
 			}
 		}
 		if j > 0 || err != nil {
@@ -259,21 +367,18 @@ func (n newlineDropper) Read(p []byte) (int, error) {
 }
 
 // toUTF8 decodes text in charset (any the WHATWG encoding standard
-// names) to UTF-8.
-func toUTF8(data []byte, charset string) (string, error) {
+// names) to UTF-8; bytes that are not text of it are replaced.
+func toUTF8(data []byte, charset string) string {
 	cs := strings.ToLower(strings.TrimSpace(charset))
 	if cs == "" || cs == "utf-8" || cs == "us-ascii" || cs == "utf8" {
-		return strings.ToValidUTF8(string(data), "\uFFFD"), nil
+		return strings.ToValidUTF8(string(data), "\uFFFD")
 	}
 	r, err := charsetReader(cs, bytes.NewReader(data))
 	if err != nil {
-		return strings.ToValidUTF8(string(data), "\uFFFD"), nil // an unknown charset: the bytes, repaired
+		return strings.ToValidUTF8(string(data), "\uFFFD") // an unknown charset: the bytes, repaired
 	}
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrFormat, err)
-	}
-	return string(b), nil
+	b, _ := io.ReadAll(r) // the decoders replace what they cannot decode
+	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
 func charsetReader(charset string, r io.Reader) (io.Reader, error) {
@@ -287,32 +392,32 @@ func charsetReader(charset string, r io.Reader) (io.Reader, error) {
 // maxMessages bounds the messages of a mailbox.
 const maxMessages = 100_000
 
-// mboxElements reads a mailbox (mbox: messages after "From " lines, with
+// readMbox reads a mailbox (mbox: messages after "From " lines, with
 // ">From " unquoted as mboxrd writes it): each message as a section
-// "## Message N: subject" holding what emailElements reads of it, its
-// headings one level down.
-func mboxElements(data []byte) ([]gochunk.Element, error) {
-	els, _, err := readMbox(data, false)
-	return els, err
-}
-
-// readMbox is mboxElements; with separate, attachments are files named
-// "message-N/name" (see readEmail).
-func readMbox(data []byte, separate bool) ([]gochunk.Element, []File, error) {
+// "## Message N: subject" holding what readEmail reads of it, its
+// headings one level down; with d.separate, attachments are files named
+// "message-N/name". A message that cannot be read is named, with a
+// warning; the others are kept.
+func (d *doc) readMbox(data []byte, depth int) ([]gochunk.Element, error) {
 	var els []gochunk.Element
-	var files []File
 	n := 0
 	for _, msg := range splitMbox(data) {
 		if n++; n > maxMessages {
-			return nil, nil, fmt.Errorf("%w: more than %d messages", ErrTooLarge, maxMessages)
+			return nil, fmt.Errorf("%w: more than %d messages", ErrTooLarge, maxMessages)
 		}
-		m, fs, err := readEmail(msg, separate)
-		for _, f := range fs {
-			f.Name = fmt.Sprintf("message-%d/%s", n, f.Name)
-			files = append(files, f)
+		first := len(d.files)
+		m, err := d.readEmail(msg, depth)
+		for i := first; i < len(d.files); i++ {
+			d.files[i].Name = fmt.Sprintf("message-%d/%s", n, d.files[i].Name)
 		}
 		if err != nil {
-			els = append(els, heading(2, fmt.Sprintf("Message %d", n)), gochunk.Element{Type: "paragraph", Text: fmt.Sprintf("(message %d could not be read: %v)", n, err)})
+			if errors.Is(err, ErrTooLarge) || d.ctx.Err() != nil {
+				return nil, fmt.Errorf("message %d: %w", n, err)
+			}
+			d.warn(fmt.Sprintf("message %d: could not be read: %v", n, err))
+			if err := d.emit(&els, heading(2, fmt.Sprintf("Message %d", n)), gochunk.Element{Type: "paragraph", Text: fmt.Sprintf("(message %d could not be read: %v)", n, err)}); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		subject := ""
@@ -323,19 +428,21 @@ func readMbox(data []byte, separate bool) ([]gochunk.Element, []File, error) {
 		if subject != "" {
 			h += ": " + subject
 		}
-		els = append(els, heading(2, h))
+		if err := d.emit(&els, heading(2, h)); err != nil {
+			return nil, err
+		}
 		for _, e := range m {
 			if e.Type == "title" || e.Type == "heading" {
 				level := len(e.Text) - len(strings.TrimLeft(e.Text, "#"))
 				e = heading(level+2, strings.TrimSpace(strings.TrimLeft(e.Text, "#")))
 			}
-			els = append(els, e)
+			els = append(els, e) // counted by readEmail
 		}
 	}
 	if n == 0 {
-		return nil, nil, fmt.Errorf("%w: no \"From \" line starts a message", ErrFormat)
+		return nil, fmt.Errorf("%w: no \"From \" line starts a message", ErrFormat)
 	}
-	return els, files, nil
+	return els, nil
 }
 
 // splitMbox cuts a mailbox into its messages.

@@ -68,7 +68,9 @@ func epubElements(a *archive) ([]gochunk.Element, error) {
 	}
 	var els []gochunk.Element
 	if t := oneLine(title.String()); t != "" {
-		els = append(els, heading(1, t))
+		if err := a.d.emit(&els, heading(1, t)); err != nil {
+			return nil, err
+		}
 	}
 	for _, id := range spine {
 		part, ok := items[id]
@@ -79,7 +81,7 @@ func epubElements(a *archive) ([]gochunk.Element, error) {
 		if err != nil {
 			return nil, err
 		}
-		chapter, err := htmldoc.Elements(bytes.NewReader(data))
+		chapter, err := htmldoc.ElementsWithin(bytes.NewReader(withoutDoctype(data)), a.d.budget)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path.Base(part), err)
 		}
@@ -88,8 +90,48 @@ func epubElements(a *archive) ([]gochunk.Element, error) {
 			if len(els) > 0 && e.Text == els[0].Text {
 				continue
 			}
-			els = append(els, e)
+			els = append(els, e) // counted by htmldoc
 		}
 	}
 	return els, nil
+}
+
+// withoutDoctype returns an XHTML part without its document type
+// declaration: an HTML parser ends the declaration at its first ">", so
+// the rest of an internal subset ("<!DOCTYPE html [<!ENTITY % pe ...>
+// %pe;]>") would be read as text. The subset's quoted strings and
+// comments may hold "]" and ">"; entities it declares are not expanded.
+func withoutDoctype(data []byte) []byte {
+	head := data[:min(len(data), 4096)]
+	i := bytes.Index(bytes.ToUpper(head), []byte("<!DOCTYPE"))
+	if i < 0 || bytes.Contains(head[:i], []byte("<html")) {
+		return data
+	}
+	var quote byte
+	subset := false
+	for j := i + len("<!DOCTYPE"); j < len(data); j++ {
+		c := data[j]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case subset && bytes.HasPrefix(data[j:], []byte("<!--")):
+			end := bytes.Index(data[j+4:], []byte("-->"))
+			if end < 0 {
+				return data
+			}
+			j += 4 + end + 2
+		case c == '[':
+			subset = true
+		case c == ']':
+			subset = false
+		case c == '>' && !subset:
+			out := make([]byte, 0, len(data)-(j+1-i))
+			return append(append(out, data[:i]...), data[j+1:]...)
+		}
+	}
+	return data
 }

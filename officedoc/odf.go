@@ -7,12 +7,19 @@ import (
 	"strings"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/mdtable"
 )
 
 // maxRepeat bounds a cell or row repeated by number-columns-repeated or
 // number-rows-repeated (spreadsheets repeat empty cells to the sheet's
-// edge: a million rows); only repeats of a non-empty cell are expanded.
-const maxRepeat = 1000
+// edge: a million rows); only repeats of a non-empty cell are expanded,
+// and every cell they make is counted against the document's Limits. A
+// repeat still moves the cells after it by its whole count (within
+// maxPosition), so that they keep their references.
+const (
+	maxRepeat   = 1000
+	maxPosition = 1 << 24
+)
 
 // odfElements reads an OpenDocument text (ODT), spreadsheet (ODS) or
 // presentation (ODP) from its content.xml: headings with their outline
@@ -55,7 +62,7 @@ func odfElements(a *archive) ([]gochunk.Element, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &odfReader{numbered: numbered}
+	r := &odfReader{d: a.d, numbered: numbered}
 	if err := walkXML(data, r.token); err != nil {
 		return nil, err
 	}
@@ -66,6 +73,7 @@ func odfElements(a *archive) ([]gochunk.Element, error) {
 }
 
 type odfReader struct {
+	d        *doc
 	numbered map[string]map[int]bool
 	els      []gochunk.Element
 	err      error
@@ -79,10 +87,12 @@ type odfReader struct {
 	counters   []int
 	skip       int // inside notes, annotations: not the text
 	tables     int
-	rows       [][]string
+	table      *mdtable.Table
+	row, col   int // the open row's and cell's positions
 	cell       strings.Builder
 	cellRepeat int
 	rowRepeat  int
+	sheets     int
 	page       int
 	pageTitle  string
 	pageStart  int
@@ -90,7 +100,14 @@ type odfReader struct {
 	inNotes    bool
 	notes      []string
 	sheetName  string
-	cells      int
+}
+
+// add appends elements, counted against the budget; the first bound
+// passed stops the read.
+func (r *odfReader) add(es ...gochunk.Element) {
+	if r.err == nil {
+		r.err = r.d.emit(&r.els, es...)
+	}
 }
 
 func (r *odfReader) token(t xml.Token) error {
@@ -147,13 +164,13 @@ func (r *odfReader) start(e xml.StartElement) {
 	case "table":
 		if strings.Contains(e.Name.Space, "table") {
 			if r.tables++; r.tables == 1 {
-				r.rows, r.sheetName = nil, attr(e, "name")
+				r.table, r.row, r.sheetName = r.d.newTable(), 0, attr(e, "name")
 			}
 		}
 	case "table-row":
 		if r.tables == 1 {
 			r.rowRepeat = repeat(attr(e, "number-rows-repeated"))
-			r.rows = append(r.rows, nil)
+			r.col = 0
 		}
 	case "table-cell", "covered-table-cell":
 		if r.tables == 1 {
@@ -197,11 +214,11 @@ func (r *odfReader) end(local string) {
 		case r.kind == "presentation" && (r.frameClass == "title" || r.frameClass == "subtitle") && r.pageTitle == "":
 			r.pageTitle = oneLine(text)
 		case r.kind == "presentation":
-			r.els = append(r.els, gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", max(len(r.lists)-1, 0)) + "- " + oneLine(text), Page: r.page})
+			r.add(gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", max(len(r.lists)-1, 0)) + "- " + oneLine(text), Page: r.page})
 		case local == "h":
-			r.els = append(r.els, heading(max(r.level, 1), text))
+			r.add(heading(max(r.level, 1), text))
 		case r.style == "Title":
-			r.els = append(r.els, heading(1, text))
+			r.add(heading(1, text))
 		case len(r.lists) > 0:
 			depth := len(r.lists) - 1
 			marker := "- "
@@ -209,75 +226,62 @@ func (r *odfReader) end(local string) {
 				r.counters[depth]++
 				marker = strconv.Itoa(r.counters[depth]) + ". "
 			}
-			r.els = append(r.els, gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", depth) + marker + oneLine(text)})
+			r.add(gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", depth) + marker + oneLine(text)})
 		default:
-			r.els = append(r.els, gochunk.Element{Type: "paragraph", Text: text})
+			r.add(gochunk.Element{Type: "paragraph", Text: text})
 		}
 	case "list":
 		if n := len(r.lists); n > 0 {
 			r.lists, r.counters = r.lists[:n-1], r.counters[:n-1]
 		}
 	case "table-cell", "covered-table-cell":
-		if r.tables != 1 || len(r.rows) == 0 {
+		if r.tables != 1 || r.err != nil {
 			return
 		}
-		row := &r.rows[len(r.rows)-1]
-		n := 1
-		if r.cell.Len() > 0 {
-			n = min(r.cellRepeat, maxRepeat)
-		} else if r.cellRepeat > 1 {
-			// Empty cells repeated to the sheet's edge: one stands for
-			// them (trailing ones are dropped with the row's end).
-			n = 1
-		}
-		for range n {
-			*row = append(*row, r.cell.String())
-		}
-		if r.cells += n; r.cells > maxCells {
-			r.err = fmt.Errorf("%w: more than %d cells", ErrTooLarge, maxCells)
-		}
-	case "table-row":
-		if r.tables != 1 || len(r.rows) == 0 {
-			return
-		}
-		row := r.rows[len(r.rows)-1]
-		for len(row) > 0 && strings.TrimSpace(row[len(row)-1]) == "" {
-			row = row[:len(row)-1]
-		}
-		r.rows[len(r.rows)-1] = row
-		if len(row) > 0 {
-			for range min(r.rowRepeat, maxRepeat) - 1 {
-				r.rows = append(r.rows, row)
+		// A cell repeated across columns: each repeat of a cell with
+		// text is a cell (at most maxRepeat of them), counted; empty
+		// ones only move the cells after them.
+		if text := cell(r.cell.String()); text != "" {
+			for k := range min(r.cellRepeat, maxRepeat) {
+				if r.err = r.table.Add(r.row, r.col+k, text); r.err != nil {
+					return
+				}
 			}
 		}
+		r.col = min(r.col+r.cellRepeat, maxPosition)
+	case "table-row":
+		if r.tables != 1 || r.err != nil {
+			return
+		}
+		// A row repeated down the sheet: each repeat of a row with text
+		// is a row (at most maxRepeat of them) sharing its cells, each
+		// cell counted.
+		if cells := r.table.Row(r.row); len(cells) > 0 {
+			for k := 1; k < min(r.rowRepeat, maxRepeat); k++ {
+				if r.err = r.table.AddRow(r.row+k, cells); r.err != nil {
+					return
+				}
+			}
+		}
+		r.row = min(r.row+r.rowRepeat, maxPosition)
 	case "table":
 		if r.tables == 0 {
 			return
 		}
-		if r.tables--; r.tables > 0 {
+		if r.tables--; r.tables > 0 || r.err != nil {
 			return
-		}
-		for len(r.rows) > 0 && len(r.rows[len(r.rows)-1]) == 0 {
-			r.rows = r.rows[:len(r.rows)-1]
 		}
 		if r.kind == "spreadsheet" {
-			sheet := 0
-			for _, e := range r.els {
-				if e.Type == "title" || e.Type == "heading" {
-					sheet++
-				}
-			}
-			h := heading(2, fmt.Sprintf("Sheet %d: %s", sheet+1, r.sheetName))
-			h.Page = sheet + 1
-			r.els = append(r.els, h)
-			if md := table(r.rows); md != "" {
-				r.els = append(r.els, gochunk.Element{Type: "table", Text: md, Page: sheet + 1})
+			r.sheets++
+			h := heading(2, fmt.Sprintf("Sheet %d: %s", r.sheets, r.sheetName))
+			h.Page = r.sheets
+			r.add(h)
+			if r.err == nil {
+				r.err = r.d.writeTable(&r.els, r.table, r.sheets, true)
 			}
 			return
 		}
-		if md := table(r.rows); md != "" {
-			r.els = append(r.els, gochunk.Element{Type: "table", Text: md, Page: r.page})
-		}
+		r.err = r.d.writeTable(&r.els, r.table, r.page, false)
 	case "frame":
 		r.frameClass = ""
 	case "notes":
@@ -293,8 +297,11 @@ func (r *odfReader) end(local string) {
 		el := heading(2, h)
 		el.Page = r.page
 		r.els[r.pageStart] = el
+		if r.err == nil {
+			r.err = r.d.budget.Text(int64(len(el.Text)) + 2)
+		}
 		if len(r.notes) > 0 {
-			r.els = append(r.els, gochunk.Element{Type: "caption", Text: "Notes: " + strings.Join(r.notes, " "), Page: r.page})
+			r.add(gochunk.Element{Type: "caption", Text: "Notes: " + strings.Join(r.notes, " "), Page: r.page})
 		}
 	}
 }

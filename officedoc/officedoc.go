@@ -10,29 +10,174 @@
 // It reads Word (DOCX), PowerPoint (PPTX), Excel (XLSX), OpenDocument
 // (ODT, ODS, ODP), EPUB, e-mail (.eml) and mailboxes (.mbox) with the standard library's zip, XML and MIME packages; nothing
 // calls a program. Zip archives are read with bounds on their expanded
-// size and XML with a bound on its depth, so a zip bomb or a deeply nested
-// file is an error, never unbounded memory.
+// size (each part within what is left of the archive's bound) and XML
+// with a bound on its depth, so a zip bomb or a deeply nested file is an
+// error, never unbounded memory. What a document expands to is bounded
+// too (Limits): a table's cells by what its source holds (rows and
+// columns without text left out, a sparse table not padded), the cells
+// of a table and of a document, and the text of a document, relative to
+// its size and in all, each checked while the document is read.
 package officedoc
 
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"path"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/htmldoc"
+	"github.com/gochunk/gochunk/internal/mdtable"
 )
 
 // ErrFormat reports a document that is not what its kind says, or is
-// corrupt; ErrTooLarge one whose parts expand beyond the bounds.
+// corrupt; ErrTooLarge one that expands beyond the reader's bounds (a zip
+// bomb, a table padded to a sheet's edge): its error names the bound.
 var (
 	ErrFormat   = errors.New("not a readable document of its kind")
-	ErrTooLarge = errors.New("the document expands beyond the reader's bounds (a zip bomb?)")
+	ErrTooLarge = htmldoc.ErrTooLarge
 )
+
+// Limits bound what a document expands to (see htmldoc.Limits; a zero
+// field means its default, DefaultLimits).
+type Limits = htmldoc.Limits
+
+// DefaultLimits returns the default bounds: 4,194,304 cells per table,
+// 16,777,216 per document, text of min(max(100 × the file's size, 1 MiB),
+// 128 MiB), 1,000 attachments.
+func DefaultLimits() Limits { return htmldoc.DefaultLimits() }
+
+// Options configure Read.
+type Options struct {
+	// Limits bound what the document expands to (zero fields: defaults).
+	Limits Limits
+	// Attachments, when true, returns an e-mail's (or a mailbox's)
+	// attachments of a kind gochunk reads as Files, to be read as
+	// documents of their own (see ElementsAndAttachments); when false
+	// they are sections of the message.
+	Attachments bool
+}
+
+// Result is a document read.
+type Result struct {
+	Elements []gochunk.Element
+	// Files are an e-mail's attachments read as documents of their own
+	// (Options.Attachments).
+	Files []File
+	// Warnings say what reading repaired or left out, each naming its
+	// part: an attachment that could not be decoded or read, a header of
+	// raw 8-bit bytes read as Latin-1, attachments past MaxAttachments.
+	Warnings []string
+}
+
+// maxWarnings bounds the warnings of one document; a last one counts the
+// others.
+const maxWarnings = 20
+
+// Read reads data as a document of kind (see Kinds) within opt.Limits.
+// It stops with ctx's error when ctx is done (checked between parts and
+// elements: an e-mail's attachments stop at the deadline too).
+func Read(ctx context.Context, kind string, data []byte, opt Options) (Result, error) {
+	d := &doc{ctx: ctx, budget: htmldoc.NewBudget(opt.Limits, int64(len(data))), separate: opt.Attachments}
+	els, err := d.read(kind, data, 0)
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: %w", kind, err)
+	}
+	// Every text is UTF-8: a reader that let other bytes through (an
+	// HTML body in a charset it does not say) is repaired here.
+	repaired := 0
+	for i := range els {
+		if !utf8.ValidString(els[i].Text) {
+			els[i].Text = strings.ToValidUTF8(els[i].Text, "\uFFFD")
+			repaired++
+		}
+	}
+	if repaired > 0 {
+		d.warn(fmt.Sprintf("%d blocks of text held bytes that are not UTF-8, replaced with U+FFFD", repaired))
+	}
+	if d.dropped > 0 {
+		d.warnings = append(d.warnings, fmt.Sprintf("and %d more warnings", d.dropped))
+	}
+	return Result{Elements: els, Files: d.files, Warnings: d.warnings}, nil
+}
+
+// doc is the state of one document's read: its context, its budget (text
+// and cells), its warnings and the attachments it returns as files.
+type doc struct {
+	ctx      context.Context
+	budget   *htmldoc.Budget
+	warnings []string
+	dropped  int
+	separate bool
+	files    []File
+	skipped  int // attachments past MaxAttachments
+}
+
+func (d *doc) warn(w string) {
+	if len(d.warnings) < maxWarnings {
+		d.warnings = append(d.warnings, w)
+	} else {
+		d.dropped++
+	}
+}
+
+// emit appends elements to els, their text counted against the budget.
+func (d *doc) emit(els *[]gochunk.Element, es ...gochunk.Element) error {
+	if err := d.ctx.Err(); err != nil {
+		return err
+	}
+	for _, e := range es {
+		if err := d.budget.Text(int64(len(e.Text)) + 2); err != nil {
+			return err
+		}
+	}
+	*els = append(*els, es...)
+	return nil
+}
+
+// newTable returns a table counted against the document's budget.
+func (d *doc) newTable() *mdtable.Table { return mdtable.New(d.budget) }
+
+// writeTable appends a table element of tb's text (counted by its Write),
+// if it has any; sheet names its cells by reference when it is sparse.
+func (d *doc) writeTable(els *[]gochunk.Element, tb *mdtable.Table, page int, sheet bool) error {
+	st := mdtable.Style{Delim: " --- |"}
+	if sheet {
+		st.Ref = cellRef
+	}
+	md, err := tb.Write(st)
+	if err != nil || md == "" {
+		return err
+	}
+	*els = append(*els, gochunk.Element{Type: "table", Text: md, Page: page})
+	return nil
+}
+
+// cell returns a table cell's text as a pipe table holds it: one line,
+// pipes escaped.
+func cell(s string) string { return strings.ReplaceAll(oneLine(s), "|", `\|`) }
+
+// cellRef names a cell of a sheet: "C7" for row 6, column 2 (from 0).
+func cellRef(row, col int) string { return colName(col) + strconv.Itoa(row+1) }
+
+// colName is a column's letters: 0 is A, 26 is AA.
+func colName(c int) string {
+	var b []byte
+	for c++; c > 0; c = (c - 1) / 26 {
+		b = append(b, byte('A'+(c-1)%26))
+	}
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+	return string(b)
+}
 
 // Limits bound what a reader expands: the bytes of one part of an
 // archive, of all its parts (100 times the archive, at least 64 MiB, at
@@ -106,10 +251,12 @@ func Sniff(data []byte) string {
 	return ""
 }
 
-// Elements reads data as a document of kind (see Kinds); an e-mail's
-// attachments are sections of it ("## Attachment: name").
+// Elements reads data as a document of kind (see Kinds) within the
+// default Limits; an e-mail's attachments are sections of it ("##
+// Attachment: name").
 func Elements(kind string, data []byte) ([]gochunk.Element, error) {
-	return elements(kind, data)
+	r, err := Read(context.Background(), kind, data, Options{})
+	return r.Elements, err
 }
 
 // ElementsAndAttachments is Elements, but an e-mail's (or a mailbox's)
@@ -117,60 +264,42 @@ func Elements(kind string, data []byte) ([]gochunk.Element, error) {
 // text) are returned as files, to be read as documents of their own; the
 // message names them in its last paragraph. Other kinds have none.
 func ElementsAndAttachments(kind string, data []byte) ([]gochunk.Element, []File, error) {
-	var els []gochunk.Element
-	var files []File
-	var err error
-	switch kind {
-	case "eml":
-		els, files, err = readEmail(data, true)
-	case "mbox":
-		els, files, err = readMbox(data, true)
-	default:
-		els, err = elements(kind, data)
-		return els, nil, err
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", kind, err)
-	}
-	return els, files, nil
+	r, err := Read(context.Background(), kind, data, Options{Attachments: true})
+	return r.Elements, r.Files, err
 }
 
-func elements(kind string, data []byte) ([]gochunk.Element, error) {
-	var els []gochunk.Element
-	var err error
+// read reads data as a document of kind, depth levels inside others (an
+// attachment of an e-mail), counted against d's budget.
+func (d *doc) read(kind string, data []byte, depth int) ([]gochunk.Element, error) {
 	switch kind {
 	case "eml":
-		els, err = emailElements(data)
+		return d.readEmail(data, depth)
 	case "mbox":
-		els, err = mboxElements(data)
+		return d.readMbox(data, depth)
 	case "docx", "pptx", "xlsx", "epub", "odt", "ods", "odp":
-		var a *archive
-		if a, err = openArchive(data); err != nil {
-			return nil, fmt.Errorf("%s: %w", kind, err)
+		a, err := d.openArchive(data)
+		if err != nil {
+			return nil, err
 		}
 		switch kind {
 		case "docx":
-			els, err = docxElements(a)
+			return docxElements(a)
 		case "pptx":
-			els, err = pptxElements(a)
+			return pptxElements(a)
 		case "xlsx":
-			els, err = xlsxElements(a)
+			return xlsxElements(a)
 		case "epub":
-			els, err = epubElements(a)
+			return epubElements(a)
 		default:
-			els, err = odfElements(a)
+			return odfElements(a)
 		}
-	default:
-		return nil, fmt.Errorf("%w: unknown kind %q", ErrFormat, kind)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", kind, err)
-	}
-	return els, nil
+	return nil, fmt.Errorf("%w: unknown kind %q", ErrFormat, kind)
 }
 
 // archive is a zip archive read within the bounds.
 type archive struct {
+	d     *doc
 	z     *zip.Reader
 	files map[string]*zip.File
 	read  int64 // bytes expanded so far
@@ -209,12 +338,12 @@ func Expansion(data []byte) int64 {
 	return total
 }
 
-func openArchive(data []byte) (*archive, error) {
+func (d *doc) openArchive(data []byte) (*archive, error) {
 	z, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
-	a := &archive{z: z, files: map[string]*zip.File{}, limit: archiveLimit(len(data))}
+	a := &archive{d: d, z: z, files: map[string]*zip.File{}, limit: archiveLimit(len(data))}
 	for _, f := range z.File {
 		a.files[f.Name] = f
 	}
@@ -224,32 +353,47 @@ func openArchive(data []byte) (*archive, error) {
 // has tells whether the archive holds the part name.
 func (a *archive) has(name string) bool { _, ok := a.files[name]; return ok }
 
-// part returns the bytes of the part name, within the bounds.
+// part returns the bytes of the part name, within the bounds: a part is
+// read with what is left of the archive's bound as its limit (and at most
+// maxPartBytes), so that no part is held whole before the total is
+// checked.
 func (a *archive) part(name string) ([]byte, error) {
+	if err := a.d.ctx.Err(); err != nil {
+		return nil, err
+	}
 	f, ok := a.files[name]
 	if !ok {
 		return nil, fmt.Errorf("%w: no part %s", ErrFormat, name)
 	}
-	if f.UncompressedSize64 > maxPartBytes {
-		return nil, fmt.Errorf("%w: %s is %d bytes", ErrTooLarge, name, f.UncompressedSize64)
+	left := min(a.limit-a.read, maxPartBytes)
+	if f.UncompressedSize64 > uint64(left) {
+		return nil, a.tooLarge(name, left)
 	}
 	r, err := f.Open()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrFormat, name, err)
 	}
 	defer r.Close()
-	// The declared size may lie: read one byte more than allowed.
-	b, err := io.ReadAll(io.LimitReader(r, maxPartBytes+1))
-	if err != nil {
+	// The declared size may lie (the zip reader refuses a part past it,
+	// but not one short of it): read one byte more than allowed.
+	buf := bytes.NewBuffer(make([]byte, 0, f.UncompressedSize64+1))
+	if _, err := io.Copy(buf, io.LimitReader(r, left+1)); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrFormat, name, err)
 	}
-	if len(b) > maxPartBytes {
-		return nil, fmt.Errorf("%w: %s expands past %d bytes", ErrTooLarge, name, maxPartBytes)
+	if int64(buf.Len()) > left {
+		return nil, a.tooLarge(name, left)
 	}
-	if a.read += int64(len(b)); a.read > a.limit {
-		return nil, fmt.Errorf("%w: its parts expand past %d bytes, %d times its size", ErrTooLarge, a.limit, maxExpansion)
+	a.read += int64(buf.Len())
+	return buf.Bytes(), nil
+}
+
+// tooLarge is the error of a part that expands past left bytes.
+func (a *archive) tooLarge(name string, left int64) error {
+	if left == maxPartBytes {
+		return fmt.Errorf("%w (a zip bomb?): part %s expands past %d bytes, the bound on one part", ErrTooLarge, name, maxPartBytes)
 	}
-	return b, nil
+	return fmt.Errorf("%w (a zip bomb?): part %s expands past the %d bytes left of the archive's bound, %d bytes (%d times its size, at least %d, at most %d)",
+		ErrTooLarge, name, left, a.limit, maxExpansion, minTotalBytes, maxTotalBytes)
 }
 
 // resolve returns the part a relationship's target names, relative to the
@@ -332,40 +476,6 @@ func relationships(a *archive, part string) (map[string]string, error) {
 		return nil
 	})
 	return out, err
-}
-
-// table returns rows as a markdown pipe table, the first row its header.
-func table(rows [][]string) string {
-	width := 0
-	for _, r := range rows {
-		width = max(width, len(r))
-	}
-	if width == 0 {
-		return ""
-	}
-	var sb strings.Builder
-	line := func(cells []string) {
-		sb.WriteByte('|')
-		for i := range width {
-			c := ""
-			if i < len(cells) {
-				c = cells[i]
-			}
-			c = strings.ReplaceAll(strings.Join(strings.Fields(c), " "), "|", `\|`)
-			sb.WriteString(" " + c + " |")
-		}
-		sb.WriteByte('\n')
-	}
-	line(rows[0])
-	sb.WriteByte('|')
-	for range width {
-		sb.WriteString(" --- |")
-	}
-	sb.WriteByte('\n')
-	for _, r := range rows[1:] {
-		line(r)
-	}
-	return strings.TrimSuffix(sb.String(), "\n")
 }
 
 // heading returns a heading element of level 1 to 6.

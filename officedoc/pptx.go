@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/mdtable"
 )
 
 // pptxElements reads a presentation's slides in order: each slide's
@@ -47,8 +48,10 @@ func pptxElements(a *archive) ([]gochunk.Element, error) {
 			h += ": " + title
 		}
 		start := len(els)
-		els = append(els, heading(2, h))
-		els = append(els, body...)
+		if err := a.d.emit(&els, heading(2, h)); err != nil {
+			return nil, err
+		}
+		els = append(els, body...) // counted by pptxSlide
 		srels, err := relationships(a, part)
 		if err != nil {
 			return nil, err
@@ -66,7 +69,9 @@ func pptxElements(a *archive) ([]gochunk.Element, error) {
 					}
 				}
 				if len(texts) > 0 {
-					els = append(els, gochunk.Element{Type: "caption", Text: "Notes: " + strings.Join(texts, " ")})
+					if err := a.d.emit(&els, gochunk.Element{Type: "caption", Text: "Notes: " + strings.Join(texts, " ")}); err != nil {
+						return nil, err
+					}
 				}
 			}
 		}
@@ -90,8 +95,9 @@ func pptxSlide(a *archive, part string) (string, []gochunk.Element, error) {
 	var phType string
 	hasPh, inText := false, false
 	lvl := 0
-	var rows [][]string
-	var cell strings.Builder
+	var tb *mdtable.Table
+	row, col := -1, 0
+	var cellText strings.Builder
 	inTable := false
 	err = walkXML(data, func(t xml.Token) error {
 		switch e := t.(type) {
@@ -102,18 +108,19 @@ func pptxSlide(a *archive, part string) (string, []gochunk.Element, error) {
 			case "ph":
 				hasPh, phType = true, attr(e, "type")
 			case "tbl":
-				inTable, rows = true, nil
+				inTable, tb, row = true, a.d.newTable(), -1
 			case "tr":
 				if inTable {
-					rows = append(rows, nil)
+					row, col = row+1, 0
 				}
 			case "tc":
-				cell.Reset()
+				cellText.Reset()
 			case "p":
 				para.Reset()
 				lvl = 0
 			case "pPr":
 				lvl, _ = strconv.Atoi(attr(e, "lvl"))
+				lvl = min(max(lvl, 0), maxListLevel)
 			case "t":
 				inText = true
 			case "br":
@@ -132,27 +139,31 @@ func pptxSlide(a *archive, part string) (string, []gochunk.Element, error) {
 				switch {
 				case text == "":
 				case inTable:
-					if cell.Len() > 0 {
-						cell.WriteByte(' ')
+					if cellText.Len() > 0 {
+						cellText.WriteByte(' ')
 					}
-					cell.WriteString(text)
+					cellText.WriteString(text)
 				case hasPh && (phType == "title" || phType == "ctrTitle"):
 					title = append(title, oneLine(text))
+					return a.d.budget.Text(int64(len(text)))
 				case hasPh && (phType == "" || phType == "body" || phType == "obj"):
-					els = append(els, gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", lvl) + "- " + oneLine(text)})
+					return a.d.emit(&els, gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", lvl) + "- " + oneLine(text)})
 				case hasPh && (phType == "sldNum" || phType == "dt" || phType == "ftr" || phType == "hdr"):
 					// slide numbers, dates, footers: not the slide's content
 				default:
-					els = append(els, gochunk.Element{Type: "paragraph", Text: text})
+					return a.d.emit(&els, gochunk.Element{Type: "paragraph", Text: text})
 				}
 			case "tc":
-				if inTable && len(rows) > 0 {
-					rows[len(rows)-1] = append(rows[len(rows)-1], cell.String())
+				// A cell spanning columns or rows (gridSpan, rowSpan) is
+				// one cell: spans are not expanded.
+				if inTable && row >= 0 {
+					col++
+					return tb.Add(row, col-1, cell(cellText.String()))
 				}
 			case "tbl":
-				inTable = false
-				if md := table(rows); md != "" {
-					els = append(els, gochunk.Element{Type: "table", Text: md})
+				if inTable {
+					inTable = false
+					return a.d.writeTable(&els, tb, 0, false)
 				}
 			}
 		}

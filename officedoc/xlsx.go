@@ -7,15 +7,14 @@ import (
 	"strings"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/mdtable"
 )
-
-// maxCells bounds the cells read from a workbook: a sheet is a table held
-// whole, so a huge one is refused rather than read into memory.
-const maxCells = 10_000_000
 
 // xlsxElements reads a workbook's sheets in order: each as a heading
 // "## Sheet N: name" and a pipe table of its cells (the first row the
-// header; empty trailing rows and columns left out). Every element carries
+// header; rows and columns without text left out, a sparse sheet written
+// row by row with each cell's reference, see package internal/mdtable;
+// its cells counted against Limits while they are read). Every element carries
 // its sheet's number as its page. Values are as the cells hold them
 // (shared and inline strings, numbers as written; dates are numbers).
 func xlsxElements(a *archive) ([]gochunk.Element, error) {
@@ -46,17 +45,18 @@ func xlsxElements(a *archive) ([]gochunk.Element, error) {
 		return nil, err
 	}
 	var els []gochunk.Element
-	cells := 0
 	for n, s := range sheets {
-		rows, err := xlsxSheet(a, s.part, shared, &cells)
-		if err != nil {
-			return nil, fmt.Errorf("sheet %q: %w", s.name, err)
-		}
 		h := heading(2, fmt.Sprintf("Sheet %d: %s", n+1, s.name))
 		h.Page = n + 1
-		els = append(els, h)
-		if md := table(rows); md != "" {
-			els = append(els, gochunk.Element{Type: "table", Text: md, Page: n + 1})
+		if err := a.d.emit(&els, h); err != nil {
+			return nil, err
+		}
+		tb, err := xlsxSheet(a, s.part, shared)
+		if err == nil {
+			err = a.d.writeTable(&els, tb, n+1, true)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sheet %q: %w", s.name, err)
 		}
 	}
 	return els, nil
@@ -105,17 +105,17 @@ func xlsxShared(a *archive) ([]string, error) {
 	return out, err
 }
 
-// xlsxSheet reads a sheet's cells into rows, by their references.
-func xlsxSheet(a *archive, part string, shared []string, cells *int) ([][]string, error) {
+// xlsxSheet reads a sheet's cells into a table, by their references.
+func xlsxSheet(a *archive, part string, shared []string) (*mdtable.Table, error) {
 	data, err := a.part(part)
 	if err != nil {
 		return nil, err
 	}
-	var rows [][]string
+	tb := a.d.newTable()
 	var typ, ref string
 	var val strings.Builder
 	inVal := false
-	row := -1
+	row, col := -1, -1
 	err = walkXML(data, func(t xml.Token) error {
 		switch e := t.(type) {
 		case xml.StartElement:
@@ -126,6 +126,7 @@ func xlsxSheet(a *archive, part string, shared []string, cells *int) ([][]string
 				} else {
 					row++
 				}
+				col = -1
 			case "c":
 				typ, ref = attr(e, "t"), attr(e, "r")
 				val.Reset()
@@ -151,45 +152,27 @@ func xlsxSheet(a *archive, part string, shared []string, cells *int) ([][]string
 				} else if typ == "b" {
 					v = map[string]string{"1": "TRUE", "0": "FALSE"}[strings.TrimSpace(v)]
 				}
-				if strings.TrimSpace(v) == "" {
-					return nil
-				}
-				if *cells++; *cells > maxCells {
-					return fmt.Errorf("%w: more than %d cells", ErrTooLarge, maxCells)
-				}
-				for len(rows) <= max(row, 0) {
-					rows = append(rows, nil)
-				}
-				col := len(rows[max(row, 0)]) // a cell without a reference follows the one before
+				col++ // a cell without a reference follows the one before
 				if ref != "" {
 					col = column(ref)
 				}
-				if col < 0 || row < 0 || row > 1<<20 || col > 1<<14 {
+				row := max(row, 0)
+				if col < 0 || row > 1<<20 || col > 1<<14 {
 					return fmt.Errorf("%w: cell reference %q", ErrFormat, ref)
 				}
-				for len(rows) <= row {
-					rows = append(rows, nil)
-				}
-				for len(rows[row]) <= col {
-					rows[row] = append(rows[row], "")
-				}
-				rows[row][col] = v
+				return tb.Add(row, col, cell(v))
 			}
 		}
 		return nil
 	})
-	// Leading empty rows go; a row of no cells in the middle stays.
-	for len(rows) > 0 && len(rows[0]) == 0 {
-		rows = rows[1:]
-	}
-	return rows, err
+	return tb, err
 }
 
 // column returns the 0-based column of a cell reference ("C7" → 2), or -1.
 func column(ref string) int {
 	n := 0
 	i := 0
-	for i < len(ref) && ref[i] >= 'A' && ref[i] <= 'Z' {
+	for i < len(ref) && i < 4 && ref[i] >= 'A' && ref[i] <= 'Z' {
 		n = n*26 + int(ref[i]-'A'+1)
 		i++
 	}

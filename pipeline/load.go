@@ -50,6 +50,11 @@ type Source struct {
 	Metadata map[string]any
 	// Progress, when set, hears how many pages of a PDF were read.
 	Progress func(done, total int)
+	// Limits bound what an office, EPUB, e-mail or HTML document expands
+	// to: cells per table and per document, text per document (see
+	// officedoc.Limits; zero fields: their defaults). Its attachments
+	// inherit them.
+	Limits officedoc.Limits
 
 	depth int // how deep in attachments this source is
 }
@@ -90,7 +95,7 @@ func attachments(id string, parent Source, files []officedoc.File) []Source {
 		md := make(map[string]any, len(parent.Metadata)+1)
 		maps.Copy(md, parent.Metadata)
 		md["attachment_of"] = id
-		out[i] = Source{ID: id + "/" + f.Name, File: f.Data, FileName: f.Name, Metadata: md, Progress: parent.Progress, depth: parent.depth + 1}
+		out[i] = Source{ID: id + "/" + f.Name, File: f.Data, FileName: f.Name, Metadata: md, Progress: parent.Progress, Limits: parent.Limits, depth: parent.depth + 1}
 	}
 	return out
 }
@@ -211,14 +216,14 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 	case "html":
 		var els []gochunk.Element
 		if src.HTML != "" {
-			els, err = htmldoc.Elements(strings.NewReader(src.HTML))
+			els, err = htmldoc.ElementsLimited(strings.NewReader(src.HTML), src.Limits)
 		} else if src.File != nil {
-			els, err = htmldoc.Elements(bytes.NewReader(src.File))
+			els, err = htmldoc.ElementsLimited(bytes.NewReader(src.File), src.Limits)
 		} else {
 			var data string
 			var free func() error
 			if data, free, err = read(src); err == nil {
-				els, err = htmldoc.Elements(strings.NewReader(data))
+				els, err = htmldoc.ElementsLimited(strings.NewReader(data), src.Limits)
 			}
 			free()
 		}
@@ -242,10 +247,11 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 		// file that starts as a zip does is copied to look inside.
 		if err == nil && kind == "auto-text" && strings.HasPrefix(out.Text, "PK\x03\x04") {
 			if k := officedoc.Sniff([]byte(out.Text)); k != "" && k != "eml" {
-				var els []gochunk.Element
-				if els, err = officedoc.Elements(k, []byte(out.Text)); err == nil {
+				var r officedoc.Result
+				if r, err = officedoc.Read(ctx, k, []byte(out.Text), officedoc.Options{Limits: src.Limits}); err == nil {
 					out.Release()
-					out.Text, out.Elements = layout.Assemble(els)
+					out.Text, out.Elements = layout.Assemble(r.Elements)
+					out.Warning = strings.Join(r.Warnings, "; ")
 				}
 				break
 			}
@@ -260,16 +266,14 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 			data, free, err = read(src)
 		}
 		if err == nil {
-			var els []gochunk.Element
-			var files []officedoc.File
-			if p.cfg.Attachments == "sections" {
-				els, err = officedoc.Elements(kind, []byte(data))
-			} else {
-				els, files, err = officedoc.ElementsAndAttachments(kind, []byte(data))
-			}
+			// Within the source's limits; a broken attachment or a
+			// repaired header is a warning, the message kept.
+			var r officedoc.Result
+			r, err = officedoc.Read(ctx, kind, []byte(data), officedoc.Options{Limits: src.Limits, Attachments: p.cfg.Attachments != "sections"})
 			if err == nil {
-				out.Text, out.Elements = layout.Assemble(els)
-				out.Attachments = attachments(id, src, files)
+				out.Text, out.Elements = layout.Assemble(r.Elements)
+				out.Attachments = attachments(id, src, r.Files)
+				out.Warning = strings.Join(r.Warnings, "; ")
 			}
 		}
 		free() // the elements and files hold new memory
