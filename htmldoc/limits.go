@@ -85,6 +85,7 @@ type Budget struct {
 	lim         Limits
 	size        int64
 	maxText     int64
+	why         string // what set maxText below the Limits' bound, if anything did
 	text, cells int64
 }
 
@@ -101,9 +102,20 @@ func (b *Budget) Limits() Limits { return b.lim }
 // Used returns the bytes of text and the table cells counted so far.
 func (b *Budget) Used() (text, cells int64) { return b.text, b.cells }
 
+// CapText lowers the bound on the budget's text to max bytes (when that
+// is lower than it is), why saying what sets it, for the error.
+func (b *Budget) CapText(max int64, why string) {
+	if max < b.maxText {
+		b.maxText, b.why = max, why
+	}
+}
+
 // Text counts n more bytes of text.
 func (b *Budget) Text(n int64) error {
-	if b.text += n; b.text > b.maxText {
+	if b.text += n; b.text > b.maxText && b.why != "" {
+		return fmt.Errorf("%w: more than %d bytes of text, %s", ErrTooLarge, b.maxText, b.why)
+	}
+	if b.text > b.maxText {
 		return fmt.Errorf("%w: more than %d bytes of text, the bound for a file of %d bytes (min(max(%d × its size, %d), %d): the reader limits' TextRatio, MinText and MaxText)",
 			ErrTooLarge, b.maxText, b.size, b.lim.TextRatio, b.lim.MinText, b.lim.MaxText)
 	}

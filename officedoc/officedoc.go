@@ -86,6 +86,9 @@ const maxWarnings = 20
 // elements: an e-mail's attachments stop at the deadline too).
 func Read(ctx context.Context, kind string, data []byte, opt Options) (Result, error) {
 	d := &doc{ctx: ctx, budget: htmldoc.NewBudget(opt.Limits, int64(len(data))), separate: opt.Attachments}
+	if n, ok := expansionBound(kind, data); ok {
+		d.budget.CapText(n, fmt.Sprintf("%d times what its parts declare they expand to and %d bytes (Estimate's bound)", textPerPart, textSlack))
+	}
 	els, err := d.read(kind, data, 0)
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", kind, err)
@@ -336,6 +339,75 @@ func Expansion(data []byte) int64 {
 		}
 	}
 	return total
+}
+
+// Estimate returns the most bytes of text reading data can produce
+// under the default Limits, from the zip directory alone (no part is
+// expanded), for a memory budget to reserve before reading (the reader
+// refuses more, with ErrTooLarge, while it reads):
+//
+//   - for DOCX, PPTX and EPUB, textPerPart (3) times the sizes its parts
+//     declare they expand to, plus textSlack (64 KiB), within the text
+//     bound: the reader holds them to it;
+//   - for the other kinds (XLSX, whose shared strings and ODF, whose
+//     repeated rows a cell may stand for many times; e-mail, whose
+//     attachments expand), the text bound itself, min(max(100 × its size,
+//     1 MiB), 128 MiB) (Limits.TextLimit).
+//
+// The expanded parts themselves are held too while a part is read
+// (Expansion); e-mail attachments read as documents of their own each
+// have their own bound, by their own size. err is ErrFormat for a zip
+// whose directory cannot be read.
+func Estimate(data []byte) (textBytes int64, err error) {
+	return EstimateLimits(data, Limits{})
+}
+
+// EstimateLimits is Estimate under lim (zero fields: defaults).
+func EstimateLimits(data []byte, lim Limits) (textBytes int64, err error) {
+	limit := lim.TextLimit(int64(len(data)))
+	if bytes.HasPrefix(data, []byte("PK\x03\x04")) {
+		if _, err := zip.NewReader(bytes.NewReader(data), int64(len(data))); err != nil {
+			return 0, fmt.Errorf("%w: %v", ErrFormat, err)
+		}
+	}
+	if n, ok := expansionBound(Sniff(data), data); ok {
+		return min(n, limit), nil
+	}
+	return limit, nil
+}
+
+// textPerPart and textSlack bound the text of a DOCX, PPTX or EPUB by what
+// its parts declare: text is at most the XML it comes from, a table's
+// padding at most three times its cells (each at least a dozen bytes of
+// XML), markup's prefixes ("## ", "- ") shorter than the elements they
+// replace; a part read twice (a slide or chapter listed twice) counts
+// twice.
+const (
+	textPerPart = 3
+	textSlack   = 64 << 10
+)
+
+// expansionBound returns textPerPart times the sizes data's zip parts
+// declare, plus textSlack, for the kinds whose text that bounds (DOCX,
+// PPTX, EPUB), and whether it did.
+func expansionBound(kind string, data []byte) (int64, bool) {
+	switch kind {
+	case "docx", "pptx", "epub":
+	default:
+		return 0, false
+	}
+	if Sniff(data) != kind {
+		return 0, false
+	}
+	z, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return 0, false
+	}
+	declared := int64(0)
+	for _, f := range z.File {
+		declared += int64(min(f.UncompressedSize64, maxPartBytes+1))
+	}
+	return textPerPart*min(declared, archiveLimit(len(data))) + textSlack, true
 }
 
 func (d *doc) openArchive(data []byte) (*archive, error) {
