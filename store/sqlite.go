@@ -1,15 +1,18 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gofrs/flock"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, so the binary stays static
 )
 
@@ -59,6 +62,11 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(1)"} {
 		q.Add("_pragma", p)
 	}
+	// A transaction takes the write lock when it begins (waiting up to
+	// the busy timeout), not when it first writes: a deferred one that
+	// read first cannot take it while another connection writes, and
+	// fails at once with SQLITE_BUSY whatever the timeout.
+	q.Set("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -69,6 +77,42 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	return &SQLite{db: db, path: path}, nil
+}
+
+// LockRun implements RunLocker with a lock file beside the store
+// (PATH.lock), which the operating system releases when the process ends,
+// however it ends; the file holds the holder's process id and start time
+// while it is held.
+func (s *SQLite) LockRun(ctx context.Context, waiting func(holder string)) (func() error, error) {
+	path := s.path + ".lock"
+	lock := flock.New(path)
+	ok, err := lock.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("lock store %s: %w", s.path, err)
+	}
+	if !ok {
+		if waiting != nil {
+			holder := "another gochunk index run"
+			if b, err := os.ReadFile(path); err == nil && len(bytes.TrimSpace(b)) > 0 {
+				holder += " (" + string(bytes.TrimSpace(b)) + ")"
+			}
+			waiting(holder)
+		}
+		if ok, err = lock.TryLockContext(ctx, 200*time.Millisecond); !ok || err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("lock store %s: %w", s.path, err)
+		}
+	}
+	// Who holds it, for the runs that wait (written through another
+	// descriptor: the lock stays with the first).
+	host, _ := os.Hostname()
+	_ = os.WriteFile(path, fmt.Appendf(nil, "process %d on %s since %s\n", os.Getpid(), host, time.Now().Format(time.DateTime)), 0o644)
+	return func() error {
+		_ = os.Truncate(path, 0)
+		return lock.Unlock()
+	}, nil
 }
 
 // Prepare implements Store.

@@ -199,6 +199,18 @@ type Store interface {
 	Close() error
 }
 
+// RunLocker is a store that one indexing run at a time may fill: a run
+// reads what the store holds, then writes by it, so two at once would
+// write over each other (SQLite; a PostgreSQL store's writers coordinate
+// through the database).
+type RunLocker interface {
+	// LockRun takes the store for one run, waiting while another run
+	// (of this process or another) holds it; waiting, when set, is called
+	// once if it must wait, with what holds the store. Cancelling ctx
+	// stops the wait. The hold ends with release, or with the process.
+	LockRun(ctx context.Context, waiting func(holder string)) (release func() error, err error)
+}
+
 // Open opens (creating it if needed) the store at dsn: a PostgreSQL
 // connection string (postgres://… or postgresql://…, or key=value pairs
 // with host=) or the path of a SQLite file.

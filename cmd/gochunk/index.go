@@ -65,6 +65,21 @@ Flags:
 		return fail(e, "index", err)
 	}
 	defer st.Close()
+	// Two runs on one SQLite file would each write by what it read
+	// before the other wrote: the second waits for the first.
+	if l, ok := st.(store.RunLocker); ok {
+		release, err := l.LockRun(e.ctx, func(holder string) {
+			fmt.Fprintf(e.stderr, "gochunk index: %s holds %s; waiting for it to finish… (Ctrl-C to stop)\n", holder, where)
+		})
+		if err != nil {
+			if e.ctx.Err() != nil {
+				fmt.Fprintln(e.stderr, "gochunk index: interrupted")
+				return exitInterrupted
+			}
+			return fail(e, "index", err)
+		}
+		defer release()
+	}
 	var srcs []index.Source
 	for _, s := range sources {
 		if s == "-" {
@@ -134,6 +149,9 @@ Flags:
 	m, err := store.ParseMode(*mode)
 	if err != nil || len(words) == 0 {
 		return fail(e, "search", usagef("give a QUERY and --mode vector, keyword or hybrid"))
+	}
+	if *k < 1 {
+		return fail(e, "search", usagef("--k %d: want at least 1 hit", *k))
 	}
 	x, err := index.ParseExpand(*expandFlag)
 	if err != nil {
