@@ -11,6 +11,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -25,6 +26,7 @@ import (
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/chunkers"
 	"github.com/gochunk/gochunk/index"
+	"github.com/gochunk/gochunk/internal/budget"
 	"github.com/gochunk/gochunk/layout"
 	"github.com/gochunk/gochunk/officedoc"
 	"github.com/gochunk/gochunk/pipeline"
@@ -109,11 +111,9 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 	for i, d := range req.Documents {
 		texts[i] = d.Text
 	}
-	release, ok := s.reserveExtra(w, r, s.dpMemory+1, longRunCost(s.embedCounter, texts...)) // DP chunking, then embeddings
-	if !ok {
+	if !s.reserveExtra(w, r, s.dpMemory+1, longRunCost(s.embedCounter, texts...)) { // DP chunking, then embeddings
 		return
 	}
-	defer release()
 	ctx := r.Context()
 	resp := api.EmbedResponse{Documents: make([]api.EmbedResult, len(req.Documents))}
 	errs := make([]error, len(req.Documents))
@@ -166,7 +166,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, pl *pipeline.Pipeli
 	results := make([]*pipeline.Result, len(errs))
 	forEach(len(errs), func(i int) {
 		results[i] = &pipeline.Result{}
-		if errs[i] == nil {
+		switch {
+		case errs[i] != nil:
+		case r.Context().Err() != nil: // past the deadline: the rest is not started
+			errs[i] = r.Context().Err()
+		default:
 			*results[i], errs[i] = chunk(i)
 		}
 	})
@@ -280,37 +284,37 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	if req.Embed {
 		factor++
 	}
+	// The request reserves, before any work, its body times the
+	// chunker's factor and what its files will expand to by their
+	// declared sizes; each document then grows the reservation to what
+	// it holds once read (its text times the factor, its elements, its
+	// attachments), and a request that would pass the budget is refused.
 	texts := make([]string, 0, 2*len(req.Documents))
 	files := make([][]byte, len(req.Documents))
+	plans := make([]int64, len(req.Documents)) // reserved for each document's text
 	var expansion int64
 	for i, d := range req.Documents {
 		texts = append(texts, d.Text, d.HTML)
+		plans[i] = scaled(factor, int64(len(d.Text)+len(d.HTML)))
 		if d.PDFBase64 != "" {
-			expansion += layout.PDFMemory(int64(base64.StdEncoding.DecodedLen(len(d.PDFBase64))))
+			c := s.fileCost(d.FileName, nil, int64(base64.StdEncoding.DecodedLen(len(d.PDFBase64))), factor)
+			expansion += c.reading + c.text
+			plans[i] += c.text
 		}
 		if d.FileBase64 != "" {
-			// An office file expands its parts in memory, up to a hundred
-			// times its size: reserve what its zip directory declares
-			// (the reader refuses a part that expands past it), three
-			// times over for the XML and the elements read from it.
 			if b, err := base64.StdEncoding.DecodeString(d.FileBase64); err == nil {
 				files[i] = b
-				expansion += 3 * officedoc.Expansion(b)
-				switch {
-				case bytes.HasPrefix(b, []byte("%PDF-")) || strings.HasSuffix(strings.ToLower(d.FileName), ".pdf"):
-					expansion += layout.PDFMemory(int64(len(b)))
-				case bytes.Contains(b, []byte("application/pdf")) || bytes.Contains(b, []byte(".pdf")):
-					// An e-mail may carry PDFs, read as documents of their own.
-					expansion += layout.PDFMemory(int64(len(b)))
-				}
+				c := s.fileCost(d.FileName, b, int64(len(b)), factor)
+				expansion += c.reading + c.text
+				plans[i] += c.text
 			}
 		}
 	}
-	release, ok := s.reserveExtra(w, r, factor, longRunCost(pl.Counter(), texts...)+expansion)
-	if !ok {
+	if !s.reserveExtra(w, r, factor, longRunCost(pl.Counter(), texts...)+expansion) {
 		return
 	}
-	defer release()
+	ctx, stop := context.WithCancel(ctx) // a document past the budget stops the others
+	defer stop()
 	if req.Embed {
 		pl = pl.Embedding() // a chunker with vectors of its own (late) gives them
 	}
@@ -321,7 +325,11 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	errs := make([]error, len(req.Documents))
 	pages := make([][]api.PageImage, len(req.Documents))
 	attached := make([][]pipeline.Source, len(req.Documents))
+	attachedPlans := make([][]int64, len(req.Documents))
 	results, ok := s.run(w, r, pl, errs, req.Embed, func(i int) (pipeline.Result, error) {
+		if err := ctx.Err(); err != nil {
+			return pipeline.Result{}, err
+		}
 		in := req.Documents[i]
 		src := pipeline.Source{ID: cmp.Or(in.ID, strconv.Itoa(i)), Text: in.Text, Elements: in.Elements, HTML: in.HTML, Metadata: in.Metadata}
 		if in.PDFBase64 != "" {
@@ -347,6 +355,10 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return pipeline.Result{}, err
 		}
+		if attachedPlans[i], err = s.settle(ctx, factor, plans[i], src.ID, d); err != nil {
+			stop()
+			return pipeline.Result{}, err
+		}
 		attached[i] = d.Attachments
 		if src.PDF != nil && req.RenderPages {
 			if pages[i], err = renderPages(ctx, pl, src.PDF, d.Elements); err != nil {
@@ -355,7 +367,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		}
 		return pl.Chunk(ctx, d.Document)
 	})
-	if !ok {
+	if !ok || s.refusedDocument(w, r, errs) {
 		return
 	}
 	for i, res := range results {
@@ -373,28 +385,46 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	}
 	// An e-mail's attachments are documents of their own, after the
 	// request's, with their message's id.
+	// They count against the document limit, and the time and memory
+	// of the request, like the rest.
 	var more []pipeline.Source
-	for _, a := range attached {
+	var morePlans []int64
+	for i, a := range attached {
 		more = append(more, a...)
+		morePlans = append(morePlans, attachedPlans[i]...)
 	}
+	documents := len(req.Documents)
 	for len(more) > 0 {
-		srcs := more
+		if documents += len(more); documents > s.cfg.MaxDocuments {
+			s.fail(w, r, http.StatusRequestEntityTooLarge, "too_many_documents", fmt.Sprintf("the request's %d documents carry attachments that take it to %d documents, the limit is %d (attachments included); send fewer messages at once", len(req.Documents), documents, s.cfg.MaxDocuments))
+			return
+		}
+		srcs, srcPlans := more, morePlans
 		errs := make([]error, len(srcs))
 		nested := make([][]pipeline.Source, len(srcs)) // forwarded messages' attachments
+		nestedPlans := make([][]int64, len(srcs))
 		results, ok := s.run(w, r, pl, errs, req.Embed, func(i int) (pipeline.Result, error) {
+			if err := ctx.Err(); err != nil {
+				return pipeline.Result{}, err
+			}
 			d, err := pl.Load(ctx, srcs[i])
 			if err != nil {
+				return pipeline.Result{}, err
+			}
+			if nestedPlans[i], err = s.settle(ctx, factor, srcPlans[i], srcs[i].ID, d); err != nil {
+				stop()
 				return pipeline.Result{}, err
 			}
 			nested[i] = d.Attachments
 			return pl.Chunk(ctx, d.Document)
 		})
-		if !ok {
+		if !ok || s.refusedDocument(w, r, errs) {
 			return
 		}
-		more = nil
-		for _, a := range nested {
+		more, morePlans = nil, nil
+		for i, a := range nested {
 			more = append(more, a...)
+			morePlans = append(morePlans, nestedPlans[i]...)
 		}
 		for i, res := range results {
 			doc := api.ChunkResult{ID: srcs[i].ID, AttachmentOf: fmt.Sprint(srcs[i].Metadata["attachment_of"]), Chunks: []record.Record{}}
@@ -580,6 +610,98 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, api.SearchResponse{Hits: append([]store.Hit{}, hits...)})
+}
+
+// cost is what reading a document file holds: the reader's working
+// memory (its zip parts, or PDFium's), and its text times the chunker's
+// factor.
+type cost struct{ reading, text int64 }
+
+// fileCost estimates what a file of size bytes (data, when at hand)
+// costs to read and chunk with factor, before reading it: by its zip
+// directory's declared sizes for an office file or EPUB, by its size for
+// a PDF (PDFium's instance and 32 times the file) or an e-mail. A PDF is
+// also what an e-mail read with its attachments as sections may carry.
+func (s *Server) fileCost(name string, data []byte, size int64, factor float64) cost {
+	pdf := data == nil || bytes.HasPrefix(data, []byte("%PDF-")) || strings.HasSuffix(strings.ToLower(name), ".pdf")
+	if pdf {
+		// The text of a PDF is known once read (settle grows to it).
+		return cost{reading: layout.PDFMemory(size)}
+	}
+	// An office file expands its parts in memory (the reader refuses a
+	// part that expands past what the directory declares); their text is
+	// at most what they hold.
+	expanded := officedoc.Expansion(data)
+	c := cost{reading: expanded, text: scaled(factor, expanded)}
+	if s.cfg.Pipeline.Attachments == "sections" && (bytes.Contains(data, []byte("application/pdf")) || bytes.Contains(data, []byte(".pdf"))) {
+		c.reading += layout.PDFMemory(size)
+	}
+	return c
+}
+
+// scaled is n times factor, in bytes.
+func scaled(factor float64, n int64) int64 { return int64(factor * float64(n)) }
+
+// elementBytes is what one layout element holds besides its text.
+var elementBytes = int64(reflect.TypeFor[gochunk.Element]().Size())
+
+// settle grows the request's reservation (its context's) to what a
+// loaded document holds: its text times the chunker's factor and its
+// elements, beyond planned (what was reserved for its text before it was
+// read), and what each of its attachments will cost, whose plans (what is
+// reserved for their text) it returns. Its error wraps the budget's
+// ErrTooLarge or ErrBusy, naming the document.
+func (s *Server) settle(ctx context.Context, factor float64, planned int64, id string, d pipeline.Loaded) ([]int64, error) {
+	need := scaled(factor, int64(len(d.Text)))
+	for _, el := range d.Elements {
+		need += int64(len(el.Text)) + elementBytes
+	}
+	var plans []int64
+	if len(d.Attachments) > 0 {
+		plans = make([]int64, len(d.Attachments))
+		for i, a := range d.Attachments {
+			c := s.fileCost(a.FileName, a.File, int64(len(a.File)), factor)
+			need += int64(len(a.File)) + c.reading + c.text
+			plans[i] = c.text
+		}
+	}
+	if err := budget.Grow(ctx, need-planned); err != nil {
+		what := fmt.Sprintf("%s of text", budget.Format(int64(len(d.Text))))
+		if len(d.Attachments) > 0 {
+			what += fmt.Sprintf(" and %d attachments", len(d.Attachments))
+		}
+		return nil, &budgetError{id: id, what: what, err: err}
+	}
+	return plans, nil
+}
+
+// budgetError is a document the memory budget could not hold.
+type budgetError struct {
+	id, what string
+	err      error
+}
+
+func (e *budgetError) Error() string {
+	return fmt.Sprintf("document %q holds %s once read: %v", e.id, e.what, e.err)
+}
+
+func (e *budgetError) Unwrap() error { return e.err }
+
+// refusedDocument answers 413 or 503 when a document's reservation was
+// refused (the first such), and reports whether it did: the request
+// stopped there.
+func (s *Server) refusedDocument(w http.ResponseWriter, r *http.Request, errs []error) bool {
+	for _, err := range errs {
+		if errors.Is(err, budget.ErrTooLarge) || errors.Is(err, budget.ErrBusy) {
+			what := "a document"
+			if b, ok := errors.AsType[*budgetError](err); ok {
+				what, err = fmt.Sprintf("document %q, with %s once read,", b.id, b.what), b.err
+			}
+			s.overBudget(w, r, what, err)
+			return true
+		}
+	}
+	return false
 }
 
 // longRunBytes is the memory, per byte of its longest run of white space

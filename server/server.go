@@ -469,12 +469,12 @@ func (s *Server) limit(next http.Handler) http.Handler {
 					s.fail(buf, r, http.StatusInternalServerError, "internal_error", "internal error; the server logged the details under this request id")
 				}
 			}()
-			release, ok := s.reserve(buf, r, 3)
+			res, ok := s.reserve(buf, r, 3)
 			if !ok {
 				return
 			}
-			defer release()
-			next.ServeHTTP(buf, r)
+			defer res.Release()
+			next.ServeHTTP(buf, r.WithContext(budget.NewContext(r.Context(), res)))
 		}()
 		select {
 		case <-done:
@@ -530,29 +530,64 @@ func (b *bufferedWriter) flush(w http.ResponseWriter) {
 
 // reserve takes factor times the request body's size (its Content-Length,
 // else the body limit) from the memory budget, answering 413 or 503 (with
-// Retry-After) itself when it cannot, and reports whether it could.
-func (s *Server) reserve(w http.ResponseWriter, r *http.Request, factor float64) (release func(), ok bool) {
-	return s.reserveExtra(w, r, factor, 0)
+// Retry-After) itself when it cannot, and reports whether it could. The
+// reservation is the request's: its context carries it, for the handler
+// and the readers below it to grow (budget.Grow) as they learn what the
+// request holds.
+func (s *Server) reserve(w http.ResponseWriter, r *http.Request, factor float64) (res *budget.Reservation, ok bool) {
+	res, err := s.budget.Take(r.Context(), int64(factor*float64(s.bodySize(r)))+64<<10, s.cfg.QueueWait)
+	if err != nil {
+		s.overBudget(w, r, "this request", err)
+		return nil, false
+	}
+	return res, true
 }
 
-// reserveExtra is reserve with extra bytes on top of the body's share:
-// what a request's text costs beyond its size (see longRunCost).
-func (s *Server) reserveExtra(w http.ResponseWriter, r *http.Request, factor float64, extra int64) (release func(), ok bool) {
+// bodySize is the request body's size as declared: its Content-Length,
+// else the body limit.
+func (s *Server) bodySize(r *http.Request) int64 {
 	n := r.ContentLength
 	if n < 0 || n > s.cfg.BodyLimit {
 		n = s.cfg.BodyLimit
 	}
-	release, err := s.budget.Reserve(r.Context(), int64(factor*float64(n))+extra+64<<10, s.cfg.QueueWait)
-	switch {
-	case errors.Is(err, budget.ErrTooLarge):
-		s.m.refused.WithLabelValues("too_large").Inc()
-		s.fail(w, r, http.StatusRequestEntityTooLarge, "over_memory_budget", fmt.Sprintf("this request would need more memory than the server's budget (%v); send smaller documents or fewer at once", err))
-	case err != nil:
-		s.m.refused.WithLabelValues("busy").Inc()
-		w.Header().Set("Retry-After", "2")
-		s.fail(w, r, http.StatusServiceUnavailable, "memory_busy", fmt.Sprintf("the server's memory is taken by other requests (%v); retry after 2 s", err))
+	return n
+}
+
+// reserveExtra grows the request's reservation by factor times its body
+// and extra bytes: what its work holds beyond reading it (the chunker's
+// share, what a text's long runs cost, what its files expand to).
+// It answers 413 or 503 itself when it cannot, and reports whether it
+// could.
+func (s *Server) reserveExtra(w http.ResponseWriter, r *http.Request, factor float64, extra int64) bool {
+	n := int64(factor*float64(s.bodySize(r))) + extra + 64<<10
+	var err error
+	if res := budget.FromContext(r.Context()); res != nil {
+		err = res.Grow(r.Context(), n)
+	} else { // a handler served without limit, as in tests
+		var res *budget.Reservation
+		if res, err = s.budget.Take(r.Context(), n, s.cfg.QueueWait); err == nil {
+			context.AfterFunc(r.Context(), res.Release)
+		}
 	}
-	return release, err == nil
+	if err != nil {
+		s.overBudget(w, r, "this request", err)
+		return false
+	}
+	return true
+}
+
+// overBudget answers a reservation refused by the memory budget: 413 when
+// what would be held passes the whole budget, 503 (with Retry-After) when
+// other requests hold what it needs. what names what needed it.
+func (s *Server) overBudget(w http.ResponseWriter, r *http.Request, what string, err error) {
+	if errors.Is(err, budget.ErrTooLarge) {
+		s.m.refused.WithLabelValues("too_large").Inc()
+		s.fail(w, r, http.StatusRequestEntityTooLarge, "over_memory_budget", fmt.Sprintf("%s would need more memory than the server's budget (%v); send smaller documents or fewer at once", what, err))
+		return
+	}
+	s.m.refused.WithLabelValues("busy").Inc()
+	w.Header().Set("Retry-After", "2")
+	s.fail(w, r, http.StatusServiceUnavailable, "memory_busy", fmt.Sprintf("the server's memory is taken by other requests: %s could not get what it needs (%v); retry after 2 s", what, err))
 }
 
 // fail writes an error answer.
