@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gochunk/gochunk/api"
+	"github.com/gochunk/gochunk/internal/mailgen"
 )
 
 // answerOK checks that an answer is well-formed: JSON, and for an error
@@ -158,6 +159,25 @@ func FuzzAPI(f *testing.F) {
 		for i := range 4 {
 			f.Add(uint8(i), seed)
 		}
+	}
+	// Issue 48's expansion attacks, small enough for a seed: a 12 KB DOCX
+	// of 8 MB, alone and attached to a message, chunked with dp (a memory
+	// factor of 11).
+	var docx bytes.Buffer
+	z := zip.NewWriter(&docx)
+	w, _ := z.Create("word/document.xml")
+	w.Write([]byte(`<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>A`))
+	w.Write(bytes.Repeat([]byte(" "), 8<<20))
+	w.Write([]byte(`</w:t></w:r></w:p></w:body></w:document>`))
+	z.Close()
+	msg := mailgen.Message("Bomb", "Attached.", mailgen.Attachment{Name: "a.docx", Media: "application/octet-stream", Data: docx.Bytes()},
+		mailgen.Attachment{Name: "b.docx", Media: "application/octet-stream", Data: docx.Bytes()})
+	for _, file := range []struct {
+		name string
+		data []byte
+	}{{"a.docx", docx.Bytes()}, {"m.eml", msg}} {
+		b, _ := json.Marshal(map[string]any{"chunker": "dp", "documents": []map[string]any{{"file_base64": base64.StdEncoding.EncodeToString(file.data), "file_name": file.name}}})
+		f.Add(uint8(0), string(b))
 	}
 	s, err := New(f.Context(), DefaultConfig(), nil)
 	if err != nil {

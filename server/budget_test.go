@@ -104,7 +104,11 @@ func TestBudgetCountsChunkerFactor(t *testing.T) {
 // budget), each naming the message, and the server serves clients after.
 // Before, attachments were not reserved at all: all four answered 200.
 func TestBudgetCountsAttachments(t *testing.T) {
-	_, ts := newTest(t, func(c *Config) { c.MaxMemory = 256 << 20; c.RequestTimeout = 30 * time.Second; c.QueueWait = time.Second })
+	_, ts := newTest(t, func(c *Config) {
+		c.MaxMemory = 256 << 20
+		c.RequestTimeout = 30 * time.Second
+		c.QueueWait = time.Second
+	})
 	doc := proseDOCX(t, 3<<20)
 	var atts []mailgen.Attachment
 	for i := range 8 {
