@@ -2,11 +2,16 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/netip"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/pipeline/pipelineflag"
 	"github.com/gochunk/gochunk/server"
 	"github.com/gochunk/gochunk/store"
@@ -33,14 +38,19 @@ MAX_BATCH_TOKENS, *_TIMEOUT_SECONDS, BODY_LIMIT_BYTES, MAX_MEMORY_BYTES…;
 GOCHUNK_<FLAG> for the others), then --config, then the defaults. SIGTERM
 or SIGINT stops accepting and lets in-flight requests finish.
 
+It listens on 127.0.0.1 (this machine only) unless --addr (GOCHUNK_ADDR)
+says otherwise: --addr 0.0.0.0 opens it to the network, at --port; set
+--token too, or it warns at start. The log's first "serving" line says
+the address it listens on.
+
 Flags:
 `)
 	cfg := server.DefaultConfig()
 	pf := pipelineFlags(e)
 	pf.RegisterResources(fs)
 	configPath := fs.String("config", "", "JSON or YAML `FILE` of settings: the flags' names (with - or _), e.g. {\"port\": 9000, \"embedder\": \"static:minishlab/potion-base-8M\"}")
-	port := fs.Int("port", 8080, "port to listen on")
-	fs.StringVar(&cfg.Addr, "addr", "", "full listen address, e.g. 127.0.0.1:9000 (overrides --port)")
+	port := fs.Int("port", 8080, "port to listen on, at the host of --addr")
+	fs.StringVar(&cfg.Addr, "addr", "", "where to listen: `HOST`, HOST:PORT or :PORT (every interface); a PORT here overrides --port. Default 127.0.0.1, this machine only; 0.0.0.0 opens the server to the network (set --token)")
 	for name, d := range map[string]*time.Duration{"read-timeout": &cfg.ReadTimeout, "write-timeout": &cfg.WriteTimeout,
 		"request-timeout": &cfg.RequestTimeout, "shutdown-grace": &cfg.ShutdownGrace, "queue-wait": &cfg.QueueWait} {
 		pipelineflag.SecondsVar(fs, d, name, fmt.Sprintf("seconds allowed for the %s (default %v)", strings.ReplaceAll(name, "-", " "), d.Seconds()))
@@ -70,14 +80,84 @@ Flags:
 		}
 		defer cfg.Store.Close()
 	}
-	cfg.Addr = cmp.Or(cfg.Addr, fmt.Sprintf(":%d", *port))
+	if cfg.Addr, err = listenAddr(cfg.Addr, *port); err != nil {
+		return fail(e, "serve", err)
+	}
 	log := slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 	srv, err := server.New(e.ctx, cfg, log)
 	if err != nil {
 		return fail(e, "serve", err)
 	}
+	if cfg.Token == "" && beyondLoopback(e.ctx, cfg.Addr) {
+		log.Warn("listening beyond this machine without a token: anyone who can reach "+cfg.Addr+" can use the API; "+
+			"set --token (GOCHUNK_TOKEN), or listen on 127.0.0.1 (the default without --addr)", "addr", cfg.Addr)
+	}
 	if err := srv.ListenAndServe(e.ctx); err != nil {
 		return fail(e, "serve", err)
 	}
 	return exitOK
+}
+
+// defaultHost is where serve listens without --addr: this machine only,
+// as Ollama and Jupyter do.
+const defaultHost = "127.0.0.1"
+
+// listenAddr makes the listening address of serve's --addr and --port:
+// addr is empty (defaultHost at port), a host alone (at port: "0.0.0.0",
+// "::1", "[::1]", "localhost"), HOST:PORT, or :PORT (every interface, as
+// Go writes it).
+func listenAddr(addr string, port int) (string, error) {
+	if port < 0 || port > 65535 {
+		return "", fmt.Errorf("%w: --port %d: want 0 to 65535", gochunk.ErrConfig, port)
+	}
+	if addr == "" {
+		return net.JoinHostPort(defaultHost, strconv.Itoa(port)), nil
+	}
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		// No port: a host alone, an IPv6 address with or without brackets.
+		host, p = addr, ""
+		if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+			host = host[1 : len(host)-1]
+		}
+		if _, perr := netip.ParseAddr(host); perr != nil && strings.ContainsAny(host, ":[]") {
+			return "", fmt.Errorf("%w: --addr %q: want HOST, HOST:PORT or :PORT, e.g. 0.0.0.0:8080", gochunk.ErrConfig, addr)
+		}
+	}
+	if p == "" {
+		p = strconv.Itoa(port)
+	} else if n, err := strconv.Atoi(p); err != nil || n < 0 || n > 65535 {
+		return "", fmt.Errorf("%w: --addr %q: port %q: want a number from 0 to 65535", gochunk.ErrConfig, addr, p)
+	}
+	return net.JoinHostPort(host, p), nil
+}
+
+// beyondLoopback reports whether a server listening at addr (HOST:PORT)
+// can be reached from other machines: every interface (no host, 0.0.0.0,
+// ::), an address that is not a loopback one, or a host name that
+// resolves to one. A name that does not resolve is left to the listener
+// to report.
+func beyondLoopback(ctx context.Context, addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "" {
+		return true
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return !ip.Unmap().IsLoopback()
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return false
+	}
+	for _, ip := range ips {
+		if !ip.Unmap().IsLoopback() {
+			return true
+		}
+	}
+	return false
 }
