@@ -22,8 +22,9 @@ type CacheOptions struct {
 	// dropped first); 0 means 65536.
 	Entries int
 	// Bytes, when positive, also bounds the memory the cached vectors
-	// take (4 bytes a dimension plus about 100 bytes of bookkeeping each),
-	// so a model of 4,096 dimensions cannot take gigabytes.
+	// take (4 bytes a dimension, or 6 a non-zero number where a vector
+	// has few, as a lexical one does, plus about 200 bytes of bookkeeping
+	// each), so a model of 4,096 dimensions cannot take gigabytes.
 	Bytes int64
 	// DirBytes bounds the disk cache in bytes (least recently used vectors
 	// removed first); 0 means unbounded.
@@ -59,8 +60,55 @@ type cacheStore struct {
 
 type cacheEntry struct {
 	key [32]byte
-	v   []float32
+	v   packed
 }
+
+// packed is a cached vector, kept as its non-zero entries when that is
+// smaller: a lexical vector has a few dozen of its 1,024 dimensions set,
+// and 65,536 of them kept dense would take 268 MB. Zero means the bits of
+// +0, so the vector comes back bit for bit (-0 included).
+type packed struct {
+	dim int32
+	idx []uint16  // the non-zero entries' positions; nil: val is dense
+	val []float32 // the non-zero entries, or the whole vector
+}
+
+// pack returns v packed, sharing no memory with it.
+func pack(v []float32) packed {
+	nz := 0
+	for _, x := range v {
+		if math.Float32bits(x) != 0 {
+			nz++
+		}
+	}
+	// 6 bytes an entry packed against 4 a dimension dense.
+	if len(v) > 1<<16 || 6*nz >= 4*len(v) {
+		return packed{dim: int32(len(v)), val: append([]float32(nil), v...)}
+	}
+	p := packed{dim: int32(len(v)), idx: make([]uint16, 0, nz), val: make([]float32, 0, nz)}
+	for i, x := range v {
+		if math.Float32bits(x) != 0 {
+			p.idx = append(p.idx, uint16(i))
+			p.val = append(p.val, x)
+		}
+	}
+	return p
+}
+
+// expand writes the vector into dst, which must be zero and of its
+// length.
+func (p packed) expand(dst []float32) {
+	if p.idx == nil {
+		copy(dst, p.val)
+		return
+	}
+	for k, i := range p.idx {
+		dst[i] = p.val[k]
+	}
+}
+
+// bytes is the memory the vector's numbers take.
+func (p packed) bytes() int64 { return int64(2*len(p.idx) + 4*len(p.val)) }
 
 // NewCached wraps e.
 func NewCached(e Embedder, opt CacheOptions) *Cached {
@@ -114,23 +162,40 @@ func (c *Cached) key(text string) [32]byte {
 }
 
 // Embed returns cached vectors and embeds the rest. The vectors returned
-// are the caller's own copies.
+// are the caller's own copies (those read from the cache share one
+// allocation).
 func (c *Cached) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	keys := make([][32]byte, len(texts))
 	var missTexts []string
+	var missKeys [][32]byte
 	missIdx := map[[32]byte][]int{}
+	var hits []packed
+	var hitIdx []int
 	for i, t := range texts {
 		keys[i] = c.key(t)
 		if v, ok := c.store.get(keys[i]); ok {
-			out[i] = append([]float32(nil), v...)
-			c.store.hits.Add(1)
+			hits, hitIdx = append(hits, v), append(hitIdx, i)
 			continue
 		}
 		if _, seen := missIdx[keys[i]]; !seen {
-			missTexts = append(missTexts, t)
+			missTexts, missKeys = append(missTexts, t), append(missKeys, keys[i])
 		}
 		missIdx[keys[i]] = append(missIdx[keys[i]], i)
+	}
+	c.store.hits.Add(int64(len(hits)))
+	if len(hits) > 0 {
+		total := 0
+		for _, h := range hits {
+			total += int(h.dim)
+		}
+		backing := make([]float32, total)
+		for k, h := range hits {
+			v := backing[:h.dim:h.dim]
+			backing = backing[h.dim:]
+			h.expand(v)
+			out[hitIdx[k]] = v
+		}
 	}
 	if len(missTexts) == 0 {
 		return out, nil
@@ -143,9 +208,8 @@ func (c *Cached) Embed(ctx context.Context, texts []string) ([][]float32, error)
 	if len(vs) != len(missTexts) {
 		return nil, fmt.Errorf("cached embedder: %w: got %d for %d texts", ErrCount, len(vs), len(missTexts))
 	}
-	for j, t := range missTexts {
-		k := c.key(t)
-		c.store.put(k, append([]float32(nil), vs[j]...))
+	for j, k := range missKeys {
+		c.store.put(k, vs[j])
 		for n, i := range missIdx[k] {
 			if n == 0 {
 				out[i] = vs[j]
@@ -157,7 +221,7 @@ func (c *Cached) Embed(ctx context.Context, texts []string) ([][]float32, error)
 	return out, nil
 }
 
-func (s *cacheStore) get(k [32]byte) ([]float32, bool) {
+func (s *cacheStore) get(k [32]byte) (packed, bool) {
 	s.mu.Lock()
 	if el, ok := s.items[k]; ok {
 		s.lru.MoveToFront(el)
@@ -167,22 +231,24 @@ func (s *cacheStore) get(k [32]byte) ([]float32, bool) {
 	}
 	s.mu.Unlock()
 	if s.disk == nil {
-		return nil, false
+		return packed{}, false
 	}
 	b, ok := s.disk.Get(s.path(k))
 	if !ok || len(b)%4 != 0 || len(b) == 0 {
-		return nil, false
+		return packed{}, false
 	}
 	v := make([]float32, len(b)/4)
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
-	s.remember(k, v)
-	return v, true
+	p := pack(v)
+	s.remember(k, p)
+	return p, true
 }
 
+// put keeps v (a copy: the caller keeps v).
 func (s *cacheStore) put(k [32]byte, v []float32) {
-	s.remember(k, v)
+	s.remember(k, pack(v))
 	if s.disk == nil {
 		return
 	}
@@ -193,7 +259,7 @@ func (s *cacheStore) put(k [32]byte, v []float32) {
 	s.disk.Put(s.path(k), b)
 }
 
-func (s *cacheStore) remember(k [32]byte, v []float32) {
+func (s *cacheStore) remember(k [32]byte, v packed) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if el, ok := s.items[k]; ok {
@@ -211,9 +277,9 @@ func (s *cacheStore) remember(k [32]byte, v []float32) {
 	}
 }
 
-// entryBytes is the memory a cached vector takes: its floats, its key and
+// entryBytes is the memory a cached vector takes: its numbers, its key and
 // the list and map bookkeeping.
-func entryBytes(v []float32) int64 { return int64(4*len(v)) + 128 }
+func entryBytes(v packed) int64 { return v.bytes() + 192 }
 
 // Bytes returns the memory the cached vectors take.
 func (c *Cached) Bytes() int64 {

@@ -7,6 +7,7 @@
 package mst
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"github.com/gochunk/gochunk/internal/params"
@@ -173,21 +174,120 @@ func (c Config) appendEdges(edges []Edge, vs [][]float32, off, from, to int, len
 // their edges.
 const streamBatch = 4096
 
-// streamEdges embeds the pieces batch by batch and returns the graph's
-// edges.
-func (c *Chunker) streamEdges(ctx context.Context, e embed.Embedder, texts []string, lengths []int) ([]Edge, error) {
+// graph is the piece graph as the chunker keeps it: the weight of the edge
+// from piece a to piece a+1+j (j < m, m = distance_threshold-1) is
+// w[a*m+j], the slots past the last piece unused. An edge's index orders
+// edges as (A, B) does, and no endpoints are stored: 8 bytes an edge
+// instead of an Edge's 24.
+type graph struct {
+	n, m int
+	w    []float64
+}
+
+// edges returns the number of edges.
+func (g *graph) edges() int {
+	// The first n-m pieces have m edges after them, the last t have t-1,
+	// t-2, …, 0.
+	t := min(g.m, g.n)
+	return max(0, g.n-g.m)*g.m + t*(t-1)/2
+}
+
+// each calls f with every edge's index and weight, in the order of
+// Config.Edges.
+func (g *graph) each(f func(id int, w float64)) {
+	for a := range g.n {
+		for j := range min(g.m, g.n-1-a) {
+			f(a*g.m+j, g.w[a*g.m+j])
+		}
+	}
+}
+
+// streamGraph embeds the pieces batch by batch and returns the graph of
+// Config.Edges, with the same weights.
+func (c *Chunker) streamGraph(ctx context.Context, e embed.Embedder, texts []string, pieces []pack.Piece) (*graph, error) {
 	n := len(texts)
-	edges := make([]Edge, 0, n*min(n, c.cfg.DistanceThresh-1))
+	g := &graph{n: n, m: c.cfg.DistanceThresh - 1}
+	g.w = make([]float64, n*g.m)
+	var norms []float64
 	for s := 0; s < n; s += streamBatch {
 		to := min(n, s+streamBatch)
-		hi := min(n, to+c.cfg.DistanceThresh-1)
+		hi := min(n, to+g.m)
 		vs, err := embed.Checked(ctx, e, texts[s:hi])
 		if err != nil {
 			return nil, err
 		}
-		edges = c.cfg.appendEdges(edges, vs, s, s, to, lengths)
+		norms = norms[:0]
+		for _, v := range vs {
+			norms = append(norms, float64(vec.Norm(v)))
+		}
+		for a := s; a < to; a++ {
+			na := norms[a-s]
+			for b := a + 1; b < n && b-a <= g.m; b++ {
+				cd := 1.0 // a zero vector is as far as can be
+				if nb := norms[b-s]; na > 0 && nb > 0 {
+					cd = 1 - float64(vec.Dot(vs[a-s], vs[b-s]))/(na*nb)
+				}
+				g.w[a*g.m+b-a-1] = c.cfg.Distance(a, b, cd, pieces[a].Size, pieces[b].Size)
+			}
+		}
 	}
-	return edges, nil
+	return g, nil
+}
+
+// lambda is LambdaFor of the graph's edges.
+func (c Config) lambda(g *graph) float64 {
+	if c.Lambda > 0 {
+		return c.Lambda
+	}
+	n := g.edges()
+	if n == 0 {
+		return 0
+	}
+	sum := 0.0
+	g.each(func(_ int, w float64) { sum += w })
+	mean := sum / float64(n)
+	if mean <= 0 {
+		return 0
+	}
+	return math.Pow(mean, c.Alpha)
+}
+
+// components is Components of the graph's edges, without the tree: each
+// piece's component root, the same partition.
+func (g *graph) components(lambda float64) []int {
+	if g.n*g.m <= math.MaxInt32 {
+		return componentsOf[int32](g, lambda)
+	}
+	return componentsOf[int](g, lambda)
+}
+
+// componentsOf runs Kruskal's algorithm over the edges sorted by weight,
+// then by index (by A, then B, as Components sorts them: the indexes are
+// distinct, so the order is total and no stable sort is needed), and
+// joins the forest's edges of weight at most lambda.
+func componentsOf[I int32 | int](g *graph, lambda float64) []int {
+	ids := make([]I, 0, g.edges())
+	g.each(func(id int, _ float64) { ids = append(ids, I(id)) })
+	w := g.w
+	slices.SortFunc(ids, func(x, y I) int {
+		if c := cmp.Compare(w[x], w[y]); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
+	})
+	uf, cut := newUnionFind(g.n), newUnionFind(g.n)
+	for _, id := range ids {
+		a := int(id) / g.m
+		b := a + 1 + int(id)%g.m
+		if uf.union(a, b) && w[id] <= lambda {
+			cut.union(a, b)
+		}
+	}
+	roots := make([]int, g.n)
+	for i := range roots {
+		roots[i] = cut.find(i)
+	}
+	return roots
 }
 
 // Lambda returns the cut threshold: the fixed lambda, or the mean edge
@@ -284,7 +384,7 @@ func (u *unionFind) union(a, b int) bool {
 
 // Chunk implements gochunk.Chunker.
 func (c *Chunker) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, error) {
-	chunks, _, err := c.ChunkTrace(ctx, d)
+	chunks, _, err := c.chunk(ctx, d, false)
 	return chunks, err
 }
 
@@ -292,6 +392,11 @@ func (c *Chunker) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chun
 // curve the weight of the edge from each piece to the next, the threshold
 // lambda.
 func (c *Chunker) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, *gochunk.Trace, error) {
+	return c.chunk(ctx, d, true)
+}
+
+// chunk is Chunk, and with tracing ChunkTrace.
+func (c *Chunker) chunk(ctx context.Context, d gochunk.Document, tracing bool) ([]gochunk.Chunk, *gochunk.Trace, error) {
 	if err := gochunk.CheckDocument(d); err != nil {
 		return nil, nil, err
 	}
@@ -309,29 +414,28 @@ func (c *Chunker) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk
 	// the cut must not separate them either.
 	e.KeepWithNext = func(i int) bool { return segment.HeadingLike(d.Text[pieces[i].Start:pieces[i].End]) }
 	texts := make([]string, len(pieces))
-	lengths := make([]int, len(pieces))
 	for i, p := range pieces {
 		texts[i] = d.Text[p.Start:p.End]
-		lengths[i] = p.Size
 	}
-	edges, err := c.streamEdges(ctx, embed.ForDocument(c.embedder, texts), texts, lengths)
+	g, err := c.streamGraph(ctx, embed.ForDocument(c.embedder, texts), texts, pieces)
 	if err != nil {
 		return nil, nil, gochunk.WrapDocument(d.ID, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	lambda := c.cfg.LambdaFor(edges)
-	roots, _ := Components(len(pieces), edges, lambda)
+	lambda := c.cfg.lambda(g)
+	roots := g.components(lambda)
 
 	tr := &gochunk.Trace{Document: d.ID, Chunker: "mst", CurveName: "edge weight to the next piece", Threshold: &lambda}
-	conv := runeoff.New(d.Text)
-	for _, p := range pieces {
-		tr.Units = append(tr.Units, gochunk.Span{Start: p.Start, End: p.End, StartRune: conv.Rune(p.Start), EndRune: conv.Rune(p.End)})
-	}
-	for _, ed := range edges {
-		if ed.B == ed.A+1 {
-			tr.Curve = append(tr.Curve, ed.W)
+	if tracing {
+		conv := runeoff.New(d.Text)
+		tr.Units = make([]gochunk.Span, 0, len(pieces))
+		for _, p := range pieces {
+			tr.Units = append(tr.Units, gochunk.Span{Start: p.Start, End: p.End, StartRune: conv.Rune(p.Start), EndRune: conv.Rune(p.End)})
+		}
+		for a := 0; a+1 < g.n; a++ {
+			tr.Curve = append(tr.Curve, g.w[a*g.m])
 		}
 	}
 	// Group pieces by component, components in order of their first piece.

@@ -123,7 +123,7 @@ func NewBreakpoint(cfg BreakpointConfig, counter tokenize.Counter, e gochunk.Emb
 
 // Chunk implements gochunk.Chunker.
 func (c *Breakpoint) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, error) {
-	chunks, _, err := c.ChunkTrace(ctx, d)
+	chunks, _, err := c.chunk(ctx, d, false)
 	return chunks, err
 }
 
@@ -132,11 +132,16 @@ func (c *Breakpoint) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.C
 // with compare=windows the curve is the cosine distance after each
 // sentence.
 func (c *Breakpoint) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, *gochunk.Trace, error) {
+	return c.chunk(ctx, d, true)
+}
+
+// chunk is Chunk, and with tracing ChunkTrace.
+func (c *Breakpoint) chunk(ctx context.Context, d gochunk.Document, tracing bool) ([]gochunk.Chunk, *gochunk.Trace, error) {
 	p, err := c.prepare(ctx, d)
 	if err != nil || len(p.units) == 0 {
 		return nil, nil, err
 	}
-	tr := p.trace()
+	tr := p.trace(tracing)
 	n := len(p.units)
 	if n < 2 {
 		tr.Breakpoints = []int{0}
@@ -161,9 +166,11 @@ func (c *Breakpoint) ChunkTrace(ctx context.Context, d gochunk.Document) ([]goch
 			}
 			cuts, depth, thr := depthCuts(sims, c.cfg.Amount)
 			tr.Threshold = &thr
-			tr.Smoothed = make([]float64, len(gapSim))
-			for k, g := range cands {
-				tr.Smoothed[g] = depth[k]
+			if p.tracing {
+				tr.Smoothed = make([]float64, len(gapSim))
+				for k, g := range cands {
+					tr.Smoothed[g] = depth[k]
+				}
 			}
 			tr.Notes = "smoothed: depth score at each compared gap; threshold: on depth"
 			for _, k := range cuts {

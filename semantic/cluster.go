@@ -101,13 +101,18 @@ func NewCluster(cfg ClusterConfig, counter tokenize.Counter, e gochunk.Embedder)
 
 // Chunk implements gochunk.Chunker.
 func (c *Cluster) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, error) {
-	chunks, _, err := c.ChunkTrace(ctx, d)
+	chunks, _, err := c.chunk(ctx, d, false)
 	return chunks, err
 }
 
 // ChunkTrace implements gochunk.Tracer: the units are the pieces and the
 // curve is the centred similarity of each piece with the next.
 func (c *Cluster) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, *gochunk.Trace, error) {
+	return c.chunk(ctx, d, true)
+}
+
+// chunk is Chunk, and with tracing ChunkTrace.
+func (c *Cluster) chunk(ctx context.Context, d gochunk.Document, tracing bool) ([]gochunk.Chunk, *gochunk.Trace, error) {
 	p, err := c.newDoc(d)
 	if err != nil {
 		return nil, nil, err
@@ -119,7 +124,7 @@ func (c *Cluster) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk
 		return nil, nil, nil
 	}
 	p.setGaps()
-	tr := p.trace()
+	tr := p.trace(tracing)
 	w := max(1, c.cfg.Size/c.cfg.MinChunkSize)
 	b, err := p.streamBand(ctx, w)
 	if err != nil {
@@ -133,17 +138,25 @@ func (c *Cluster) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk
 }
 
 // simBand is what Chroma's DP needs of n normalised vectors: the
-// similarities of the pairs that can share a chunk (dots[i][k] for i and
-// i+k+1, k < max(w-1, 1)), and the sums that give the mean similarity of all pairs.
+// similarities of the pairs that can share a chunk (dots[i*m+k] for i and
+// i+k+1, k < m = max(w-1, 1) and i+k+1 < n: one array, the slots past the
+// last unit unused), and the sums that give the mean similarity of all
+// pairs.
 type simBand struct {
-	n, w int
-	dots [][]float64
-	sum  []float64 // sum of the vectors
-	self float64   // sum of their squared norms
+	n, w, m int
+	dots    []float64
+	sum     []float64 // sum of the vectors
+	self    float64   // sum of their squared norms
 }
 
 func newSimBand(n, w, dim int) *simBand {
-	return &simBand{n: n, w: w, dots: make([][]float64, n), sum: make([]float64, dim)}
+	m := max(w-1, 1)
+	return &simBand{n: n, w: w, m: m, dots: make([]float64, n*m), sum: make([]float64, dim)}
+}
+
+// row returns the similarities of unit i with the units after it.
+func (b *simBand) row(i int) []float64 {
+	return b.dots[i*b.m : i*b.m+min(b.m, b.n-1-i)]
 }
 
 // add records the vectors of units [from, to), where vs[i-off] is the
@@ -156,9 +169,9 @@ func (b *simBand) add(vs [][]float32, off, from, to int) {
 		}
 		b.self += float64(vec.Dot(v, v))
 		// At least the next unit, for the trace's curve when w is 1.
-		b.dots[i] = make([]float64, min(max(b.w-1, 1), b.n-1-i))
-		for k := range b.dots[i] {
-			b.dots[i][k] = float64(vec.Dot(v, vs[i+k+1-off]))
+		row := b.row(i)
+		for k := range row {
+			row[k] = float64(vec.Dot(v, vs[i+k+1-off]))
 		}
 	}
 }
@@ -211,15 +224,16 @@ func (b *simBand) segment() ([]int, []float64) {
 		}
 		mean = (sq - b.self) / 2 / (float64(n) * float64(n-1) / 2)
 	}
-	band := b.dots
-	for i := range band {
-		for k := range band[i] {
-			band[i][k] -= mean
+	for i := range n {
+		row := b.row(i)
+		for k := range row {
+			row[k] -= mean
 		}
 	}
+	band, m := b.dots, b.m
 	curve := make([]float64, 0, n)
 	for i := 0; i+1 < n; i++ {
-		curve = append(curve, band[i][0])
+		curve = append(curve, band[i*m])
 	}
 	dp := make([]float64, n+1) // dp[j]: best score of the first j pieces
 	from := make([]int, n+1)
@@ -228,7 +242,7 @@ func (b *simBand) segment() ([]int, []float64) {
 		reward := 0.0 // sum over pairs of the run [i, j), both orders, as Chroma's matrix sum
 		for i := j - 1; i >= max(0, j-w); i-- {
 			for k := i + 1; k < j; k++ {
-				reward += 2 * band[i][k-i-1]
+				reward += 2 * band[i*m+k-i-1]
 			}
 			if s := dp[i] + reward; s > dp[j] {
 				dp[j], from[j] = s, i

@@ -105,25 +105,32 @@ func NewDP(cfg DPConfig, counter tokenize.Counter, e gochunk.Embedder) (*DP, err
 
 // Chunk implements gochunk.Chunker.
 func (c *DP) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, error) {
-	chunks, _, err := c.ChunkTrace(ctx, d)
+	chunks, _, err := c.chunk(ctx, d, false)
 	return chunks, err
 }
 
 // ChunkTrace implements gochunk.Tracer: the curve is the normalised
 // similarity after each sentence.
 func (c *DP) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, *gochunk.Trace, error) {
+	return c.chunk(ctx, d, true)
+}
+
+// chunk is Chunk, and with tracing ChunkTrace.
+func (c *DP) chunk(ctx context.Context, d gochunk.Document, tracing bool) ([]gochunk.Chunk, *gochunk.Trace, error) {
 	p, err := c.prepare(ctx, d)
 	if err != nil || len(p.units) == 0 {
 		return nil, nil, err
 	}
-	tr := p.trace()
+	tr := p.trace(tracing)
 	var sim []float64
 	if c.cfg.Similarity == "blocks" {
 		var err error
 		if sim, err = p.gapSims(ctx, c.cfg.BlockSize); err != nil {
 			return nil, nil, err
 		}
-		tr.CurveName, tr.Curve = "block similarity", append([]float64(nil), sim...)
+		if tracing {
+			tr.CurveName, tr.Curve = "block similarity", append([]float64(nil), sim...)
+		}
 	} else {
 		vs, err := p.embed(ctx, p.embedder(), p.unitTexts())
 		if err != nil {
@@ -134,7 +141,7 @@ func (c *DP) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.Chun
 	levels := p.levels()
 	cands := p.candidates(p.b.structure, levels)
 	c.rewards(sim, cands)
-	if tr.Curve == nil {
+	if tracing && tr.Curve == nil {
 		tr.CurveName, tr.Curve = "normalised similarity", sim
 	}
 	tokens := make([]int, len(p.units))

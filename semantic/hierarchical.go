@@ -90,19 +90,24 @@ func NewHierarchical(cfg HierarchicalConfig, counter tokenize.Counter, e gochunk
 
 // Chunk implements gochunk.Chunker.
 func (c *Hierarchical) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, error) {
-	chunks, _, err := c.ChunkTrace(ctx, d)
+	chunks, _, err := c.chunk(ctx, d, false)
 	return chunks, err
 }
 
 // ChunkTrace implements gochunk.Tracer: the curve is the cosine distance
 // of each sentence to the next.
 func (c *Hierarchical) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, *gochunk.Trace, error) {
+	return c.chunk(ctx, d, true)
+}
+
+// chunk is Chunk, and with tracing ChunkTrace.
+func (c *Hierarchical) chunk(ctx context.Context, d gochunk.Document, tracing bool) ([]gochunk.Chunk, *gochunk.Trace, error) {
 	p, err := c.prepare(ctx, d)
 	if err != nil || len(p.units) == 0 {
 		return nil, nil, err
 	}
 	p.groupUnits(c.structure)
-	tr := p.trace()
+	tr := p.trace(tracing)
 	texts := p.windows(c.cfg.BufferSize)
 	var starts []int
 	if c.cfg.Contiguous {
@@ -141,7 +146,9 @@ const contiguousWindow = 4096
 func (c *Hierarchical) contiguousWindows(ctx context.Context, p *doc, texts []string, tr *gochunk.Trace) ([]int, error) {
 	e := p.embedder()
 	n := len(texts)
-	tr.CurveName, tr.Curve = "cosine distance", make([]float64, 0, max(0, n-1))
+	if p.tracing {
+		tr.CurveName, tr.Curve = "cosine distance", make([]float64, 0, max(0, n-1))
+	}
 	var starts []int
 	var prev []float32
 	for s := 0; s < n; s += contiguousWindow {
@@ -152,13 +159,15 @@ func (c *Hierarchical) contiguousWindows(ctx context.Context, p *doc, texts []st
 		for _, v := range vs {
 			vec.Normalize(v)
 		}
-		if prev != nil {
-			tr.Curve = append(tr.Curve, 1-float64(vec.Cosine(prev, vs[0])))
+		if p.tracing {
+			if prev != nil {
+				tr.Curve = append(tr.Curve, 1-float64(vec.Cosine(prev, vs[0])))
+			}
+			for _, x := range cosines(vs) {
+				tr.Curve = append(tr.Curve, 1-x)
+			}
+			prev = append(prev[:0], vs[len(vs)-1]...)
 		}
-		for _, x := range cosines(vs) {
-			tr.Curve = append(tr.Curve, 1-x)
-		}
-		prev = append(prev[:0], vs[len(vs)-1]...)
 		st, err := c.contiguous(ctx, p, vs, s, tr)
 		if err != nil {
 			return nil, err

@@ -89,7 +89,7 @@ func NewSavGol(cfg SavGolConfig, counter tokenize.Counter, e gochunk.Embedder) (
 
 // Chunk implements gochunk.Chunker.
 func (c *SavGol) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, error) {
-	chunks, _, err := c.ChunkTrace(ctx, d)
+	chunks, _, err := c.chunk(ctx, d, false)
 	return chunks, err
 }
 
@@ -97,11 +97,16 @@ func (c *SavGol) Chunk(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk
 // similarity, starting at sentence similarity_window; Smoothed holds the
 // Savitzky-Golay smoothing of it.
 func (c *SavGol) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.Chunk, *gochunk.Trace, error) {
+	return c.chunk(ctx, d, true)
+}
+
+// chunk is Chunk, and with tracing ChunkTrace.
+func (c *SavGol) chunk(ctx context.Context, d gochunk.Document, tracing bool) ([]gochunk.Chunk, *gochunk.Trace, error) {
 	p, err := c.prepare(ctx, d)
 	if err != nil || len(p.units) == 0 {
 		return nil, nil, err
 	}
-	tr := p.trace()
+	tr := p.trace(tracing)
 	if c.cfg.Compare == "blocks" {
 		return c.blocks(ctx, p, tr)
 	}
@@ -131,7 +136,7 @@ func (c *SavGol) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.
 	}
 	tr.CurveName, tr.Curve, tr.CurveOffset = "window similarity", sims, w
 	var splits []int
-	for _, i := range c.minima(sims, tr) {
+	for _, i := range c.minima(sims, tr, p.tracing) {
 		splits = append(splits, i+w)
 	}
 	starts := []int{0}
@@ -150,15 +155,17 @@ func (c *SavGol) ChunkTrace(ctx context.Context, d gochunk.Document) ([]gochunk.
 	return chunks, tr, err
 }
 
-// minima smooths the curve and returns the positions of its split minima.
-func (c *SavGol) minima(sims []float64, tr *gochunk.Trace) []int {
+// minima returns the positions of the curve's split minima, and with
+// tracing puts its smoothing in tr.
+func (c *SavGol) minima(sims []float64, tr *gochunk.Trace, tracing bool) []int {
 	var splits []int
 	if len(sims) < c.cfg.FilterWindow {
 		tr.Notes = "fewer similarities than the filter window: no split"
 		return nil
 	}
-	smooth, _ := signal.SavGol(sims, c.cfg.FilterWindow, c.cfg.FilterPolyorder, 0)
-	tr.Smoothed = smooth
+	if tracing { // the smoothed curve is the trace's only
+		tr.Smoothed, _ = signal.SavGol(sims, c.cfg.FilterWindow, c.cfg.FilterPolyorder, 0)
+	}
 	d1, _ := signal.SavGol(sims, c.cfg.FilterWindow, c.cfg.FilterPolyorder, 1)
 	d2, _ := signal.SavGol(sims, c.cfg.FilterWindow, c.cfg.FilterPolyorder, 2)
 	var idx []int
@@ -205,7 +212,7 @@ func (c *SavGol) blocks(ctx context.Context, p *doc, tr *gochunk.Trace) ([]gochu
 		isCand[g] = true
 	}
 	var endsAfter []int
-	for _, i := range c.minima(gapSim, tr) {
+	for _, i := range c.minima(gapSim, tr, p.tracing) {
 		// A minimum between sentences moves to the lowest gap where a
 		// topic may end within the window around it (Hearst moves
 		// boundaries to paragraph breaks likewise).

@@ -75,6 +75,9 @@ type doc struct {
 	text   string
 	engine *pack.Engine
 	units  []pack.Piece // sentences, each within the size limit
+	// tracing: the caller wants the trace (ChunkTrace); Chunk leaves out
+	// what only the trace needs (a span per unit, curves kept for it).
+	tracing bool
 }
 
 // newDoc checks the text and starts its pipeline, with no units yet.
@@ -308,9 +311,15 @@ func (p *doc) joinSmallRanges(ranges []pack.Range) []pack.Range {
 	return out
 }
 
-// trace starts the trace of this document.
-func (p *doc) trace() *gochunk.Trace {
+// trace starts the trace of this document; with full false (Chunk) it
+// holds no units, and p.tracing says so to the rest of the pipeline.
+func (p *doc) trace(full bool) *gochunk.Trace {
+	p.tracing = full
 	t := &gochunk.Trace{Document: p.id, Chunker: p.b.name}
+	if !full {
+		return t
+	}
+	t.Units = make([]gochunk.Span, 0, len(p.units))
 	conv := runeoff.New(p.text)
 	for _, u := range p.units {
 		t.Units = append(t.Units, gochunk.Span{Start: u.Start, End: u.End, StartRune: conv.Rune(u.Start), EndRune: conv.Rune(u.End)})
