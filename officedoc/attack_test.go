@@ -18,29 +18,62 @@ import (
 func attacks() map[string][]byte {
 	out := map[string][]byte{}
 	write := func(name string, b []byte) { out[name] = b }
-	write("xlsx-a1-xfd.xlsx", zipParts(
-		"xl/workbook.xml", `<workbook xmlns:r="r"><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>`,
-		"xl/_rels/workbook.xml.rels", `<Relationships><Relationship Id="rId1" Target="worksheets/sheet1.xml"/></Relationships>`,
-		"xl/worksheets/sheet1.xml", `<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>first</t></is></c></row>`+
-			`<row r="1048576"><c r="XFD1048576" t="inlineStr"><is><t>last</t></is></c></row></sheetData></worksheet>`))
+	write("xlsx-a1-xfd.xlsx", xlsxCells("S", "A1", "first", "XFD1048576", "last"))
 	// A diagonal: every row and every column holds one cell, so that no
 	// empty row or column is left to drop (4,000 cells, 16 million padded).
-	var diag strings.Builder
-	for i := 1; i <= 4000; i++ {
-		fmt.Fprintf(&diag, `<row r="%d"><c r="%s%d"><v>%d</v></c></row>`, i, colName(i-1), i, i)
+	write("xlsx-diagonal.xlsx", xlsxDiagonal(4000))
+	write("ods-repeat.ods", odsRepeat(200))
+	write("docx-ragged.docx", raggedDOCX(30000))
+	write("pptx-ragged.pptx", raggedPPTX(30000))
+	write("epub-table.epub", epubOf(`<html xmlns="http://www.w3.org/1999/xhtml"><body><p>Before the table.</p>`+raggedHTML(20000)+`<p>After the table.</p></body></html>`))
+	write("epub-dtd.epub", epubOf(dtdChapter))
+	write("html-table.html", []byte("<!DOCTYPE html><p>Before the table.</p>"+raggedHTML(60000)+"<p>After the table.</p>"))
+	write("zip-large-part.docx", largePart(255))
+	write("eml-bad-base64.eml", badBase64Mail())
+	write("eml-8bit-header.eml", []byte(eightBitMail))
+	write("mbox-many-attachments.mbox", mailbox(1200))
+	return out
+}
+
+// xlsxCells is a workbook of one sheet holding inline strings at
+// references: ref, text, ref, text ...
+func xlsxCells(sheet string, refText ...string) []byte {
+	var sb strings.Builder
+	for i := 0; i < len(refText); i += 2 {
+		ref := refText[i]
+		fmt.Fprintf(&sb, `<row r="%s"><c r="%s" t="inlineStr"><is><t>%s</t></is></c></row>`, strings.TrimLeft(ref, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"), ref, refText[i+1])
 	}
-	write("xlsx-diagonal.xlsx", zipParts(
-		"xl/workbook.xml", `<workbook xmlns:r="r"><sheets><sheet name="D" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+	return xlsxOf(sheet, sb.String())
+}
+
+// xlsxOf is a workbook of one sheet of the given sheetData.
+func xlsxOf(sheet, rows string) []byte {
+	return zipParts(
+		"xl/workbook.xml", `<workbook xmlns:r="r"><sheets><sheet name="`+sheet+`" sheetId="1" r:id="rId1"/></sheets></workbook>`,
 		"xl/_rels/workbook.xml.rels", `<Relationships><Relationship Id="rId1" Target="worksheets/sheet1.xml"/></Relationships>`,
-		"xl/worksheets/sheet1.xml", `<worksheet><sheetData>`+diag.String()+`</sheetData></worksheet>`))
-	// Rows of a non-empty cell repeated across the sheet, each row
-	// repeated down it: 200 such rows.
+		"xl/worksheets/sheet1.xml", `<worksheet><sheetData>`+rows+`</sheetData></worksheet>`)
+}
+
+// xlsxDiagonal is a sheet of n numbers on its diagonal.
+func xlsxDiagonal(n int) []byte {
+	var sb strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&sb, `<row r="%d"><c r="%s%d"><v>%d</v></c></row>`, i, colName(i-1), i, i)
+	}
+	return xlsxOf("D", sb.String())
+}
+
+// odsRepeat is a sheet of rows of a non-empty cell repeated across the
+// sheet, each row repeated down it.
+func odsRepeat(rows int) []byte {
 	row := `<table:table-row table:number-rows-repeated="1048576"><table:table-cell table:number-columns-repeated="16384" office:value-type="string"><text:p>x</text:p></table:table-cell></table:table-row>`
-	write("ods-repeat.ods", zipParts("mimetype", "application/vnd.oasis.opendocument.spreadsheet",
-		"content.xml", odfContent(`<office:spreadsheet><table:table table:name="R">`+strings.Repeat(row, 200)+`</table:table></office:spreadsheet>`)))
-	// A table whose first row has 30,000 cells (each claiming a span of
-	// the whole grid) and 30,000 rows of one cell after it.
-	const n = 30000
+	return zipParts("mimetype", "application/vnd.oasis.opendocument.spreadsheet",
+		"content.xml", odfContent(`<office:spreadsheet><table:table table:name="R">`+strings.Repeat(row, rows)+`</table:table></office:spreadsheet>`))
+}
+
+// raggedDOCX is a document whose table's first row has n cells (each
+// claiming a span of the whole grid) and n rows of one cell after it.
+func raggedDOCX(n int) []byte {
 	var docx strings.Builder
 	docx.WriteString(`<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>Before the table.</w:t></w:r></w:p><w:tbl><w:tr>`)
 	for range n {
@@ -51,7 +84,11 @@ func attacks() map[string][]byte {
 		docx.WriteString(`<w:tr><w:tc><w:tcPr><w:vMerge w:val="restart"/></w:tcPr><w:p><w:r><w:t>c</w:t></w:r></w:p></w:tc></w:tr>`)
 	}
 	docx.WriteString(`</w:tbl><w:p><w:r><w:t>After the table.</w:t></w:r></w:p></w:body></w:document>`)
-	write("docx-ragged.docx", zipParts("word/document.xml", docx.String()))
+	return zipParts("word/document.xml", docx.String())
+}
+
+// raggedPPTX is raggedDOCX's table on a slide.
+func raggedPPTX(n int) []byte {
 	var pptx strings.Builder
 	pptx.WriteString(`<p:sld xmlns:p="p" xmlns:a="a"><p:cSld><p:spTree><p:graphicFrame><a:graphic><a:graphicData><a:tbl><a:tr>`)
 	for range n {
@@ -62,41 +99,48 @@ func attacks() map[string][]byte {
 		pptx.WriteString(`<a:tr><a:tc rowSpan="65535"><a:txBody><a:p><a:r><a:t>c</a:t></a:r></a:p></a:txBody></a:tc></a:tr>`)
 	}
 	pptx.WriteString(`</a:tbl></a:graphicData></a:graphic></p:graphicFrame></p:spTree></p:cSld></p:sld>`)
-	write("pptx-ragged.pptx", zipParts(
+	return zipParts(
 		"ppt/presentation.xml", `<p:presentation xmlns:p="p" xmlns:r="r"><p:sldIdLst><p:sldId id="256" r:id="rId1"/></p:sldIdLst></p:presentation>`,
 		"ppt/_rels/presentation.xml.rels", `<Relationships><Relationship Id="rId1" Target="slides/slide1.xml"/></Relationships>`,
-		"ppt/slides/slide1.xml", pptx.String()))
-	htmlTable := raggedHTML(20000)
-	write("epub-table.epub", epubOf(`<html xmlns="http://www.w3.org/1999/xhtml"><body><p>Before the table.</p>`+htmlTable+`<p>After the table.</p></body></html>`))
-	write("epub-dtd.epub", epubOf(`<?xml version="1.0" encoding="utf-8"?>`+"\n"+
-		`<!DOCTYPE html [<!ENTITY % pe "<!ENTITY x 'y'>"> %pe; <!ENTITY copy "&#169;"> <!-- a ]> in a comment -->]>`+"\n"+
-		`<html xmlns="http://www.w3.org/1999/xhtml"><head><title>T</title></head><body><p>The chapter's text.</p></body></html>`))
-	write("html-table.html", []byte("<!DOCTYPE html><p>Before the table.</p>"+raggedHTML(60000)+"<p>After the table.</p>"))
-	// A part declared (and holding) 255 MiB, under the 256 MiB part
-	// bound, in a file whose parts may expand to 64 MiB in all.
+		"ppt/slides/slide1.xml", pptx.String())
+}
+
+// dtdChapter is an XHTML chapter with an internal DTD subset holding a
+// parameter entity, a "]>" in a comment and a quoted ">".
+const dtdChapter = `<?xml version="1.0" encoding="utf-8"?>` + "\n" +
+	`<!DOCTYPE html [<!ENTITY % pe "<!ENTITY x 'y'>"> %pe; <!ENTITY copy "&#169;"> <!-- a ]> in a comment -->]>` + "\n" +
+	`<html xmlns="http://www.w3.org/1999/xhtml"><head><title>T</title></head><body><p>The chapter's text.</p></body></html>`
+
+// largePart is a DOCX whose document part declares (and holds) mib MiB,
+// under the 256 MiB bound on a part, in a file whose parts may expand to
+// 64 MiB in all.
+func largePart(mib int) []byte {
 	var big bytes.Buffer
 	z := zip.NewWriter(&big)
 	w, _ := z.Create("word/document.xml")
 	w.Write([]byte(`<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>`))
 	spaces := bytes.Repeat([]byte(" "), 1<<20)
-	for range 255 {
+	for range mib {
 		w.Write(spaces)
 	}
 	w.Write([]byte(`</w:t></w:r></w:p></w:body></w:document>`))
 	z.Close()
-	write("zip-large-part.docx", big.Bytes())
-	write("eml-bad-base64.eml", badBase64Mail())
-	write("eml-8bit-header.eml", []byte("From: Jos\xe9 <jose@example.com>\r\nTo: team@example.com\r\nSubject: Caf\xe9 men\xfc for M\xe4rz\r\n"+
-		"Date: Mon, 2 Mar 2026 10:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nThe body is fine.\r\n"))
-	// A mailbox of 1,200 messages with one small attachment each.
+	return big.Bytes()
+}
+
+// eightBitMail has raw Latin-1 bytes in its From and Subject.
+const eightBitMail = "From: Jos\xe9 <jose@example.com>\r\nTo: team@example.com\r\nSubject: Caf\xe9 men\xfc for M\xe4rz\r\n" +
+	"Date: Mon, 2 Mar 2026 10:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nThe body is fine.\r\n"
+
+// mailbox is n messages with one small text attachment each.
+func mailbox(n int) []byte {
 	var box strings.Builder
-	for i := range 1200 {
+	for i := range n {
 		fmt.Fprintf(&box, "From a@example.com Mon Mar  2 10:00:00 2026\nFrom: a@example.com\nTo: b@example.com\nSubject: m%d\nMIME-Version: 1.0\n"+
 			"Content-Type: multipart/mixed; boundary=\"b\"\n\n--b\nContent-Type: text/plain\n\nBody %d.\n--b\nContent-Type: text/plain; name=\"n.txt\"\n"+
 			"Content-Disposition: attachment; filename=\"n.txt\"\n\nAttached %d.\n--b--\n", i, i, i)
 	}
-	write("mbox-many-attachments.mbox", []byte(box.String()))
-	return out
+	return []byte(box.String())
 }
 
 // raggedHTML is a table whose first row has n cells and n rows of one

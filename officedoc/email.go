@@ -12,6 +12,7 @@ import (
 	"net/mail"
 	"net/textproto"
 	"path"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -65,7 +66,7 @@ func (d *doc) readEmail(data []byte, depth int) ([]gochunk.Element, error) {
 		}
 	}
 	w := &mailWalker{d: d, depth: depth, firstFile: len(d.files)}
-	if err := w.part(textproto.MIMEHeader(msg.Header), msg.Body, 0); err != nil {
+	if err := w.part(textproto.MIMEHeader(msg.Header), msg.Body, ""); err != nil {
 		return nil, err
 	}
 	body := w.plain
@@ -145,17 +146,18 @@ func readable(name, media string, data []byte) bool {
 	return strings.HasPrefix(media, "text/") && utf8.Valid(data)
 }
 
-// part reads one MIME part (recursively for multipart ones). A broken
-// part is a warning naming it, not the message's loss; the context's end,
-// a bound passed or too many parts end the message.
-func (w *mailWalker) part(h textproto.MIMEHeader, body io.Reader, depth int) error {
+// part reads one MIME part (recursively for multipart ones), section
+// its number as IMAP gives it ("" for the message, "2.1" for the first
+// part of its second). A broken part is a warning naming it, not the
+// message's loss; the context's end, a bound passed or too many parts end
+// the message.
+func (w *mailWalker) part(h textproto.MIMEHeader, body io.Reader, section string) error {
 	if err := w.d.ctx.Err(); err != nil {
 		return err
 	}
-	if w.parts++; w.parts > maxParts || depth > 32 {
+	if w.parts++; w.parts > maxParts || strings.Count(section, ".") >= 32 {
 		return fmt.Errorf("%w: more than %d MIME parts, or nested deeper than 32", ErrTooLarge, maxParts)
 	}
-	n := w.parts
 	ctype, disposition := h.Get("Content-Type"), h.Get("Content-Disposition")
 	media, params, err := mime.ParseMediaType(ctype)
 	if err != nil || ctype == "" {
@@ -171,22 +173,29 @@ func (w *mailWalker) part(h textproto.MIMEHeader, body io.Reader, depth int) err
 	if !utf8.ValidString(name) {
 		name = latin1(name)
 	}
-	what := fmt.Sprintf("part %d", n) // the part, as warnings name it
+	what := "the message's body" // the part, as warnings name it
+	if section != "" {
+		what = "part " + section
+	}
 	if name != "" {
-		what = fmt.Sprintf("attachment %q (part %d)", name, n)
+		what = fmt.Sprintf("attachment %q (%s)", name, what)
 	}
 	if strings.HasPrefix(media, "multipart/") {
 		mr := multipart.NewReader(body, params["boundary"])
-		for {
+		for k := 1; ; k++ {
 			p, err := mr.NextRawPart()
 			if err == io.EOF {
 				return nil
 			}
 			if err != nil {
-				w.d.warn(fmt.Sprintf("%s: the MIME structure is broken after %d parts (%v): the rest of it is left out", what, w.parts, err))
+				w.d.warn(fmt.Sprintf("%s: the MIME structure is broken after %d parts (%v): the rest of it is left out", what, k-1, err))
 				return nil
 			}
-			if err := w.part(p.Header, p, depth+1); err != nil {
+			sub := strconv.Itoa(k)
+			if section != "" {
+				sub = section + "." + sub
+			}
+			if err := w.part(p.Header, p, sub); err != nil {
 				return err
 			}
 		}

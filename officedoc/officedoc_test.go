@@ -200,7 +200,7 @@ wb.save(sys.argv[1])
 	}
 	got := strings.Join(texts(els), "\n")
 	wantText := "heading ## Sheet 1: Sales\ntable | Region | Sales | Note |\n| --- | --- | --- |\n| North | 10 | good \\| better |\n| South | 20.5 |  |\n|  |  | end |\n" +
-		"heading ## Sheet 2: Empty\nheading ## Sheet 3: Costs\ntable |  | Rent | 1200 |\n| --- | --- | --- |"
+		"heading ## Sheet 2: Empty\nheading ## Sheet 3: Costs\ntable | Rent | 1200 |\n| --- | --- |"
 	if got != wantText {
 		t.Errorf("got\n%s\nwant\n%s", got, wantText)
 	}
