@@ -24,6 +24,36 @@ type Retriever interface {
 	Name() string
 }
 
+// ScoredRetriever is a Retriever that also gives the scores of what it
+// finds (higher is better), so that auto-merging can weigh a parent's
+// children against what the parent would displace (see Options.Merge).
+// A retriever without scores is weighed by reciprocal rank.
+type ScoredRetriever interface {
+	Retriever
+	// SearchScores is Search with each text's score.
+	SearchScores(ctx context.Context, query string, k int) ([]int, []float64, error)
+}
+
+// searchScores runs r's search, with its scores when it gives them and
+// 1/(60 + rank) otherwise.
+func searchScores(ctx context.Context, r Retriever, query string, k int) ([]int, []float64, error) {
+	if sr, ok := r.(ScoredRetriever); ok {
+		return sr.SearchScores(ctx, query, k)
+	}
+	ids, err := r.Search(ctx, query, k)
+	return ids, rankScores(len(ids)), err
+}
+
+// rankScores returns 1/(60 + rank) for ranks 1 to n, the reciprocal-rank
+// scores of a ranking that has no scores of its own.
+func rankScores(n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = 1 / float64(60+i+1)
+	}
+	return out
+}
+
 // BM25 is the Okapi BM25 ranking function over lowercased words (runs of
 // letters and digits), with Lucene's always-positive IDF,
 // ln(1 + (N - df + 0.5) / (df + 0.5)). It needs no model, so evaluations
@@ -77,6 +107,12 @@ func (b *BM25) Index(ctx context.Context, texts []string) error {
 
 // Search scores every text sharing a word with query.
 func (b *BM25) Search(ctx context.Context, query string, k int) ([]int, error) {
+	ids, _, err := b.SearchScores(ctx, query, k)
+	return ids, err
+}
+
+// SearchScores is Search with the BM25 scores.
+func (b *BM25) SearchScores(ctx context.Context, query string, k int) ([]int, []float64, error) {
 	scores := map[int32]float64{}
 	n := float64(len(b.lengths))
 	seen := map[string]bool{}
@@ -97,11 +133,12 @@ func (b *BM25) Search(ctx context.Context, query string, k int) ([]int, error) {
 			scores[p.doc] += idf * tf * (b.K1 + 1) / (tf + norm)
 		}
 	})
-	return topK(len(scores), k, func(yield func(int, float64)) {
+	ids, ss := topKScored(len(scores), k, func(yield func(int, float64)) {
 		for d, s := range scores {
 			yield(int(d), s)
 		}
-	}), nil
+	})
+	return ids, ss, nil
 }
 
 // words calls fn with each lowercased run of letters and digits of s.
@@ -170,27 +207,40 @@ func (d *Dense) Index(ctx context.Context, texts []string) error {
 
 // Search embeds query and returns the k nearest texts.
 func (d *Dense) Search(ctx context.Context, query string, k int) ([]int, error) {
+	ids, _, err := d.SearchScores(ctx, query, k)
+	return ids, err
+}
+
+// SearchScores is Search with the cosine similarities.
+func (d *Dense) SearchScores(ctx context.Context, query string, k int) ([]int, []float64, error) {
 	em := d.fitted
 	if em == nil {
 		em = d.Embedder
 	}
 	qv, err := em.Embed(ctx, []string{query})
 	if err != nil {
-		return nil, fmt.Errorf("embed query: %w", err)
+		return nil, nil, fmt.Errorf("embed query: %w", err)
 	}
 	q := vec.Normalize(qv[0])
-	return topK(len(d.vectors), k, func(yield func(int, float64)) {
+	ids, ss := topKScored(len(d.vectors), k, func(yield func(int, float64)) {
 		for i, v := range d.vectors {
 			yield(i, float64(vec.Dot(q, v)))
 		}
-	}), nil
+	})
+	return ids, ss, nil
 }
 
 // topK returns the indexes of the k highest scores, best first, ties to
 // the lower index.
 func topK(n, k int, each func(yield func(int, float64))) []int {
+	ids, _ := topKScored(n, k, each)
+	return ids
+}
+
+// topKScored is topK with the scores.
+func topKScored(n, k int, each func(yield func(int, float64))) ([]int, []float64) {
 	if k <= 0 || n == 0 {
-		return nil
+		return nil, nil
 	}
 	h := &scoreHeap{}
 	each(func(i int, s float64) {
@@ -204,10 +254,12 @@ func topK(n, k int, each func(yield func(int, float64))) []int {
 		}
 	})
 	out := make([]int, h.Len())
+	scores := make([]float64, h.Len())
 	for i := len(out) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(h).(scored).i
+		x := heap.Pop(h).(scored)
+		out[i], scores[i] = x.i, x.s
 	}
-	return out
+	return out, scores
 }
 
 type scored struct {
@@ -267,6 +319,12 @@ func (h *Hybrid) Index(ctx context.Context, texts []string) error {
 
 // Search fuses the retrievers' rankings.
 func (h *Hybrid) Search(ctx context.Context, query string, k int) ([]int, error) {
+	ids, _, err := h.SearchScores(ctx, query, k)
+	return ids, err
+}
+
+// SearchScores is Search with the fused reciprocal-rank scores.
+func (h *Hybrid) SearchScores(ctx context.Context, query string, k int) ([]int, []float64, error) {
 	depth := h.Depth
 	if depth <= 0 {
 		depth = max(10*k, 100)
@@ -275,7 +333,7 @@ func (h *Hybrid) Search(ctx context.Context, query string, k int) ([]int, error)
 	for _, r := range h.Retrievers {
 		ids, err := r.Search(ctx, query, depth)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for rank, id := range ids {
 			score[id] += 1 / float64(60+rank+1)
@@ -285,11 +343,12 @@ func (h *Hybrid) Search(ctx context.Context, query string, k int) ([]int, error)
 	for id := range score {
 		ids = append(ids, id)
 	}
-	return topK(len(ids), k, func(yield func(int, float64)) {
+	top, ss := topKScored(len(ids), k, func(yield func(int, float64)) {
 		for _, id := range ids {
 			yield(id, score[id])
 		}
-	}), nil
+	})
+	return top, ss, nil
 }
 
 // NewRetriever returns a factory of the retriever named: "bm25", an

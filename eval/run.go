@@ -335,13 +335,13 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 	amortised := (res.Efficiency.ChunkSeconds + indexSeconds) / float64(len(d.Questions))
 	for i, q := range d.Questions {
 		began := time.Now()
-		ids, err := retr.Search(ctx, q.Text, depth)
+		ids, scores, err := searchScores(ctx, retr, q.Text, depth)
 		if err != nil {
 			return nil, fmt.Errorf("retrieve for question %d: %w", i, err)
 		}
 		t := time.Since(began).Seconds()
 		stages["retrieval"] = append(stages["retrieval"], t)
-		retrieved[i] = returned(ids, opt.K, opt.ReturnTokens, opt.Expand, opt.Merge, parentOf, tokens)
+		retrieved[i] = returned(ids, scores, opt.K, opt.ReturnTokens, opt.Expand, opt.Merge, parentOf, tokens)
 		if opt.Reranker != nil {
 			cands := make([]string, len(ids))
 			for j, id := range ids {
@@ -359,7 +359,7 @@ func Evaluate(ctx context.Context, d *Dataset, cfg Config, opt Options) (*Result
 			for j, o := range order {
 				top[j] = ids[o]
 			}
-			reranked = append(reranked, returned(top, opt.K, opt.ReturnTokens, opt.Expand, opt.Merge, parentOf, tokens))
+			reranked = append(reranked, returned(top, rankScores(len(top)), opt.K, opt.ReturnTokens, opt.Expand, opt.Merge, parentOf, tokens))
 		}
 		stages["chunking_amortised"] = append(stages["chunking_amortised"], amortised)
 		stages["end_to_end"] = append(stages["end_to_end"], t+amortised)

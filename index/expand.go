@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gochunk/gochunk/internal/automerge"
 	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/store"
 )
@@ -22,10 +23,73 @@ type Expand struct {
 	// to the next of its level) or window (Window chunks on each side).
 	Mode   string
 	Window int
-	// Merge, when 2 or more, replaces any Merge or more hits that are
-	// children of one parent by the parent (auto-merging), in the place
-	// of the best of them.
+	// Merge, when 2 or more, lets a parent replace its children among the
+	// hits (auto-merging), in the place of the best of them, when Merge or
+	// more of them are hits and the parent is the better use of the
+	// budget: when its children's combined score is above that of the
+	// hits its extra text would displace (see package automerge, whose
+	// decision gochunk eval applies too).
 	Merge int
+	// Budget is the tokens the hits may return in all when merging; 0
+	// means K times the largest of the K best chunks, so that merged
+	// parents return about what K hits of the chunks' size would.
+	Budget int
+}
+
+// mergeDepth is how many candidates a merging search ranks, at least: a
+// merged parent frees places that further candidates may fill.
+const mergeDepth = 50
+
+// merge lets parents replace their children among hits (ranked best
+// first; the search asked for k) as automerge.Select decides, and returns
+// the hits kept, at most k.
+func (s *Searcher) merge(hits []store.Hit, k int, x Expand, span func(id string, start, end int) (string, error)) ([]store.Hit, error) {
+	type parentKey struct {
+		doc   string
+		index int
+	}
+	ids := map[parentKey]int{}
+	var parentTokens []int
+	var parents []*store.Hit // a child of each parent, for its span
+	cands := make([]automerge.Candidate, len(hits))
+	for i := range hits {
+		h := &hits[i]
+		cands[i] = automerge.Candidate{Score: h.Score, Tokens: h.TokenCount, Parent: -1}
+		if h.Parent == nil {
+			continue
+		}
+		key := parentKey{h.Source, h.Parent.Index}
+		id, ok := ids[key]
+		if !ok {
+			id = len(parentTokens)
+			ids[key] = id
+			parentTokens = append(parentTokens, h.Parent.TokenCount)
+			parents = append(parents, h)
+		}
+		cands[i].Parent = id
+	}
+	lim := automerge.Limits{Tokens: x.Budget, Count: k}
+	if lim.Tokens <= 0 {
+		lim.Tokens = automerge.HitsBudget(cands, k)
+	}
+	var out []store.Hit
+	for _, pk := range automerge.Select(cands, parentTokens, lim, x.Merge) {
+		h := hits[pk.Candidate]
+		if pk.Parent >= 0 {
+			p := parents[pk.Parent].Parent
+			t, err := span(h.Source, p.Start, p.End)
+			if err != nil {
+				return nil, err
+			}
+			e := &store.Expansion{Kind: "merged", Start: p.Start, End: p.End, StartRune: p.StartRune, EndRune: p.EndRune, Text: t}
+			for _, c := range pk.Children {
+				e.Chunks = append(e.Chunks, hits[c].ChunkIndex)
+			}
+			h.Expanded = e
+		}
+		out = append(out, h)
+	}
+	return out, nil
 }
 
 // ParseExpand reads none, parent, section or window:N.
@@ -55,8 +119,9 @@ var (
 	ErrNoParent = errors.New("the store's chunks have no parents: index with --parents to expand to parents")
 )
 
-// expand applies x to hits, best first.
-func (s *Searcher) expand(ctx context.Context, hits []store.Hit, x Expand) ([]store.Hit, error) {
+// expand applies x to hits, best first, of which a search asked for k
+// (more are candidates for auto-merging).
+func (s *Searcher) expand(ctx context.Context, hits []store.Hit, k int, x Expand) ([]store.Hit, error) {
 	if x.Mode == "" && x.Merge < 2 {
 		return hits, nil
 	}
@@ -75,39 +140,11 @@ func (s *Searcher) expand(ctx context.Context, hits []store.Hit, x Expand) ([]st
 		}
 		return t, nil
 	}
-	type parentKey struct {
-		doc   string
-		index int
-	}
 	if x.Merge >= 2 {
-		count := map[parentKey]int{}
-		for _, h := range hits {
-			if h.Parent != nil {
-				count[parentKey{h.Source, h.Parent.Index}]++
-			}
+		var err error
+		if hits, err = s.merge(hits, k, x, span); err != nil {
+			return nil, err
 		}
-		var out []store.Hit
-		merged := map[parentKey]int{} // where the parent stands in out
-		for _, h := range hits {
-			if h.Parent == nil || count[parentKey{h.Source, h.Parent.Index}] < x.Merge {
-				out = append(out, h)
-				continue
-			}
-			key := parentKey{h.Source, h.Parent.Index}
-			if at, ok := merged[key]; ok {
-				out[at].Expanded.Chunks = append(out[at].Expanded.Chunks, h.ChunkIndex)
-				continue
-			}
-			p := h.Parent
-			t, err := span(h.Source, p.Start, p.End)
-			if err != nil {
-				return nil, err
-			}
-			h.Expanded = &store.Expansion{Kind: "merged", Start: p.Start, End: p.End, StartRune: p.StartRune, EndRune: p.EndRune, Text: t, Chunks: []int{h.ChunkIndex}}
-			merged[key] = len(out)
-			out = append(out, h)
-		}
-		hits = out
 	}
 	if x.Mode == "" {
 		return hits, nil

@@ -64,16 +64,28 @@ func (s *Searcher) Search(ctx context.Context, q store.Query) ([]store.Hit, erro
 }
 
 // SearchExpand runs q, then returns what x asks for around its hits:
-// parents in place of several of their children (x.Merge), and each hit's
+// parents in place of several of their children where that is the better
+// use of the hits' budget (x.Merge; the search then ranks more candidates
+// than q.K, to fill the places a merge frees), and each hit's
 // parent, section or window of chunks (x.Mode), as exact spans of the
 // documents the store keeps. Hits whose span a better hit returns already
 // are left out.
 func (s *Searcher) SearchExpand(ctx context.Context, q store.Query, x Expand) ([]store.Hit, error) {
+	if q.K <= 0 {
+		q.K = 10
+	}
+	k := q.K
+	if x.Merge >= 2 {
+		q.K = max(k, mergeDepth) // candidates to fill the places a merge frees
+	}
 	hits, err := s.search(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	return s.expand(ctx, hits, x)
+	if x.Merge < 2 && len(hits) > k {
+		hits = hits[:k]
+	}
+	return s.expand(ctx, hits, k, x)
 }
 
 func (s *Searcher) search(ctx context.Context, q store.Query) ([]store.Hit, error) {
