@@ -165,18 +165,18 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		chromedp.Evaluate(`document.querySelector('[data-pane="a"] select[name="chunker"]').dispatchEvent(new Event("change"))`, nil),
 		chromedp.SetValue(`[data-pane="a"] input[name="size"]`, "120", chromedp.ByQuery),
 		chromedp.Click(`#compare`, chromedp.ByQuery),
-		chromedp.SetValue(`[data-pane="b."] select[name="chunker"]`, "semantic", chromedp.ByQuery),
-		chromedp.Evaluate(`document.querySelector('[data-pane="b."] select[name="chunker"]').dispatchEvent(new Event("change"))`, nil),
-		chromedp.SetValue(`[data-pane="b."] input[name="size"]`, "150", chromedp.ByQuery),
+		chromedp.SetValue(`[data-pane="b"] select[name="chunker"]`, "semantic", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('[data-pane="b"] select[name="chunker"]').dispatchEvent(new Event("change"))`, nil),
+		chromedp.SetValue(`[data-pane="b"] input[name="size"]`, "150", chromedp.ByQuery),
 		chromedp.Click(`#run`, chromedp.ByQuery), chromedp.WaitVisible(`body[data-state="done"]`),
 		chromedp.Evaluate(fmt.Sprintf(shownSpans, "a"), &shown),
-		chromedp.Evaluate(`document.querySelectorAll('[data-pane="b."] svg.curve polyline').length`, &curves))
+		chromedp.Evaluate(`document.querySelectorAll('[data-pane="b"] svg.curve polyline').length`, &curves))
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameSpans(t, "sentence after switching", shown, apiSpans(t, srv.URL, "sentence", map[string]any{"size": 120}, other))
 	shown = nil // Evaluate decodes into the map: start from an empty one
-	chromedp.Run(ctx, chromedp.Evaluate(fmt.Sprintf(shownSpans, "b."), &shown))
+	chromedp.Run(ctx, chromedp.Evaluate(fmt.Sprintf(shownSpans, "b"), &shown))
 	sameSpans(t, "semantic beside it", shown, apiSpans(t, srv.URL, "semantic", map[string]any{"size": 150}, other))
 	if curves == 0 {
 		t.Error("the semantic chunker's curve is not drawn")
@@ -196,7 +196,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	}
 	var location string
 	chromedp.Run(ctx, chromedp.Evaluate(`location.search`, &location))
-	if !strings.Contains(location, "b.chunker=semantic") || !strings.Contains(location, "chunker=sentence") {
+	if !strings.Contains(location, "b.chunker=semantic") || !strings.Contains(location, "a.chunker=sentence") || !strings.Contains(location, "view=compare") {
 		t.Errorf("the URL does not keep the configuration: %s", location)
 	}
 	shot(t, ctx, "playground-compare.png")
@@ -222,6 +222,107 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if pieces == 0 {
 		t.Error("1 MB document: no chunk drawn")
 	}
+}
+
+// settled waits until the page has chunked or failed, and returns its
+// state ("done" or "error"), its panes and the errors they show.
+func settled(t *testing.T, ctx context.Context) (state string, panes int, errs []string) {
+	t.Helper()
+	if err := chromedp.Run(ctx, chromedp.WaitVisible(`body[data-state="done"], body[data-state="error"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.body.dataset.state`, &state),
+		chromedp.Evaluate(`document.querySelectorAll('.panes .pane').length`, &panes),
+		chromedp.Evaluate(`[...document.querySelectorAll('.pane .error')].map((e) => e.textContent)`, &errs)); err != nil {
+		t.Fatal(err)
+	}
+	return state, panes, errs
+}
+
+// paneSpans returns the spans pane shows.
+func paneSpans(t *testing.T, ctx context.Context, pane string) map[string][][2]float64 {
+	t.Helper()
+	var shown map[string][][2]float64
+	if err := chromedp.Run(ctx, chromedp.Evaluate(fmt.Sprintf(shownSpans, pane), &shown)); err != nil {
+		t.Fatal(err)
+	}
+	return shown
+}
+
+// Compare mode with the chunkers that have a parameter named compare
+// (semantic's blocks or windows, savgol's blocks or window): the page's
+// two panes and a pane's compare never share a URL key. A link written
+// before the panes had names (compare=1 for two panes) chunks in both;
+// each pane's compare set on the page goes to its own key, the saved URL
+// keeps the second pane, and opening it again gives both panes their
+// settings and their chunks.
+func TestPlaygroundCompareParameterInBrowser(t *testing.T) {
+	ctx := browser(t)
+	_, srv := newTest(t, nil)
+	text := strings.Repeat("The cat sat on the mat. Dogs bark at night. Birds sing at dawn. ", 8) +
+		strings.Repeat("Stocks fell sharply today. Bonds rallied on the news. Markets closed lower. ", 8) +
+		strings.Repeat("Knead the dough well. Let the bread rise. Bake it in a hot oven. ", 8)
+	// The parameters change the chunks: the page is seen to send them.
+	if b, w := apiSpans(t, srv.URL, "semantic", map[string]any{"size": 60}, text), apiSpans(t, srv.URL, "semantic", map[string]any{"size": 60, "compare": "windows"}, text); fmt.Sprint(b) == fmt.Sprint(w) {
+		t.Fatalf("semantic's compare=windows chunks this text as blocks does: %v", b)
+	}
+
+	old := url.Values{"chunker": {"semantic"}, "size": {"60"}, "compare": {"1"}, "b.chunker": {"savgol"}, "b.size": {"60"}, "text": {text}}
+	if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/?"+old.Encode())); err != nil {
+		t.Fatal(err)
+	}
+	if state, panes, errs := settled(t, ctx); state != "done" || panes != 2 || len(errs) > 0 {
+		t.Fatalf("the link %s: state %s, %d panes, errors %q", old.Encode()[:60], state, panes, errs)
+	}
+	sameSpans(t, "semantic from the link", paneSpans(t, ctx, "a"), apiSpans(t, srv.URL, "semantic", map[string]any{"size": 60}, text))
+	sameSpans(t, "savgol beside it", paneSpans(t, ctx, "b"), apiSpans(t, srv.URL, "savgol", map[string]any{"size": 60}, text))
+
+	// Each pane's own compare, set on the page.
+	var location string
+	if err := chromedp.Run(ctx,
+		chromedp.SetValue(`[data-pane="a"] input[name="compare"]`, "windows", chromedp.ByQuery),
+		chromedp.SetValue(`[data-pane="b"] input[name="compare"]`, "window", chromedp.ByQuery),
+		chromedp.Click(`#run`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	if state, panes, errs := settled(t, ctx); state != "done" || panes != 2 || len(errs) > 0 {
+		t.Fatalf("with each pane's compare: state %s, %d panes, errors %q", state, panes, errs)
+	}
+	semWindows := apiSpans(t, srv.URL, "semantic", map[string]any{"size": 60, "compare": "windows"}, text)
+	savWindow := apiSpans(t, srv.URL, "savgol", map[string]any{"size": 60, "compare": "window"}, text)
+	sameSpans(t, "semantic with compare=windows", paneSpans(t, ctx, "a"), semWindows)
+	sameSpans(t, "savgol with compare=window", paneSpans(t, ctx, "b"), savWindow)
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`location.search`, &location)); err != nil {
+		t.Fatal(err)
+	}
+	saved, _ := url.ParseQuery(strings.TrimPrefix(location, "?"))
+	for k, want := range map[string]string{"view": "compare", "a.chunker": "semantic", "a.compare": "windows", "a.size": "60",
+		"b.chunker": "savgol", "b.compare": "window", "b.size": "60", "text": text} {
+		if got := saved.Get(k); got != want {
+			t.Errorf("the saved URL has %s=%q, want %q (%s)", k, got, want, location)
+		}
+	}
+	if saved.Has("compare") || saved.Has("chunker") {
+		t.Errorf("the saved URL has keys outside the panes' and the page's: %s", location)
+	}
+
+	// The saved URL, opened again: both panes, their settings, their chunks.
+	var aCompare, bCompare, bChunker string
+	if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/"+location)); err != nil {
+		t.Fatal(err)
+	}
+	if state, panes, errs := settled(t, ctx); state != "done" || panes != 2 || len(errs) > 0 {
+		t.Fatalf("the saved URL: state %s, %d panes, errors %q", state, panes, errs)
+	}
+	if err := chromedp.Run(ctx,
+		chromedp.Value(`[data-pane="a"] input[name="compare"]`, &aCompare, chromedp.ByQuery),
+		chromedp.Value(`[data-pane="b"] input[name="compare"]`, &bCompare, chromedp.ByQuery),
+		chromedp.Value(`[data-pane="b"] select[name="chunker"]`, &bChunker, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	if aCompare != "windows" || bCompare != "window" || bChunker != "savgol" {
+		t.Errorf("reopened: pane A compare %q, pane B %s with compare %q", aCompare, bChunker, bCompare)
+	}
+	sameSpans(t, "semantic reopened", paneSpans(t, ctx, "a"), semWindows)
+	sameSpans(t, "savgol reopened", paneSpans(t, ctx, "b"), savWindow)
 }
 
 // An inspect page (one file, no server) draws its chunks and its curve.

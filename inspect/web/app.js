@@ -250,11 +250,28 @@
   }
 
   // ---- live playground ----
+  // The URL keeps the view. The page's own state has keys with no dot,
+  // which no pane uses: text, and view=compare for two panes. Each
+  // pane's chunker, tokenizer and parameters are under its name: a.size,
+  // b.chunker, a.compare (semantic's parameter, never the page's). Links
+  // written before the panes had names (chunker=semantic&size=80, with
+  // compare=1 for two panes) still open: with no a. key, pane A reads
+  // the keys without a dot, and compare=1 is the page's.
   const params = new URLSearchParams(location.search);
+  const legacy = ![...params.keys()].some((k) => k.startsWith("a."));
+  const twoPanes = params.get("view") === "compare" || (legacy && params.get("compare") === "1");
   const state = { registry: [], doc: null };
+  const pageKeys = new Set(["text", "view"]);
+  const given = (pane) => (name) => {
+    if (pane === "a" && legacy) {
+      if (pageKeys.has(name) || (name === "compare" && params.get(name) === "1")) return null;
+      return params.get(name);
+    }
+    return params.get(pane + "." + name);
+  };
 
-  function paneForm(prefix) {
-    const p = (name) => params.get(prefix + name);
+  function paneForm(name) {
+    const p = given(name), prefix = name + ".";
     const chunkerSel = el("select", { name: "chunker" });
     const tok = el("input", { name: "tokenizer", list: "tokenizers", placeholder: "default", value: p("tokenizer") || "" });
     const paramsBox = el("div", { class: "params" });
@@ -278,7 +295,7 @@
     chunkerSel.addEventListener("change", fill);
     const form = el("div", { class: "form" }, el("label", {}, "chunker", chunkerSel), el("label", {}, "tokenizer", tok), paramsBox);
     const result = el("div", { class: "result" });
-    const pane = el("section", { class: "pane", "data-pane": prefix || "a" }, form, result);
+    const pane = el("section", { class: "pane", "data-pane": name }, form, result);
     pane.setup = () => {
       for (const c of state.registry) chunkerSel.append(el("option", { value: c.name, text: c.name, title: c.summary }));
       chunkerSel.value = p("chunker") || "recursive";
@@ -355,8 +372,8 @@
   textArea.addEventListener("input", () => { state.doc = null; fileInfo.textContent = ""; });
 
   const compare = el("input", { type: "checkbox", id: "compare" });
-  compare.checked = params.get("compare") === "1";
-  const a = paneForm(""), b = paneForm("b.");
+  compare.checked = twoPanes;
+  const a = paneForm("a"), b = paneForm("b");
   const panes = el("div", { class: "panes" }, a);
   const runBtn = el("button", { id: "run", text: "Chunk" });
   const status = el("span", { class: "summary", id: "status" });
@@ -417,7 +434,7 @@
       return;
     }
     const url = new URLSearchParams();
-    if (compare.checked) url.set("compare", "1");
+    if (compare.checked) url.set("view", "compare");
     status.textContent = "chunking…";
     document.body.dataset.state = "running";
     try {
