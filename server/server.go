@@ -46,7 +46,9 @@ import (
 // Config configures a Server. Zero fields take the defaults of
 // DefaultConfig.
 type Config struct {
-	// Addr is the listening address, e.g. ":8080".
+	// Addr is ListenAndServe's address, HOST:PORT: 127.0.0.1:8080 (this
+	// machine only) by default; ":8080" or "0.0.0.0:8080" listens on
+	// every interface, where a Token should be set.
 	Addr string
 	// ReadTimeout and WriteTimeout bound reading a request and writing its
 	// answer (READ_TIMEOUT_SECONDS, WRITE_TIMEOUT_SECONDS).
@@ -99,12 +101,12 @@ type Config struct {
 	Store store.Store
 }
 
-// DefaultConfig returns the defaults: port 8080, 60 s timeouts, a 32 MiB
+// DefaultConfig returns the defaults: 127.0.0.1:8080, 60 s timeouts, a 32 MiB
 // body limit, 1000 documents per request, 64 concurrent requests, each
 // chunker's default unit, the lexical embedder with a cache of 100,000
 // embeddings, embedder calls of at most embed.DefaultBatchTokens tokens.
 func DefaultConfig() Config {
-	return Config{Addr: ":8080", ReadTimeout: 60 * time.Second, WriteTimeout: 60 * time.Second,
+	return Config{Addr: "127.0.0.1:8080", ReadTimeout: 60 * time.Second, WriteTimeout: 60 * time.Second,
 		RequestTimeout: 60 * time.Second, ShutdownGrace: 30 * time.Second, BodyLimit: 32 << 20, MaxDocuments: 1000, QueueWait: 5 * time.Second,
 		MaxConcurrent: 64, Pipeline: pipeline.Config{Embedder: pipeline.EmbedderConfig{Name: "lexical", CacheEntries: 100_000},
 			BatchTokens: embed.DefaultBatchTokens}}
