@@ -36,8 +36,13 @@ func pct(mean, std float64, n int) string {
 // WriteTable prints the overall results as a table like the one of
 // Chroma's report (percentages), then one table per corpus; ± is the 95 %
 // confidence interval of the mean over questions, as in the HTML report
-// (the JSON and CSV keep the standard deviations).
+// (the JSON and CSV keep the standard deviations). A data set without
+// questions that was scored on boundaries (a segmentation set) gets one
+// table of its boundary scores instead.
 func (r *Report) WriteTable(w io.Writer) error {
+	if r.boundaryOnly() {
+		return r.writeBoundaryTable(w)
+	}
 	fmt.Fprintf(w, "dataset %s: %d questions", r.Dataset, r.Questions)
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(w, " (%d skipped)", len(r.Skipped))

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -57,17 +56,6 @@ func TestServeBinary(t *testing.T) {
 	if !strings.Contains(logs.String(), "shutting down") {
 		t.Errorf("no shutdown log:\n%s", logs.String())
 	}
-}
-
-// buildBinary builds the static binary as the Dockerfile does.
-func buildBinary(t testing.TB) string {
-	bin := filepath.Join(t.TempDir(), "gochunk")
-	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // startServe starts `bin serve` on a free loopback port, with the extra

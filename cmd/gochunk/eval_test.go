@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -299,5 +300,38 @@ func TestChunkContextLLM(t *testing.T) {
 	_, errs, code = runCmd(t, text, "chunk", "--size", "30", "--context", "llm", "--context-estimate", "-")
 	if code != 0 || requests != len(lines) || !strings.Contains(errs, "context llm would take 3 requests") {
 		t.Errorf("estimate: exit %d, %d requests; stderr %q", code, requests, errs)
+	}
+}
+
+// A segmentation data set (seams.json beside its texts, no questions) is
+// reported on what it is scored on: one table of boundary scores, no
+// retrieval tables of zeros.
+func TestEvalSeamsOnlyReport(t *testing.T) {
+	dir := t.TempDir()
+	a := "Ships sail the open sea. Sailors trim the sails at dawn.\n\nThe harbour is busy with boats.\n\n"
+	b := "Trains run on steel rails. The station clock strikes noon.\n\nPassengers board the carriages.\n"
+	for name, text := range map[string]string{"one.txt": a + b, "two.txt": b + a} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seams := fmt.Sprintf(`{"one": [%d], "two": [%d]}`, len(a), len(b))
+	if err := os.WriteFile(filepath.Join(dir, "seams.json"), []byte(seams), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runCmd(t, "", "eval", "--dataset", dir, "--chunker", "recursive,sentence", "--size", "60")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Contains(out, "± 0.0") || strings.Contains(out, "precision Ω") {
+		t.Errorf("retrieval tables printed for a data set without questions:\n%s", out)
+	}
+	for _, want := range []string{"no questions", "seam recall", "boundary precision", "recursive size=60", "sentence size=60"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "\n"); n > 6 {
+		t.Errorf("%d lines for two configurations:\n%s", n, out)
 	}
 }

@@ -77,9 +77,16 @@ Flags:
 		if err != nil {
 			return fail(e, "eval generate", err)
 		}
-		fmt.Fprintf(e.stdout, "%d documents; %d to %d requests, %d to %d prompt tokens (cl100k_base)", len(corpora), est.MinRequests, est.MaxRequests, est.MinPromptTokens, est.MaxPromptTokens)
+		fmt.Fprintf(e.stdout, "%d documents; %s, %s (cl100k_base)", len(corpora),
+			countRange(est.MinRequests, est.MaxRequests, "request", "requests"),
+			countRange(est.MinPromptTokens, est.MaxPromptTokens, "prompt token", "prompt tokens"))
 		if prices.in > 0 {
-			fmt.Fprintf(e.stdout, ", $%.4f to $%.4f for the prompts", float64(est.MinPromptTokens)*prices.in/1e6, float64(est.MaxPromptTokens)*prices.in/1e6)
+			lo, hi := fmt.Sprintf("$%.4f", float64(est.MinPromptTokens)*prices.in/1e6), fmt.Sprintf("$%.4f", float64(est.MaxPromptTokens)*prices.in/1e6)
+			if lo == hi {
+				fmt.Fprintf(e.stdout, ", %s for the prompts", lo)
+			} else {
+				fmt.Fprintf(e.stdout, ", %s to %s for the prompts", lo, hi)
+			}
 		}
 		fmt.Fprintln(e.stdout)
 		return exitOK
@@ -162,4 +169,17 @@ func generateCorpora(e env, pl *pipeline.Pipeline, paths []string) ([]*eval.Corp
 		return nil, errors.New("no document with text found")
 	}
 	return corpora, nil
+}
+
+// countRange words a count that lies between lo and hi: "26 requests" when
+// the two agree, "8 to 24 requests" when they do not.
+func countRange(lo, hi int, one, many string) string {
+	unit := many
+	if hi == 1 {
+		unit = one
+	}
+	if lo == hi {
+		return fmt.Sprintf("%d %s", lo, unit)
+	}
+	return fmt.Sprintf("%d to %d %s", lo, hi, unit)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -71,6 +72,12 @@ func TestEvalGenerate(t *testing.T) {
 	est, errs, code := runCmd(t, "", "eval", "generate", "--out", out, "--questions", "8", "--window", "300", "--estimate", "--price", "1,2", docs)
 	if code != 0 || !strings.Contains(est, "2 documents; 8 to ") || !strings.Contains(est, "prompt tokens") {
 		t.Errorf("estimate: exit %d: %q %s", code, est, errs)
+	}
+	// Asked for more questions than the documents have windows, every
+	// window is asked whatever happens: one number, not "N to N".
+	est, errs, code = runCmd(t, "", "eval", "generate", "--out", out, "--questions", "500", "--window", "300", "--estimate", docs)
+	if m := regexp.MustCompile(`^2 documents; (\d+) requests, (\d+) prompt tokens \(cl100k_base\)\n$`).FindStringSubmatch(est); code != 0 || m == nil {
+		t.Errorf("estimate when every window is asked: exit %d: %q %s", code, est, errs)
 	}
 	if _, errs, code := runCmd(t, "", "eval", "generate", "--out", out, docs); code != 2 || !strings.Contains(errs, "--llm-model") {
 		t.Errorf("no model: exit %d: %s", code, errs)

@@ -11,7 +11,7 @@ func cmdInspect(e env, args []string) int {
 	fs := flagSet(e, "gochunk inspect", `Usage: gochunk inspect [flags] FILE
 
 Chunks FILE and writes a self-contained HTML page (no network needed to view
-it) showing the text coloured by chunk and, for the embedding-based chunkers,
+it), under the system's temporary directory unless --out names the file, showing the text coloured by chunk and, for the embedding-based chunkers,
 the similarity curve with its smoothing, threshold and breakpoints, so you
 can see why each chunk ended.
 
@@ -19,7 +19,7 @@ Flags:
 `)
 	pf := pipelineFlags(e)
 	pf.Register(fs)
-	out := fs.String("out", "inspect.html", "the HTML `FILE` to write (- for standard output)")
+	out := fs.String("out", "", "the HTML `FILE` to write (- for standard output; default: a new file under the system's temporary directory)")
 	files, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -43,12 +43,18 @@ Flags:
 	}
 	w := e.stdout
 	if *out != "-" {
-		f, err := os.Create(*out)
+		var f *os.File
+		if *out == "" {
+			f, err = os.CreateTemp("", "gochunk-inspect-*.html")
+		} else {
+			f, err = os.Create(*out)
+		}
 		if err != nil {
-			return fail(e, "inspect", err)
+			return fail(e, "inspect", fmt.Errorf("the page cannot be written (give --out FILE, or - for standard output): %w", err))
 		}
 		defer f.Close()
 		w = f
+		*out = f.Name()
 	}
 	title := fmt.Sprintf("%s: %s, %s %s", files[0], pl.Config().Chunker, pl.Counter().Name(), pl.Config().Params)
 	if err := inspect.WriteHTML(w, title, doc.Text, pl.Counter().Name(), res.Chunks, res.Trace); err != nil {

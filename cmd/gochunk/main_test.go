@@ -332,3 +332,29 @@ func TestLLMChunkersCLI(t *testing.T) {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runContext(context.Background(), args, stdin, stdout, stderr)
 }
+
+// Without --out, inspect writes its page under the system's temporary
+// directory and says where, never into the working directory.
+func TestInspectWritesToTempDir(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	path := writeFile(t, "doc.txt", "First paragraph about ships.\n\nSecond paragraph about trains.\n")
+	_, errs, code := runCmd(t, "", "inspect", "--chunker", "recursive", "--size", "40", path)
+	if code != 0 {
+		t.Fatalf("inspect: exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat("inspect.html"); err == nil {
+		os.Remove("inspect.html")
+		t.Fatal("inspect wrote inspect.html into the working directory")
+	}
+	pages, _ := filepath.Glob(filepath.Join(tmp, "gochunk-inspect-*.html"))
+	if len(pages) != 1 {
+		t.Fatalf("pages under TMPDIR: %v (stderr %q)", pages, errs)
+	}
+	if !strings.Contains(errs, pages[0]) {
+		t.Errorf("stderr %q does not name the page %s", errs, pages[0])
+	}
+	if b, _ := os.ReadFile(pages[0]); !strings.Contains(string(b), "window.GOCHUNK_DATA") {
+		t.Errorf("the page holds no chunks")
+	}
+}

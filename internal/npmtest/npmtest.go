@@ -36,6 +36,7 @@ func Install(t testing.TB, name string, packages ...string) (node, dir string) {
 	if b, err := os.ReadFile(stamp); err == nil && string(b) == strings.Join(packages, " ") {
 		return node, dir
 	}
+	t.Logf("installing %s with npm into %s: a download the first time on this machine, reused after", strings.Join(packages, ", "), dir)
 	cmd := exec.Command(npm, append([]string{"install", "--prefix", dir, "--no-audit", "--no-fund", "--ignore-scripts"}, packages...)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Skipf("skipping: npm could not install %s: %v\n%s", strings.Join(packages, ", "), err, out)

@@ -1,0 +1,18 @@
+package store
+
+import (
+	"os"
+	"testing"
+
+	"github.com/gochunk/gochunk/internal/testnote"
+)
+
+// TestMain runs the tests, then says in one line which optional tools were
+// missing and what their tests would have covered (see internal/testnote).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testnote.Summary("gochunk/store",
+		testnote.Postgres(),
+		testnote.Node())
+	os.Exit(code)
+}

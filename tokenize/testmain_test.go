@@ -1,0 +1,19 @@
+package tokenize
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gochunk/gochunk/internal/testnote"
+)
+
+// TestMain runs the tests, then says in one line which optional tools were
+// missing and what their tests would have covered (see internal/testnote).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testnote.Summary("gochunk/tokenize",
+		testnote.Node(),
+		testnote.Shared(filepath.Join("..", "..", "shared")))
+	os.Exit(code)
+}
