@@ -328,7 +328,7 @@ func TestMailboxAttachmentsBounded(t *testing.T) {
 	if len(r.Files) != 1000 || r.Files[999].Name != "message-1000/n.txt" {
 		t.Errorf("%d files", len(r.Files))
 	}
-	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "MaxAttachments") {
+	if len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], `message 1001: attachment "n.txt" (part 2)`) || !strings.Contains(r.Warnings[0], "MaxAttachments") {
 		t.Errorf("warnings %q", r.Warnings)
 	}
 	if got := strings.Join(texts(r.Elements), "\n"); !strings.Contains(got, "Attached, not read (past the bound of 1000 attachments): n.txt") {

@@ -415,7 +415,10 @@ func (d *doc) readMbox(data []byte, depth int) ([]gochunk.Element, error) {
 			return nil, fmt.Errorf("%w: more than %d messages", ErrTooLarge, maxMessages)
 		}
 		first := len(d.files)
+		outer := d.where
+		d.where = fmt.Sprintf("%smessage %d: ", outer, n)
 		m, err := d.readEmail(msg, depth)
+		d.where = outer
 		for i := first; i < len(d.files); i++ {
 			d.files[i].Name = fmt.Sprintf("message-%d/%s", n, d.files[i].Name)
 		}

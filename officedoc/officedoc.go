@@ -120,12 +120,13 @@ type doc struct {
 	dropped  int
 	separate bool
 	files    []File
-	skipped  int // attachments past MaxAttachments
+	skipped  int    // attachments past MaxAttachments
+	where    string // the part being read, for warnings: "message 3: "
 }
 
 func (d *doc) warn(w string) {
 	if len(d.warnings) < maxWarnings {
-		d.warnings = append(d.warnings, w)
+		d.warnings = append(d.warnings, d.where+w)
 	} else {
 		d.dropped++
 	}
