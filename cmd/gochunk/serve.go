@@ -40,7 +40,7 @@ or SIGINT stops accepting and lets in-flight requests finish.
 
 It listens on 127.0.0.1 (this machine only) unless --addr (GOCHUNK_ADDR)
 says otherwise: --addr 0.0.0.0 opens it to the network, at --port; set
---token too, or it warns at start. The log's first "serving" line says
+--token too, or it warns at start. The log's "serving" line says
 the address it listens on.
 
 Flags:
