@@ -40,6 +40,28 @@ type PDFOptions struct {
 	// programs). Nil means a PDFium built for this call and closed after
 	// it, which costs NewPDFium's start each time.
 	Engine PDFEngine
+	// Warn, when set, hears what reading left out or cut: a page not
+	// read (over a bound, out of memory, unreadable) while the others
+	// were, a page's characters past MaxPageChars. Without it the
+	// document is read the same and the notes are lost.
+	Warn func(string)
+
+	// Bounds on what PDFium reads of a PDF (0 means the default; see
+	// ErrTooLarge). A page over MaxPageContent, MaxPageForms or
+	// MaxFormDepth is left out and reported to Warn; past MaxContent or
+	// MaxChars the PDF is refused.
+	MaxPageContent int64 // bytes of content a page draws (DefaultMaxPageContent, 16 MiB)
+	MaxContent     int64 // bytes of content all pages draw (DefaultMaxContent, 512 MiB)
+	MaxPageForms   int64 // form XObjects a page draws, each time counted (DefaultMaxPageForms, 100,000)
+	MaxFormDepth   int   // forms drawn within forms (DefaultMaxFormDepth, 16)
+	MaxPageChars   int   // characters read from a page (DefaultMaxPageChars, 200,000)
+	MaxChars       int   // characters read from the PDF (DefaultMaxChars, 50,000,000)
+}
+
+func (o PDFOptions) warn(msg string) {
+	if o.Warn != nil {
+		o.Warn(msg)
+	}
 }
 
 // Poppler reads PDFs with Poppler's pdftotext -bbox-layout and pdfinfo,
@@ -223,6 +245,7 @@ type pageBlocks struct {
 	page          int
 	width, height float64
 	blocks        []block
+	chars         int // characters read
 }
 
 // parseBBoxLayout reads pdftotext's -bbox-layout XHTML.

@@ -54,10 +54,14 @@ type PDFiumOptions struct {
 	// Instances bounds how many PDFs are read at once (each in its own
 	// WebAssembly instance, with its own memory); 0 means GOMAXPROCS.
 	Instances int
-	// MemoryLimit bounds one instance's memory in bytes (a PDF that needs
-	// more fails with an error saying so); 0 means 1 GiB. WebAssembly
-	// caps it at 4 GiB.
+	// MemoryLimit bounds one instance's memory in bytes (a page that
+	// needs more is reported as such, and the PDF's other pages read);
+	// 0 means DefaultPDFiumMemory (512 MiB). WebAssembly caps it at 4 GiB.
 	MemoryLimit int64
+	// TotalMemory bounds the memory of all instances together, the most
+	// the engine holds in the process whatever the PDFs draw; 0 means
+	// DefaultPDFiumTotalMemory (1 GiB).
+	TotalMemory int64
 	// Notice, when set, hears that the module is being compiled because
 	// no compiled code is cached (seconds, once per machine).
 	Notice func(string)
@@ -71,8 +75,10 @@ type PDFiumOptions struct {
 // share it, and Close it when done (one dropped without Close frees itself
 // when collected).
 type PDFium struct {
-	pool *poolCloser
-	sem  chan struct{}
+	pool   *poolCloser
+	sem    chan struct{}
+	budget *wasmBudget
+	limit  int64 // an instance's memory
 }
 
 // NewPDFium compiles (or loads from opt.CacheDir) the PDFium module.
@@ -83,8 +89,13 @@ func NewPDFium(ctx context.Context, opt PDFiumOptions) (*PDFium, error) {
 	}
 	limit := opt.MemoryLimit
 	if limit <= 0 {
-		limit = 1 << 30
+		limit = DefaultPDFiumMemory
 	}
+	total := opt.TotalMemory
+	if total <= 0 {
+		total = DefaultPDFiumTotalMemory
+	}
+	budget := &wasmBudget{limit: total}
 	pages := uint32(min(limit>>16, 65536)) // 64 KiB pages, 4 GiB at most
 	rc := wazero.NewRuntimeConfig().
 		WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
@@ -102,7 +113,7 @@ func NewPDFium(ctx context.Context, opt PDFiumOptions) (*PDFium, error) {
 		opt.Notice("compiling the PDF engine (PDFium) for this machine, a few seconds, once; its code is kept in " + where)
 	}
 	pool, err := webassembly.Init(webassembly.Config{
-		Context:       context.WithoutCancel(ctx),
+		Context:       experimental.WithMemoryAllocator(context.WithoutCancel(ctx), budget),
 		MinIdle:       0,
 		MaxIdle:       0,
 		MaxTotal:      n,
@@ -114,7 +125,7 @@ func NewPDFium(ctx context.Context, opt PDFiumOptions) (*PDFium, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pdf: starting PDFium: %w", err)
 	}
-	e := &PDFium{pool: &poolCloser{pool: pool}, sem: make(chan struct{}, n)}
+	e := &PDFium{pool: &poolCloser{pool: pool}, sem: make(chan struct{}, n), budget: budget, limit: int64(pages) << 16}
 	// An engine dropped without Close frees its runtime when collected.
 	runtime.AddCleanup(e, func(p *poolCloser) { p.Close() }, e.pool)
 	return e, nil
@@ -204,22 +215,19 @@ func (e *PDFium) Name() string { return "pdfium" }
 func (e *PDFium) Close() error { return e.pool.Close() }
 
 func (e *PDFium) read(ctx context.Context, src pdfSource, opt PDFOptions) ([]pageBlocks, error) {
-	head := src.data
-	if head == nil {
-		f, err := os.Open(src.path)
-		if err != nil {
-			return nil, fmt.Errorf("cannot open the file: %w", err)
-		}
-		head = make([]byte, 1024)
-		n, err := io.ReadFull(f, head)
-		f.Close()
-		if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-			return nil, fmt.Errorf("cannot read the file: %w", err)
-		}
-		head = head[:n]
+	data, free, err := sourceBytes(src)
+	if err != nil {
+		return nil, err
 	}
-	if !strings.Contains(string(head[:min(len(head), 1024)]), "%PDF-") { // the header's place, by the standard
+	defer free()
+	if !strings.Contains(string(data[:min(len(data), 1024)]), "%PDF-") { // the header's place, by the standard
 		return nil, fmt.Errorf("%w (no %%PDF- header)", ErrCorrupt)
+	}
+	// Each page is weighed before PDFium draws it.
+	b := opt.bounds()
+	costs, err := weigh(data, b)
+	if err != nil {
+		return nil, err
 	}
 	select {
 	case e.sem <- struct{}{}:
@@ -231,23 +239,24 @@ func (e *PDFium) read(ctx context.Context, src pdfSource, opt PDFOptions) ([]pag
 		<-e.sem
 		return nil, err
 	}
-	workers := []*pdfiumWorker{first}
-	defer func() {
-		for _, w := range workers {
-			w.close()
-			<-e.sem
-		}
-	}()
 	count, err := first.inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: first.doc})
 	if err != nil {
+		first.close()
+		<-e.sem
 		return nil, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
 	}
 	n := count.PageCount
 	if n == 0 {
+		first.close()
+		<-e.sem
 		return nil, fmt.Errorf("%w: no pages", ErrNoText)
+	}
+	if len(costs) != n {
+		costs = nil // the scan and PDFium see other pages: the memory bound holds
 	}
 	// A long PDF is read by more instances, one per 8 pages, while the
 	// engine has them free: each opens the PDF and takes the next page.
+	workers := []*pdfiumWorker{first}
 more:
 	for len(workers) < n/8 {
 		select {
@@ -267,30 +276,56 @@ more:
 		batch = 20
 	}
 	pages := make([]pageBlocks, n)
-	var next, done atomic.Int64
+	errs := make([]error, n) // why a page was not read
+	cut := make([]int, n)    // a page's characters, when past the bound
+	var next, done, chars atomic.Int64
 	var mu sync.Mutex
-	var firstErr error
+	var docErr error
 	var wg sync.WaitGroup
 	for _, w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
+			defer func() {
+				if w != nil {
+					w.close()
+				}
+				<-e.sem
+			}()
+			for w != nil {
 				i := int(next.Add(1) - 1)
 				if i >= n || ctx.Err() != nil {
 					return
 				}
-				p, err := readPDFiumPage(w.inst, w.doc, i)
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = fmt.Errorf("page %d: %w", i+1, err)
-					}
-					mu.Unlock()
-					next.Store(int64(n))
-					return
+				var p pageBlocks
+				var err error
+				if costs != nil {
+					err = b.check(costs[i])
 				}
-				pages[i] = p
+				if err == nil {
+					p, cut[i], err = readPDFiumPage(w.inst, w.doc, i, b.pageChars)
+					if err != nil && w.mem != nil && w.mem.refused.Load() {
+						err = e.memoryError()
+					}
+					if err != nil && ctx.Err() == nil {
+						// The instance may be left broken: the next page
+						// is read by a new one.
+						w.close()
+						w, _ = e.open(ctx, src)
+					}
+				}
+				if err != nil {
+					errs[i] = err
+				} else {
+					pages[i] = p
+					if chars.Add(int64(p.chars)) > int64(b.chars) {
+						mu.Lock()
+						docErr = fmt.Errorf("%w: it holds more than %s characters (the bound, PDFOptions.MaxChars)", ErrTooLarge, thousands(int64(b.chars)))
+						mu.Unlock()
+						next.Store(int64(n))
+						return
+					}
+				}
 				if d := int(done.Add(1)); opt.Progress != nil && (d%batch == 0 || d == n) {
 					mu.Lock()
 					opt.Progress(d, n)
@@ -303,21 +338,52 @@ more:
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if firstErr != nil {
-		if isMemoryError(firstErr) {
-			return nil, fmt.Errorf("%w: PDFium ran out of its memory limit reading it", ErrCorrupt)
+	if docErr != nil {
+		return nil, docErr
+	}
+	// A page that could not be read is reported, and the others kept.
+	var out []pageBlocks
+	var firstErr error
+	for i := range n {
+		switch {
+		case errs[i] != nil:
+			if firstErr == nil {
+				firstErr = fmt.Errorf("page %d: %w", i+1, errs[i])
+			}
+			opt.warn(fmt.Sprintf("page %d left out: %v", i+1, errs[i]))
+		case pages[i].page == 0:
+			err := fmt.Errorf("page %d: %w: PDFium could not open the PDF again after an earlier page failed", i+1, ErrCorrupt)
+			if firstErr == nil {
+				firstErr = err
+			}
+			opt.warn(fmt.Sprintf("page %d left out: %v", i+1, err))
+		default:
+			if cut[i] > 0 {
+				opt.warn(fmt.Sprintf("page %d: only its first %s characters of %s were read (the bound, PDFOptions.MaxPageChars)", i+1, thousands(int64(b.pageChars)), thousands(int64(cut[i]))))
+			}
+			out = append(out, pages[i])
 		}
+	}
+	if len(out) == 0 {
 		return nil, firstErr
 	}
-	return pages, nil
+	return out, nil
+}
+
+// memoryError says which of the memory bounds a page passed.
+func (e *PDFium) memoryError() error {
+	return fmt.Errorf("%w: the page needs more than its memory bound (%s an instance, PDFiumOptions.MemoryLimit; %s for all PDFs read at once, PDFiumOptions.TotalMemory)",
+		ErrPDFMemory, byteSize(e.limit), byteSize(e.budget.limit))
 }
 
 // pdfiumWorker is an instance with the PDF open.
 type pdfiumWorker struct {
-	inst pdfium.Pdfium
-	doc  references.FPDF_DOCUMENT
-	stop func() bool
-	file *os.File
+	inst   pdfium.Pdfium
+	doc    references.FPDF_DOCUMENT
+	stop   func() bool
+	killed chan struct{} // closed once a cancelled ctx has killed inst
+	file   *os.File
+	mem    *wasmMemory // inst's memory, released by close
 }
 
 // open takes an instance and opens the PDF in it. PDFium reads the PDF
@@ -349,18 +415,40 @@ func (e *PDFium) open(ctx context.Context, src pdfSource) (*pdfiumWorker, error)
 		}
 		return nil, fmt.Errorf("%w: the file is empty", ErrCorrupt)
 	}
+	// The instance is made here (the pool keeps none idle), its memory
+	// allocated as it is: the worker takes that memory, to free it once
+	// no call runs in it.
+	e.budget.mu.Lock()
+	e.budget.last = nil
 	inst, err := e.pool.GetInstanceWithContext(ctx)
+	mem := e.budget.last
+	e.budget.last = nil
+	if mem != nil {
+		mem.mu.Lock()
+		mem.owned = true
+		mem.mu.Unlock()
+	}
+	e.budget.mu.Unlock()
 	if err != nil {
+		if mem != nil {
+			mem.release()
+		}
 		if file != nil {
 			file.Close()
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if mem != nil && mem.refused.Load() {
+			return nil, fmt.Errorf("starting PDFium: %w", e.memoryError())
+		}
 		return nil, fmt.Errorf("starting PDFium: %w", err)
 	}
-	w := &pdfiumWorker{inst: inst, file: file}
-	w.stop = context.AfterFunc(ctx, func() { inst.Kill() })
+	w := &pdfiumWorker{inst: inst, file: file, mem: mem, killed: make(chan struct{})}
+	w.stop = context.AfterFunc(ctx, func() {
+		defer close(w.killed)
+		inst.Kill()
+	})
 	doc, err := inst.OpenDocument(&requests.OpenDocument{FileReader: r, FileReaderSize: size})
 	if err != nil {
 		w.close()
@@ -370,8 +458,8 @@ func (e *PDFium) open(ctx context.Context, src pdfSource) (*pdfiumWorker, error)
 		switch {
 		case errors.Is(err, pdferr.ErrPassword), errors.Is(err, pdferr.ErrSecurity):
 			return nil, fmt.Errorf("%w (PDFium: %v)", ErrEncrypted, err)
-		case isMemoryError(err):
-			return nil, fmt.Errorf("%w: PDFium ran out of its memory limit reading it", ErrCorrupt)
+		case mem != nil && mem.refused.Load(), isMemoryError(err):
+			return nil, fmt.Errorf("opening the PDF: %w", e.memoryError())
 		}
 		return nil, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
 	}
@@ -379,12 +467,19 @@ func (e *PDFium) open(ctx context.Context, src pdfSource) (*pdfiumWorker, error)
 	return w, nil
 }
 
+// close gives the instance back and frees its memory; no call may run in
+// the instance (a kill ends none).
 func (w *pdfiumWorker) close() {
 	if w.stop() { // not killed: close the document, give the instance back
 		if w.doc != "" {
 			w.inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: w.doc})
 		}
 		w.inst.Close()
+	} else {
+		<-w.killed
+	}
+	if w.mem != nil {
+		w.mem.release()
 	}
 	if w.file != nil {
 		w.file.Close()
@@ -396,10 +491,13 @@ func isMemoryError(err error) bool {
 	return strings.Contains(s, "out of memory") || strings.Contains(s, "memory") && strings.Contains(s, "grow")
 }
 
-func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int) (pageBlocks, error) {
+// readPDFiumPage reads page index's characters, maxChars at most, and
+// groups them into blocks; it returns how many characters the page holds
+// when that is more than it read.
+func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, maxChars int) (pageBlocks, int, error) {
 	size, err := inst.FPDF_GetPageSizeByIndexF(&requests.FPDF_GetPageSizeByIndexF{Document: doc, Index: index})
 	if err != nil {
-		return pageBlocks{}, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
+		return pageBlocks{}, 0, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
 	}
 	p := pageBlocks{page: index + 1, width: float64(size.Size.Width), height: float64(size.Size.Height)}
 	page := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: index}}
@@ -413,12 +511,12 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int)
 	// where a quote or a period's own box is small.
 	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: page})
 	if err != nil {
-		return pageBlocks{}, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
+		return pageBlocks{}, 0, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
 	}
 	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
 	n, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
 	if err != nil {
-		return pageBlocks{}, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
+		return pageBlocks{}, 0, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
 	}
 	// Characters are grouped by the way their text runs on the displayed
 	// page (a quarter turn at a time: rotated table headings, axis
@@ -427,10 +525,15 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int)
 	var classes [4][]pdfRun
 	q := 0 // the way of the last character, for the spaces after it
 	var buf [utf8.UTFMax]byte
-	for i := 0; i < n.Count; i++ {
+	cut := 0
+	if n.Count > maxChars {
+		cut = n.Count
+	}
+	p.chars = min(n.Count, maxChars)
+	for i := 0; i < p.chars; i++ {
 		u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: i})
 		if err != nil {
-			return pageBlocks{}, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
+			return pageBlocks{}, 0, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
 		}
 		r := rune(u.Unicode)
 		if r > unicode.MaxRune || isPDFSpace(r) {
@@ -476,7 +579,7 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int)
 			p.blocks = append(p.blocks, b)
 		}
 	}
-	return p, nil
+	return p, cut, nil
 }
 
 // quarter returns the way a direction (dx, dy) on the displayed page (y

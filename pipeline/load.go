@@ -197,7 +197,8 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 		err = p.prepare(&out, err)
 	case "pdf":
 		var els []gochunk.Element
-		popt := layout.PDFOptions{Progress: src.Progress}
+		var warns []string // pages left out or cut, the others read
+		popt := layout.PDFOptions{Progress: src.Progress, Warn: func(s string) { warns = append(warns, s) }}
 		if popt.Engine, err = p.res.pdfEngine(ctx); err != nil {
 			break
 		}
@@ -212,6 +213,7 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 		if err == nil {
 			out.Text, out.Elements = layout.Assemble(els)
 			out.Metadata = pdfMetadata(src.Metadata, popt.Engine, els)
+			out.Warning = strings.Join(warns, "; ")
 		}
 	case "html":
 		var els []gochunk.Element
