@@ -68,6 +68,7 @@ func (t *Table) Add(r, col int, text string) error {
 	if text == "" {
 		return nil
 	}
+	r, col = max(r, 0), max(col, 0)
 	if err := t.count(1); err != nil {
 		return err
 	}
@@ -102,6 +103,7 @@ func (t *Table) AddRow(r int, cells []Cell) error {
 	if len(cells) == 0 {
 		return nil
 	}
+	r = max(r, 0)
 	if err := t.count(int64(len(cells))); err != nil {
 		return err
 	}
@@ -141,17 +143,8 @@ func (t *Table) Write(st Style) (string, error) {
 		rows = normalize(rows)
 	}
 	// The columns that hold text, in order: the others are left out.
-	var cols []int
-	present := int64(0)
-	for _, r := range rows {
-		for _, c := range r.cells {
-			cols = append(cols, c.Col)
-		}
-		present += int64(len(r.cells))
-	}
-	slices.Sort(cols)
-	cols = slices.Compact(cols)
-	height, width := int64(len(rows)), int64(len(cols))
+	cols, present := columns(rows)
+	height, width := int64(len(rows)), int64(cols.n)
 	dense := height*width <= min(sparse*present+smallTable, t.c.TableCells())
 	size := int64(0)
 	if dense {
@@ -184,7 +177,7 @@ func (t *Table) Write(st Style) (string, error) {
 		if dense {
 			at := 0
 			for _, c := range r.cells {
-				k, _ := slices.BinarySearch(cols, c.Col)
+				k := cols.index(c.Col)
 				for ; at < k; at++ {
 					buf = append(buf, "  |"...)
 				}
@@ -221,6 +214,62 @@ func (t *Table) Write(st Style) (string, error) {
 		}
 	}
 	return string(buf[:len(buf)-1]), nil
+}
+
+// colIndex maps the columns that hold text to their places in the
+// table: by a table of the columns up to the last one when that is small
+// (a sheet has 16,384), else by a search of the sorted columns.
+type colIndex struct {
+	n      int
+	dense  []int32 // place by column, -1 for none
+	sorted []int
+}
+
+func (c *colIndex) index(col int) int {
+	if c.dense != nil {
+		return int(c.dense[col])
+	}
+	k, _ := slices.BinarySearch(c.sorted, col)
+	return k
+}
+
+// columns returns the index of the columns rows hold text in, and how
+// many cells they hold.
+func columns(rows []row) (*colIndex, int64) {
+	last, present := 0, int64(0)
+	for _, r := range rows {
+		for _, c := range r.cells {
+			last = max(last, c.Col)
+		}
+		present += int64(len(r.cells))
+	}
+	if int64(last) < 4*present+smallTable {
+		dense := make([]int32, last+1)
+		for _, r := range rows {
+			for _, c := range r.cells {
+				dense[c.Col] = 1
+			}
+		}
+		n := 0
+		for i, used := range dense {
+			if used == 0 {
+				dense[i] = -1
+				continue
+			}
+			dense[i] = int32(n)
+			n++
+		}
+		return &colIndex{n: n, dense: dense}, present
+	}
+	var sorted []int
+	for _, r := range rows {
+		for _, c := range r.cells {
+			sorted = append(sorted, c.Col)
+		}
+	}
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	return &colIndex{n: len(sorted), sorted: sorted}, present
 }
 
 // normalize orders rows by index, merges rows of one index and orders
