@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gochunk/gochunk/internal/onnxtest"
+	"github.com/gochunk/gochunk/internal/testnote"
 )
 
 // isStaticELF tells a program without a dynamic loader (Go without cgo)
@@ -48,6 +49,8 @@ func TestStaticBinaryRefusesONNXRuntime(t *testing.T) {
 	lib := onnxtest.Library(t)
 	model := bertModel(t, true, "mean", 128)
 	bin := filepath.Join(t.TempDir(), "gochunk")
+	t.Log("building gochunk statically as the Dockerfile does (netgo, osusergo, external linking): the whole module compiles again, minutes on a cold build cache")
+	testnote.Say("gochunk/embed: %s builds the static gochunk binary (minutes on a cold build cache)", t.Name())
 	build := exec.Command("go", "build", "-tags", "netgo,osusergo", "-ldflags", `-linkmode external -extldflags "-static"`, "-o", bin, "./cmd/gochunk")
 	build.Dir, build.Env = "..", append(os.Environ(), "CGO_ENABLED=1")
 	if out, err := build.CombinedOutput(); err != nil {

@@ -16,9 +16,9 @@ import (
 	"time"
 )
 
-// TestServeBinary builds the static binary as the Dockerfile does and runs
-// it as the image's entry point would (gochunk serve, PORT from the
-// environment), then checks a request and a graceful SIGTERM.
+// TestServeBinary runs the binary (the package's shared build) as the
+// image's entry point would (gochunk serve, PORT from the environment), then
+// checks a request and a graceful SIGTERM.
 func TestServeBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping: builds the binary")

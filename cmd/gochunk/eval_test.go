@@ -188,9 +188,11 @@ func TestEvalJudge(t *testing.T) {
 // so the reranked recall is exactly 0.5 (the sleep question found, the
 // purr question lost) where the retrieval's is 1.
 func TestEvalRerankONNX(t *testing.T) {
-	lib := onnxtest.Library(t)
+	// The model first: without python3-onnx the test skips at once,
+	// before downloading ONNX Runtime's library.
 	model := t.TempDir()
 	onnxtest.Build(t, filepath.Join("..", "..", "embed", "testdata", "lexical_cross_encoder.py"), filepath.Join(model, "model.onnx"), "--weights", "0,0,0,0,1")
+	lib := onnxtest.Library(t)
 	os.WriteFile(filepath.Join(model, "tokenizer.json"), []byte(`{"normalizer":{"type":"BertNormalizer","lowercase":true},"pre_tokenizer":{"type":"BertPreTokenizer"},
 "post_processor":{"type":"BertProcessing","sep":["[SEP]",3],"cls":["[CLS]",2]},
 "model":{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##","vocab":{"[PAD]":0,"[UNK]":1,"[CLS]":2,"[SEP]":3,"sleep":4}}}`), 0o644)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gochunk/gochunk/internal/testnote"
 )
 
 // Install makes sure the packages (name@version) are installed in the
@@ -37,6 +39,7 @@ func Install(t testing.TB, name string, packages ...string) (node, dir string) {
 		return node, dir
 	}
 	t.Logf("installing %s with npm into %s: a download the first time on this machine, reused after", strings.Join(packages, ", "), dir)
+	testnote.Say("%s: installing %s with npm into %s (first run only)", t.Name(), strings.Join(packages, ", "), dir)
 	cmd := exec.Command(npm, append([]string{"install", "--prefix", dir, "--no-audit", "--no-fund", "--ignore-scripts"}, packages...)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Skipf("skipping: npm could not install %s: %v\n%s", strings.Join(packages, ", "), err, out)
