@@ -391,3 +391,14 @@ func BenchmarkWorstCaseDocuments(b *testing.B) {
 		})
 	}
 }
+
+// A cell's text is one line with its pipes escaped, whether or not it
+// takes the path that does not copy it.
+func TestCell(t *testing.T) {
+	for in, want := range map[string]string{"": "", "a b": "a b", " a": "a", "a ": "a", "a  b": "a b", "a\nb": "a b", "a|b": `a\|b`,
+		"café  au lait": "café au lait", "\u00a0x": "x", "x\u2003 y": "x y", "12.5": "12.5"} {
+		if got := cell(in); got != want || got != strings.ReplaceAll(oneLine(in), "|", `\|`) {
+			t.Errorf("cell(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -166,7 +166,25 @@ func (d *doc) writeTable(els *[]gochunk.Element, tb *mdtable.Table, page int, sh
 
 // cell returns a table cell's text as a pipe table holds it: one line,
 // pipes escaped.
-func cell(s string) string { return strings.ReplaceAll(oneLine(s), "|", `\|`) }
+func cell(s string) string {
+	if plainCell(s) {
+		return s // most cells: no copy
+	}
+	return strings.ReplaceAll(oneLine(s), "|", `\|`)
+}
+
+// plainCell tells whether s is a cell's text as it stands: ASCII without
+// pipes, control characters, or white space other than single spaces
+// between words.
+func plainCell(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' && (c != ' ' || i == 0 || i == len(s)-1 || s[i-1] == ' ') || c == '|' || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
 
 // cellRef names a cell of a sheet: "C7" for row 6, column 2 (from 0).
 func cellRef(row, col int) string { return colName(col) + strconv.Itoa(row+1) }
