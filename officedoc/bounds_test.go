@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -227,7 +229,9 @@ func TestAttackInputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads a few megabytes of attack inputs")
 	}
-	for name, data := range attacks() {
+	inputs := attacks()
+	for _, name := range slices.Sorted(maps.Keys(inputs)) {
+		data := inputs[name]
 		kind := Kinds[name[strings.LastIndexByte(name, '.'):]]
 		if kind == "" {
 			continue // html: package htmldoc
@@ -378,7 +382,9 @@ func TestEPUBInternalDTD(t *testing.T) {
 // issue 48), reporting its allocation: go test ./officedoc -run '^$'
 // -bench WorstCaseDocuments -benchmem
 func BenchmarkWorstCaseDocuments(b *testing.B) {
-	for name, data := range attacks() {
+	inputs := attacks()
+	for _, name := range slices.Sorted(maps.Keys(inputs)) {
+		data := inputs[name]
 		kind := Kinds[name[strings.LastIndexByte(name, '.'):]]
 		if kind == "" {
 			continue
