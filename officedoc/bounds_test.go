@@ -408,3 +408,11 @@ func TestCell(t *testing.T) {
 		}
 	}
 }
+
+// A part's XML errors name the part.
+func TestErrorsNameThePart(t *testing.T) {
+	_, err := Elements("docx", zipParts("word/document.xml", `<w:document xmlns:w="w"><w:body></w:p>`))
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "part word/document.xml: ") {
+		t.Errorf("got %v", err)
+	}
+}

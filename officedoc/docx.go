@@ -36,7 +36,7 @@ func docxStyles(a *archive) (map[string]docxStyle, error) {
 	}
 	var id string
 	var st docxStyle
-	err = walkXML(data, func(t xml.Token) error {
+	err = walkXML("word/styles.xml", data, func(t xml.Token) error {
 		switch e := t.(type) {
 		case xml.StartElement:
 			switch e.Name.Local {
@@ -80,7 +80,7 @@ func docxNumbering(a *archive) (map[string]map[int]bool, error) {
 	abstract := map[string]map[int]bool{}
 	var absID, numID string
 	lvl := -1
-	err = walkXML(data, func(t xml.Token) error {
+	err = walkXML("word/numbering.xml", data, func(t xml.Token) error {
 		e, ok := t.(xml.StartElement)
 		if !ok {
 			return nil
@@ -132,7 +132,7 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 	row, col := -1, 0
 	var cellText strings.Builder
 	counters := map[string][]int{} // numbered lists' counters by numId, per level
-	err = walkXML(data, func(t xml.Token) error {
+	err = walkXML("word/document.xml", data, func(t xml.Token) error {
 		switch e := t.(type) {
 		case xml.StartElement:
 			switch e.Name.Local {

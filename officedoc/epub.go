@@ -19,7 +19,7 @@ func epubElements(a *archive) ([]gochunk.Element, error) {
 		return nil, err
 	}
 	var opf string
-	err = walkXML(data, func(t xml.Token) error {
+	err = walkXML("META-INF/container.xml", data, func(t xml.Token) error {
 		if e, ok := t.(xml.StartElement); ok && e.Name.Local == "rootfile" && opf == "" {
 			opf = attr(e, "full-path")
 		}
@@ -39,7 +39,7 @@ func epubElements(a *archive) ([]gochunk.Element, error) {
 	var spine []string
 	var title strings.Builder
 	inTitle := false
-	err = walkXML(data, func(t xml.Token) error {
+	err = walkXML(opf, data, func(t xml.Token) error {
 		switch e := t.(type) {
 		case xml.StartElement:
 			switch e.Name.Local {

@@ -38,7 +38,7 @@ func odfElements(a *archive) ([]gochunk.Element, error) {
 			return nil, err
 		}
 		var style string
-		err = walkXML(data, func(t xml.Token) error {
+		err = walkXML(part, data, func(t xml.Token) error {
 			e, ok := t.(xml.StartElement)
 			if !ok {
 				return nil
@@ -63,7 +63,7 @@ func odfElements(a *archive) ([]gochunk.Element, error) {
 		return nil, err
 	}
 	r := &odfReader{d: a.d, numbered: numbered}
-	if err := walkXML(data, r.token); err != nil {
+	if err := walkXML("content.xml", data, r.token); err != nil {
 		return nil, err
 	}
 	if r.err != nil {

@@ -496,10 +496,11 @@ func resolve(from, target string) string {
 	return path.Clean(path.Join(path.Dir(from), target))
 }
 
-// walkXML calls fn with each token of an XML part, refusing nesting
-// deeper than maxXMLDepth. Entities other than XML's own are not
-// expanded (encoding/xml knows no DTD), so entity bombs cannot grow.
-func walkXML(data []byte, fn func(xml.Token) error) error {
+// walkXML calls fn with each token of the XML part name, refusing
+// nesting deeper than maxXMLDepth; its own errors name the part. Entities
+// other than XML's own are not expanded (encoding/xml knows no DTD), so
+// entity bombs cannot grow.
+func walkXML(name string, data []byte, fn func(xml.Token) error) error {
 	d := xml.NewDecoder(bytes.NewReader(data))
 	d.Strict = false
 	depth := 0
@@ -509,12 +510,12 @@ func walkXML(data []byte, fn func(xml.Token) error) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrFormat, err)
+			return fmt.Errorf("%w: part %s: %v", ErrFormat, name, err)
 		}
 		switch tok.(type) {
 		case xml.StartElement:
 			if depth++; depth > maxXMLDepth {
-				return fmt.Errorf("%w: XML nested deeper than %d elements", ErrFormat, maxXMLDepth)
+				return fmt.Errorf("%w: part %s: XML nested deeper than %d elements", ErrFormat, name, maxXMLDepth)
 			}
 		case xml.EndElement:
 			depth--
@@ -558,7 +559,7 @@ func relationships(a *archive, part string) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = walkXML(data, func(t xml.Token) error {
+	err = walkXML(name, data, func(t xml.Token) error {
 		if e, ok := t.(xml.StartElement); ok && e.Name.Local == "Relationship" {
 			if attr(e, "TargetMode") != "External" {
 				out[attr(e, "Id")] = resolve(part, attr(e, "Target"))

@@ -26,7 +26,7 @@ func pptxElements(a *archive) ([]gochunk.Element, error) {
 		return nil, err
 	}
 	var slides []string
-	err = walkXML(data, func(t xml.Token) error {
+	err = walkXML(pres, data, func(t xml.Token) error {
 		if e, ok := t.(xml.StartElement); ok && e.Name.Local == "sldId" {
 			if target, ok := rels[rid(e)]; ok {
 				slides = append(slides, target)
@@ -99,7 +99,7 @@ func pptxSlide(a *archive, part string) (string, []gochunk.Element, error) {
 	row, col := -1, 0
 	var cellText strings.Builder
 	inTable := false
-	err = walkXML(data, func(t xml.Token) error {
+	err = walkXML(part, data, func(t xml.Token) error {
 		switch e := t.(type) {
 		case xml.StartElement:
 			switch e.Name.Local {

@@ -33,7 +33,7 @@ func xlsxElements(a *archive) ([]gochunk.Element, error) {
 	}
 	type sheet struct{ name, part string }
 	var sheets []sheet
-	err = walkXML(data, func(t xml.Token) error {
+	err = walkXML(book, data, func(t xml.Token) error {
 		if e, ok := t.(xml.StartElement); ok && e.Name.Local == "sheet" {
 			if target, ok := rels[rid(e)]; ok {
 				sheets = append(sheets, sheet{attr(e, "name"), target})
@@ -75,7 +75,7 @@ func xlsxShared(a *archive) ([]string, error) {
 	var out []string
 	var sb strings.Builder
 	inText, inPhonetic := false, false
-	err = walkXML(data, func(t xml.Token) error {
+	err = walkXML(name, data, func(t xml.Token) error {
 		switch e := t.(type) {
 		case xml.StartElement:
 			switch e.Name.Local {
@@ -116,7 +116,7 @@ func xlsxSheet(a *archive, part string, shared []string) (*mdtable.Table, error)
 	var val strings.Builder
 	inVal := false
 	row, col := -1, -1
-	err = walkXML(data, func(t xml.Token) error {
+	err = walkXML(part, data, func(t xml.Token) error {
 		switch e := t.(type) {
 		case xml.StartElement:
 			switch e.Name.Local {
