@@ -110,7 +110,9 @@ func (t *Table) AddRow(r int, cells []Cell) error {
 	if n := len(t.rows); n > 0 && t.rows[n-1].index >= r {
 		t.sorted = false
 	}
-	t.rows = append(t.rows, row{index: r, cells: cells})
+	// Clipped: a cell added to this row later copies, never writes into
+	// the rows it shares cells with.
+	t.rows = append(t.rows, row{index: r, cells: slices.Clip(cells)})
 	return nil
 }
 
