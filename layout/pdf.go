@@ -184,14 +184,26 @@ func extract(ctx context.Context, src pdfSource, opt PDFOptions) ([]gochunk.Elem
 		return nil, err
 	}
 	els := order(pages)
-	hasText := false
+	hasText, excluded := false, false
 	for _, e := range els {
-		if !e.Excluded && strings.TrimSpace(e.Text) != "" {
-			hasText = true
-			break
+		if strings.TrimSpace(e.Text) != "" {
+			if !e.Excluded {
+				hasText = true
+				break
+			}
+			// Page numbers alone are no text: a scan may carry them.
+			excluded = excluded || !isPageNumber(strings.TrimSpace(e.Text))
 		}
 	}
-	if !hasText {
+	switch {
+	case !hasText && excluded:
+		// All the text is in the margins, repeated or page numbers: it
+		// is kept as the document's text rather than lost.
+		for i := range els {
+			els[i].Excluded = false
+		}
+		opt.warn("all its text is in headers and footers (repeated in the top or bottom margin, or page numbers): kept as its text")
+	case !hasText:
 		return nil, ErrNoText
 	}
 	return els, nil

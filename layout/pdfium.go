@@ -2,6 +2,7 @@ package layout
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -95,12 +96,14 @@ func NewPDFium(ctx context.Context, opt PDFiumOptions) (*PDFium, error) {
 	if total <= 0 {
 		total = DefaultPDFiumTotalMemory
 	}
-	budget := &wasmBudget{limit: total}
-	pages := uint32(min(limit>>16, 65536)) // 64 KiB pages, 4 GiB at most
+	// The allocator holds an instance to its limit (wazero's own limit,
+	// 4 GiB, would fail a page without a word).
+	limit = min(limit, 1<<32)
+	budget := &wasmBudget{limit: total, instance: limit}
 	rc := wazero.NewRuntimeConfig().
 		WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
 		WithCloseOnContextDone(false).
-		WithMemoryLimitPages(pages)
+		WithMemoryLimitPages(65536)
 	cache, dir := pdfiumCache(opt.CacheDir)
 	if cache != nil {
 		rc = rc.WithCompilationCache(cache)
@@ -125,7 +128,7 @@ func NewPDFium(ctx context.Context, opt PDFiumOptions) (*PDFium, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pdf: starting PDFium: %w", err)
 	}
-	e := &PDFium{pool: &poolCloser{pool: pool}, sem: make(chan struct{}, n), budget: budget, limit: int64(pages) << 16}
+	e := &PDFium{pool: &poolCloser{pool: pool}, sem: make(chan struct{}, n), budget: budget, limit: limit}
 	// An engine dropped without Close frees its runtime when collected.
 	runtime.AddCleanup(e, func(p *poolCloser) { p.Close() }, e.pool)
 	return e, nil
@@ -616,8 +619,16 @@ func turn(q int, x0, y0, x1, y1 float64, back bool) (float64, float64, float64, 
 
 // Render draws the first maxPages pages of a PDF as PNG images at dpi dots
 // per inch, as RenderPDF does with Poppler, so that a chunk's boxes can be
-// shown over its page.
+// shown over its page. A page over the bounds (DefaultMaxPageContent and
+// the others, as ExtractPDF weighs it), or that PDFium cannot draw, is
+// left out and the others drawn; the error is the first page's when none
+// could be.
 func (e *PDFium) Render(ctx context.Context, pdf []byte, dpi, maxPages int) ([]PageImage, error) {
+	b := PDFOptions{}.bounds()
+	costs, err := weigh(pdf, b)
+	if err != nil {
+		return nil, fmt.Errorf("pdf: %w", err)
+	}
 	select {
 	case e.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -628,30 +639,64 @@ func (e *PDFium) Render(ctx context.Context, pdf []byte, dpi, maxPages int) ([]P
 	if err != nil {
 		return nil, fmt.Errorf("pdf: %w", err)
 	}
-	defer w.close()
+	defer func() {
+		if w != nil {
+			w.close()
+		}
+	}()
 	count, err := w.inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: w.doc})
 	if err != nil {
 		return nil, fmt.Errorf("pdf: %w (PDFium: %v)", ErrCorrupt, err)
 	}
+	n := min(count.PageCount, maxPages)
+	if len(costs) != count.PageCount {
+		costs = nil
+	}
 	var out []PageImage
-	for i := 0; i < min(count.PageCount, maxPages); i++ {
+	var firstErr error
+	for i := 0; i < n && w != nil; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		r, err := w.inst.RenderPageInDPI(&requests.RenderPageInDPI{
-			Page: requests.Page{ByIndex: &requests.PageByIndex{Document: w.doc, Index: i}},
-			DPI:  dpi,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("pdf: drawing page %d: %w", i+1, err)
+		if costs != nil {
+			if err := b.check(costs[i]); err != nil {
+				firstErr = cmp.Or(firstErr, fmt.Errorf("pdf: drawing page %d: %w", i+1, err))
+				continue
+			}
 		}
-		var buf bytes.Buffer
-		err = png.Encode(&buf, r.Result.RenderedImage)
-		r.Cleanup()
+		img, err := renderPage(w, i, dpi)
 		if err != nil {
-			return nil, fmt.Errorf("pdf: drawing page %d: %w", i+1, err)
+			if w.mem != nil && w.mem.refused.Load() {
+				err = e.memoryError()
+			}
+			firstErr = cmp.Or(firstErr, fmt.Errorf("pdf: drawing page %d: %w", i+1, err))
+			// The instance may be left broken: the next page is drawn
+			// by a new one.
+			w.close()
+			w, _ = e.open(ctx, pdfSource{data: pdf})
+			continue
 		}
-		out = append(out, PageImage{Page: i + 1, PNG: buf.Bytes()})
+		out = append(out, PageImage{Page: i + 1, PNG: img})
+	}
+	if len(out) == 0 && firstErr != nil {
+		return nil, firstErr
 	}
 	return out, nil
+}
+
+// renderPage draws page i as a PNG.
+func renderPage(w *pdfiumWorker, i, dpi int) ([]byte, error) {
+	r, err := w.inst.RenderPageInDPI(&requests.RenderPageInDPI{
+		Page: requests.Page{ByIndex: &requests.PageByIndex{Document: w.doc, Index: i}},
+		DPI:  dpi,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Cleanup()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, r.Result.RenderedImage); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

@@ -19,8 +19,9 @@ import (
 
 // wasmBudget is the memory an engine's instances hold together.
 type wasmBudget struct {
-	limit int64 // bytes for all instances together
-	used  atomic.Int64
+	limit    int64 // bytes for all instances together
+	instance int64 // bytes for one instance
+	used     atomic.Int64
 
 	mu   sync.Mutex
 	last *wasmMemory // the memory allocated last, for the instance being made
@@ -37,7 +38,7 @@ func (b *wasmBudget) take(n int64) bool {
 
 // Allocate implements experimental.MemoryAllocator.
 func (b *wasmBudget) Allocate(_, max uint64) experimental.LinearMemory {
-	m := &wasmMemory{budget: b, max: max}
+	m := &wasmMemory{budget: b, max: min(max, uint64(b.instance))}
 	b.last = m // under b.mu, held by the caller that makes the instance
 	return m
 }

@@ -42,6 +42,7 @@ type pdfScan struct {
 	res     []map[string]any  // each page's resources
 	budget  int64             // bytes of object streams still to inflate
 	nest    int               // forms being costed, one within another
+	buf     []byte            // for decodedSize
 }
 
 type packedObj struct{ stream, offset int }
@@ -290,6 +291,43 @@ func (s *pdfScan) decode(d map[string]any, raw []byte, limit int64) ([]byte, err
 	return out.Bytes(), nil // a truncated stream counts what it gave
 }
 
+// decodedSize is len(decode(...)) without keeping the bytes.
+func (s *pdfScan) decodedSize(d map[string]any, raw []byte, limit int64) (int64, error) {
+	fs := s.filters(d)
+	if len(fs) == 0 {
+		if int64(len(raw)) > limit {
+			return limit, errScanLimit
+		}
+		return int64(len(raw)), nil
+	}
+	if len(fs) != 1 || (fs[0] != "FlateDecode" && fs[0] != "Fl") {
+		b, err := s.decode(d, raw, limit)
+		return int64(len(b)), err
+	}
+	z, err := zlib.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return 0, err
+	}
+	if s.buf == nil {
+		s.buf = make([]byte, 32<<10)
+	}
+	var n int64
+	for n <= limit {
+		k, err := z.Read(s.buf)
+		n += int64(k)
+		if err != nil {
+			if n == 0 && err != io.EOF {
+				return 0, err
+			}
+			break
+		}
+	}
+	if n > limit {
+		return limit, errScanLimit
+	}
+	return n, nil
+}
+
 // a85Reader ends ASCII85 data at its "~>".
 type a85Reader struct {
 	r    io.Reader
@@ -459,14 +497,14 @@ func (s *pdfScan) streamCost(n int, res map[string]any, maxContent int64) pageCo
 	forms := s.formNames(res)
 	if len(forms) == 0 {
 		// No forms to find: the stream's length is all that is needed.
-		data, err := s.decode(d, raw, maxContent)
+		n, err := s.decodedSize(d, raw, maxContent)
 		if err != nil && err != errScanLimit {
 			return pageCost{content: int64(len(raw))}
 		}
 		if err == errScanLimit {
 			return pageCost{content: maxContent + 1}
 		}
-		return pageCost{content: int64(len(data))}
+		return pageCost{content: n}
 	}
 	data, err := s.decode(d, raw, maxContent)
 	if err != nil && err != errScanLimit {

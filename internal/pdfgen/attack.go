@@ -91,12 +91,9 @@ func textPage(lines []string) []byte {
 	return b.Bytes()
 }
 
-// FormBomb is a one-page PDF whose page draws a form XObject twice, each
-// form drawing the next twice, depth forms deep; the last writes a line
-// of text. Drawn out, the page holds 2^depth lines: about 4.6 KB at depth
-// 20 for a million lines.
-func FormBomb(depth int) []byte {
-	r := &raw{}
+// formNest adds depth forms, each drawing the next twice, the last a
+// line of text, and returns the first.
+func (r *raw) formNest(depth int) int {
 	font := r.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
 	next := r.stream(fmt.Sprintf("/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> >>", font),
 		[]byte("BT /F1 10 Tf 72 700 Td (The last form of a nest of forms.) Tj ET\n"), false)
@@ -104,6 +101,16 @@ func FormBomb(depth int) []byte {
 		next = r.stream(fmt.Sprintf("/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /XObject << /X %d 0 R >> >>", next),
 			[]byte("q /X Do Q q 1 0 0 1 0 -1 cm /X Do Q\n"), false)
 	}
+	return next
+}
+
+// FormBomb is a one-page PDF whose page draws a form XObject twice, each
+// form drawing the next twice, depth forms deep; the last writes a line
+// of text. Drawn out, the page holds 2^depth lines: about 4.6 KB at depth
+// 20 for a million lines.
+func FormBomb(depth int) []byte {
+	r := &raw{}
+	next := r.formNest(depth)
 	page := r.stream("", []byte("BT /F1 12 Tf 72 740 Td (A page of nested forms.) Tj ET\nq /X Do Q q /X Do Q\n"), false)
 	return r.document([]int{page}, fmt.Sprintf("/XObject << /X %d 0 R >>", next))
 }
@@ -167,4 +174,23 @@ func Plain(pages [][]string) []byte {
 		contents = append(contents, r.stream("", textPage(lines), false))
 	}
 	return r.document(contents, "")
+}
+
+// WithFormBombPage is a PDF of pages of text, one of which (bad, 1-based)
+// draws a nest of forms depth deep, as FormBomb's page does.
+func WithFormBombPage(pages, bad, depth int) []byte {
+	r := &raw{}
+	next := r.formNest(depth)
+	var contents []int
+	for i := 1; i <= pages; i++ {
+		if i == bad {
+			contents = append(contents, r.stream("", []byte("q /X Do Q q /X Do Q\n"), false))
+			continue
+		}
+		contents = append(contents, r.stream("", textPage([]string{
+			fmt.Sprintf("Page %d begins with a line of its own.", i),
+			"The quick brown fox jumps over the lazy dog.",
+		}), false))
+	}
+	return r.document(contents, fmt.Sprintf("/XObject << /X %d 0 R >>", next))
 }

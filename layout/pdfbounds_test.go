@@ -1,0 +1,231 @@
+package layout
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gochunk/gochunk/internal/pdfgen"
+	"github.com/klippa-app/go-pdfium/requests"
+)
+
+// extractWarn reads a PDF in memory with the package's PDFium, and
+// returns what reading warned of.
+func extractWarn(t *testing.T, pdf []byte, opt PDFOptions) (string, []string, error) {
+	t.Helper()
+	if opt.Engine == nil {
+		opt.Engine = pdfiumEngine(t)
+	}
+	var warns []string
+	opt.Warn = func(s string) { warns = append(warns, s) }
+	els, err := ExtractPDFReader(context.Background(), bytes.NewReader(pdf), opt)
+	var text strings.Builder
+	for _, e := range els {
+		if !e.Excluded {
+			text.WriteString(e.Text)
+			text.WriteByte('\n')
+		}
+	}
+	return text.String(), warns, err
+}
+
+// A 5 KB PDF of forms that draw the next twice, 20 deep, is a page of a
+// million forms: it was drawn until PDFium's gigabyte ran out (3.6 GB in
+// the process, 16 s); it is weighed and refused before it is drawn.
+func TestPDFFormBomb(t *testing.T) {
+	bomb := pdfgen.FormBomb(20)
+	_, _, err := extractWarn(t, bomb, PDFOptions{})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "page 1") || !strings.Contains(err.Error(), "MaxFormDepth") {
+		t.Fatalf("20 deep: %v, want ErrTooLarge naming page 1 and MaxFormDepth", err)
+	}
+	// Forms drawn many times without nesting deep: the count bounds them.
+	_, _, err = extractWarn(t, pdfgen.FormBomb(12), PDFOptions{MaxPageForms: 1000})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "MaxPageForms") {
+		t.Fatalf("4,096 forms over a bound of 1,000: %v", err)
+	}
+	// Under the bounds, the page is read, every form's text drawn.
+	text, _, err := extractWarn(t, pdfgen.FormBomb(3), PDFOptions{})
+	if err != nil || !strings.Contains(text, "A page of nested forms.") || !strings.Contains(text, "The last form of a nest of forms.") {
+		t.Fatalf("3 deep: %v %q", err, text)
+	}
+}
+
+// A 300 KB PDF whose content stream inflates to 100 MB took 4.9 GB and
+// 36 s to fail; the page is refused for its content before PDFium parses
+// it, and a PDF of many pages for all its content together.
+func TestPDFBigContent(t *testing.T) {
+	_, _, err := extractWarn(t, pdfgen.BigContent(100<<20), PDFOptions{})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "MaxPageContent") || !strings.Contains(err.Error(), "16 MiB") {
+		t.Fatalf("100 MB: %v, want ErrTooLarge naming MaxPageContent and its 16 MiB", err)
+	}
+	many := pdfgen.WithFormBombPage(5, 0, 1) // five plain pages
+	_, _, err = extractWarn(t, many, PDFOptions{MaxContent: 200})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "MaxContent") {
+		t.Fatalf("5 pages over a document bound of 200 bytes: %v", err)
+	}
+}
+
+// A page of a million characters is read to the bound on characters a
+// page, and the cut reported; PDFium's memory stays within its bound.
+func TestPDFManyChars(t *testing.T) {
+	e, err := NewPDFium(context.Background(), PDFiumOptions{Instances: 1, TotalMemory: 400 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	text, warns, err := extractWarn(t, pdfgen.ManyChars(1_000_000), PDFOptions{Engine: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(text); n > DefaultMaxPageChars+DefaultMaxPageChars/10 || n < DefaultMaxPageChars/2 {
+		t.Errorf("%d bytes of text, want about %d", n, DefaultMaxPageChars)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "page 1") || !strings.Contains(warns[0], "MaxPageChars") {
+		t.Errorf("warnings %q, want one naming page 1 and MaxPageChars", warns)
+	}
+	if used := e.budget.used.Load(); used != 0 {
+		t.Errorf("%d bytes of PDFium memory still held after the read", used)
+	}
+	// The document's bound refuses it.
+	if _, _, err := extractWarn(t, pdfgen.ManyChars(20_000), PDFOptions{Engine: e, MaxChars: 10_000}); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "MaxChars") {
+		t.Errorf("20,000 characters over a bound of 10,000: %v", err)
+	}
+}
+
+// One page over a bound (or that PDFium cannot read) is left out and
+// reported; the PDF's other pages are read, as Poppler reads them. It
+// failed the whole PDF.
+func TestPDFBadPageKept(t *testing.T) {
+	text, warns, err := extractWarn(t, pdfgen.WithFormBombPage(5, 3, 20), PDFOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"Page 1 begins", "Page 2 begins", "Page 4 begins", "Page 5 begins"} {
+		if !strings.Contains(text, p) {
+			t.Errorf("%q lost: %q", p, text)
+		}
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "page 3") || !strings.Contains(warns[0], "MaxFormDepth") {
+		t.Errorf("warnings %q, want one naming page 3 and its bound", warns)
+	}
+	// Drawing it leaves that page out too, and draws the others.
+	imgs, err := pdfiumEngine(t).Render(context.Background(), pdfgen.WithFormBombPage(5, 3, 20), 30, 10)
+	if err != nil || len(imgs) != 4 {
+		t.Fatalf("render: %d pages, %v; want 4", len(imgs), err)
+	}
+	for _, im := range imgs {
+		if im.Page == 3 {
+			t.Error("page 3 drawn")
+		}
+	}
+}
+
+// PDFium running out of its memory is said so, naming the bound, not
+// reported as a corrupt PDF; the memory is given back.
+func TestPDFMemoryError(t *testing.T) {
+	e, err := NewPDFium(context.Background(), PDFiumOptions{Instances: 1, MemoryLimit: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	_, _, err = extractWarn(t, pdfgen.BigContent(12<<20), PDFOptions{Engine: e})
+	if !errors.Is(err, ErrPDFMemory) || errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "MemoryLimit") || !strings.Contains(err.Error(), "64 MiB") {
+		t.Fatalf("%v, want ErrPDFMemory naming MemoryLimit and its 64 MiB", err)
+	}
+	if used := e.budget.used.Load(); used != 0 {
+		t.Errorf("%d bytes of PDFium memory still held after the read", used)
+	}
+	// The engine reads the next PDF as before.
+	if text, _, err := extractWarn(t, pdfgen.Plain([][]string{{"Still reading."}}), PDFOptions{Engine: e}); err != nil || !strings.Contains(text, "Still reading.") {
+		t.Fatalf("after: %v %q", err, text)
+	}
+}
+
+// A PDF whose text is all in its margins, repeated on every page, keeps
+// it as its text and says so; it was told to run OCR.
+func TestPDFAllHeadersAndFooters(t *testing.T) {
+	pages := make([]pdfgen.Page, 3)
+	for i := range pages {
+		pages[i] = pdfgen.Page{Width: 612, Height: 792, Lines: []pdfgen.Line{{X: 50, Y: 30, Size: 9, Text: "Quarterly report of the harbour board"}}}
+	}
+	var buf bytes.Buffer
+	if err := pdfgen.Write(&buf, pages); err != nil {
+		t.Fatal(err)
+	}
+	text, warns, err := extractWarn(t, buf.Bytes(), PDFOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(text, "Quarterly report") != 3 {
+		t.Errorf("text %q, want the three headers", text)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "headers and footers") {
+		t.Errorf("warnings %q", warns)
+	}
+	// Page numbers alone are no text: a scan still gets the OCR advice.
+	for i := range pages {
+		pages[i].Lines = []pdfgen.Line{{X: 300, Y: 770, Size: 9, Text: string(rune('1' + i))}}
+	}
+	buf.Reset()
+	pdfgen.Write(&buf, pages)
+	if _, _, err := extractWarn(t, buf.Bytes(), PDFOptions{}); !errors.Is(err, ErrNoText) {
+		t.Errorf("page numbers only: %v, want ErrNoText", err)
+	}
+}
+
+// EstimatePDF finds the pages and counts forms as drawn, capped at the
+// page bound; on real PDFs it finds PDFium's pages.
+func TestEstimatePDF(t *testing.T) {
+	for name, tc := range map[string]struct {
+		pdf      []byte
+		pages    int
+		min, max int64
+	}{
+		"plain":   {pdfgen.Plain([][]string{{"One."}, {"Two."}}), 2, 50, 500},
+		"bomb":    {pdfgen.FormBomb(20), 1, DefaultMaxPageContent, DefaultMaxPageContent},
+		"big":     {pdfgen.BigContent(100 << 20), 1, DefaultMaxPageContent, DefaultMaxPageContent},
+		"3 deep":  {pdfgen.FormBomb(3), 1, 8 * 36, 1000},
+		"5 pages": {pdfgen.WithFormBombPage(5, 0, 1), 5, 5 * 50, 5 * 500},
+	} {
+		pages, content, err := EstimatePDF(tc.pdf)
+		if err != nil || pages != tc.pages || content < tc.min || content > tc.max {
+			t.Errorf("%s: %d pages, %d bytes, %v; want %d pages, %d to %d bytes", name, pages, content, err, tc.pages, tc.min, tc.max)
+		}
+	}
+	if _, _, err := EstimatePDF([]byte("not a PDF")); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("not a PDF: %v", err)
+	}
+	if r := PDFReserve(1, DefaultMaxPageContent); r > DefaultPDFiumMemory+DefaultMaxPageContent*4+DefaultMaxPageChars*24+1<<20 {
+		t.Errorf("PDFReserve of the worst page: %d", r)
+	}
+	dir := filepath.Join("..", "..", "shared", "eval", "documents", "unstructured", "pdf")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.pdf"))
+	if len(files) == 0 {
+		t.Skip("skipping the real PDFs: ../shared/eval/documents is absent")
+	}
+	e := pdfiumEngine(t)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages, _, err := EstimatePDF(data)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		w, err := e.open(context.Background(), pdfSource{data: data})
+		if err != nil {
+			continue // encrypted
+		}
+		n, err := w.inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: w.doc})
+		w.close()
+		if err == nil && n.PageCount != pages {
+			t.Errorf("%s: %d pages, PDFium finds %d", filepath.Base(f), pages, n.PageCount)
+		}
+	}
+}
