@@ -85,3 +85,16 @@ func TestLimits(t *testing.T) {
 		t.Errorf("used %d", text)
 	}
 }
+
+// BenchmarkWorstCaseHTML reads the ragged table of issue 48 (60,000
+// cells a row and 60,000 rows of one, 3.6 billion cells when padded):
+// go test ./htmldoc -run '^$' -bench WorstCaseHTML -benchmem
+func BenchmarkWorstCaseHTML(b *testing.B) {
+	page := "<p>Before the table.</p>" + raggedTable(60000) + "<p>After the table.</p>"
+	b.SetBytes(int64(len(page)))
+	for b.Loop() {
+		if _, err := Elements(strings.NewReader(page)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
