@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -166,34 +167,24 @@ func (f *readFileFn) ProcessElement(ctx context.Context, rf fileio.ReadableFile,
 	return nil
 }
 
-// parseLineFn reads a JSON Lines line as a document.
+// parseLineFn reads a JSON Lines line as a document (pipeline.ParseJSONLine,
+// as gochunk chunk --jsonl and gochunk index - read them).
 type parseLineFn struct{}
 
 func (f *parseLineFn) ProcessElement(line string, emit func(Doc), dead func(string)) {
 	if strings.TrimSpace(line) == "" {
 		return
 	}
-	var v struct {
-		ID       json.RawMessage `json:"id"`
-		Text     *string         `json:"text"`
-		Metadata json.RawMessage `json:"metadata"`
-	}
-	if err := json.Unmarshal([]byte(line), &v); err != nil {
-		dead(failure(truncate(line, 80), fmt.Errorf("not a JSON object of id, text and metadata: %v", err)))
+	src, err := pipeline.ParseJSONLine([]byte(line))
+	if err != nil {
+		dead(failure(cmp.Or(src.ID, truncate(line, 80)), err))
 		return
 	}
-	var id string
-	if json.Unmarshal(v.ID, &id) != nil {
-		id = string(v.ID) // a number
+	var md []byte
+	if src.Metadata != nil {
+		md, _ = json.Marshal(src.Metadata) // decoded from JSON: encodes
 	}
-	switch {
-	case id == "" || id == "null":
-		dead(failure(truncate(line, 80), fmt.Errorf(`"id" is missing`)))
-	case v.Text == nil:
-		dead(failure(id, fmt.Errorf(`"text" is missing or null`)))
-	default:
-		emit(Doc{ID: id, Kind: "text", Data: []byte(*v.Text), Metadata: v.Metadata})
-	}
+	emit(Doc{ID: src.ID, Kind: "text", Data: []byte(src.Text), Metadata: md})
 }
 
 func truncate(s string, n int) string {
@@ -252,11 +243,14 @@ func (f *chunkFn) ProcessElement(ctx context.Context, d Doc, emit func(string), 
 		src.Text = string(d.Data)
 	}
 	if len(d.Metadata) > 0 && string(d.Metadata) != "null" {
-		if err := json.Unmarshal(d.Metadata, &src.Metadata); err != nil {
+		// A JSON line's metadata goes on each of its records, as gochunk
+		// chunk --jsonl puts it.
+		if err := json.Unmarshal(d.Metadata, &src.RecordMetadata); err != nil {
 			dead(failure(d.ID, fmt.Errorf("metadata: %w", err)))
 			f.counts.failed.Inc(ctx, 1)
 			return nil
 		}
+		maps.Copy(src.Metadata, src.RecordMetadata)
 	}
 	f.counts.bytes.Inc(ctx, int64(len(d.Data)))
 	return f.process(ctx, src, emit, dead)
@@ -276,6 +270,7 @@ func (f *chunkFn) process(ctx context.Context, src pipeline.Source, emit func(st
 		return nil
 	}
 	res.Text = loaded.Text // for the content hash of a stored document
+	res.Metadata = src.RecordMetadata
 	if f.pl.Config().EmbedChunks {
 		f.pending = append(f.pending, &res)
 		if len(f.pending) >= 64 {

@@ -91,6 +91,8 @@ func offline(opt Options) bool {
 	return v == "1" || v == "true" || v == "yes" || v == "on"
 }
 
+var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
 var repoRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // ValidRepo reports whether id looks like a hub repository id (ORG/NAME).
@@ -100,7 +102,9 @@ func ValidRepo(id string) bool { return repoRe.MatchString(id) && !strings.Conta
 // ("" means "main"), downloading it into the cache when needed. Files
 // stored with Git LFS are checked against their SHA-256.
 func Download(ctx context.Context, repo, revision, file string, opt Options) (string, error) {
-	if !ValidRepo(repo) {
+	// A hub-wide NAME (bert-base-uncased, gpt2) is a repository too: the
+	// hub answers for it, or redirects to its ORG/NAME.
+	if !ValidRepo(repo) && !(nameRe.MatchString(repo) && !strings.Contains(repo, "..")) {
 		return "", fmt.Errorf("hub: %q is not a repository id (ORG/NAME)", repo)
 	}
 	if file == "" || strings.Contains(file, "..") || strings.HasPrefix(file, "/") {
@@ -162,6 +166,19 @@ func Download(ctx context.Context, repo, revision, file string, opt Options) (st
 			return apiclient.Retryable{Err: err}
 		}
 		resp.Body.Close()
+		// A relative redirect is the hub's own: a renamed repository
+		// (bert-base-uncased is google-bert/bert-base-uncased now).
+		// An absolute one is the file's storage, whose headers count.
+		for hops := 0; hops < 5 && resp.StatusCode >= 300 && resp.StatusCode < 400 && strings.HasPrefix(resp.Header.Get("Location"), "/"); hops++ {
+			next, err := newRequest(ctx, http.MethodHead, strings.TrimRight(endpoint, "/")+resp.Header.Get("Location"), token)
+			if err != nil {
+				return err
+			}
+			if resp, err = noRedirect.Do(next); err != nil {
+				return apiclient.Retryable{Err: err}
+			}
+			resp.Body.Close()
+		}
 		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
 			return apiclient.Retryable{Err: hubError(url, resp)}
 		}

@@ -5,10 +5,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/gochunk/gochunk/officedoc"
+	"github.com/gochunk/gochunk/pipeline"
 	"io"
 	"io/fs"
 	"os"
@@ -161,28 +161,12 @@ func (j JSONLines) Docs(ctx context.Context, yield func(Doc) error) error {
 }
 
 func jsonDoc(line []byte, n int, label string) Doc {
-	var v struct {
-		ID       json.RawMessage `json:"id"`
-		Text     *string         `json:"text"`
-		Metadata map[string]any  `json:"metadata"`
+	src, err := pipeline.ParseJSONLine(line)
+	switch {
+	case err != nil && src.ID == "":
+		return Doc{ID: fmt.Sprintf("%s line %d", label, n), Err: err}
+	case err != nil:
+		return Doc{ID: src.ID, Err: fmt.Errorf("%w (%s line %d)", err, label, n)}
 	}
-	where := fmt.Sprintf("%s line %d", label, n)
-	if err := json.Unmarshal(line, &v); err != nil {
-		return Doc{ID: where, Err: fmt.Errorf("not a JSON object of id, text and metadata: %v", err)}
-	}
-	var id string
-	if err := json.Unmarshal(v.ID, &id); err != nil {
-		var num json.Number
-		if json.Unmarshal(v.ID, &num) != nil || len(v.ID) == 0 {
-			return Doc{ID: where, Err: errors.New(`"id" must be a string or a number`)}
-		}
-		id = num.String()
-	}
-	if id == "" {
-		return Doc{ID: where, Err: errors.New(`empty "id"`)}
-	}
-	if v.Text == nil {
-		return Doc{ID: id, Err: fmt.Errorf(`"text" is missing or null (%s)`, where)}
-	}
-	return Doc{ID: id, Text: *v.Text, Metadata: v.Metadata}
+	return Doc{ID: src.ID, Text: src.Text, Metadata: src.Metadata}
 }

@@ -1,8 +1,11 @@
 package pipeline
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -48,6 +51,11 @@ type Source struct {
 	// Metadata is carried along (chunkers may read hints from it, such as
 	// the code chunker's "language").
 	Metadata map[string]any
+	// RecordMetadata, when set, is put on each of the document's records
+	// (Result.Metadata), as LangChain's split_documents copies a
+	// document's metadata onto its chunks: JSON Lines input sets it to
+	// its line's "metadata" (see ParseJSONLine).
+	RecordMetadata map[string]any
 	// Progress, when set, hears how many pages of a PDF were read.
 	Progress func(done, total int)
 	// Limits bound what an office, EPUB, e-mail or HTML document expands
@@ -333,4 +341,100 @@ func read(src Source) (string, func() error, error) {
 	// The bytes are never written: use them as the string, without a copy
 	// of the whole input.
 	return unsafe.String(unsafe.SliceData(data), len(data)), free, nil
+}
+
+// ParseJSONLine reads one line of JSON Lines input: a document as
+// {"id": "…", "text": "…", "metadata": {…}}, the form gochunk index reads
+// on standard input, gochunk chunk with --jsonl and gochunk-beam with
+// --jsonl. An id may be a string or a number (kept as written); metadata is
+// optional. The source has the line's id, text and metadata, which is
+// also its RecordMetadata (carried onto each record). When the line is not
+// such a document the error says why, and the source's ID is the line's id
+// where it has one.
+func ParseJSONLine(line []byte) (Source, error) {
+	var v struct {
+		ID       json.RawMessage `json:"id"`
+		Text     *string         `json:"text"`
+		Metadata json.RawMessage `json:"metadata"`
+	}
+	if err := json.Unmarshal(line, &v); err != nil {
+		return Source{}, fmt.Errorf(`not a JSON object of "id", "text" and "metadata": %v`, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	var src Source
+	switch id := bytes.TrimSpace(v.ID); {
+	case len(id) == 0 || string(id) == "null":
+		return src, errors.New(`"id" is missing: each line needs one, a string or a number naming its document`)
+	case id[0] == '"':
+		if err := json.Unmarshal(id, &src.ID); err != nil {
+			return src, fmt.Errorf(`"id": %v`, err)
+		}
+		if src.ID == "" {
+			return src, errors.New(`"id" is empty`)
+		}
+	default:
+		var n json.Number
+		if err := json.Unmarshal(id, &n); err != nil {
+			return src, errors.New(`"id" must be a string or a number`)
+		}
+		src.ID = n.String()
+	}
+	if v.Text == nil {
+		return src, errors.New(`"text" is missing or null`)
+	}
+	src.Text = *v.Text
+	if md := bytes.TrimSpace(v.Metadata); len(md) > 0 && string(md) != "null" {
+		if err := json.Unmarshal(md, &src.Metadata); err != nil {
+			return src, errors.New(`"metadata" must be an object`)
+		}
+		src.RecordMetadata = src.Metadata
+	}
+	return src, nil
+}
+
+// JSONLineError is a line of JSON Lines input that is not a document.
+type JSONLineError struct {
+	// Name is the input's name, Line the line's number (from 1), ID the
+	// line's id where it has one.
+	Name string
+	Line int
+	ID   string
+	Err  error
+}
+
+func (e *JSONLineError) Error() string {
+	if e.ID != "" {
+		return fmt.Sprintf("%s line %d (id %q): %v", e.Name, e.Line, e.ID, e.Err)
+	}
+	return fmt.Sprintf("%s line %d: %v", e.Name, e.Line, e.Err)
+}
+func (e *JSONLineError) Unwrap() error { return e.Err }
+
+// ReadJSONLines reads JSON Lines of documents from r (see ParseJSONLine),
+// named name in errors, and calls yield with each line's source, or with a
+// *JSONLineError for a line that is not a document (the lines after it
+// are read on). Blank lines are skipped. It returns yield's error, ctx's
+// when it is cancelled, or the error of reading r.
+func ReadJSONLines(ctx context.Context, r io.Reader, name string, yield func(Source, error) error) error {
+	br := bufio.NewReaderSize(r, 1<<16)
+	for n := 1; ; n++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			src, perr := ParseJSONLine(line)
+			if perr != nil {
+				perr = &JSONLineError{Name: name, Line: n, ID: src.ID, Err: perr}
+			}
+			if yerr := yield(src, perr); yerr != nil {
+				return yerr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", name, err)
+		}
+	}
 }

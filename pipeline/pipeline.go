@@ -10,11 +10,14 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +26,7 @@ import (
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/chunkers"
 	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/hfhub"
 	"github.com/gochunk/gochunk/internal/params"
 	"github.com/gochunk/gochunk/layout"
 	"github.com/gochunk/gochunk/llm"
@@ -315,7 +319,7 @@ func (r *resources) build(ctx context.Context, cfg Config) (*Pipeline, error) {
 			return nil, fmt.Errorf("chunker %q: %w", cfg.Chunker, err)
 		}
 	}
-	if env.Counter, err = r.counter(cfg.Tokenizer, spec, env.Embedder); err != nil {
+	if env.Counter, err = r.counter(ctx, cfg.Tokenizer, spec, env.Embedder); err != nil {
 		return nil, err
 	}
 	ch, err := r.reg.New(cfg.Chunker, cfg.Params, env)
@@ -334,7 +338,7 @@ func (r *resources) build(ctx context.Context, cfg Config) (*Pipeline, error) {
 
 // counter returns the tokenizer named name, or the chunker's default unit
 // when name is empty, loading each once.
-func (r *resources) counter(name string, spec chunkers.Spec, em gochunk.Embedder) (tokenize.Counter, error) {
+func (r *resources) counter(ctx context.Context, name string, spec chunkers.Spec, em gochunk.Embedder) (tokenize.Counter, error) {
 	key := name
 	if key == "" {
 		key = "default:" + chunkers.DefaultUnit(spec)
@@ -349,7 +353,7 @@ func (r *resources) counter(name string, spec chunkers.Spec, em gochunk.Embedder
 	if name == "" {
 		c, err = chunkers.DefaultCounter(spec, em)
 	} else {
-		c, err = tokenize.New(name)
+		c, err = NewTokenizer(ctx, name, r.cfg.Embedder)
 	}
 	if err != nil {
 		if errors.Is(err, tokenize.ErrUnknown) || strings.HasPrefix(name, "hf:") {
@@ -360,6 +364,45 @@ func (r *resources) counter(name string, spec chunkers.Spec, em gochunk.Embedder
 	r.counters[key] = c
 	return c, nil
 }
+
+// NewTokenizer returns the tokenizer name names (see tokenize.New). An
+// hf:ID that is not a local file or directory but a hub id (ORG/NAME or a
+// hub-wide NAME such as bert-base-uncased, optionally @REVISION) is the
+// tokenizer.json of that model, found in the hub cache or downloaded
+// into it as embedders' models are (hf's cache directory, offline mode and
+// progress: cfg's CacheDir, Offline and Progress).
+func NewTokenizer(ctx context.Context, name string, cfg EmbedderConfig) (tokenize.Counter, error) {
+	id, ok := strings.CutPrefix(name, "hf:")
+	if !ok || id == "" {
+		return tokenize.New(name)
+	}
+	if _, err := os.Stat(id); err == nil || !hubID(id) {
+		return tokenize.New(name)
+	}
+	repo, rev, _ := strings.Cut(id, "@")
+	opt := hfhub.Options{CacheDir: cfg.CacheDir, Offline: cfg.Offline, Progress: cfg.Progress, Warn: cfg.Notice}
+	path, err := hfhub.Download(ctx, repo, rev, "tokenizer.json", opt)
+	if errors.Is(err, hfhub.ErrOffline) {
+		return nil, fmt.Errorf("%s: the tokenizer.json of %s is not in the hub cache (%s) and downloads are off (--offline or HF_HUB_OFFLINE): run once online to download it there, or put it there with `huggingface-cli download %s tokenizer.json`, or give a local file: hf:PATH/tokenizer.json",
+			name, repo, hfhub.CacheDir(opt), repo)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (or give a local file: hf:PATH/tokenizer.json)", name, err)
+	}
+	return tokenize.LoadHF(path)
+}
+
+// hubID tells whether id may name a model of the hub: ORG/NAME or a
+// hub-wide NAME, with an optional @REVISION, and no path syntax.
+func hubID(id string) bool {
+	repo, _, _ := strings.Cut(id, "@")
+	if strings.HasSuffix(repo, ".json") || strings.HasPrefix(repo, ".") || strings.Contains(repo, "..") {
+		return false
+	}
+	return hfhub.ValidRepo(repo) || hubNameRe.MatchString(repo)
+}
+
+var hubNameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // embed returns the embedder, building it on first use.
 func (r *resources) embed(ctx context.Context) (gochunk.Embedder, error) {
@@ -420,16 +463,20 @@ func Chunkers(cfg Config) func(ctx context.Context, chunker string, params map[s
 	var base *Pipeline
 	var mu sync.Mutex
 	return func(ctx context.Context, chunker string, params map[string]any, tokenizer string) (gochunk.Chunker, string, error) {
-		// "context" and "parents" are pipeline settings, not a chunker's
+		// Context and parents are pipeline settings, not a chunker's
 		// parameters: an evaluation may vary them like ones.
-		ctxMode, hasContext := params["context"]
-		parents, hasParents := params["parents"]
-		if hasContext || hasParents {
-			params = maps.Clone(params)
-			delete(params, "context")
-			delete(params, "parents")
+		levels := cfg
+		rest, err := levels.ApplySettings(params)
+		if err != nil {
+			return nil, "", err
 		}
-		raw, err := json.Marshal(params)
+		_, hasParents := params["parents"]
+		hasContext := false
+		for _, k := range []string{"context", "context_template", "context_document_tokens"} {
+			_, ok := params[k]
+			hasContext = hasContext || ok
+		}
+		raw, err := json.Marshal(rest)
 		if err != nil {
 			return nil, "", fmt.Errorf("parameters of %s: %w", chunker, err)
 		}
@@ -447,17 +494,13 @@ func Chunkers(cfg Config) func(ctx context.Context, chunker string, params map[s
 		if err != nil {
 			return nil, "", err
 		}
-		if mode, ok := ctxMode.(string); ok {
-			if pl, err = pl.WithContext(ContextConfig{Mode: mode}); err != nil {
+		if hasContext {
+			if pl, err = pl.WithContext(levels.Context); err != nil {
 				return nil, "", err
 			}
 		}
 		if hasParents {
-			n, err := strconv.Atoi(fmt.Sprint(parents))
-			if err != nil {
-				return nil, "", configError("parents", fmt.Sprint(parents), "want a size in tokens, or 0 for one level")
-			}
-			if pl, err = pl.WithParents(n); err != nil {
+			if pl, err = pl.WithParents(levels.Parents); err != nil {
 				return nil, "", err
 			}
 		}
@@ -466,6 +509,107 @@ func Chunkers(cfg Config) func(ctx context.Context, chunker string, params map[s
 		}
 		return pl.Chunker(), pl.Counter().Name(), nil
 	}
+}
+
+// SettingParams are the pipeline settings that may stand among a
+// chunker's parameters (in a configuration file, or a point of an
+// evaluation's grid); see Config.ApplySettings.
+var SettingParams = []string{"context", "context_template", "context_document_tokens", "parents"}
+
+// ApplySettings moves the pipeline settings found among a chunker's
+// parameters onto c, so that one object can say both: "context" (a mode,
+// none, headings, template or llm, or an object of ContextConfig's
+// fields), "context_template" (a template; it sets the mode to template
+// unless "context" names one), "context_document_tokens" and "parents".
+// It returns the parameters left, the chunker's own (params itself when
+// it holds no setting). A value of the wrong kind gives an error wrapping
+// gochunk.ErrConfig that names the setting.
+func (c *Config) ApplySettings(in map[string]any) (map[string]any, error) {
+	found := false
+	for _, k := range SettingParams {
+		_, ok := in[k]
+		found = found || ok
+	}
+	if !found {
+		return in, nil
+	}
+	rest := maps.Clone(in)
+	for _, k := range SettingParams {
+		delete(rest, k)
+	}
+	if v, ok := in["context"]; ok {
+		switch v := v.(type) {
+		case string:
+			c.Context = ContextConfig{Mode: v}
+		case bool:
+			c.Context = ContextConfig{Mode: map[bool]string{true: "headings", false: ""}[v]}
+		case map[string]any:
+			b, _ := json.Marshal(v)
+			dec := json.NewDecoder(bytes.NewReader(b))
+			dec.DisallowUnknownFields()
+			var cc ContextConfig
+			if err := dec.Decode(&cc); err != nil {
+				return nil, fmt.Errorf("%w: context: %v (its fields: mode, template, document_tokens, estimate)", gochunk.ErrConfig, strings.TrimPrefix(err.Error(), "json: "))
+			}
+			c.Context = cc
+		default:
+			return nil, configError("context", fmt.Sprint(v), "want a mode (none, headings, template or llm) or an object {\"mode\": …, \"template\": …}")
+		}
+		if c.Context.Mode == "none" {
+			c.Context.Mode = ""
+		}
+	}
+	if v, ok := in["context_template"]; ok {
+		t, isString := v.(string)
+		if !isString {
+			return nil, configError("context_template", fmt.Sprint(v), "want a Go template over .Text (and .Title, .Headings, .Path, …)")
+		}
+		c.Context.Template = t
+		if _, moded := in["context"]; !moded || c.Context.Mode == "" {
+			c.Context.Mode = "template"
+		}
+	}
+	for _, s := range []struct {
+		key  string
+		dst  *int
+		want string
+	}{{"context_document_tokens", &c.Context.DocumentTokens, "want a number of tokens, or 0 for the default"},
+		{"parents", &c.Parents, "want a size in tokens, or 0 for one level"}} {
+		v, ok := in[s.key]
+		if !ok {
+			continue
+		}
+		n, err := intSetting(v)
+		if err != nil {
+			return nil, configError(s.key, fmt.Sprint(v), s.want)
+		}
+		*s.dst = n
+	}
+	if err := params.Check(*c); err != nil {
+		return nil, err
+	}
+	return rest, nil
+}
+
+// intSetting reads an integer setting from a decoded JSON or YAML value
+// (json.Number, float64, int) or a string of digits.
+func intSetting(v any) (int, error) {
+	switch v := v.(type) {
+	case int:
+		return v, nil
+	case int64:
+		return int(v), nil
+	case float64:
+		if v != float64(int(v)) {
+			return 0, errors.New("not an integer")
+		}
+		return int(v), nil
+	case json.Number:
+		return strconv.Atoi(v.String())
+	case string:
+		return strconv.Atoi(v)
+	}
+	return 0, errors.New("not an integer")
 }
 
 // leveledChunker is a chunker whose chunks are indexed with their context

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/gochunk/gochunk"
@@ -15,7 +16,10 @@ import (
 type Result struct {
 	// Source is the document's id, the source of its records.
 	Source string
-	Chunks []gochunk.Chunk
+	// Metadata, when set, is put on each record, under the keys the
+	// chunk's own metadata sets (see Source.RecordMetadata).
+	Metadata map[string]any
+	Chunks   []gochunk.Chunk
 	// Embeddings holds each chunk's embedding when Config.EmbedChunks is
 	// set (Run or Embed filled them in).
 	Embeddings [][]float32
@@ -246,6 +250,11 @@ func (r Result) Records() []record.Record {
 
 func (r Result) record(i int, c gochunk.Chunk) record.Record {
 	rec := record.FromChunk(c, r.Source)
+	if len(r.Metadata) > 0 {
+		md := maps.Clone(r.Metadata)
+		maps.Copy(md, rec.Metadata)
+		rec.Metadata = md
+	}
 	if i < len(r.Embeddings) {
 		rec.Embedding = r.Embeddings[i]
 	}

@@ -78,6 +78,7 @@ func (p *Pipeline) item(ctx context.Context, src Source, offsets bool) Item {
 			it.Offsets, it.Err = p.Offsets(ctx, it.Loaded.Document)
 		} else {
 			it.Result, it.Err = p.Run(ctx, it.Loaded.Document)
+			it.Result.Metadata = src.RecordMetadata
 		}
 	}
 	return it

@@ -5,12 +5,15 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"github.com/gochunk/gochunk/embed"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/embed"
+	"github.com/gochunk/gochunk/internal/progress"
 	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/record"
 )
@@ -24,6 +27,14 @@ offsets into that input), start_rune, end_rune (code-point offsets),
 token_count (in the --tokenizer unit), chunk_index, source, and spans,
 stats and metadata where the chunker sets them.
 
+With --jsonl each input is JSON Lines of {"id", "text", "metadata"}, one
+document a line (what gochunk index - and gochunk-beam --jsonl read): each
+record's source is its line's id, and its metadata the line's.
+
+Each input's records are written as soon as it is done, in input order;
+an input that cannot be read or chunked (or a bad JSON line) is reported
+on stderr, the others are written, and the exit status is 1.
+
 Flags:
 `)
 	pf := pipelineFlags(e)
@@ -31,6 +42,7 @@ Flags:
 	debugOut := fs.String("debug-out", "", "write, for chunkers that explain themselves (the embedding-based ones), one JSON trace per input to `FILE`: units, similarity curve, smoothed curve, threshold, breakpoints")
 	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "files chunked in parallel (output stays in input order)")
 	fs.BoolVar(&pf.Cfg.EmbedChunks, "embed-chunks", false, "add each chunk's embedding (--embedder) to its record, as POST /v1/chunk does with embed")
+	jsonl := fs.Bool("jsonl", false, "each input is JSON Lines of {\"id\", \"text\", \"metadata\"}, one document a line: records take the line's id as their source and its metadata")
 	output := fs.String("output", "records", "what each line holds: records (text, offsets, counts, source) or offsets ({\"start\": B, \"end\": B}, byte offsets, for callers that hold the text; one input only)")
 	files, code, ok := parseArgs(fs, args)
 	if !ok {
@@ -49,6 +61,15 @@ Flags:
 		return fail(e, "chunk", usagef("--embed-chunks needs --output records"))
 	case offsetsOnly && len(files) > 1:
 		return fail(e, "chunk", usagef("--output offsets takes one input: offsets do not say which file they index; run it once per file"))
+	case offsetsOnly && *jsonl:
+		return fail(e, "chunk", usagef("--output offsets takes one document: offsets do not say which line of --jsonl they index"))
+	}
+	if !*jsonl {
+		for _, f := range files {
+			if ext := strings.ToLower(filepath.Ext(f)); ext == ".jsonl" || ext == ".ndjson" {
+				fmt.Fprintf(e.stderr, "gochunk chunk: %s is chunked as text; give --jsonl to read it as documents, one {\"id\", \"text\", \"metadata\"} a line\n", f)
+			}
+		}
 	}
 	pf.Cfg.Trace = *debugOut != ""
 	pl, err := pf.Build(e.ctx)
@@ -79,25 +100,34 @@ Flags:
 		}
 	}
 	bar := bar(e, pf, "chunking", total)
-	for i, f := range files {
-		srcs[i] = pipelineSource(e, f)
-		srcs[i].Progress = func(done, pages int) {
-			if want := sizes[i] * int64(done) / int64(max(pages, 1)) / 2; want > added[i] {
-				bar.Add(want - added[i])
-				added[i] = want
-			}
-		}
-	}
 	out := bufio.NewWriterSize(e.stdout, 1<<16)
 	w := &writer{e: e, out: out, traces: traces}
-	i := 0
-	err = pl.Stream(e.ctx, srcs, *jobs, offsetsOnly, func(it pipeline.Item) error {
-		if !it.Source.IsAttachment() {
-			bar.Add(sizes[i] - added[i])
-			i++
+	if *jsonl {
+		err = chunkJSONL(e, pl, w, files, *jobs, bar)
+	} else {
+		for i, f := range files {
+			srcs[i] = pipelineSource(e, f)
+			srcs[i].Progress = func(done, pages int) {
+				if want := sizes[i] * int64(done) / int64(max(pages, 1)) / 2; want > added[i] {
+					bar.Add(want - added[i])
+					added[i] = want
+				}
+			}
 		}
-		return w.write(it)
-	})
+		i := 0
+		err = pl.Stream(e.ctx, srcs, *jobs, offsetsOnly, func(it pipeline.Item) error {
+			if !it.Source.IsAttachment() {
+				bar.Add(sizes[i] - added[i])
+				i++
+			}
+			if err := w.write(it, ""); err != nil {
+				return err
+			}
+			// Each file's records go out when it is done: a later file
+			// that fails, or takes the process down, loses no other's.
+			return out.Flush()
+		})
+	}
 	bar.Finish()
 	if ferr := out.Flush(); err == nil {
 		err = ferr
@@ -141,11 +171,92 @@ type writer struct {
 	truncated int
 }
 
+// jsonlBatch bounds the documents of JSON Lines input chunked at once
+// (and held in memory): this many, or this many bytes of text.
+const (
+	jsonlBatchDocs  = 256
+	jsonlBatchBytes = 16 << 20
+)
+
+// chunkJSONL chunks the documents of JSON Lines files (or standard input),
+// a batch at a time, writing the records of each batch as it is done; a
+// line that is not a document is reported with its number.
+func chunkJSONL(e env, pl *pipeline.Pipeline, w *writer, files []string, jobs int, bar *progress.Bar) error {
+	var batch []pipeline.Source
+	var where []string
+	size := 0
+	// written chunks the batch and writes its records; its error (a
+	// failed write, or the command interrupted) ends the command.
+	var werr error
+	written := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		k := 0
+		werr = pl.Stream(e.ctx, batch, jobs, false, func(it pipeline.Item) error {
+			name := it.Source.ID
+			if !it.Source.IsAttachment() {
+				name = where[k]
+				bar.Add(int64(len(it.Source.Text)))
+				k++
+			}
+			return w.write(it, name)
+		})
+		if werr == nil {
+			werr = w.out.(*bufio.Writer).Flush()
+		}
+		batch, where, size = batch[:0], where[:0], 0
+		return werr
+	}
+	for _, name := range files {
+		var r io.Reader = e.stdin
+		closeFile := func() {}
+		if name != "-" {
+			f, err := os.Open(name)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "gochunk chunk: %v\n", err)
+				w.code = max(w.code, exitInput)
+				continue
+			}
+			r, closeFile = f, func() { f.Close() }
+		}
+		err := pipeline.ReadJSONLines(e.ctx, r, name, func(src pipeline.Source, err error) error {
+			if err != nil {
+				fmt.Fprintf(e.stderr, "gochunk chunk: %v\n", err)
+				w.code = max(w.code, exitInput)
+				return nil
+			}
+			batch = append(batch, src)
+			where = append(where, fmt.Sprintf("%s (id %q)", name, src.ID))
+			if size += len(src.Text); len(batch) >= jsonlBatchDocs || size >= jsonlBatchBytes {
+				return written()
+			}
+			return nil
+		})
+		closeFile()
+		if werr == nil && e.ctx.Err() == nil {
+			// The documents read before the end, or before a read error
+			// that ends this input (not the others).
+			written()
+		}
+		switch {
+		case werr != nil:
+			return werr
+		case e.ctx.Err() != nil:
+			return e.ctx.Err()
+		case err != nil:
+			fmt.Fprintf(e.stderr, "gochunk chunk: %v\n", err)
+			w.code = max(w.code, exitInput)
+		}
+	}
+	return nil
+}
+
 // write writes one input's records (or offsets, or trace) and reports its
-// problems; it returns an error only when writing failed, which ends the
-// command.
-func (w *writer) write(it pipeline.Item) error {
-	name := cmp.Or(it.Source.Path, it.Source.ID)
+// problems under name (default: its path, else its id); it returns an
+// error only when writing failed, which ends the command.
+func (w *writer) write(it pipeline.Item, name string) error {
+	name = cmp.Or(name, it.Source.Path, it.Source.ID)
 	if it.Loaded.Warning != "" {
 		fmt.Fprintf(w.e.stderr, "gochunk chunk: %s: %s\n", name, it.Loaded.Warning)
 	}

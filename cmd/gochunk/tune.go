@@ -21,14 +21,15 @@ func cmdTune(e env, args []string) int {
 Searches a chunker's parameters over the grid of --param ranges (or a
 random sample of it) and prints the configuration that maximises
 --objective among those with recall at least --min-recall, as JSON ready
-for --config. The table of every configuration tried goes to stderr.
+for --config (the chunker, its parameters and the run's settings). The table of every configuration tried goes to stderr.
 
 With --select, tries the chunker families of --families (simplest first)
 at one equal budget (--return-tokens, or --budget), ranks them with the
 95 % paired bootstrap interval of each one's difference from the best,
 recommends the simplest family the best is not significantly better than,
-and writes it to --out as a --config file for chunk, index and
-gochunk-beam.
+and writes it to --out as a --config file for chunk, index, eval and
+gochunk-beam: the chunker, its parameters and the settings it was
+measured with (tokenizer, embedder, context, parents).
 
 Flags:
 `)
@@ -88,11 +89,8 @@ Flags:
 	if best < 0 {
 		return fail(e, "tune", fmt.Errorf("no configuration reaches recall %.3f", *minRecall))
 	}
-	out := map[string]any{"chunker": cands[best].Chunker, "tokenizer": cands[best].Tokenizer}
-	for k, v := range cands[best].Params {
-		out[k] = v
-	}
-	return writeJSON(e, out)
+	c := cands[best]
+	return writeJSON(e, f.pf.File(c.Chunker, c.Tokenizer, c.Params))
 }
 
 // tuneSelect is tune --select: the families evaluated at one budget, the
@@ -125,11 +123,10 @@ func tuneSelect(e env, f *evalFlags, families, objective string, minRecall float
 	// The report puts chunks imported with --chunks first; the candidates
 	// are gochunk's configurations after them.
 	c := cands[sel.Chosen-len(f.chunks)]
-	out := map[string]any{"chunker": c.Chunker, "tokenizer": c.Tokenizer}
-	for k, v := range c.Params {
-		out[k] = v
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
+	// The whole configuration evaluated: the chunker chosen, its
+	// parameters, and the settings of the run (tokenizer, embedder,
+	// context, parents, …), so that --config FILE runs what was measured.
+	b, err := json.MarshalIndent(f.pf.File(c.Chunker, c.Tokenizer, c.Params), "", "  ")
 	if err == nil {
 		err = os.WriteFile(outPath, append(b, '\n'), 0o644)
 	}

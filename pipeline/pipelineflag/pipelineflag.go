@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/chunkers"
 	"github.com/gochunk/gochunk/embed"
 	"github.com/gochunk/gochunk/internal/budget"
 	"github.com/gochunk/gochunk/internal/progress"
@@ -38,7 +39,7 @@ type Flags struct {
 	// change the defaults of those without one.
 	Cfg           pipeline.Config
 	size, overlap int
-	// Params is --config: a JSON or YAML file of chunker parameters.
+	// Params is --config: a configuration file (see Register).
 	Params   string
 	llmJSON  bool
 	progress string // auto (""), always or never
@@ -47,6 +48,16 @@ type Flags struct {
 	Stderr io.Writer
 	TTY    bool
 	fs     *flag.FlagSet
+	// shared holds the settings of the configuration files read (by
+	// Chunker) that apply to the whole pipeline rather than to one
+	// chunker (the embedder, the input kind, …), by flag name.
+	shared map[string]fileSetting
+}
+
+// fileSetting is a value a configuration file gave a pipeline flag.
+type fileSetting struct {
+	value any
+	path  string
 }
 
 // RegisterResources registers the flags of the tokenizer, the embedder and
@@ -90,11 +101,24 @@ func (p *Flags) RegisterEmbedder(fs *flag.FlagSet) {
 	BytesVar(fs, "cache-bytes", "memory of the embeddings kept, bytes or with a unit (256MiB); default: unbounded but by --embed-cache (serve: 1/8 of --max-memory)", &e.CacheBytes)
 }
 
-// Register registers the chunking flags, --config (a file of chunker
-// parameters) and RegisterResources'.
+// Register registers the chunking flags, --config and
+// RegisterResources'.
+//
+// --config names a configuration file, JSON or YAML: one object whose keys
+// are the chunker's parameters and the names of the pipeline's flags
+// (with - or _), for example
+//
+//	{"chunker": "recursive", "size": 300, "tokenizer": "cl100k_base",
+//	 "parents": 3000, "context": "headings", "embedder": "static:minishlab/potion-base-8M"}
+//
+// "context" also takes an object, {"mode": "template", "template":
+// "{{.Title}}\n\n{{.Text}}"}. Flags given on the command line override
+// the file; a key that is neither is an error naming the valid ones.
+// gochunk chunk, index, eval and gochunk-beam read it alike, and gochunk
+// tune writes it (see File).
 func (p *Flags) Register(fs *flag.FlagSet) {
 	p.RegisterChunking(fs)
-	fs.StringVar(&p.Params, "config", "", "JSON or YAML `FILE` with chunker parameters (and optionally \"chunker\" and \"tokenizer\"); flags override it")
+	fs.StringVar(&p.Params, "config", "", "JSON or YAML `FILE` of the pipeline's configuration: the chunker's parameters and the flags' names, e.g. {\"chunker\": \"recursive\", \"size\": 300, \"parents\": 3000, \"context\": \"headings\"} (what gochunk tune writes); flags given override it")
 }
 
 // RegisterChunking registers the flags of Register but --config.
@@ -104,7 +128,7 @@ func (p *Flags) RegisterChunking(fs *flag.FlagSet) {
 	fs.StringVar(&c.Chunker, "chunker", "recursive", "chunker `NAME` (see 'gochunk chunkers')")
 	fs.IntVar(&p.size, "size", 0, "maximum chunk size in tokens of --tokenizer (default: the chunker's)")
 	fs.IntVar(&p.overlap, "overlap", 0, "tokens repeated between consecutive chunks (default: the chunker's)")
-	fs.Func("progress", "progress bar on stderr: auto (when stderr is a terminal; the default), always or never", func(v string) error {
+	textVar(fs, "progress", "progress bar on stderr: auto (when stderr is a terminal; the default), always or never", func(v string) error {
 		if v != "auto" && v != "always" && v != "never" {
 			return errors.New("want auto, always or never")
 		}
@@ -115,7 +139,7 @@ func (p *Flags) RegisterChunking(fs *flag.FlagSet) {
 	fs.IntVar(&c.Context.DocumentTokens, "context-document-tokens", 0, "with --context llm: the most `TOKENS` of a document sent with each chunk (default 16000; a longer one is sent as the chunk's section or the text around it)")
 	fs.BoolVar(&c.Context.Estimate, "context-estimate", false, "with --context llm: ask the model nothing, and report the requests and tokens it would take")
 	fs.IntVar(&c.Parents, "parents", 0, "make two levels: group each document's chunks into parents of at most `SIZE` tokens of --tokenizer, sections first; search can then return parents (--expand, --merge)")
-	fs.Func("context-template", "Go `TEMPLATE` of the embedded text over .Title, .Headings, .Path, .Source, .Lines, .Pages, .Metadata and .Text (sets --context template)", func(v string) error {
+	textVar(fs, "context-template", "Go `TEMPLATE` of the embedded text over .Title, .Headings, .Path, .Source, .Lines, .Pages, .Metadata and .Text (sets --context template)", func(v string) error {
 		c.Context.Template = v
 		if c.Context.Mode == "" {
 			c.Context.Mode = "template"
@@ -123,15 +147,15 @@ func (p *Flags) RegisterChunking(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.StringVar(&c.Input, "input", "auto", "input kind: auto (by the extension: .pdf, .html, .htm, .docx, .pptx, .xlsx, .odt, .ods, .odp, .epub, .eml, .mbox, else text), text, pdf (read by --pdf-engine), html (its structure as markdown), docx, pptx, xlsx, odt, ods, odp, epub, eml, mbox (read in Go, their structure as markdown), elements (layout JSON: gochunk, Unstructured, Docling, PyMuPDF)")
-	fs.Func("attachments", "an e-mail's attachments of a kind gochunk reads: documents (each a document of its own, ID MESSAGE/NAME; the default) or sections (sections of the message)", func(v string) error {
+	textVar(fs, "attachments", "an e-mail's attachments of a kind gochunk reads: documents (each a document of its own, ID MESSAGE/NAME; the default) or sections (sections of the message)", func(v string) error {
 		c.Attachments = v
 		return nil
 	})
-	fs.Func("pdf-engine", "what reads PDFs: pdfium (in the process, the default; its compiled module is kept in the user's cache directory) or poppler (Poppler's pdftotext, which must be installed)", func(v string) error {
+	textVar(fs, "pdf-engine", "what reads PDFs: pdfium (in the process, the default; its compiled module is kept in the user's cache directory) or poppler (Poppler's pdftotext, which must be installed)", func(v string) error {
 		c.PDFEngine = v
 		return nil
 	})
-	fs.Func("invalid-utf8", "what to do with invalid UTF-8: reject (an error; the default) or repair (replace with U+FFFD; offsets refer to the repaired text)", func(v string) error {
+	textVar(fs, "invalid-utf8", "what to do with invalid UTF-8: reject (an error; the default) or repair (replace with U+FFFD; offsets refer to the repaired text)", func(v string) error {
 		c.InvalidUTF8 = gochunk.InvalidUTF8Policy(v)
 		return nil
 	})
@@ -140,7 +164,16 @@ func (p *Flags) RegisterChunking(fs *flag.FlagSet) {
 // Embedder returns the embedder configuration, drawing download progress
 // on Stderr when ShowProgress.
 func (p *Flags) Embedder() pipeline.EmbedderConfig {
-	c := p.Cfg.Embedder
+	c := p.Cfg
+	if len(p.shared) > 0 {
+		c, _, _ = p.applyShared(c) // an error is Config's to report
+	}
+	return withNotices(c.Embedder, p)
+}
+
+// withNotices returns c writing its notices and download progress on
+// p.Stderr.
+func withNotices(c pipeline.EmbedderConfig, p *Flags) pipeline.EmbedderConfig {
 	w := p.Stderr
 	if w == nil {
 		w = io.Discard
@@ -164,27 +197,45 @@ func (p *Flags) IsSet(name string) bool {
 	return found
 }
 
-// Config returns the configuration of the flags and the --config file.
+// Config returns the configuration of the flags and the --config file
+// (and of the other files Chunker read: their settings of the whole
+// pipeline).
 func (p *Flags) Config() (pipeline.Config, error) {
 	c := p.Cfg
-	c.LLM.PlainAnswers = !p.llmJSON
-	c.Embedder = p.Embedder()
-	c.PDFNotice = c.Embedder.Notice // "gochunk: ..." on standard error
-	var params map[string]any
-	var err error
-	c.Chunker, c.Tokenizer, params, err = p.Chunker()
-	if err == nil {
-		c.Params, err = json.Marshal(params)
+	name, tok, params, err := p.Chunker()
+	if err != nil {
+		return c, err
 	}
+	llmJSON := p.llmJSON
+	if len(p.shared) > 0 {
+		if c, llmJSON, err = p.applyShared(c); err != nil {
+			return c, err
+		}
+	}
+	c.LLM.PlainAnswers = !llmJSON
+	c.Embedder = withNotices(c.Embedder, p)
+	c.PDFNotice = c.Embedder.Notice // "gochunk: ..." on standard error
+	c.Chunker, c.Tokenizer = name, tok
+	if params, err = c.ApplySettings(params); err != nil {
+		return c, fmt.Errorf("--config %s: %w", p.Params, err)
+	}
+	c.Params, err = json.Marshal(params)
 	return c, err
 }
 
 // Chunker returns the chunker, tokenizer and parameters of the flags and
-// the --config file.
+// the --config file. The parameters include the settings that may vary
+// with a chunker (see pipeline.SettingParams) where the file gives them
+// and the command line does not; the file's settings of the whole
+// pipeline are kept for Config.
 func (p *Flags) Chunker() (name, tok string, params map[string]any, err error) {
 	name, tok, params = p.Cfg.Chunker, p.Cfg.Tokenizer, map[string]any{}
 	if p.Params != "" {
-		if params, err = ReadParams(p.Params); err != nil {
+		file, err := ReadParams(p.Params)
+		if err != nil {
+			return "", "", nil, err
+		}
+		if params, err = p.readFile(p.Params, file); err != nil {
 			return "", "", nil, err
 		}
 	}
@@ -202,7 +253,199 @@ func (p *Flags) Chunker() (name, tok string, params map[string]any, err error) {
 	if p.IsSet("overlap") {
 		params["overlap"] = p.overlap
 	}
+	if p.Params != "" {
+		if err := checkParams(p.Params, name, params); err != nil {
+			return "", "", nil, err
+		}
+	}
 	return name, tok, params, nil
+}
+
+// readFile sorts the keys of configuration file path: the chunker, the
+// tokenizer, the chunker's parameters and the settings that vary with it
+// are returned (those the command line gives left out); the settings of
+// the whole pipeline are kept in p.shared.
+func (p *Flags) readFile(path string, file map[string]any) (map[string]any, error) {
+	flags := settingFlags()
+	params := map[string]any{}
+	for _, key := range slices.Sorted(maps.Keys(file)) {
+		v := file[key]
+		name := strings.ReplaceAll(key, "_", "-")
+		switch {
+		case name == "chunker" || name == "tokenizer":
+			s, ok := v.(string)
+			if !ok {
+				return nil, fmt.Errorf("%w: --config %s: %s: want a name, not %v", gochunk.ErrConfig, path, key, v)
+			}
+			params[name] = s
+		case name == "size" || name == "overlap" || !flags[name]:
+			params[key] = v // the chunker's (checked by checkParams)
+		case slices.Contains(pipeline.SettingParams, strings.ReplaceAll(name, "-", "_")):
+			if !p.givenOver(name) {
+				params[strings.ReplaceAll(name, "-", "_")] = v
+			}
+		default:
+			if err := p.share(path, name, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return params, nil
+}
+
+// givenOver tells whether the command line gives the setting name
+// (--context-template gives the context too, and --context the
+// template's).
+func (p *Flags) givenOver(name string) bool {
+	if p.fs == nil {
+		return false
+	}
+	switch name {
+	case "context", "context-template":
+		return p.IsSet("context") || p.IsSet("context-template")
+	}
+	return p.IsSet(name)
+}
+
+// share keeps a file's setting of the whole pipeline, refusing one that
+// another file read sets otherwise (the configurations an evaluation
+// compares share one embedder, one input kind, …).
+func (p *Flags) share(path, name string, v any) error {
+	if _, err := settingText(v); err != nil {
+		return fmt.Errorf("%w: --config %s: %s: %v", gochunk.ErrConfig, path, name, err)
+	}
+	if old, ok := p.shared[name]; ok && fmt.Sprint(old.value) != fmt.Sprint(v) {
+		return fmt.Errorf("%w: --config %s: %s %v differs from %v in %s: the configurations compared share it; give it once (--%s)", gochunk.ErrConfig, path, name, v, old.value, old.path, name)
+	}
+	if p.shared == nil {
+		p.shared = map[string]fileSetting{}
+	}
+	p.shared[name] = fileSetting{v, path}
+	return nil
+}
+
+// applyShared returns c with the files' settings of the whole pipeline
+// that the command line does not give, and whether --llm-json holds.
+func (p *Flags) applyShared(c pipeline.Config) (pipeline.Config, bool, error) {
+	var s Flags
+	fs := flag.NewFlagSet("config", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	s.RegisterChunking(fs)
+	// The flags' values point into s: give them p's values, then set
+	// the files' on top.
+	s.Cfg, s.size, s.overlap, s.llmJSON, s.progress = c, p.size, p.overlap, p.llmJSON, p.progress
+	for _, name := range slices.Sorted(maps.Keys(p.shared)) {
+		if p.givenOver(name) {
+			continue
+		}
+		set := p.shared[name]
+		text, _ := settingText(set.value)
+		if err := fs.Set(name, text); err != nil {
+			return c, false, fmt.Errorf("%w: --config %s: %s: %v", gochunk.ErrConfig, set.path, name, err)
+		}
+	}
+	return s.Cfg, s.llmJSON, nil
+}
+
+// settingText is a file's value of a flag as the flag's text.
+func settingText(v any) (string, error) {
+	switch v := v.(type) {
+	case string:
+		return v, nil
+	case bool, json.Number, int, int64, float64:
+		return fmt.Sprint(v), nil
+	}
+	return "", fmt.Errorf("want a single value (a string, number or boolean), not %v", v)
+}
+
+// settingFlags are the names of the flags a configuration file may set
+// (all those of RegisterChunking but --progress, which is not the
+// pipeline's).
+func settingFlags() map[string]bool {
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	(&Flags{}).RegisterChunking(fs)
+	names := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { names[f.Name] = true })
+	delete(names, "progress")
+	return names
+}
+
+// checkParams refuses a key of configuration file path that is neither a
+// pipeline setting nor a parameter of chunker name, naming both kinds of
+// valid keys. A chunker it does not know (or a list of them, as eval
+// takes) is left to report its own parameters.
+func checkParams(path, name string, params map[string]any) error {
+	spec, ok := chunkers.New().Lookup(name)
+	if !ok {
+		return nil
+	}
+	known := map[string]bool{}
+	var names []string
+	for _, prm := range spec.Params() {
+		known[prm.Name] = true
+		names = append(names, prm.Name)
+	}
+	for _, key := range slices.Sorted(maps.Keys(params)) {
+		if known[key] || slices.Contains(pipeline.SettingParams, key) {
+			continue
+		}
+		var settings []string
+		for s := range settingFlags() {
+			if s != "size" && s != "overlap" { // the chunker's, named above
+				settings = append(settings, strings.ReplaceAll(s, "-", "_"))
+			}
+		}
+		slices.Sort(settings)
+		return fmt.Errorf("%w: --config %s: unknown setting %q: not a parameter of %s (it has: %s) nor a setting of the pipeline (%s)",
+			gochunk.ErrConfig, path, key, name, strings.Join(names, ", "), strings.Join(settings, ", "))
+	}
+	return nil
+}
+
+// File returns the configuration file (see Register) of chunker name with
+// tokenizer tok and params, and the pipeline settings the command line and
+// the configuration files read gave (but --config, --progress and
+// --context-estimate): what gochunk tune writes for the configuration it
+// chose, so that chunk, index and eval with --config FILE run that
+// configuration.
+func (p *Flags) File(name, tok string, params map[string]any) map[string]any {
+	out := map[string]any{}
+	for n, s := range p.shared {
+		out[strings.ReplaceAll(n, "-", "_")] = s.value
+	}
+	settings := settingFlags()
+	if p.fs != nil {
+		p.fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "chunker", "size", "overlap", "tokenizer", "config", "context-estimate":
+				return
+			}
+			if settings[f.Name] {
+				out[strings.ReplaceAll(f.Name, "-", "_")] = flagValue(f.Value)
+			}
+		})
+	}
+	if out["context"] == "none" {
+		delete(out, "context")
+	}
+	out["chunker"] = name
+	if tok != "" {
+		out["tokenizer"] = tok
+	}
+	maps.Copy(out, params)
+	return out
+}
+
+// flagValue is a flag's value as JSON writes it: numbers and booleans as
+// such, durations and the rest as text.
+func flagValue(v flag.Value) any {
+	if g, ok := v.(flag.Getter); ok {
+		switch x := g.Get().(type) {
+		case int, int64, uint, uint64, float64, bool:
+			return x
+		}
+	}
+	return v.String()
 }
 
 // Build returns the pipeline of the flags.
@@ -246,7 +489,7 @@ func ReadParams(path string) (map[string]any, error) {
 // BytesVar defines a flag of a size in bytes, optionally with a unit
 // (2GiB), stored in every dst.
 func BytesVar(fs *flag.FlagSet, name, usage string, dst ...*int64) {
-	fs.Func(name, usage, func(v string) error {
+	textVar(fs, name, usage, func(v string) error {
 		n, err := budget.ParseBytes(v)
 		for _, d := range dst {
 			*d = n
@@ -285,6 +528,9 @@ func Layer(fs *flag.FlagSet, path string, env func(flag string) string) error {
 		}
 		for _, key := range slices.Sorted(maps.Keys(file)) {
 			name := strings.ReplaceAll(key, "_", "-")
+			if fs.Lookup(name) == nil && settingFlags()[name] {
+				return fmt.Errorf("%w: --config %s: %q is a setting of a chunking run, which this command does not make (gochunk serve takes the chunker, its parameters, context and parents per request)", gochunk.ErrConfig, path, key)
+			}
 			if fs.Lookup(name) == nil || name == "config" {
 				var known []string
 				fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
@@ -308,6 +554,33 @@ func Layer(fs *flag.FlagSet, path string, env func(flag string) string) error {
 		}
 	})
 	return err
+}
+
+// textVar defines a flag whose value set decodes; unlike flag.Func's, its
+// String is the text last given, so that the flag's value can be written
+// back (see File).
+func textVar(fs *flag.FlagSet, name, usage string, set func(string) error) {
+	fs.Var(&textValue{set: set}, name, usage)
+}
+
+type textValue struct {
+	set  func(string) error
+	text string
+}
+
+func (t *textValue) String() string {
+	if t == nil {
+		return ""
+	}
+	return t.text
+}
+
+func (t *textValue) Set(v string) error {
+	if err := t.set(v); err != nil {
+		return err
+	}
+	t.text = v
+	return nil
 }
 
 // List is a repeatable string flag.
