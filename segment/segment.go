@@ -8,6 +8,7 @@
 package segment
 
 import (
+	"iter"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -70,17 +71,43 @@ func (s SentenceSplitter) Split(text string) []Range {
 	if text == "" {
 		return nil
 	}
+	var out []Range
+	if len(s.Delimiters) == 0 {
+		// Sized for prose (a sentence every 100 bytes or so), so a large
+		// text does not grow the slice by doubling, leaving its old copies
+		// behind.
+		out = make([]Range, 0, len(text)/100+1)
+	}
+	s.each(text, func(r Range) bool {
+		out = append(out, r)
+		return true
+	})
+	return out
+}
+
+// All returns the ranges Split returns one at a time, for a caller that
+// keeps something else of each (a large text's sentences are 16 bytes
+// each in Split's slice).
+func (s SentenceSplitter) All(text string) iter.Seq[Range] {
+	return func(yield func(Range) bool) { s.each(text, yield) }
+}
+
+// each calls yield with every sentence range of text, in order, until it
+// returns false.
+func (s SentenceSplitter) each(text string, yield func(Range) bool) {
+	if text == "" {
+		return
+	}
 	if len(s.Delimiters) > 0 {
-		return splitAfterDelimiters(text, s.Delimiters)
+		eachAfterDelimiters(text, s.Delimiters, yield)
+		return
 	}
 	set := defaultAbbrSet
 	if s.Abbreviations != nil {
 		set = abbrSet(s.Abbreviations)
 	}
-	// Sized for prose (a sentence every 100 bytes or so), so a large text
-	// does not grow the slice by doubling, leaving its old copies behind.
-	out := make([]Range, 0, len(text)/100+1)
 	start := 0
+	stopped := false
 	// cut ends a sentence at at, attaching the white space that follows
 	// (leading white space stays with the sentence after it), and returns
 	// where that white space ends: the scan resumes there, so a run of
@@ -88,12 +115,12 @@ func (s SentenceSplitter) Split(text string) []Range {
 	cut := func(at int) int {
 		end := skipSpace(text, at)
 		if end > start && skipSpace(text, start) < end {
-			out = append(out, Range{start, end})
+			stopped = !yield(Range{start, end})
 			start = end
 		}
 		return end
 	}
-	for i := 0; i < len(text); {
+	for i := 0; i < len(text) && !stopped; {
 		// Most bytes cannot start a terminator: skip them without decoding.
 		if c := text[i]; !mayEnd[c] {
 			i++
@@ -123,10 +150,9 @@ func (s SentenceSplitter) Split(text string) []Range {
 		}
 		i += size
 	}
-	if start < len(text) {
-		out = append(out, Range{start, len(text)})
+	if !stopped && start < len(text) {
+		yield(Range{start, len(text)})
 	}
-	return out
 }
 
 // mayEnd marks the bytes that can start a terminator or a line break: the
@@ -258,8 +284,10 @@ func blankLineAt(text string, i int) bool {
 	return false
 }
 
-func splitAfterDelimiters(text string, delims []string) []Range {
-	var out []Range
+// eachAfterDelimiters calls yield with the ranges of text cut after every
+// occurrence of any of delims (the longest where several match), until it
+// returns false.
+func eachAfterDelimiters(text string, delims []string, yield func(Range) bool) {
 	start := 0
 	for i := 0; i < len(text); {
 		matched := 0
@@ -270,7 +298,9 @@ func splitAfterDelimiters(text string, delims []string) []Range {
 		}
 		if matched > 0 {
 			i += matched
-			out = append(out, Range{start, i})
+			if !yield(Range{start, i}) {
+				return
+			}
 			start = i
 			continue
 		}
@@ -278,9 +308,8 @@ func splitAfterDelimiters(text string, delims []string) []Range {
 		i += size
 	}
 	if start < len(text) {
-		out = append(out, Range{start, len(text)})
+		yield(Range{start, len(text)})
 	}
-	return out
 }
 
 // Paragraphs splits text at blank lines (a line break followed by another

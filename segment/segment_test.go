@@ -131,3 +131,31 @@ func TestSentenceEndsOtherScripts(t *testing.T) {
 		}
 	}
 }
+
+// All yields Split's ranges one at a time, with the rules and with
+// delimiters, and stops when asked.
+func TestAllYieldsSplit(t *testing.T) {
+	text := "Dr. Smith went home. It rained!\n\nThe end? Yes… “Quoted.” 3.14 is pi. 東京。大阪。"
+	for _, s := range []SentenceSplitter{{}, {KeepLines: true}, {Delimiters: []string{". ", "\n"}}} {
+		want := s.Split(text)
+		var got []Range
+		for r := range s.All(text) {
+			got = append(got, r)
+		}
+		if !slices.Equal(got, want) || len(want) < 3 {
+			t.Errorf("%+v: All gives %v, Split %v", s, got, want)
+		}
+		n := 0
+		for range s.All(text) {
+			if n++; n == 2 {
+				break
+			}
+		}
+		if n != 2 {
+			t.Errorf("%+v: stopped after %d", s, n)
+		}
+	}
+	for range (SentenceSplitter{}).All("") {
+		t.Error("a range of the empty text")
+	}
+}

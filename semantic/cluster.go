@@ -176,14 +176,20 @@ func (b *simBand) add(vs [][]float32, off, from, to int) {
 	}
 }
 
+// bandBatch is how many units streamBand embeds at a time. The band and
+// the sums do not depend on it (each similarity is of two vectors, the
+// sums run in unit order), so it is set for memory alone: 1,024 vectors
+// of the lexical embedder's 1,024 dimensions are 4 MB.
+const bandBatch = 1024
+
 // streamBand embeds the units in batches, holding one batch of vectors at
 // a time, and returns their similarity band.
 func (p *doc) streamBand(ctx context.Context, w int) (*simBand, error) {
 	n := len(p.units)
 	e := p.embedder()
 	var b *simBand
-	for s := 0; s < n; s += streamBatch {
-		to := min(n, s+streamBatch)
+	for s := 0; s < n; s += bandBatch {
+		to := min(n, s+bandBatch)
 		vs, err := p.embedUnits(ctx, e, s, min(n, to+max(w-1, 1)))
 		if err != nil {
 			return nil, err

@@ -97,9 +97,9 @@ func (b *base) prepare(ctx context.Context, d gochunk.Document) (*doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	pending := -1
-	for k, r := range b.splitter.Split(d.Text) {
-		if k%1024 == 1023 && ctx.Err() != nil {
+	pending, k := -1, 0
+	for r := range b.splitter.All(d.Text) {
+		if k++; k%1024 == 0 && ctx.Err() != nil {
 			return nil, fmt.Errorf("chunking cancelled: %w", ctx.Err())
 		}
 		start := r.Start

@@ -1,6 +1,7 @@
 package split
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"github.com/gochunk/gochunk/internal/params"
@@ -63,16 +64,67 @@ func NewSentence(cfg SentenceConfig, counter tokenize.Counter) (*Sentence, error
 	return s, nil
 }
 
+// mergeWindow is how many pieces the sentence chunker holds before it
+// packs them: packing is greedy, so every range but the last is final and
+// only the pieces from the last one's start are kept, not the text's
+// every sentence (32 bytes each: 16 MB for 30 MB of mixed text).
+const mergeWindow = 4096
+
 // Chunk implements gochunk.Chunker.
 func (s *Sentence) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chunk, error) {
 	e, err := start(doc, s.counter, s.cfg.Size, nil)
 	if err != nil || doc.Text == "" {
 		return nil, err
 	}
-	sentences := s.splitter.Split(doc.Text)
-	pieces := make([]pack.Piece, 0, len(sentences))
-	pending := -1 // start of a short sentence waiting for the next
-	for _, r := range sentences {
+	// Sentences are measured as they come; one over the size is cut into
+	// parts that fit, without overlap (overlap is between chunks of whole
+	// sentences). Rebalancing moves sentences between chunks, so it needs
+	// them all; otherwise they are packed a window at a time.
+	keepAll := s.cfg.MinSentences > 1 && s.cfg.Overlap == 0
+	parts := *e
+	parts.Overlap = 0
+	var pieces []pack.Piece
+	var ranges []pack.Range
+	next := mergeWindow // pack when this many pieces wait
+	pack1 := func(start, end int) error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("chunking cancelled: %w", err)
+		}
+		if n := e.Count(start, end); n <= s.cfg.Size.Size {
+			pieces = append(pieces, pack.Piece{Start: start, End: end, Size: n})
+		} else {
+			cut, err := parts.Split(ctx, start, end, nil)
+			if err != nil {
+				return err
+			}
+			for _, c := range cut {
+				pieces = append(pieces, pack.Piece{Start: c.Start, End: c.End, Size: e.Count(c.Start, c.End)})
+			}
+		}
+		if keepAll || len(pieces) < next {
+			return nil
+		}
+		ranges = e.Merge(pieces, ranges)
+		if err := ctx.Err(); err != nil { // Merge stops early when cancelled
+			return fmt.Errorf("chunking cancelled: %w", err)
+		}
+		// The last range ends at the window's end only because the window
+		// does: pack again from its first piece with the pieces after.
+		last := ranges[len(ranges)-1]
+		ranges = ranges[:len(ranges)-1]
+		k, _ := slices.BinarySearchFunc(pieces, last.Start, func(p pack.Piece, at int) int { return cmp.Compare(p.Start, at) })
+		pieces = append(pieces[:0], pieces[k:]...)
+		// A range of more than half a window (a large size over short
+		// sentences) doubles the window, so packing stays linear.
+		next = max(mergeWindow, 2*len(pieces))
+		return nil
+	}
+	// A sentence shorter than min_characters_per_sentence joins the next
+	// (the last one, the one before), so each is packed once the next is
+	// known. The splitter's ranges partition the text: a sentence starts
+	// where the one before ends.
+	held, pending := pack.Range{Start: -1}, -1
+	for r := range s.splitter.All(doc.Text) {
 		st := r.Start
 		if pending >= 0 {
 			st = pending
@@ -83,63 +135,27 @@ func (s *Sentence) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.C
 			continue
 		}
 		pending = -1
-		pieces = append(pieces, pack.Piece{Start: st, End: r.End})
+		if held.Start >= 0 {
+			if err := pack1(held.Start, held.End); err != nil {
+				return nil, err
+			}
+		}
+		held = pack.Range{Start: st, End: r.End}
 	}
-	if pending >= 0 {
-		if len(pieces) > 0 {
-			pieces[len(pieces)-1].End = len(doc.Text)
-		} else {
-			pieces = append(pieces, pack.Piece{Start: pending, End: len(doc.Text)})
-		}
+	switch {
+	case pending >= 0 && held.Start >= 0:
+		held.End = len(doc.Text)
+	case pending >= 0:
+		held = pack.Range{Start: pending, End: len(doc.Text)}
 	}
-	// Measure; cut sentences over the size into parts that fit (without
-	// overlap: overlap is between chunks of whole sentences). The parts
-	// replace their sentence in place, filled from the back, so a large
-	// text needs no second slice of pieces.
-	sentences = nil // let the collector have them
-	parts := *e
-	parts.Overlap = 0
-	var cuts map[int][]pack.Range
-	extra := 0
-	for i, p := range pieces {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("chunking cancelled: %w", err)
-		}
-		pieces[i].Size = e.Count(p.Start, p.End)
-		if pieces[i].Size <= s.cfg.Size.Size {
-			continue
-		}
-		cut, err := parts.Split(ctx, p.Start, p.End, nil)
-		if err != nil {
+	if held.Start >= 0 {
+		if err := pack1(held.Start, held.End); err != nil {
 			return nil, err
 		}
-		if cuts == nil {
-			cuts = make(map[int][]pack.Range)
-		}
-		cuts[i] = cut
-		extra += len(cut) - 1
 	}
-	fitted := pieces
-	if len(cuts) > 0 {
-		n := len(pieces)
-		fitted = slices.Grow(pieces, extra)[:n+extra]
-		w := len(fitted) - 1
-		for i := n - 1; i >= 0; i-- {
-			cut, ok := cuts[i]
-			if !ok {
-				fitted[w] = fitted[i]
-				w--
-				continue
-			}
-			for k := len(cut) - 1; k >= 0; k-- {
-				fitted[w] = pack.Piece{Start: cut[k].Start, End: cut[k].End, Size: e.Count(cut[k].Start, cut[k].End)}
-				w--
-			}
-		}
-	}
-	ranges := e.Merge(fitted, nil)
-	if s.cfg.MinSentences > 1 && s.cfg.Overlap == 0 {
-		ranges = s.rebalance(e, fitted, ranges)
+	ranges = e.Merge(pieces, ranges)
+	if keepAll {
+		ranges = s.rebalance(e, pieces, ranges)
 	}
 	return e.Build(ctx, ranges, s.cfg.StripWhitespace)
 }
