@@ -152,18 +152,32 @@ type GoFile struct {
 	Path, Text string
 }
 
+// GoDocOptions configures GoDocQuestions.
+type GoDocOptions struct {
+	// Questions is how many questions to keep at most (drawn with Seed);
+	// 0 keeps all.
+	Questions int
+	Seed      uint64
+	// PerFile makes each file a corpus whose id is its path (as LoadFiles
+	// reads a directory of files, for the code chunker), instead of one
+	// corpus per directory with each file under a "# path" line (as the
+	// codebases set is).
+	PerFile bool
+}
+
 // GoDocQuestions makes a code data set of Go files: each top-level
-// function of 10 or more lines with a doc comment becomes a question,
-// whose text is the comment and whose reference is the function, from
-// its func line to its closing brace; the comment is left out of the
-// corpus, so the question is answered by the code alone (as a question
-// that describes a function in words is). Files are grouped into one
-// corpus per directory, each file under a "# path" line as the codebases
-// set is; n questions at most are kept, drawn with seed.
-func GoDocQuestions(files []GoFile, n int, seed uint64) ([]*Corpus, []Question) {
+// function of 10 or more lines with a doc comment of five words or more
+// becomes a question, whose text is the comment and whose reference is
+// the function, from its func line to its closing brace; the comment is
+// left out of the corpus, so the question is answered by the code alone
+// (as a question that describes a function in words is).
+func GoDocQuestions(files []GoFile, opt GoDocOptions) ([]*Corpus, []Question) {
 	byDir := map[string][]GoFile{}
 	for _, f := range files {
 		d := filepath.Dir(f.Path)
+		if opt.PerFile {
+			d = f.Path
+		}
 		byDir[d] = append(byDir[d], f)
 	}
 	dirs := make([]string, 0, len(byDir))
@@ -177,6 +191,9 @@ func GoDocQuestions(files []GoFile, n int, seed uint64) ([]*Corpus, []Question) 
 		fs := byDir[d]
 		slices.SortFunc(fs, func(a, b GoFile) int { return strings.Compare(a.Path, b.Path) })
 		id := strings.NewReplacer("/", "_", ".", "_").Replace(d)
+		if opt.PerFile {
+			id = d
+		}
 		var b strings.Builder
 		runes := 0
 		write := func(s string) {
@@ -184,7 +201,9 @@ func GoDocQuestions(files []GoFile, n int, seed uint64) ([]*Corpus, []Question) 
 			runes += utf8.RuneCountInString(s)
 		}
 		for _, f := range fs {
-			write("# " + f.Path + "\n\n")
+			if !opt.PerFile {
+				write("# " + f.Path + "\n\n")
+			}
 			lines := strings.SplitAfter(f.Text, "\n")
 			for i := 0; i < len(lines); i++ {
 				// A doc comment directly above a top-level func.
@@ -234,12 +253,14 @@ func GoDocQuestions(files []GoFile, n int, seed uint64) ([]*Corpus, []Question) 
 				write(strings.TrimPrefix(strings.Join(lines[j:end+1], ""), fn))
 				i = end
 			}
-			write("\n")
+			if !opt.PerFile {
+				write("\n")
+			}
 		}
 		corpora = append(corpora, &Corpus{ID: id, Text: b.String()})
 	}
-	if len(qs) > n {
-		rng := rand.New(rand.NewPCG(seed, seed^0xc0de))
+	if n := opt.Questions; n > 0 && len(qs) > n {
+		rng := rand.New(rand.NewPCG(opt.Seed, opt.Seed^0xc0de))
 		pick := rng.Perm(len(qs))[:n]
 		sort.Ints(pick)
 		kept := make([]Question, n)

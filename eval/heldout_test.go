@@ -2,6 +2,7 @@ package eval_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,7 +70,7 @@ func heldOutProse(t testing.TB) map[string]*eval.Dataset {
 // packages of its standard library), each documented function of ten
 // lines or more asked about by its doc comment, which is left out of the
 // text.
-func heldOutCode(t testing.TB) *eval.Dataset {
+func heldOutCode(t testing.TB, perFile bool) *eval.Dataset {
 	files, err := eval.ReadGoFiles(filepath.Join(runtime.GOROOT(), "src"), []string{"bufio", "bytes", "strings", "strconv",
 		"sort", "encoding/csv", "encoding/json", "text/tabwriter", "text/template/parse", "net/url", "path/filepath", "container/list"})
 	if err != nil {
@@ -78,7 +79,7 @@ func heldOutCode(t testing.TB) *eval.Dataset {
 	if len(files) < 20 {
 		t.Skipf("skipping: only %d Go source files found under GOROOT", len(files))
 	}
-	cs, qs := eval.GoDocQuestions(files, 150, 47)
+	cs, qs := eval.GoDocQuestions(files, eval.GoDocOptions{Questions: 150, Seed: 47, PerFile: perFile})
 	return &eval.Dataset{Name: "heldout-go-source", Corpora: cs, Questions: qs}
 }
 
@@ -127,24 +128,53 @@ func TestHeldOutLevels(t *testing.T) {
 			t.Errorf("%s: two levels lose %.1f points of recall [%+.1f, %+.1f] at an equal budget", name, -100*c.Diff, 100*c.Lo, 100*c.Hi)
 		}
 	}
-	if c := leveledRecall(t, heldOutCode(t), 100, 700); c.Diff <= 0 {
+	if c := leveledRecall(t, heldOutCode(t, false), 100, 700); c.Diff <= 0 {
 		t.Errorf("Go source: two levels change recall by %+.1f [%+.1f, %+.1f], want a gain", 100*c.Diff, 100*c.Lo, 100*c.Hi)
 	}
 }
 
-// TestWriteHeldOut writes the held-out sets, in Chroma's format, under
-// GOCHUNK_HELDOUT_OUT (one directory each), for gochunk eval --dataset.
+// TestWriteHeldOut writes the held-out sets under GOCHUNK_HELDOUT_OUT
+// (one directory each), for gochunk eval --dataset: in Chroma's format,
+// and the Go source also as files (go-source-files: files/ and
+// questions.jsonl, for the code chunker).
 func TestWriteHeldOut(t *testing.T) {
 	out := os.Getenv("GOCHUNK_HELDOUT_OUT")
 	if out == "" {
 		t.Skip("set GOCHUNK_HELDOUT_OUT=DIR to write the held-out sets there")
 	}
 	sets := heldOutProse(t)
-	sets["go-source"] = heldOutCode(t)
+	sets["go-source"] = heldOutCode(t, false)
 	for name, d := range sets {
 		if err := eval.WriteChroma(filepath.Join(out, name), d.Corpora, d.Questions); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("%s: %d corpora, %d questions", name, len(d.Corpora), len(d.Questions))
 	}
+	d := heldOutCode(t, true)
+	dir := filepath.Join(out, "go-source-files")
+	for _, c := range d.Corpora {
+		p := filepath.Join(dir, "files", filepath.FromSlash(c.ID))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c.Text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b []byte
+	for _, q := range d.Questions {
+		line, err := json.Marshal(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(append(b, line...), '\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, "questions.jsonl"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := eval.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("go-source-files: %d files, %d questions", len(loaded.Corpora), len(loaded.Questions))
 }
