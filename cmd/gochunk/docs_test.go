@@ -207,12 +207,14 @@ func exampleDir(t *testing.T, root, shared string, haveShared bool) string {
 }
 
 // docTable is a markdown table of a page, with the lines between it and the
-// heading or table before it (its lead-in).
+// heading or table before it (its lead-in) and those between it and the
+// heading before it (its section so far).
 type docTable struct {
-	line   int // of the header row, 1-based
-	header string
-	rows   []string
-	leadIn []string
+	line    int // of the header row, 1-based
+	header  string
+	rows    []string
+	leadIn  []string
+	section []string
 }
 
 var tableRule = regexp.MustCompile(`^\|[-:| ]+\|\s*$`)
@@ -220,25 +222,17 @@ var tableRule = regexp.MustCompile(`^\|[-:| ]+\|\s*$`)
 // docTables returns the tables of a page, outside code blocks.
 func docTables(p docPage) []docTable {
 	var tables []docTable
-	var lead []string
+	var lead, section []string
 	fence := false
 	for i := 0; i < len(p.lines); i++ {
 		l := p.lines[i]
 		if strings.HasPrefix(strings.TrimSpace(l), "```") {
 			fence = !fence
-			lead = append(lead, l)
+		} else if !fence && strings.HasPrefix(l, "#") {
+			lead, section = nil, nil
 			continue
-		}
-		if fence {
-			lead = append(lead, l)
-			continue
-		}
-		if strings.HasPrefix(l, "#") {
-			lead = nil
-			continue
-		}
-		if strings.HasPrefix(l, "|") && i+1 < len(p.lines) && tableRule.MatchString(p.lines[i+1]) {
-			tb := docTable{line: i + 1, header: l, leadIn: lead}
+		} else if !fence && strings.HasPrefix(l, "|") && i+1 < len(p.lines) && tableRule.MatchString(p.lines[i+1]) {
+			tb := docTable{line: i + 1, header: l, leadIn: lead, section: section}
 			i += 2
 			for ; i < len(p.lines) && strings.HasPrefix(p.lines[i], "|"); i++ {
 				tb.rows = append(tb.rows, p.lines[i])
@@ -246,9 +240,11 @@ func docTables(p docPage) []docTable {
 			i--
 			tables = append(tables, tb)
 			lead = nil
+			section = section[:len(section):len(section)] // tb.section stays as it is
 			continue
 		}
 		lead = append(lead, l)
+		section = append(section, l)
 	}
 	return tables
 }
@@ -275,50 +271,95 @@ func (tb docTable) measured() bool {
 }
 
 // TestDocsMeasuredTables checks that every table of measured figures in the
-// README and docs/ says, in a line above it, the commit it was measured at
-// and the command that reproduces it, and that the commit exists.
+// README and docs/ says, in a line above it in its section, the commit it was
+// measured at and the command that reproduces it, and that the commit exists.
 func TestDocsMeasuredTables(t *testing.T) {
-	gitDir := filepath.Join(repoRoot, ".git")
-	_, gerr := os.Stat(gitDir)
+	_, gerr := os.Stat(filepath.Join(repoRoot, ".git"))
 	git, lerr := exec.LookPath("git")
-	checkCommits := gerr == nil && lerr == nil
 	known := map[string]bool{}
+	exists := func(commit string) bool {
+		if gerr != nil || lerr != nil {
+			return true // no repository to ask: the form is checked alone
+		}
+		ok, seen := known[commit]
+		if !seen {
+			ok = exec.Command(git, "-C", repoRoot, "cat-file", "-e", commit+"^{commit}").Run() == nil
+			known[commit] = ok
+		}
+		return ok
+	}
 	for _, p := range docPages(t) {
-		for _, tb := range docTables(p) {
-			if notMeasured(tb.leadIn) || !tb.measured() {
-				continue
+		for _, problem := range measuredTableProblems(p, exists) {
+			t.Error(problem)
+		}
+	}
+}
+
+// measuredTableProblems returns what is wrong with the page's tables of
+// measured figures: no "Measured at" line, no command, or a commit that
+// exists does not know.
+func measuredTableProblems(p docPage, exists func(commit string) bool) []string {
+	var problems []string
+	for _, tb := range docTables(p) {
+		if notMeasured(tb.leadIn) || !tb.measured() {
+			continue
+		}
+		where := fmt.Sprintf("%s:%d", p.path, tb.line)
+		// The nearest "Measured at" line above the table in its section
+		// dates it (one line may date several tables of one run); its
+		// command is on that line or in a sh block of the section before
+		// the table.
+		var commit string
+		hasCommand, shBlock := false, false
+		for _, l := range tb.section {
+			if m := measuredLine.FindStringSubmatch(l); m != nil {
+				commit, hasCommand = m[1], commandSpan.MatchString(l)
 			}
-			where := fmt.Sprintf("%s:%d", p.path, tb.line)
-			var commit string
-			hasCommand := false
-			for _, l := range tb.leadIn {
-				if m := measuredLine.FindStringSubmatch(l); m != nil {
-					commit = m[1]
-					if commandSpan.MatchString(l) {
-						hasCommand = true
-					}
-				}
-				if strings.TrimSpace(l) == "```sh" {
-					hasCommand = true
-				}
+			if strings.TrimSpace(l) == "```sh" {
+				shBlock = true
 			}
-			if commit == "" {
-				t.Errorf("%s: a table of measured figures without a line \"Measured at `COMMIT` with `COMMAND`\" above it (see docs/development.md)", where)
-				continue
-			}
-			if !hasCommand {
-				t.Errorf("%s: the table's \"Measured at\" line names no command (in backticks after \"with\"), and no sh block precedes the table", where)
-			}
-			if !checkCommits {
-				continue
-			}
-			ok, seen := known[commit]
-			if !seen {
-				ok = exec.Command(git, "-C", repoRoot, "cat-file", "-e", commit+"^{commit}").Run() == nil
-				known[commit] = ok
-			}
-			if !ok {
-				t.Errorf("%s: the table was measured at %s, which is no commit of this repository", where, commit)
+		}
+		switch {
+		case commit == "":
+			problems = append(problems, fmt.Sprintf("%s: a table of measured figures without a line \"Measured at `COMMIT` with `COMMAND`\" above it (see docs/development.md)", where))
+		case !hasCommand && !shBlock:
+			problems = append(problems, fmt.Sprintf("%s: the table's \"Measured at\" line names no command (in backticks after \"with\"), and no sh block precedes the table in its section", where))
+		case !exists(commit):
+			problems = append(problems, fmt.Sprintf("%s: the table was measured at %s, which is no commit of this repository", where, commit))
+		}
+	}
+	return problems
+}
+
+// The convention's checker on pages made for it: each kind of problem is
+// found, and what the convention allows passes.
+func TestMeasuredTableProblems(t *testing.T) {
+	exists := func(c string) bool { return c != "deadbee" }
+	cases := []struct {
+		name, page string
+		want       []string // substrings of the problems, in order
+	}{
+		{"dated", "## A\n\nMeasured at `abc1234` with `gochunk bench x`.\n\n| chunker | time |\n|---|---:|\n| a | 1 s |\n", nil},
+		{"undated", "## A\n\n| chunker | time |\n|---|---:|\n| a | 1 s |\n", []string{"without a line"}},
+		{"unit in a cell", "## A\n\n| name | value |\n|---|---|\n| a | 12 MB |\n", []string{"without a line"}},
+		{"reference table", "## A\n\n| name | default |\n|---|---|\n| size | 512 |\n", nil},
+		{"marked not measured", "## A\n\n<!-- not measured -->\n\n| name | value |\n|---|---|\n| a | 12 MB |\n", nil},
+		{"no command", "## A\n\nMeasured at `abc1234`.\n\n| chunker | time |\n|---|---:|\n| a | 1 s |\n", []string{"names no command"}},
+		{"command above", "## A\n\n```sh\ngochunk bench\n```\n\nMeasured at `abc1234` with the command above.\n\n| chunker | time |\n|---|---:|\n| a | 1 s |\n", nil},
+		{"unknown commit", "## A\n\nMeasured at `deadbee` with `gochunk bench`.\n\n| chunker | time |\n|---|---:|\n| a | 1 s |\n", []string{"no commit"}},
+		{"one line, two tables", "## A\n\nMeasured at `abc1234` with `gochunk bench`.\n\n| chunker | time |\n|---|---:|\n| a | 1 s |\n\n| chunker | memory |\n|---|---:|\n| a | 9 MB |\n", nil},
+		{"dated in another section", "## A\n\nMeasured at `abc1234` with `gochunk bench`.\n\n## B\n\n| chunker | time |\n|---|---:|\n| a | 1 s |\n", []string{"without a line"}},
+		{"a table in a code block", "## A\n\n```\n| chunker | time |\n|---|---:|\n| a | 1 s |\n```\n", nil},
+	}
+	for _, c := range cases {
+		got := measuredTableProblems(docPage{path: "x.md", lines: strings.Split(c.page, "\n")}, exists)
+		if len(got) != len(c.want) {
+			t.Errorf("%s: problems %q, want %d", c.name, got, len(c.want))
+			continue
+		}
+		for i, w := range c.want {
+			if !strings.Contains(got[i], w) {
+				t.Errorf("%s: problem %q lacks %q", c.name, got[i], w)
 			}
 		}
 	}
@@ -422,4 +463,25 @@ func headingAnchors(p docPage) map[string]bool {
 		out[a] = true
 	}
 	return out
+}
+
+// Examples are found by their marker and split into commands and the output
+// each shows; a block without prompts is one script.
+func TestDocExampleSteps(t *testing.T) {
+	page := docPage{path: "x.md", lines: strings.Split("text\n\n<!-- run -->\n```sh\n$ echo a\na\n$ printf 'b\\nc\\n'\nb\nc\n```\n\n```sh\nnot marked\n```\n\n<!-- run: shared -->\n```sh\nls ../shared\necho done\n```\n", "\n")}
+	exs := docExamples(t, page)
+	if len(exs) != 2 {
+		t.Fatalf("%d examples, want 2: %+v", len(exs), exs)
+	}
+	if exs[0].shared || !exs[1].shared || exs[0].line != 4 {
+		t.Errorf("markers read wrong: %+v", exs)
+	}
+	got := exs[0].steps()
+	want := []docStep{{cmd: "echo a", want: "a\n", wantOutput: true}, {cmd: `printf 'b\nc\n'`, want: "b\nc\n", wantOutput: true}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("steps %+v, want %+v", got, want)
+	}
+	if s := exs[1].steps(); len(s) != 1 || s[0].wantOutput || s[0].cmd != "ls ../shared\necho done" {
+		t.Errorf("script steps %+v", s)
+	}
 }
