@@ -72,8 +72,10 @@ type Options struct {
 	// return more text per hit are compared at an equal budget.
 	ReturnTokens int
 	// Expand "parent" returns each retrieved chunk's parent, and Merge (2
-	// or more) a parent in place of that many of its retrieved children,
-	// for chunkers that make two levels (Leveled).
+	// or more) a parent in place of its retrieved children when that many
+	// of them are returned and their scores outweigh what the parent
+	// displaces from the budget (the decision of gochunk search, package
+	// automerge), for chunkers that make two levels (Leveled).
 	Expand string
 	Merge  int
 }

@@ -6,20 +6,24 @@
 // LlamaIndex's AutoMergingRetriever replaces a parent's retrieved children
 // by the parent when they are more than a ratio of its children. That
 // looks at the parent alone: it ignores what the parent's extra text
-// pushes out of what a question gets back. Here a parent replaces its
-// children only when the plan with the parent is worth more than the plan
-// without it, both filled from the same ranked candidates within the same
-// budget: a parent is worth the scores of its children among the
-// candidates (the evidence that its text is relevant), a chunk its own
-// score, and the parent's extra tokens cost the candidates they displace.
+// pushes out of what a question gets back. Here both plans, with the
+// parent and without, are filled from the same ranked candidates within
+// the same budget, and a parent replaces its children only when its
+// evidence (the scores of its children among the candidates) is above
+// that of the candidates its extra tokens displace: on code, where an
+// answer spans a function's neighbouring chunks, the children agree and
+// the parent is taken; on prose, where an answer is a sentence or two, a
+// parent found by a few of its children would push out candidates that
+// score as well, and is not.
 package automerge
 
 // Candidate is one retrieved chunk, in the order of the ranking (best
 // first).
 type Candidate struct {
 	// Score is the retriever's score (higher is better; BM25, cosine
-	// similarity or a fused reciprocal-rank score). Only scores of one
-	// ranking are compared with each other.
+	// similarity or a fused reciprocal-rank score), the candidate's
+	// evidence; below 0 it counts as 0. Only scores of one ranking are
+	// compared with each other.
 	Score float64
 	// Tokens is the chunk's size in the unit of the budget.
 	Tokens int
@@ -27,6 +31,9 @@ type Candidate struct {
 	// -1 when it has none.
 	Parent int
 }
+
+// evidence is the candidate's score, or 0 for a negative one.
+func (c Candidate) evidence() float64 { return max(c.Score, 0) }
 
 // Limits bound what is returned: at most Tokens tokens (0: no bound) and
 // at most Count items (0: no bound). A search's K hits are both: Count K,
@@ -68,11 +75,13 @@ type Pick struct {
 // is merged.
 //
 // A parent is considered, in the order of its best child, when merge of
-// its children are picked. It is taken when the plan with it (the parent
-// in the place of its first child, the others left out, the rest filled
-// from the ranking) is worth more than the plan without: a chunk is worth
-// its score, a parent the scores of all its children among the
-// candidates. So a parent whose children are a few of many, or whose extra
+// its children are picked. The plan with it puts the parent in the place
+// of its first child, leaves its other children out and fills the rest
+// from the ranking; the parent must fit where its first child stands. It
+// is taken when the scores of all its children among the candidates add
+// up to more than the scores of the candidates that plan no longer
+// returns (its children aside), less those of any it returns in their
+// stead. So a parent whose children are a few of many, or whose extra
 // text would push out candidates that score as well as its children, is
 // not taken; one most of whose text the ranking found is.
 func Select(cands []Candidate, parentTokens []int, lim Limits, merge int) []Pick {
@@ -83,7 +92,7 @@ func Select(cands []Candidate, parentTokens []int, lim Limits, merge int) []Pick
 	worth := make([]float64, len(parentTokens))
 	for _, c := range cands {
 		if c.Parent >= 0 && c.Parent < len(worth) {
-			worth[c.Parent] += c.Score
+			worth[c.Parent] += c.evidence()
 		}
 	}
 	merged := map[int]bool{}
@@ -138,12 +147,12 @@ func displaced(cands []Candidate, base, alt plan, p int) float64 {
 	d := 0.0
 	for i := range inBase {
 		if !inAlt[i] && cands[i].Parent != p {
-			d += cands[i].Score
+			d += cands[i].evidence()
 		}
 	}
 	for i := range inAlt {
 		if !inBase[i] {
-			d -= cands[i].Score
+			d -= cands[i].evidence()
 		}
 	}
 	return d
