@@ -226,22 +226,35 @@ func (e *PDFium) read(ctx context.Context, src pdfSource, opt PDFOptions) ([]pag
 	if !strings.Contains(string(data[:min(len(data), 1024)]), "%PDF-") { // the header's place, by the standard
 		return nil, fmt.Errorf("%w (no %%PDF- header)", ErrCorrupt)
 	}
-	// Each page is weighed before PDFium draws it.
+	// Each page is weighed before PDFium draws it, while PDFium opens
+	// the PDF.
 	b := opt.bounds()
-	costs, err := weigh(data, b)
-	if err != nil {
-		return nil, err
+	type weighed struct {
+		costs []pageCost
+		err   error
 	}
+	scan := make(chan weighed, 1)
+	go func() {
+		costs, err := weigh(data, b)
+		scan <- weighed{costs, err}
+	}()
 	select {
 	case e.sem <- struct{}{}:
 	case <-ctx.Done():
+		<-scan
 		return nil, ctx.Err()
 	}
 	first, err := e.open(ctx, src)
+	wd := <-scan
+	if err == nil && wd.err != nil {
+		first.close()
+		err = wd.err
+	}
 	if err != nil {
 		<-e.sem
 		return nil, err
 	}
+	costs := wd.costs
 	count, err := first.inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: first.doc})
 	if err != nil {
 		first.close()

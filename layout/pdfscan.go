@@ -135,7 +135,13 @@ func (s *pdfScan) findObjects() {
 		}
 	}
 	// Objects in object streams (PDF 1.5), unless written plainly too.
-	for n := range s.objs {
+	for n, off := range s.objs {
+		// Only object and cross-reference streams are parsed here (their
+		// dictionaries are short).
+		head := s.data[off:min(len(s.data), off+1024)]
+		if !bytes.Contains(head, []byte("/ObjStm")) && !bytes.Contains(head, []byte("/XRef")) {
+			continue
+		}
 		d, raw, ok := s.rawStream(n)
 		if !ok || d["Type"] != pdfName("ObjStm") {
 			if ok && d["Type"] == pdfName("XRef") && s.trailer == nil {
