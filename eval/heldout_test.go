@@ -84,7 +84,7 @@ func heldOutCode(t testing.TB, perFile bool) *eval.Dataset {
 }
 
 // leveledRecall compares one level with two (parents of 600 tokens,
-// merge 2) at size 100 and a budget of 700 returned tokens, BM25, on d,
+// merge 2) at a chunk size and a budget of returned tokens, BM25, on d,
 // and returns the difference in recall and its 95 % interval.
 func leveledRecall(t *testing.T, d *eval.Dataset, size, budget int) eval.Comparison {
 	t.Helper()
@@ -114,18 +114,22 @@ func leveledRecall(t *testing.T, d *eval.Dataset, size, budget int) eval.Compari
 	return eval.Comparison{}
 }
 
-// Two levels at an equal budget of returned tokens, on held-out text:
-// auto-merging never costs prose recall beyond noise (the 95 % interval
-// of the difference reaches 0 or above), and keeps its gain on code
-// (above 0). Counting children alone (merge whenever two of a parent's
-// children were returned) lost recall on the prose.
+// Two levels at an equal budget of returned tokens (400 and 700 tokens of
+// 100-token chunks), on held-out text: auto-merging never costs prose
+// recall beyond noise (the 95 % interval of the difference reaches 0 or
+// above), and keeps its gain on code (above 0, at 700). Counting children
+// alone (merge whenever two of a parent's children were returned) lost
+// 3.1 to 13.3 points on the prose at 400 tokens and 4.0 on the licences
+// at 700.
 func TestHeldOutLevels(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping: evaluates four held-out sets")
 	}
 	for name, d := range heldOutProse(t) {
-		if c := leveledRecall(t, d, 100, 700); c.Hi < 0 {
-			t.Errorf("%s: two levels lose %.1f points of recall [%+.1f, %+.1f] at an equal budget", name, -100*c.Diff, 100*c.Lo, 100*c.Hi)
+		for _, budget := range []int{400, 700} {
+			if c := leveledRecall(t, d, 100, budget); c.Hi < 0 {
+				t.Errorf("%s, %d tokens: two levels lose %.1f points of recall [%+.1f, %+.1f] at an equal budget", name, budget, -100*c.Diff, 100*c.Lo, 100*c.Hi)
+			}
 		}
 	}
 	if c := leveledRecall(t, heldOutCode(t, false), 100, 700); c.Diff <= 0 {
