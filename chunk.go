@@ -31,8 +31,14 @@ type Element struct {
 	// header, footer or text.
 	Type string `json:"type"`
 	Text string `json:"text"`
-	// Page is 1-based.
+	// Page is 1-based: a PDF's page, a slide, a sheet; 0 for a document
+	// without pages (HTML, Word, EPUB, e-mail), whose chunks are placed by
+	// their lines instead.
 	Page int `json:"page"`
+	// Level is a heading's level (1 to 6) or a list item's nesting (1 for
+	// an item of a top-level list, 2 for one nested in it); 0 for other
+	// elements, or where the source does not say.
+	Level int `json:"level,omitempty"`
 	// BBox is x0, y0, x1, y1 in page units, y growing downwards.
 	BBox       [4]float64 `json:"bbox"`
 	PageWidth  float64    `json:"page_width,omitempty"`

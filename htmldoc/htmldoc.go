@@ -243,7 +243,7 @@ func (w *walker) add(typ, text string) {
 	if w.err = w.budget.Text(int64(len(text)) + 2); w.err != nil {
 		return
 	}
-	w.els = append(w.els, gochunk.Element{Type: typ, Text: text, Page: 1, Order: len(w.els)})
+	w.els = append(w.els, gochunk.Element{Type: typ, Text: text, Order: len(w.els)})
 }
 
 // table adds a table as a pipe table: its first row (header cells, or the
@@ -297,7 +297,7 @@ func (w *walker) table(t *html.Node) {
 	}
 	if md != "" {
 		// The table's text was counted by Write.
-		w.els = append(w.els, gochunk.Element{Type: "table", Text: md, Page: 1, Order: len(w.els)})
+		w.els = append(w.els, gochunk.Element{Type: "table", Text: md, Order: len(w.els)})
 	}
 }
 

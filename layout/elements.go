@@ -34,7 +34,10 @@ func Assemble(els []gochunk.Element) (string, []gochunk.Element) {
 	copy(out, els)
 	for i := range out {
 		out[i].Order = i
-		out[i].Text = strings.TrimSpace(out[i].Text)
+		out[i].Text = trimElement(out[i].Type, out[i].Text)
+		if out[i].Level == 0 {
+			out[i].Level = level(out[i].Type, out[i].Text)
+		}
 		if out[i].Excluded || out[i].Text == "" {
 			out[i].Excluded = true
 			out[i].Start, out[i].End = 0, 0
@@ -55,6 +58,55 @@ func Assemble(els []gochunk.Element) (string, []gochunk.Element) {
 		}
 	}
 	return text, out
+}
+
+// trimElement trims an element's text of white space, except a list
+// item's indentation (its nesting, as markdown writes it: "  - nested").
+func trimElement(typ, text string) string {
+	t := strings.TrimSpace(text)
+	if typ != "list_item" || t == "" || t == text {
+		return t
+	}
+	lead := text[:strings.Index(text, t)]
+	if i := strings.LastIndexAny(lead, "\r\n"); i >= 0 {
+		lead = lead[i+1:]
+	}
+	if strings.Trim(lead, " \t") != "" { // other white space: not an indentation
+		return t
+	}
+	return lead + t
+}
+
+// level returns the level an element's markdown text gives it: a
+// heading's number of "#", a list item's nesting (1 + its indentation in
+// columns / 2, a tab being 4); 0 for other elements.
+func level(typ, text string) int {
+	switch typ {
+	case "title", "heading":
+		n := 0
+		for n < len(text) && n < 7 && text[n] == '#' {
+			n++
+		}
+		if n >= 1 && n <= 6 && (n == len(text) || text[n] == ' ') {
+			return n
+		}
+		if typ == "title" {
+			return 1
+		}
+	case "list_item":
+		cols := 0
+		for _, c := range text {
+			switch c {
+			case ' ':
+				cols++
+			case '\t':
+				cols += 4
+			default:
+				return 1 + cols/2
+			}
+		}
+	}
+	return 0
 }
 
 // inText returns the elements of text in text order, ready for chunking:
@@ -158,9 +210,11 @@ type rawElement struct {
 	PageW    float64         `json:"page_width"`
 	PageH    float64         `json:"page_height"`
 	Excluded bool            `json:"excluded"`
+	Level    int             `json:"level"`
 	Metadata *struct {
-		PageNumber  int `json:"page_number"`
-		Coordinates *struct {
+		PageNumber    int  `json:"page_number"`
+		CategoryDepth *int `json:"category_depth"`
+		Coordinates   *struct {
 			Points       [][]float64 `json:"points"`
 			LayoutWidth  float64     `json:"layout_width"`
 			LayoutHeight float64     `json:"layout_height"`
@@ -208,7 +262,7 @@ func ParseElements(data []byte) ([]gochunk.Element, error) {
 	out := make([]gochunk.Element, 0, len(raws))
 	for i, r := range raws {
 		e := gochunk.Element{Type: normType(firstNonEmpty(r.Type, r.Category, r.Label)), Text: r.Text, Page: max(r.Page, r.PageNo),
-			PageWidth: r.PageW, PageHeight: r.PageH, Excluded: r.Excluded}
+			PageWidth: r.PageW, PageHeight: r.PageH, Excluded: r.Excluded, Level: max(r.Level, 0)}
 		if bb, err := parseBBox(r.BBox); err != nil {
 			return nil, fmt.Errorf("%w: element %d: %v", ErrElements, i, err)
 		} else if bb != nil {
@@ -216,6 +270,9 @@ func ParseElements(data []byte) ([]gochunk.Element, error) {
 		}
 		if m := r.Metadata; m != nil {
 			e.Page = max(e.Page, m.PageNumber)
+			if d := m.CategoryDepth; d != nil && *d >= 0 && e.Level == 0 {
+				e.Level = *d + 1 // Unstructured counts from 0
+			}
 			if c := m.Coordinates; c != nil && len(c.Points) > 0 {
 				x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 				for _, p := range c.Points {

@@ -70,6 +70,37 @@ func TestAssemble(t *testing.T) {
 	}
 }
 
+// A list item's indentation is its nesting: Assemble keeps it in the text
+// (as markdown writes a nested list) and gives the element its level, as
+// it gives a heading the level of its "#".
+func TestAssembleKeepsListNesting(t *testing.T) {
+	text, els := Assemble([]gochunk.Element{
+		{Type: "heading", Text: "## Steps"},
+		{Type: "list_item", Text: "- first"},
+		{Type: "list_item", Text: "  - nested"},
+		{Type: "list_item", Text: "\n    1. deeper "},
+		{Type: "list_item", Text: "- given", Level: 3},
+		{Type: "title", Text: "Plain title"},
+		{Type: "paragraph", Text: "  body  "},
+	})
+	want := "## Steps\n\n- first\n\n  - nested\n\n    1. deeper\n\n- given\n\nPlain title\n\nbody"
+	if text != want {
+		t.Errorf("text %q, want %q", text, want)
+	}
+	for i, lv := range []int{2, 1, 2, 3, 3, 1, 0} {
+		if els[i].Level != lv {
+			t.Errorf("element %d %q: level %d, want %d", i, els[i].Text, els[i].Level, lv)
+		}
+		if text[els[i].Start:els[i].End] != els[i].Text {
+			t.Errorf("element %d: offsets give %q, not %q", i, text[els[i].Start:els[i].End], els[i].Text)
+		}
+	}
+	parsed, err := ParseElements([]byte(`[{"type": "ListItem", "text": "x", "metadata": {"category_depth": 1}}, {"type": "list_item", "text": "y", "level": 2}]`))
+	if err != nil || parsed[0].Level != 2 || parsed[1].Level != 2 {
+		t.Errorf("parsed levels: %+v %v", parsed, err)
+	}
+}
+
 func newS2(t testing.TB, size int) *S2 {
 	cfg := DefaultS2Config()
 	cfg.Size = size

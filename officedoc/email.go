@@ -277,6 +277,9 @@ func (w *mailWalker) part(h textproto.MIMEHeader, body io.Reader, section string
 			return err
 		}
 	}
+	for i := range els {
+		els[i].Page = 0 // a section of the message, which has no pages
+	}
 	w.attached = append(w.attached, els...) // counted as they were read
 	return nil
 }

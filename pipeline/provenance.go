@@ -21,11 +21,11 @@ type Where struct {
 // else its first and last line. It costs one pass over the text or the
 // elements.
 func locate(doc gochunk.Document, chunks []gochunk.Chunk) (lines [][2]int, pages []Where) {
-	// Elements place the text on pages when they have boxes (a PDF) or
-	// more than one page (slides, sheets); an HTML page's elements, all
-	// on page 1 without boxes, do not.
+	// Elements place the text on pages when they have pages: a PDF's,
+	// slides, sheets, even one; those of a document without pages (HTML,
+	// Word, EPUB, e-mail) have page 0.
 	for _, el := range doc.Elements {
-		if el.Page > 1 || el.Page > 0 && el.BBox != [4]float64{} {
+		if el.Page > 0 {
 			pages = make([]Where, len(chunks))
 			locatePages(doc.Elements, chunks, pages)
 			return nil, pages
