@@ -237,8 +237,14 @@ func (p *doc) fitStarts(starts []int, levels []int8, score []float64) []int {
 	return out
 }
 
-// streamBatch is how many units gapSims embeds at a time.
-const streamBatch = 4096
+// streamBatch is how many units gapSims embeds at a time: 1,024 vectors
+// of the lexical embedder's 1,024 dimensions are 4 MB. Each batch's block
+// sums start afresh, as they do every rebuildEvery moves: with a batch a
+// multiple of rebuildEvery they start afresh at the same gaps whatever the
+// batch, so the similarities do not depend on it (TestGapSimsAnyBatch).
+const streamBatch = 1024
+
+var _ [streamBatch % rebuildEvery]struct{} = [0]struct{}{} // streamBatch is a multiple of rebuildEvery
 
 // embedUnits returns the normalised vectors of units [lo, hi).
 func (p *doc) embedUnits(ctx context.Context, e embed.Embedder, lo, hi int) ([][]float32, error) {
@@ -274,15 +280,21 @@ func (p *doc) gapSimsWith(ctx context.Context, e embed.Embedder, k int) ([]float
 	if e == nil {
 		e = p.embedder()
 	}
+	return p.gapSimsBatched(ctx, e, k, streamBatch)
+}
+
+// gapSimsBatched is gapSimsWith embedding batch units at a time.
+func (p *doc) gapSimsBatched(ctx context.Context, e embed.Embedder, k, batch int) ([]float64, error) {
+	n := len(p.units)
 	out := make([]float64, 0, n-1)
-	for s := 0; s < n-1; s += streamBatch {
-		lo, hi := max(0, s-k+1), min(n, s+streamBatch+k)
+	for s := 0; s < n-1; s += batch {
+		lo, hi := max(0, s-k+1), min(n, s+batch+k)
 		vs, err := p.embedUnits(ctx, e, lo, hi)
 		if err != nil {
 			return nil, err
 		}
 		var gaps []int
-		for g := s; g < min(n-1, s+streamBatch); g++ {
+		for g := s; g < min(n-1, s+batch); g++ {
 			gaps = append(gaps, g-lo)
 		}
 		out = append(out, blockSimilarities(vs, k, gaps)...)
