@@ -124,9 +124,17 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 		return nil, err
 	}
 	var els []gochunk.Element
-	var para strings.Builder
-	var style, numID string
-	ilvl, tables := 0, 0
+	// Open paragraphs, innermost last: a text box's paragraphs are inside
+	// the paragraph that anchors it, and are read as paragraphs of their
+	// own before the rest of it.
+	type paragraph struct {
+		text         strings.Builder
+		style, numID string
+		ilvl         int
+	}
+	var open []*paragraph
+	para := &paragraph{} // the innermost open paragraph
+	tables := 0
 	inText := false
 	var tb *mdtable.Table
 	row, col := -1, 0
@@ -137,21 +145,21 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 		case xml.StartElement:
 			switch e.Name.Local {
 			case "p":
-				para.Reset()
-				style, numID, ilvl = "", "", 0
+				para = &paragraph{}
+				open = append(open, para)
 			case "pStyle":
-				style = attr(e, "val")
+				para.style = attr(e, "val")
 			case "ilvl":
-				ilvl, _ = strconv.Atoi(attr(e, "val"))
-				ilvl = min(max(ilvl, 0), maxListLevel) // Word has nine levels, 0 to 8
+				para.ilvl, _ = strconv.Atoi(attr(e, "val"))
+				para.ilvl = min(max(para.ilvl, 0), maxListLevel) // Word has nine levels, 0 to 8
 			case "numId":
-				numID = attr(e, "val")
+				para.numID = attr(e, "val")
 			case "t":
 				inText = true
 			case "tab":
-				para.WriteByte('\t')
+				para.text.WriteByte('\t')
 			case "br", "cr":
-				para.WriteByte('\n')
+				para.text.WriteByte('\n')
 			case "tbl":
 				if tables++; tables == 1 {
 					tb, row = a.d.newTable(), -1
@@ -167,14 +175,25 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 			}
 		case xml.CharData:
 			if inText {
-				para.Write(e)
+				para.text.Write(e)
 			}
 		case xml.EndElement:
 			switch e.Name.Local {
 			case "t":
 				inText = false
 			case "p":
-				text := strings.TrimSpace(para.String())
+				if len(open) == 0 {
+					return nil
+				}
+				p := open[len(open)-1]
+				open = open[:len(open)-1]
+				if len(open) > 0 {
+					para = open[len(open)-1]
+				} else {
+					para = &paragraph{}
+				}
+				style, numID, ilvl := p.style, p.numID, p.ilvl
+				text := strings.TrimSpace(p.text.String())
 				if tables > 0 {
 					if text != "" {
 						if cellText.Len() > 0 {

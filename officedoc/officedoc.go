@@ -499,8 +499,11 @@ func resolve(from, target string) string {
 // walkXML calls fn with each token of the XML part name, refusing
 // nesting deeper than maxXMLDepth; its own errors name the part. Entities
 // other than XML's own are not expanded (encoding/xml knows no DTD), so
-// entity bombs cannot grow.
+// entity bombs cannot grow. Markup compatibility is resolved on the way
+// (one branch of each mc:AlternateContent) and each Office Math equation
+// comes as one text run of its linear form (see alternates).
 func walkXML(name string, data []byte, fn func(xml.Token) error) error {
+	fn = (&alternates{fn: fn}).token
 	d := xml.NewDecoder(bytes.NewReader(data))
 	d.Strict = false
 	depth := 0
