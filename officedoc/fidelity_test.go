@@ -53,7 +53,9 @@ func TestDOCXTextBoxReadOnce(t *testing.T) {
 // structure: powers, indices, fractions, roots, sums, functions,
 // delimiters, matrices.
 func TestDOCXEquations(t *testing.T) {
-	r := func(s string) string { return `<m:r><w:rPr><w:rFonts w:ascii="Cambria Math"/></w:rPr><m:t>` + s + `</m:t></m:r>` }
+	r := func(s string) string {
+		return `<m:r><w:rPr><w:rFonts w:ascii="Cambria Math"/></w:rPr><m:t>` + s + `</m:t></m:r>`
+	}
 	e := func(s string) string { return `<m:e>` + s + `</m:e>` }
 	for _, tc := range []struct{ omml, want string }{
 		{r("A=π") + `<m:sSup>` + e(r("r")) + `<m:sup>` + r("2") + `</m:sup></m:sSup>`, "A=πr^2"},
