@@ -182,6 +182,7 @@ type run struct {
 	start, end  int       // sentences [start, end)
 	tokens      int       // tokens, separators included
 	sum         []float32 // sum of the sentence vectors
+	owned       bool      // sum is the run's own, not its first sentence's vector
 	left, right int       // neighbouring runs, -1 at the ends
 	alive       bool
 	version     int
@@ -220,7 +221,10 @@ func (c *Hierarchical) contiguous(ctx context.Context, p *doc, vs [][]float32, o
 	runs := make([]run, n)
 	band := 1
 	for i := range runs {
-		runs[i] = run{start: i, end: i + 1, tokens: p.units[off+i].Size + p.units[off+i].Gap, sum: append([]float32(nil), vs[i]...), left: i - 1, right: i + 1, alive: true}
+		// A run's sum is its sentence's vector until it takes in another
+		// run: then it is copied (a window's vectors are 16 MB with the
+		// lexical embedder's 1,024 dimensions; most runs never grow).
+		runs[i] = run{start: i, end: i + 1, tokens: p.units[off+i].Size + p.units[off+i].Gap, sum: vs[i], left: i - 1, right: i + 1, alive: true}
 	}
 	runs[n-1].right = -1
 	// The band: the most sentences that fit in one chunk.
@@ -300,6 +304,9 @@ func (c *Hierarchical) contiguous(ctx context.Context, p *doc, vs [][]float32, o
 		}
 		merges = append(merges, merge{m.left, m.right, m.dist, wcssDelta(l, r)})
 		l.end, l.tokens = r.end, l.tokens+r.tokens
+		if !l.owned {
+			l.sum, l.owned = append([]float32(nil), l.sum...), true
+		}
 		vec.Add(l.sum, r.sum)
 		l.right = r.right
 		if r.right >= 0 {
@@ -420,14 +427,18 @@ func localSilhouette(vs [][]float32, n, fewest, maxK int, mergeAt func(j int) (l
 	type seg struct {
 		end         int // units [id, end)
 		sum         []float32
-		left, right int // neighbouring segment ids, -1 at the ends
+		owned       bool // sum is the segment's own, not its first unit's vector (copied on the first merge)
+		left, right int  // neighbouring segment ids, -1 at the ends
 	}
 	segs := make([]seg, n)
 	for i := range segs {
-		segs[i] = seg{end: i + 1, sum: append([]float32(nil), vs[i]...), left: i - 1, right: i + 1}
+		segs[i] = seg{end: i + 1, sum: vs[i], left: i - 1, right: i + 1}
 	}
 	segs[n-1].right = -1
 	merge := func(l, r int) {
+		if !segs[l].owned {
+			segs[l].sum, segs[l].owned = append([]float32(nil), segs[l].sum...), true
+		}
 		vec.Add(segs[l].sum, segs[r].sum)
 		segs[l].end = segs[r].end
 		segs[l].right = segs[r].right
