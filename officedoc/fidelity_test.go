@@ -1,6 +1,7 @@
 package officedoc
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -94,5 +95,71 @@ func TestDOCXNestedList(t *testing.T) {
 	want := "list_item - Fruit\nlist_item   1. Apple\nlist_item   2. Pear\nlist_item - Nuts"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+const pmlNS = `xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" ` +
+	`xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" ` +
+	`xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" ` +
+	`xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart"`
+
+// pptxOf returns a deck of one slide whose shape tree is tree, with the
+// slide's relationships rels (Relationship elements) and other parts.
+func pptxOf(t *testing.T, tree, rels string, parts map[string]string) []byte {
+	t.Helper()
+	all := map[string][]byte{
+		"ppt/presentation.xml":             []byte(`<p:presentation ` + pmlNS + `><p:sldIdLst><p:sldId id="256" r:id="rId1"/></p:sldIdLst></p:presentation>`),
+		"ppt/_rels/presentation.xml.rels":  []byte(`<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Target="slides/slide1.xml"/></Relationships>`),
+		"ppt/slides/slide1.xml":            []byte(`<p:sld ` + pmlNS + `><p:cSld><p:spTree>` + tree + `</p:spTree></p:cSld></p:sld>`),
+		"ppt/slides/_rels/slide1.xml.rels": []byte(`<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` + rels + `</Relationships>`),
+	}
+	for k, v := range parts {
+		all[k] = []byte(v)
+	}
+	return zipOf(t, all)
+}
+
+// A slide's chart (title and values), its comments (legacy, and modern
+// with a reply, by their authors) and its pictures' descriptions are
+// read, on the slide's page.
+func TestPPTXChartsCommentsPictures(t *testing.T) {
+	tree := `<p:sp><p:nvSpPr><p:cNvPr id="2" name="Title"/><p:nvPr><p:ph type="title"/></p:nvPr></p:nvSpPr>` +
+		`<p:txBody><a:p><a:r><a:t>Sales</a:t></a:r></a:p></p:txBody></p:sp>` +
+		`<p:pic><p:nvPicPr><p:cNvPr id="5" name="Picture 4" descr="A map of the northern region"/></p:nvPicPr></p:pic>` +
+		`<p:graphicFrame><a:graphic><a:graphicData><c:chart r:id="rId7"/></a:graphicData></a:graphic></p:graphicFrame>`
+	rels := `<Relationship Id="rId7" Target="../charts/chart1.xml"/><Relationship Id="rId8" Target="../comments/comment1.xml"/>` +
+		`<Relationship Id="rId9" Target="../comments/modernComment_1.xml"/>`
+	pt := func(i int, v string) string { return fmt.Sprintf(`<c:pt idx="%d"><c:v>%s</c:v></c:pt>`, i, v) }
+	ser := func(name, a, b string) string {
+		return `<c:ser><c:tx><c:strRef><c:strCache>` + pt(0, name) + `</c:strCache></c:strRef></c:tx>` +
+			`<c:cat><c:strRef><c:strCache>` + pt(0, "2022") + pt(1, "2023") + `</c:strCache></c:strRef></c:cat>` +
+			`<c:val><c:numRef><c:numCache>` + pt(0, a) + pt(1, b) + `</c:numCache></c:numRef></c:val></c:ser>`
+	}
+	parts := map[string]string{
+		"ppt/charts/chart1.xml": `<c:chartSpace ` + pmlNS + `><c:chart><c:title><c:tx><c:rich><a:p><a:r><a:t>Revenue </a:t></a:r><a:r><a:t>by year</a:t></a:r></a:p></c:rich></c:tx></c:title>` +
+			`<c:plotArea><c:barChart>` + ser("North", "10", "12") + ser("South", "7", "9") + `</c:barChart>` +
+			`<c:valAx><c:title><c:tx><c:rich><a:p><a:r><a:t>EUR</a:t></a:r></a:p></c:rich></c:tx></c:title></c:valAx></c:plotArea></c:chart></c:chartSpace>`,
+		"ppt/comments/comment1.xml": `<p:cmLst ` + pmlNS + `><p:cm authorId="0" idx="1"><p:pos x="1" y="1"/><p:text>Check the 2023 figure</p:text></p:cm></p:cmLst>`,
+		"ppt/commentAuthors.xml":    `<p:cmAuthorLst ` + pmlNS + `><p:cmAuthor id="0" name="Ada Lovelace" initials="AL"/></p:cmAuthorLst>`,
+		"ppt/comments/modernComment_1.xml": `<p188:cmLst xmlns:p188="http://schemas.microsoft.com/office/powerpoint/2018/8/main" ` + pmlNS + `>` +
+			`<p188:cm id="{1}" authorId="{A}"><p188:replyLst><p188:reply id="{2}" authorId="{B}"><p188:txBody><a:p><a:r><a:t>Fixed it</a:t></a:r></a:p></p188:txBody></p188:reply></p188:replyLst>` +
+			`<p188:txBody><a:p><a:r><a:t>South looks low</a:t></a:r></a:p></p188:txBody></p188:cm></p188:cmLst>`,
+		"ppt/authors.xml": `<p188:authorLst xmlns:p188="http://schemas.microsoft.com/office/powerpoint/2018/8/main"><p188:author id="{A}" name="Grace"/><p188:author id="{B}" name="Alan"/></p188:authorLst>`,
+	}
+	els, err := Elements("pptx", pptxOf(t, tree, rels, parts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(texts(els), "\n")
+	want := "heading ## Slide 1: Sales\nfigure Image: A map of the northern region\ncaption Chart: Revenue by year\n" +
+		"table | Category | North | South |\n| --- | --- | --- |\n| 2022 | 10 | 7 |\n| 2023 | 12 | 9 |\n" +
+		"caption Comment by Ada Lovelace: Check the 2023 figure\ncaption Comment by Grace: South looks low\ncaption Comment by Alan: Fixed it"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	for _, e := range els {
+		if e.Page != 1 {
+			t.Errorf("%q on page %d", e.Text, e.Page)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package officedoc
 import (
 	"encoding/xml"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,9 +38,17 @@ func pptxElements(a *archive) ([]gochunk.Element, error) {
 	if err != nil {
 		return nil, err
 	}
+	authors, err := pptxAuthors(a)
+	if err != nil {
+		return nil, err
+	}
 	var els []gochunk.Element
 	for n, part := range slides {
-		title, body, err := pptxSlide(a, part)
+		srels, err := relationships(a, part)
+		if err != nil {
+			return nil, err
+		}
+		title, body, err := pptxSlide(a, part, srels)
 		if err != nil {
 			return nil, fmt.Errorf("slide %d: %w", n+1, err)
 		}
@@ -52,13 +61,16 @@ func pptxElements(a *archive) ([]gochunk.Element, error) {
 			return nil, err
 		}
 		els = append(els, body...) // counted by pptxSlide
-		srels, err := relationships(a, part)
-		if err != nil {
-			return nil, err
+		for _, target := range sortedTargets(srels) {
+			if strings.Contains(target, "comments/") && a.has(target) {
+				if err := pptxComments(a, target, authors, &els); err != nil {
+					return nil, fmt.Errorf("comments of slide %d: %w", n+1, err)
+				}
+			}
 		}
-		for _, target := range srels {
+		for _, target := range sortedTargets(srels) {
 			if strings.Contains(target, "notesSlides/") {
-				_, notes, err := pptxSlide(a, target)
+				_, notes, err := pptxSlide(a, target, nil)
 				if err != nil {
 					return nil, fmt.Errorf("notes of slide %d: %w", n+1, err)
 				}
@@ -83,8 +95,10 @@ func pptxElements(a *archive) ([]gochunk.Element, error) {
 }
 
 // pptxSlide reads one slide (or notes) part: the title placeholder's text,
-// and the other shapes' paragraphs and tables in order.
-func pptxSlide(a *archive, part string) (string, []gochunk.Element, error) {
+// and the other shapes' paragraphs, tables, charts (a caption and a
+// table of their values, from the chart parts rels names) and pictures'
+// descriptions (their alternative text, as figures) in order.
+func pptxSlide(a *archive, part string, rels map[string]string) (string, []gochunk.Element, error) {
 	data, err := a.part(part)
 	if err != nil {
 		return "", nil, err
@@ -98,7 +112,8 @@ func pptxSlide(a *archive, part string) (string, []gochunk.Element, error) {
 	var tb *mdtable.Table
 	row, col := -1, 0
 	var cellText strings.Builder
-	inTable := false
+	inTable, inPic := false, false
+	charts := map[string]bool{}
 	err = walkXML(part, data, func(t xml.Token) error {
 		switch e := t.(type) {
 		case xml.StartElement:
@@ -125,6 +140,19 @@ func pptxSlide(a *archive, part string) (string, []gochunk.Element, error) {
 				inText = true
 			case "br":
 				para.WriteByte('\n')
+			case "pic":
+				inPic = true
+			case "cNvPr":
+				if inPic {
+					if d := oneLine(attr(e, "descr")); d != "" {
+						return a.d.emit(&els, gochunk.Element{Type: "figure", Text: "Image: " + d})
+					}
+				}
+			case "chart":
+				if target, ok := rels[rid(e)]; ok && a.has(target) && !charts[target] {
+					charts[target] = true // a chart shown twice is read once
+					return pptxChart(a, target, &els)
+				}
 			}
 		case xml.CharData:
 			if inText {
@@ -134,6 +162,8 @@ func pptxSlide(a *archive, part string) (string, []gochunk.Element, error) {
 			switch e.Name.Local {
 			case "t":
 				inText = false
+			case "pic":
+				inPic = false
 			case "p":
 				text := strings.TrimSpace(para.String())
 				switch {
@@ -176,4 +206,237 @@ func pptxSlide(a *archive, part string) (string, []gochunk.Element, error) {
 func isNumber(s string) bool {
 	_, err := strconv.Atoi(s)
 	return err == nil
+}
+
+// sortedTargets returns the targets of rels in order of their ids (rId2
+// before rId10), so that a slide's parts are read in the same order every
+// time.
+func sortedTargets(rels map[string]string) []string {
+	ids := make([]string, 0, len(rels))
+	for id := range rels {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(x, y string) int {
+		if len(x) != len(y) {
+			return len(x) - len(y)
+		}
+		return strings.Compare(x, y)
+	})
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = rels[id]
+	}
+	return out
+}
+
+// pptxAuthors reads the names of comments' authors by id: legacy
+// comments' (ppt/commentAuthors.xml) and modern ones' (ppt/authors.xml).
+func pptxAuthors(a *archive) (map[string]string, error) {
+	out := map[string]string{}
+	for _, part := range []string{"ppt/commentAuthors.xml", "ppt/authors.xml"} {
+		if !a.has(part) {
+			continue
+		}
+		data, err := a.part(part)
+		if err != nil {
+			return nil, err
+		}
+		err = walkXML(part, data, func(t xml.Token) error {
+			if e, ok := t.(xml.StartElement); ok && (e.Name.Local == "cmAuthor" || e.Name.Local == "author") {
+				out[attr(e, "id")] = attr(e, "name")
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// pptxComments appends a slide's comments (legacy p:cm with their
+// p:text, or modern ones with their replies) as captions "Comment by
+// author: text", in order.
+func pptxComments(a *archive, part string, authors map[string]string, els *[]gochunk.Element) error {
+	data, err := a.part(part)
+	if err != nil {
+		return err
+	}
+	type comment struct {
+		author string
+		text   strings.Builder
+	}
+	var all []*comment
+	var open []*comment
+	inText := false
+	err = walkXML(part, data, func(t xml.Token) error {
+		switch e := t.(type) {
+		case xml.StartElement:
+			switch e.Name.Local {
+			case "cm", "reply":
+				c := &comment{author: authors[attr(e, "authorId")]}
+				all = append(all, c)
+				open = append(open, c)
+			case "text", "t":
+				inText = len(open) > 0
+			case "p":
+				if len(open) > 0 && open[len(open)-1].text.Len() > 0 {
+					open[len(open)-1].text.WriteByte('\n')
+				}
+			}
+		case xml.CharData:
+			if inText {
+				open[len(open)-1].text.Write(e)
+			}
+		case xml.EndElement:
+			switch e.Name.Local {
+			case "cm", "reply":
+				if len(open) > 0 {
+					open = open[:len(open)-1]
+				}
+			case "text", "t":
+				inText = false
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, c := range all {
+		text := oneLine(c.text.String())
+		if text == "" {
+			continue
+		}
+		head := "Comment: "
+		if c.author != "" {
+			head = "Comment by " + oneLine(c.author) + ": "
+		}
+		if err := a.d.emit(els, gochunk.Element{Type: "caption", Text: head + text}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pptxChart appends a chart's title as a caption "Chart: title" and its
+// data as a table: a row per category, a column per series (named in
+// the header), the values as the chart's cache holds them.
+func pptxChart(a *archive, part string, els *[]gochunk.Element) error {
+	data, err := a.part(part)
+	if err != nil {
+		return err
+	}
+	type series struct {
+		name string
+		cats map[int]string
+		vals map[int]string
+	}
+	var title strings.Builder
+	var all []*series
+	var cur *series
+	var where []string // open elements among title, tx, cat, val, pt, v, t
+	idx := 0
+	var v strings.Builder
+	in := func(name string) bool { return slices.Contains(where, name) }
+	err = walkXML(part, data, func(t xml.Token) error {
+		switch e := t.(type) {
+		case xml.StartElement:
+			switch e.Name.Local {
+			case "title", "tx", "cat", "xVal", "val", "yVal", "v", "t":
+				where = append(where, e.Name.Local)
+				v.Reset()
+			case "ser":
+				cur = &series{cats: map[int]string{}, vals: map[int]string{}}
+				all = append(all, cur)
+			case "pt":
+				idx, _ = strconv.Atoi(attr(e, "idx"))
+			case "valAx", "catAx", "dateAx", "serAx":
+				where = append(where, "axis")
+			}
+		case xml.CharData:
+			if len(where) > 0 && (where[len(where)-1] == "v" || where[len(where)-1] == "t") {
+				v.Write(e)
+			}
+		case xml.EndElement:
+			switch e.Name.Local {
+			case "v", "t":
+				text := strings.TrimSpace(v.String())
+				switch {
+				case in("axis"):
+				case in("title") && cur == nil:
+					title.WriteString(v.String()) // runs of one title
+				case cur != nil && in("tx"):
+					cur.name = text
+				case cur != nil && (in("cat") || in("xVal")):
+					cur.cats[idx] = text
+				case cur != nil && (in("val") || in("yVal")):
+					cur.vals[idx] = text
+				}
+				where = where[:len(where)-1]
+			case "title", "tx", "cat", "xVal", "val", "yVal", "valAx", "catAx", "dateAx", "serAx":
+				if len(where) > 0 {
+					where = where[:len(where)-1]
+				}
+			case "ser":
+				cur = nil
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if t := oneLine(title.String()); t != "" {
+		if err := a.d.emit(els, gochunk.Element{Type: "caption", Text: "Chart: " + t}); err != nil {
+			return err
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	tb := a.d.newTable()
+	seen := map[int]bool{}
+	var points []int // the points' indexes, in order
+	for _, s := range all {
+		for _, m := range []map[int]string{s.cats, s.vals} {
+			for i := range m {
+				if !seen[i] {
+					seen[i] = true
+					points = append(points, i)
+				}
+			}
+		}
+	}
+	slices.Sort(points)
+	if err := tb.Add(0, 0, "Category"); err != nil {
+		return err
+	}
+	for k, s := range all {
+		name := s.name
+		if name == "" {
+			name = fmt.Sprintf("Series %d", k+1)
+		}
+		if err := tb.Add(0, k+1, cell(name)); err != nil {
+			return err
+		}
+	}
+	for r, p := range points {
+		cat := ""
+		for _, s := range all {
+			if c, ok := s.cats[p]; ok {
+				cat = c
+				break
+			}
+		}
+		if err := tb.Add(r+1, 0, cell(cat)); err != nil {
+			return err
+		}
+		for k, s := range all {
+			if err := tb.Add(r+1, k+1, cell(s.vals[p])); err != nil {
+				return err
+			}
+		}
+	}
+	return a.d.writeTable(els, tb, 0, false)
 }
