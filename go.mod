@@ -13,6 +13,7 @@ require (
 	github.com/klippa-app/go-pdfium v1.21.4
 	github.com/knights-analytics/hugot v0.7.5
 	github.com/prometheus/client_golang v1.25.0
+	github.com/richardlehane/mscfb v1.0.9
 	github.com/rivo/uniseg v0.4.7
 	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82
 	github.com/tetratelabs/wazero v1.12.0
@@ -58,6 +59,7 @@ require (
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
+	github.com/richardlehane/msoleps v1.0.3 // indirect
 	github.com/viant/afs v1.30.0 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	go.yaml.in/yaml/v2 v2.4.4 // indirect

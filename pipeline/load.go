@@ -17,7 +17,9 @@ import (
 	"github.com/gochunk/gochunk/htmldoc"
 	"github.com/gochunk/gochunk/internal/mapfile"
 	"github.com/gochunk/gochunk/layout"
+	"github.com/gochunk/gochunk/msgdoc"
 	"github.com/gochunk/gochunk/officedoc"
+	"github.com/gochunk/gochunk/rtfdoc"
 )
 
 // Source is one input to load: a file (Path), a stream (Reader), or a
@@ -193,8 +195,8 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 	}
 	switch kind {
 	case "memory-text":
-		out.Text = strings.Clone(string(src.File))
-		err = p.prepare(&out, nil)
+		out.Text = string(src.File)
+		err = p.loadSniffed(ctx, &out, src, id) // text, unless its content says otherwise
 	case "memory":
 		out.Text, out.Elements = src.Text, src.Elements
 		if src.Text == "" {
@@ -253,20 +255,22 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 		free() // the elements are parsed into new strings
 	case "text", "auto-text":
 		out.Text, out.release, err = read(src)
-		// A zip of an office document or an EPUB named otherwise: only a
-		// file that starts as a zip does is copied to look inside.
-		if err == nil && kind == "auto-text" && strings.HasPrefix(out.Text, "PK\x03\x04") {
-			if k := officedoc.Sniff([]byte(out.Text)); k != "" && k != "eml" {
-				var r officedoc.Result
-				if r, err = officedoc.Read(ctx, k, []byte(out.Text), officedoc.Options{Limits: src.Limits}); err == nil {
-					out.Release()
-					out.Text, out.Elements = layout.Assemble(r.Elements)
-					out.Warning = strings.Join(r.Warnings, "; ")
-				}
-				break
-			}
+		if err == nil && kind == "auto-text" {
+			// Read by what its content is (an office zip, a PDF, an
+			// Outlook message, RTF, text), or refused by name.
+			err = p.loadSniffed(ctx, &out, src, id)
+			break
 		}
 		err = p.prepare(&out, err)
+	case "msg", "rtf":
+		out.Text, out.release, err = read(src)
+		if err == nil {
+			if f := sniff(unsafeBytes(out.Text)); f.kind != kind {
+				err = fmt.Errorf("%s: --input %s, but its content is not %s", cmpName(id), kind, map[string]string{"msg": "an Outlook message", "rtf": "RTF"}[kind])
+				break
+			}
+			err = p.loadSniffed(ctx, &out, src, id)
+		}
 	case "docx", "pptx", "xlsx", "epub", "eml", "mbox", "odt", "ods", "odp":
 		var data string
 		var free func() error
@@ -274,6 +278,13 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 			data, free = string(src.File), func() error { return nil }
 		} else {
 			data, free, err = read(src)
+		}
+		if err == nil && kind != "eml" && kind != "mbox" && (strings.HasPrefix(data, msgdoc.Magic) || rtfdoc.Is(unsafeBytes(data))) {
+			// An Outlook message, RTF, or a Word, Excel or PowerPoint
+			// file of before 2007 or encrypted, named as a new one.
+			out.Text, out.release = data, free
+			err = p.loadSniffed(ctx, &out, src, id)
+			break
 		}
 		if err == nil {
 			// Within the source's limits; a broken attachment or a
@@ -288,7 +299,7 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 		}
 		free() // the elements and files hold new memory
 	default:
-		err = configError("input", kind, "want auto, text, pdf, html, elements, docx, pptx, xlsx, odt, ods, odp, epub, eml or mbox")
+		err = configError("input", kind, "want auto, text, pdf, html, elements, docx, pptx, xlsx, odt, ods, odp, epub, eml, mbox, msg or rtf")
 	}
 	if err != nil {
 		out.Release()

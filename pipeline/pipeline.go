@@ -223,9 +223,9 @@ func New(ctx context.Context, cfg Config, opt Options) (*Pipeline, error) {
 		return nil, fmt.Errorf("language model: %w", err)
 	}
 	switch cfg.Input {
-	case "", "auto", "text", "pdf", "html", "elements", "docx", "pptx", "xlsx", "odt", "ods", "odp", "epub", "eml", "mbox":
+	case "", "auto", "text", "pdf", "html", "elements", "docx", "pptx", "xlsx", "odt", "ods", "odp", "epub", "eml", "mbox", "msg", "rtf":
 	default:
-		return nil, configError("input", cfg.Input, "want auto, text, pdf, html, elements, docx, pptx, xlsx, odt, ods, odp, epub, eml or mbox")
+		return nil, configError("input", cfg.Input, "want auto, text, pdf, html, elements, docx, pptx, xlsx, odt, ods, odp, epub, eml, mbox, msg or rtf")
 	}
 	switch cfg.InvalidUTF8 {
 	case "":

@@ -18,13 +18,16 @@ With --elements, prints its layout elements instead, one JSON object per
 line: type, text, page, bbox (x0, y0, x1, y1, y down), page size, order,
 start and end offsets in the text, and excluded for headers and footers.
 PDFs are read in the process by PDFium (--pdf-engine poppler uses Poppler's
-pdftotext instead); office documents, EPUB, e-mail and HTML by gochunk's own
-readers.
+pdftotext instead); office documents, EPUB, e-mail, Outlook messages, RTF
+and HTML by gochunk's own readers. A file of a format gochunk recognises
+and does not read (an image, a Word, Excel or PowerPoint 97-2003 file, an
+archive, audio, a binary file) is refused by name with what to do instead,
+and extract exits 1: it never prints a binary file's bytes.
 
 Flags:
 `)
 	elements := fs.Bool("elements", false, "print the layout elements as JSONL")
-	input := fs.String("input", "auto", "input kind: auto (by extension and content), text, pdf, html, elements (layout JSON), docx, pptx, xlsx, odt, ods, odp, epub, eml or mbox")
+	input := fs.String("input", "auto", "input kind: auto (by extension and content), text, pdf, html, elements (layout JSON), docx, pptx, xlsx, odt, ods, odp, epub, eml, mbox, msg (Outlook) or rtf")
 	engine := fs.String("pdf-engine", "pdfium", "what reads PDFs: pdfium (in the process) or poppler (Poppler's pdftotext, which must be installed)")
 	files, code, ok := parseArgs(fs, args)
 	if !ok {

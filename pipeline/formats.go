@@ -1,0 +1,390 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/htmldoc"
+	"github.com/gochunk/gochunk/layout"
+	"github.com/gochunk/gochunk/msgdoc"
+	"github.com/gochunk/gochunk/officedoc"
+	"github.com/gochunk/gochunk/rtfdoc"
+)
+
+// ErrUnsupportedFormat is what every *FormatError is (errors.Is): a file
+// of a format gochunk recognises and does not read.
+var ErrUnsupportedFormat = errors.New("a format gochunk does not read")
+
+// FormatError is an input of a format gochunk recognises by its content
+// and does not read (an image, a Word 97-2003 document, an archive,
+// audio, a binary file): its text is not chunked as raw bytes or markup.
+// The server answers it with 415.
+type FormatError struct {
+	// Name is the input's name: its ID, else its path.
+	Name string
+	// Format is the format recognised, in words ("an image (PNG)").
+	Format string
+	// Reason says why it is not read, Advice what to do instead.
+	Reason, Advice string
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("%s: %s: %s; %s", cmpName(e.Name), e.Format, e.Reason, e.Advice)
+}
+
+// Is makes every FormatError an ErrUnsupportedFormat.
+func (e *FormatError) Is(target error) bool { return target == ErrUnsupportedFormat }
+
+func cmpName(name string) string {
+	if name == "" || name == "-" {
+		return "standard input"
+	}
+	return name
+}
+
+// format is what an input's bytes are: a kind Load reads (text, utf16,
+// pdf, an office kind, msg, rtf), or a refusal.
+type format struct {
+	kind                 string
+	what, reason, advice string // a refusal's words; FILE in advice is the input's name
+}
+
+// refusal returns the format's refusal of the input named name, or nil
+// when the format is read.
+func (f format) refusal(name string) error {
+	if f.what == "" {
+		return nil
+	}
+	file := filepath.Base(cmpName(name))
+	if strings.ContainsAny(file, " '\"$`\\()&;|<>*?") {
+		file = "'" + strings.ReplaceAll(file, "'", `'\''`) + "'"
+	}
+	return &FormatError{Name: name, Format: f.what, Reason: f.reason, Advice: strings.ReplaceAll(f.advice, "FILE", file)}
+}
+
+const readsWhat = "give a document gochunk reads: text, Markdown, HTML, PDF, DOCX, PPTX, XLSX, ODT, ODS, ODP, EPUB, e-mail (.eml, .mbox, Outlook .msg) or RTF"
+
+func image(name string) format {
+	return format{what: "an image (" + name + ")", reason: "gochunk has no OCR yet, and an image holds no text layer to read",
+		advice: "run OCR on it first (for example: tesseract FILE out, then chunk out.txt), or give the document the image was made from"}
+}
+
+func archive(name string) format {
+	return format{what: name, reason: "gochunk reads documents, not archives",
+		advice: "extract it and give the files it holds (gochunk index reads a folder)"}
+}
+
+func media(kind, name string) format {
+	return format{what: kind + " (" + name + ")", reason: "gochunk reads text, not sound or pictures",
+		advice: "transcribe it first (for example with whisper) and chunk the transcript"}
+}
+
+func legacyOffice(what, to string) format {
+	return format{what: what, reason: "gochunk reads its successor, not this binary format (no well-kept reader of it in Go)",
+		advice: "convert it with LibreOffice: soffice --headless --convert-to " + to + " FILE, then give the ." + to + " file"}
+}
+
+// sniff returns the format of an input's bytes, by their content: the
+// signatures of the formats gochunk reads or recognises, then, for
+// bytes of none, text unless they hold NUL bytes or mostly control
+// characters.
+func sniff(data []byte) format {
+	head := data[:min(len(data), 64)]
+	has := func(p string) bool { return bytes.HasPrefix(head, []byte(p)) }
+	at := func(off int, p string) bool {
+		return len(head) >= off+len(p) && string(head[off:off+len(p)]) == p
+	}
+	switch {
+	case has("\xFF\xFE") || has("\xFE\xFF"):
+		return format{kind: "utf16"}
+	case has(msgdoc.Magic):
+		switch msgdoc.Compound(data) {
+		case msgdoc.KindMsg:
+			return format{kind: "msg"}
+		case msgdoc.KindDoc:
+			return legacyOffice("a Word 97-2003 document (.doc)", "docx")
+		case msgdoc.KindXls:
+			return legacyOffice("an Excel 97-2003 workbook (.xls)", "xlsx")
+		case msgdoc.KindPpt:
+			return legacyOffice("a PowerPoint 97-2003 presentation (.ppt)", "pptx")
+		case msgdoc.KindEncrypted:
+			return format{what: "an Office document encrypted with a password", reason: "its content cannot be read without the password",
+				advice: "save a copy without the password (in Office: File > Info > Protect > Encrypt with Password, cleared) and give that"}
+		}
+		return format{what: "an OLE2 compound file that is not a Word, Excel, PowerPoint or Outlook file (Visio, Publisher, an installer ...)",
+			reason: "gochunk does not read it", advice: "export it as PDF, DOCX or text from the program that made it and give that"}
+	case rtfdoc.Is(data):
+		return format{kind: "rtf"}
+	case bytes.Contains(data[:min(len(data), 1024)], []byte("%PDF-")):
+		return format{kind: "pdf"}
+	case has("PK\x03\x04") || has("PK\x05\x06"):
+		if k := officedoc.Sniff(data); k != "" && k != "eml" {
+			return format{kind: k}
+		}
+		return archive("a zip archive")
+	case has("\x89PNG\r\n\x1a\n"):
+		return image("PNG")
+	case has("\xFF\xD8\xFF"):
+		return image("JPEG")
+	case has("GIF87a") || has("GIF89a"):
+		return image("GIF")
+	case has("II*\x00") || has("MM\x00*"):
+		return image("TIFF")
+	case has("RIFF") && at(8, "WEBP"):
+		return image("WebP")
+	case has("BM") && len(head) >= 18 && head[6] == 0 && head[7] == 0 && head[8] == 0 && head[9] == 0 && (head[14] == 12 || head[14] == 40 || head[14] == 52 || head[14] == 56 || head[14] == 64 || head[14] == 108 || head[14] == 124):
+		return image("BMP")
+	case at(4, "ftyp") && (at(8, "heic") || at(8, "heix") || at(8, "mif1") || at(8, "msf1") || at(8, "hevc") || at(8, "heim") || at(8, "heis")):
+		return image("HEIC")
+	case at(4, "ftyp") && (at(8, "avif") || at(8, "avis")):
+		return image("AVIF")
+	case has("\x00\x00\x01\x00") && len(head) > 6 && head[4] > 0:
+		return image("ICO")
+	case has("8BPS"):
+		return image("Photoshop PSD")
+	case has("\x00\x00\x00\x0CjP  ") || has("\xFF\x4F\xFF\x51"):
+		return image("JPEG 2000")
+	case has("RIFF") && at(8, "WAVE"):
+		return media("an audio file", "WAV")
+	case has("RIFF") && at(8, "AVI "):
+		return media("a video file", "AVI")
+	case has("ID3") || len(head) >= 2 && head[0] == 0xFF && (head[1]&0xE0) == 0xE0 && (head[1]&0x06) != 0:
+		return media("an audio file", "MP3")
+	case has("OggS"):
+		return media("an audio or video file", "Ogg")
+	case has("fLaC"):
+		return media("an audio file", "FLAC")
+	case has("FORM") && (at(8, "AIFF") || at(8, "AIFC")):
+		return media("an audio file", "AIFF")
+	case has("#!AMR"):
+		return media("an audio file", "AMR")
+	case has("MThd"):
+		return media("an audio file", "MIDI")
+	case at(4, "ftyp") && (at(8, "M4A ") || at(8, "M4B ")):
+		return media("an audio file", "M4A")
+	case at(4, "ftyp"):
+		return media("an audio or video file", "MP4/QuickTime")
+	case has("\x1A\x45\xDF\xA3"):
+		return media("a video file", "Matroska/WebM")
+	case has("FLV\x01"):
+		return media("a video file", "FLV")
+	case has("\x30\x26\xB2\x75\x8E\x66\xCF\x11"):
+		return media("an audio or video file", "Windows Media")
+	case has("\x1F\x8B"):
+		return archive("a gzip-compressed file")
+	case has("BZh") && len(head) > 3 && head[3] >= '1' && head[3] <= '9':
+		return archive("a bzip2-compressed file")
+	case has("\xFD7zXZ\x00"):
+		return archive("an xz-compressed file")
+	case has("\x28\xB5\x2F\xFD"):
+		return archive("a zstd-compressed file")
+	case has("7z\xBC\xAF\x27\x1C"):
+		return archive("a 7-Zip archive")
+	case has("Rar!\x1A\x07"):
+		return archive("a RAR archive")
+	case len(data) > 262 && string(data[257:262]) == "ustar":
+		return archive("a tar archive")
+	case has("SQLite format 3\x00"):
+		return format{what: "an SQLite database", reason: "gochunk reads documents, not databases",
+			advice: "export its text first (for example: sqlite3 FILE .dump > dump.sql, or a query's output) and chunk that"}
+	}
+	if at, ok := binary(data); ok {
+		return format{what: "a binary file of no format gochunk knows", reason: fmt.Sprintf("it is not text (%s)", at), advice: readsWhat}
+	}
+	return format{kind: "text"}
+}
+
+// binary reports whether data's first 8 KiB are not text, and says why:
+// a NUL byte, or more than one control character in 32 (text has tabs,
+// line breaks and form feeds, and now and then an escape).
+func binary(data []byte) (string, bool) {
+	data = data[:min(len(data), 8192)]
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return fmt.Sprintf("a NUL byte at byte %d", i), true
+	}
+	ctl := 0
+	for _, c := range data {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' && c != 0x1B || c == 0x7F {
+			ctl++
+		}
+	}
+	if len(data) > 0 && ctl*32 > len(data) {
+		return fmt.Sprintf("%d control characters in its first %d bytes", ctl, len(data)), true
+	}
+	return "", false
+}
+
+// readable reports whether gochunk reads a file of this name and
+// content (an attachment), and if not, why.
+func readable(name string, data []byte) error {
+	switch ext := strings.ToLower(filepath.Ext(name)); {
+	case ext == ".pdf" || ext == ".html" || ext == ".htm" || ext == ".xhtml" || officedoc.Kinds[ext] != "":
+		return nil
+	}
+	return sniff(data).refusal(name)
+}
+
+// loadSniffed loads an input that has no kind of its own (no extension
+// gochunk knows, or --input auto on a stream), whose bytes out.Text
+// holds, by what its content is: text (UTF-8, or UTF-16 with a byte
+// order mark), a PDF, an office document, an Outlook message or RTF; a
+// format gochunk does not read is refused by name (*FormatError).
+func (p *Pipeline) loadSniffed(ctx context.Context, out *Loaded, src Source, id string) error {
+	data := unsafeBytes(out.Text)
+	f := sniff(data)
+	if err := f.refusal(id); err != nil {
+		return err
+	}
+	switch f.kind {
+	case "text":
+		return p.prepare(out, nil)
+	case "utf16":
+		text, err := utf16Text(data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", cmpName(id), err)
+		}
+		out.Release()
+		out.Text = text
+		out.Warning = "read as UTF-16 (its byte order mark says so); offsets refer to the text as UTF-8"
+		return p.prepare(out, nil)
+	case "pdf":
+		again := src
+		again.Kind, again.ID = "pdf", id
+		if src.Path == "" || src.Path == "-" || src.File != nil {
+			again.PDF = bytes.Clone(data)
+		}
+		l, err := p.Load(ctx, again)
+		out.Release()
+		*out = l
+		return err
+	case "msg":
+		return p.loadMsg(ctx, out, src, id, bytes.Clone(data))
+	case "rtf":
+		els, err := rtfdoc.ElementsWithin(ctx, data, htmldoc.NewBudget(src.Limits, int64(len(data))))
+		if err != nil {
+			return fmt.Errorf("rtf: %w", err)
+		}
+		out.Release()
+		out.Text, out.Elements = layout.Assemble(els)
+		return nil
+	}
+	// An office document or an EPUB of no known extension.
+	r, err := officedoc.Read(ctx, f.kind, bytes.Clone(data), officedoc.Options{Limits: src.Limits, Attachments: p.cfg.Attachments != "sections"})
+	if err != nil {
+		return err
+	}
+	out.Release()
+	out.Text, out.Elements = layout.Assemble(r.Elements)
+	out.Attachments = attachments(id, src, r.Files)
+	out.Warning = strings.Join(r.Warnings, "; ")
+	return nil
+}
+
+// unsafeBytes returns the bytes of s, without a copy: they must not be
+// written.
+func unsafeBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// utf16Text decodes UTF-16 with a byte order mark.
+func utf16Text(data []byte) (string, error) {
+	be := data[0] == 0xFE
+	data = data[2:]
+	if len(data)%2 == 1 {
+		data = data[:len(data)-1]
+	}
+	u := make([]uint16, len(data)/2)
+	for i := range u {
+		if be {
+			u[i] = uint16(data[2*i])<<8 | uint16(data[2*i+1])
+		} else {
+			u[i] = uint16(data[2*i+1])<<8 | uint16(data[2*i])
+		}
+	}
+	var sb strings.Builder
+	sb.Grow(len(u))
+	for _, r := range utf16.Decode(u) {
+		if r == 0 {
+			return "", errors.New("UTF-16 text with a NUL character: not text")
+		}
+		sb.WriteRune(r)
+	}
+	if !utf8.ValidString(sb.String()) {
+		return "", errors.New("UTF-16 that does not decode")
+	}
+	return sb.String(), nil
+}
+
+// loadMsg reads an Outlook message: its attachments that gochunk reads
+// become documents of their own (or, with Config.Attachments
+// "sections", sections of the message, each read as Load reads a file);
+// the others are named with why they are not read.
+func (p *Pipeline) loadMsg(ctx context.Context, out *Loaded, src Source, id string, data []byte) error {
+	r, err := msgdoc.Read(ctx, data, msgdoc.Options{Limits: src.Limits})
+	if err != nil {
+		return fmt.Errorf("msg: %w", err)
+	}
+	els := r.Elements
+	warns := r.Warnings
+	var files []officedoc.File
+	var notRead []string
+	for _, f := range r.Files {
+		if err := readable(f.Name, f.Data); err != nil {
+			var fe *FormatError
+			if errors.As(err, &fe) {
+				notRead = append(notRead, fmt.Sprintf("%s (%s)", f.Name, fe.Format))
+			}
+			continue
+		}
+		files = append(files, f)
+	}
+	// The reader's note names every file: say again which are read, and
+	// how.
+	if n := len(els); n > 0 && len(r.Files) > 0 && strings.HasPrefix(els[n-1].Text, "Attached, each a document of its own: ") {
+		els = els[:n-1]
+	}
+	if p.cfg.Attachments == "sections" && src.depth < maxAttachmentDepth {
+		for _, a := range attachments(id, src, files) {
+			l, err := p.Load(ctx, a)
+			head := gochunk.Element{Type: "heading", Text: "## Attachment: " + a.FileName}
+			switch {
+			case err != nil:
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				warns = append(warns, fmt.Sprintf("attachment %q: could not be read: %v", a.FileName, err))
+				els = append(els, head, gochunk.Element{Type: "paragraph", Text: fmt.Sprintf("(%s could not be read: %v)", a.FileName, err)})
+			case len(l.Elements) > 0:
+				els = append(els, head)
+				for _, e := range l.Elements {
+					if !e.Excluded {
+						els = append(els, gochunk.Element{Type: e.Type, Text: e.Text, Page: e.Page, Level: e.Level})
+					}
+				}
+			case l.Text != "":
+				els = append(els, head, gochunk.Element{Type: "paragraph", Text: l.Text})
+			}
+			l.Release()
+		}
+	} else if len(files) > 0 {
+		names := make([]string, len(files))
+		for i, f := range files {
+			names[i] = f.Name
+		}
+		els = append(els, gochunk.Element{Type: "paragraph", Text: "Attached, each a document of its own: " + strings.Join(names, ", ")})
+		out.Attachments = attachments(id, src, files)
+	}
+	if len(notRead) > 0 {
+		els = append(els, gochunk.Element{Type: "paragraph", Text: "Attached, not read: " + strings.Join(notRead, ", ")})
+	}
+	out.Release()
+	out.Text, out.Elements = layout.Assemble(els)
+	out.Warning = strings.Join(warns, "; ")
+	return nil
+}
