@@ -163,3 +163,60 @@ func TestPPTXChartsCommentsPictures(t *testing.T) {
 		}
 	}
 }
+
+// styledXLSX returns a workbook of one sheet of cells (SpreadsheetML c
+// elements, one row), with the cell formats styles (xf elements of
+// cellXfs) and custom number formats numFmts.
+func styledXLSX(t *testing.T, cells, numFmts, styles string, date1904 bool) []byte {
+	t.Helper()
+	const ns = `xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"`
+	pr := ""
+	if date1904 {
+		pr = `<workbookPr date1904="1"/>`
+	}
+	return zipOf(t, map[string][]byte{
+		"xl/workbook.xml":            []byte(`<workbook ` + ns + `>` + pr + `<sheets><sheet name="Log" sheetId="1" r:id="rId1"/></sheets></workbook>`),
+		"xl/_rels/workbook.xml.rels": []byte(`<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Target="worksheets/sheet1.xml"/></Relationships>`),
+		"xl/styles.xml":              []byte(`<styleSheet ` + ns + `><numFmts>` + numFmts + `</numFmts><cellXfs>` + styles + `</cellXfs></styleSheet>`),
+		"xl/worksheets/sheet1.xml":   []byte(`<worksheet ` + ns + `><sheetData><row r="1">` + cells + `</row></sheetData></worksheet>`),
+	})
+}
+
+// Numbers whose format shows a date or a time (built-in formats 14 to 22
+// and 45 to 47, custom ones with d, m, y, h or s) are written as dates
+// and times, in either date system; other numbers as they are.
+func TestXLSXDates(t *testing.T) {
+	numFmts := `<numFmt numFmtId="164" formatCode="yyyy\-mm\-dd\ hh:mm"/><numFmt numFmtId="165" formatCode="[h]:mm:ss"/>` +
+		`<numFmt numFmtId="166" formatCode="0.00"/><numFmt numFmtId="167" formatCode="&quot;day &quot;0;[Red]\-0"/>` +
+		`<numFmt numFmtId="168" formatCode="[$-409]mmmm\ d\,\ yyyy;@"/>`
+	styles := `<xf numFmtId="0"/><xf numFmtId="14"/><xf numFmtId="164"/><xf numFmtId="20"/><xf numFmtId="165"/><xf numFmtId="166"/>` +
+		`<xf numFmtId="167"/><xf numFmtId="168"/><xf numFmtId="47"/>`
+	c := func(col string, style int, v string) string {
+		return fmt.Sprintf(`<c r="%s1" s="%d"><v>%s</v></c>`, col, style, v)
+	}
+	cells := c("A", 0, "45292") + c("B", 1, "45292") + c("C", 2, "45292.5625") + c("D", 3, "0.75") + c("E", 4, "1.5104166666666667") +
+		c("F", 5, "45292") + c("G", 6, "45292") + c("H", 7, "45323") + c("I", 8, "0.0006944444444444445")
+	for _, tc := range []struct {
+		date1904 bool
+		want     string
+	}{
+		{false, "| 45292 | 2024-01-01 | 2024-01-01 13:30:00 | 18:00:00 | 36:15:00 | 45292 | 45292 | 2024-02-01 | 00:01:00 |"},
+		{true, "| 45292 | 2028-01-02 | 2028-01-02 13:30:00 | 18:00:00 | 36:15:00 | 45292 | 45292 | 2028-02-02 | 00:01:00 |"},
+	} {
+		els, err := Elements("xlsx", styledXLSX(t, cells, numFmts, styles, tc.date1904))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(els) != 2 || !strings.HasPrefix(els[1].Text, tc.want) {
+			t.Errorf("date1904 %v: got %q, want %q", tc.date1904, texts(els), tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		serial float64
+		want   string
+	}{{1, "1900-01-01"}, {59, "1900-02-28"}, {60, "1900-02-29"}, {61, "1900-03-01"}, {2958465, "9999-12-31"}} {
+		if got := serialDate(tc.serial, dateOnly, false); got != tc.want {
+			t.Errorf("serial %g: %s, want %s", tc.serial, got, tc.want)
+		}
+	}
+}

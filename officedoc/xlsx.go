@@ -3,8 +3,10 @@ package officedoc
 import (
 	"encoding/xml"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/internal/mdtable"
@@ -16,7 +18,10 @@ import (
 // row by row with each cell's reference, see package internal/mdtable;
 // its cells counted against Limits while they are read). Every element carries
 // its sheet's number as its page. Values are as the cells hold them
-// (shared and inline strings, numbers as written; dates are numbers).
+// (shared and inline strings, numbers as written), but for numbers whose
+// number format is a date or a time: those are written in ISO 8601 form
+// (2024-01-01, 13:30:00, 2024-01-01 13:30:00; an elapsed time [h]:mm:ss
+// as 36:15:00), whatever the format's own pattern.
 func xlsxElements(a *archive) ([]gochunk.Element, error) {
 	const book = "xl/workbook.xml"
 	rels, err := relationships(a, book)
@@ -33,17 +38,26 @@ func xlsxElements(a *archive) ([]gochunk.Element, error) {
 	}
 	type sheet struct{ name, part string }
 	var sheets []sheet
+	date1904 := false
 	err = walkXML(book, data, func(t xml.Token) error {
 		if e, ok := t.(xml.StartElement); ok && e.Name.Local == "sheet" {
 			if target, ok := rels[rid(e)]; ok {
 				sheets = append(sheets, sheet{attr(e, "name"), target})
 			}
+		} else if ok && e.Name.Local == "workbookPr" {
+			v := attr(e, "date1904")
+			date1904 = v == "1" || v == "true"
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	formats, err := xlsxStyles(a)
+	if err != nil {
+		return nil, err
+	}
+	st := &cellStyles{formats: formats, date1904: date1904}
 	var els []gochunk.Element
 	for n, s := range sheets {
 		h := heading(2, fmt.Sprintf("Sheet %d: %s", n+1, s.name))
@@ -51,7 +65,7 @@ func xlsxElements(a *archive) ([]gochunk.Element, error) {
 		if err := a.d.emit(&els, h); err != nil {
 			return nil, err
 		}
-		tb, err := xlsxSheet(a, s.part, shared)
+		tb, err := xlsxSheet(a, s.part, shared, st)
 		if err == nil {
 			err = a.d.writeTable(&els, tb, n+1, true)
 		}
@@ -105,14 +119,16 @@ func xlsxShared(a *archive) ([]string, error) {
 	return out, err
 }
 
-// xlsxSheet reads a sheet's cells into a table, by their references.
-func xlsxSheet(a *archive, part string, shared []string) (*mdtable.Table, error) {
+// xlsxSheet reads a sheet's cells into a table, by their references;
+// numbers whose format is a date or time are written as one (see
+// cellStyles).
+func xlsxSheet(a *archive, part string, shared []string, st *cellStyles) (*mdtable.Table, error) {
 	data, err := a.part(part)
 	if err != nil {
 		return nil, err
 	}
 	tb := a.d.newTable()
-	var typ, ref string
+	var typ, ref, style string
 	var val strings.Builder
 	inVal := false
 	row, col := -1, -1
@@ -128,7 +144,7 @@ func xlsxSheet(a *archive, part string, shared []string) (*mdtable.Table, error)
 				}
 				col = -1
 			case "c":
-				typ, ref = attr(e, "t"), attr(e, "r")
+				typ, ref, style = attr(e, "t"), attr(e, "r"), attr(e, "s")
 				val.Reset()
 			case "v", "t":
 				inVal = true
@@ -151,6 +167,8 @@ func xlsxSheet(a *archive, part string, shared []string) (*mdtable.Table, error)
 					v = shared[i]
 				} else if typ == "b" {
 					v = map[string]string{"1": "TRUE", "0": "FALSE"}[strings.TrimSpace(v)]
+				} else if (typ == "" || typ == "n") && style != "" {
+					v = st.number(style, v)
 				}
 				col++ // a cell without a reference follows the one before
 				if ref != "" {
@@ -180,4 +198,173 @@ func column(ref string) int {
 		return -1
 	}
 	return n - 1
+}
+
+// dateKind is what a number format shows of a serial date: nothing (a
+// number), a date, a time of day, both, or an elapsed time.
+type dateKind uint8
+
+const (
+	notDate dateKind = iota
+	dateOnly
+	timeOnly
+	dateTime
+	elapsed
+)
+
+// cellStyles are a workbook's cell formats (xl/styles.xml's cellXfs, by
+// index, as a cell's s attribute names them) and its date system.
+type cellStyles struct {
+	formats  []dateKind
+	date1904 bool
+}
+
+// number returns a number cell's text: a serial date or time as ISO 8601
+// when its format (style, an index of cellXfs) shows one, else v.
+func (c *cellStyles) number(style, v string) string {
+	i, err := strconv.Atoi(style)
+	if err != nil || i < 0 || i >= len(c.formats) || c.formats[i] == notDate {
+		return v
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || f < 0 || f > 2958465 { // 9999-12-31
+		return v
+	}
+	return serialDate(f, c.formats[i], c.date1904)
+}
+
+// serialDate writes a serial date (days since the epoch of the date
+// system, the fraction the time of day) as kind shows it, to the second.
+func serialDate(f float64, kind dateKind, date1904 bool) string {
+	secs := int64(math.Round(f * 86400))
+	if kind == elapsed {
+		return fmt.Sprintf("%d:%02d:%02d", secs/3600, secs/60%60, secs%60)
+	}
+	days, sec := secs/86400, secs%86400
+	clock := fmt.Sprintf("%02d:%02d:%02d", sec/3600, sec/60%60, sec%60)
+	if kind == timeOnly {
+		return clock
+	}
+	var day string
+	switch {
+	case date1904:
+		day = time.Date(1904, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days)).Format(time.DateOnly)
+	case days == 60:
+		day = "1900-02-29" // Lotus 1-2-3's leap day, which Excel keeps
+	case days < 60:
+		day = time.Date(1899, 12, 31, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days)).Format(time.DateOnly)
+	default:
+		day = time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days)).Format(time.DateOnly)
+	}
+	if kind == dateOnly {
+		return day
+	}
+	return day + " " + clock
+}
+
+// builtinDates are the built-in number formats that show dates or times
+// (ECMA-376 part 1, 18.8.30; 27 to 36 and 50 to 58 are the East Asian
+// locales' dates).
+var builtinDates = map[int]dateKind{
+	14: dateOnly, 15: dateOnly, 16: dateOnly, 17: dateOnly, 18: timeOnly, 19: timeOnly, 20: timeOnly, 21: timeOnly, 22: dateTime,
+	27: dateOnly, 28: dateOnly, 29: dateOnly, 30: dateOnly, 31: dateOnly, 32: timeOnly, 33: timeOnly, 34: timeOnly, 35: timeOnly, 36: dateOnly,
+	45: timeOnly, 46: elapsed, 47: timeOnly,
+	50: dateOnly, 51: dateOnly, 52: dateOnly, 53: dateOnly, 54: dateOnly, 55: dateOnly, 56: dateOnly, 57: dateOnly, 58: dateOnly,
+}
+
+// formatKind tells what a custom number format code shows: a date when
+// its first section holds d or y (or m without h or s beside it), a
+// time when it holds h or s, elapsed time when [h], [m] or [s]; quoted
+// text, escaped characters and other bracketed codes (colours,
+// conditions, locales) do not count.
+func formatKind(code string) dateKind {
+	if i := strings.IndexByte(code, ';'); i >= 0 {
+		code = code[:i] // the positive numbers' section
+	}
+	var date, clock, el bool
+	minutes := false
+	for i := 0; i < len(code); i++ {
+		switch c := code[i] | 0x20; {
+		case code[i] == '"':
+			if j := strings.IndexByte(code[i+1:], '"'); j >= 0 {
+				i += j + 1
+			} else {
+				i = len(code)
+			}
+		case code[i] == '\\' || code[i] == '_' || code[i] == '*':
+			i++ // the next character is literal, or a fill or width
+		case code[i] == '[':
+			j := strings.IndexByte(code[i:], ']')
+			if j < 0 {
+				return notDate
+			}
+			if b := strings.ToLower(code[i+1 : i+j]); b != "" && strings.Trim(b, "hms") == "" {
+				el = true
+			}
+			i += j
+		case c == 'd' || c == 'y':
+			date = true
+		case c == 'h' || c == 's':
+			clock = true
+		case c == 'm':
+			minutes = true
+		case c == 'e' && i+1 < len(code) && (code[i+1] == '+' || code[i+1] == '-'):
+			return notDate // scientific notation
+		}
+	}
+	switch {
+	case el:
+		return elapsed
+	case date && clock:
+		return dateTime
+	case date || minutes && !clock:
+		return dateOnly
+	case clock:
+		return timeOnly
+	}
+	return notDate
+}
+
+// xlsxStyles reads xl/styles.xml: what each cell format (cellXfs, by
+// index) shows of a number, from its number format (built-in or custom).
+func xlsxStyles(a *archive) ([]dateKind, error) {
+	const name = "xl/styles.xml"
+	if !a.has(name) {
+		return nil, nil
+	}
+	data, err := a.part(name)
+	if err != nil {
+		return nil, err
+	}
+	custom := map[int]dateKind{}
+	var out []dateKind
+	inXfs := false
+	err = walkXML(name, data, func(t xml.Token) error {
+		switch e := t.(type) {
+		case xml.StartElement:
+			switch e.Name.Local {
+			case "numFmt":
+				if id, err := strconv.Atoi(attr(e, "numFmtId")); err == nil {
+					custom[id] = formatKind(attr(e, "formatCode"))
+				}
+			case "cellXfs":
+				inXfs = true
+			case "xf":
+				if inXfs {
+					id, _ := strconv.Atoi(attr(e, "numFmtId"))
+					k, ok := custom[id]
+					if !ok {
+						k = builtinDates[id]
+					}
+					out = append(out, k)
+				}
+			}
+		case xml.EndElement:
+			if e.Name.Local == "cellXfs" {
+				inXfs = false
+			}
+		}
+		return nil
+	})
+	return out, err
 }
