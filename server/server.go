@@ -99,6 +99,12 @@ type Config struct {
 	// Store, when set, is searched by POST /v1/search (gochunk index fills
 	// it); queries are embedded by the embedder that indexed it.
 	Store store.Store
+	// Mounts are more handlers by pattern (gochunk serve --mcp's MCP
+	// endpoint at /mcp), served behind the token; each request reserves
+	// three times its body from the memory budget while it runs, and may
+	// stream its answer (no write deadline, no buffering). Use Reserve
+	// for what their work holds.
+	Mounts map[string]http.Handler
 }
 
 // DefaultConfig returns the defaults: 127.0.0.1:8080, 60 s timeouts, a 32 MiB
@@ -304,6 +310,9 @@ func (s *Server) routes() http.Handler {
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
+	for p, h := range s.cfg.Mounts {
+		mux.Handle(p, s.auth(s.streaming(h)))
+	}
 	mux.Handle("GET /metrics", s.auth(s.Metrics()))
 	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -366,6 +375,10 @@ func (w *statusWriter) WriteHeader(code int) {
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
+
+// Unwrap gives http.ResponseController the connection's writer (to
+// flush a stream, to lift a deadline).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
@@ -493,6 +506,29 @@ func (s *Server) limit(next http.Handler) http.Handler {
 		}
 		buf.flush(w)
 	})
+}
+
+// streaming serves a mounted handler: its request reserves three times
+// its body from the memory budget until it ends, and its answer may
+// stream (server-sent events) past the write timeout.
+func (s *Server) streaming(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		res, ok := s.reserve(w, r, 3)
+		if !ok {
+			return
+		}
+		defer res.Release()
+		http.NewResponseController(w).SetWriteDeadline(time.Time{})
+		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.BodyLimit)
+		next.ServeHTTP(w, r.WithContext(budget.NewContext(r.Context(), res)))
+	})
+}
+
+// Reserve takes n bytes from the server's memory budget, waiting up to
+// the queue wait for them, for work a mounted handler does; release
+// gives them back.
+func (s *Server) Reserve(ctx context.Context, n int64) (release func(), err error) {
+	return s.budget.Reserve(ctx, n, s.cfg.QueueWait)
 }
 
 // bufferedWriter holds a handler's answer until it is complete, so that an

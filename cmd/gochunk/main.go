@@ -99,6 +99,7 @@ func commands() []command {
 		{"extract", "[--elements] FILE", "the text (or layout elements) chunk offsets of a PDF or HTML file refer to", cmdExtract},
 		{"index", "[flags] SOURCE...", "chunk and embed documents into a store (SQLite or PostgreSQL), kept in step", cmdIndex},
 		{"search", "[flags] QUERY", "search a store: vector, keyword or hybrid", cmdSearch},
+		{"mcp", "[flags] [ROOT...]", "MCP server on stdin/stdout for agents and IDEs: search, chunk, extract, index, sources", cmdMCP},
 		{"cache", "[--prune SIZE] DIR...", "show and prune disk caches of embeddings and model answers", cmdCache},
 	}
 }

@@ -63,6 +63,10 @@ Flags:
 	where := fs.String("store", "", "a store gochunk index filled (SQLite file or postgres:// URL), searched by POST /v1/search")
 	var level slog.Level
 	fs.TextVar(&level, "log-level", slog.LevelInfo, "debug, info, warn or error")
+	mcpOn := fs.Bool("mcp", false, "also serve MCP (streamable HTTP) at /mcp over --store (see gochunk mcp), behind --token")
+	var mcpRoots pipelineflag.List
+	fs.Var(&mcpRoots, "mcp-root", "a `DIR` whose files /mcp's tools may read (repeatable; none: no files)")
+	mcpIndex := fs.Bool("mcp-allow-index", false, "offer /mcp's index tool: clients may add files under --mcp-root to --store")
 	if _, code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
@@ -84,10 +88,20 @@ Flags:
 		return fail(e, "serve", err)
 	}
 	log := slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	setMCP := func(*server.Server) {}
+	if *mcpOn {
+		closeMCP, set, err := mountMCP(e, pf, &cfg, cmp.Or(*where, "gochunk.db"), mcpRoots, *mcpIndex, log)
+		if err != nil {
+			return fail(e, "serve", fmt.Errorf("--mcp: %w", err))
+		}
+		defer closeMCP()
+		setMCP = set
+	}
 	srv, err := server.New(e.ctx, cfg, log)
 	if err != nil {
 		return fail(e, "serve", err)
 	}
+	setMCP(srv)
 	if cfg.Token == "" && beyondLoopback(e.ctx, cfg.Addr) {
 		log.Warn("listening beyond this machine without a token: anyone who can reach "+cfg.Addr+" can use the API; "+
 			"set --token (GOCHUNK_TOKEN), or listen on 127.0.0.1 (the default without --addr)", "addr", cfg.Addr)
