@@ -262,7 +262,7 @@ type pageBlocks struct {
 
 // parseBBoxLayout reads pdftotext's -bbox-layout XHTML.
 func parseBBoxLayout(data []byte, firstPage int) ([]pageBlocks, error) {
-	dec := xml.NewDecoder(bytes.NewReader(data))
+	dec := xml.NewDecoder(bytes.NewReader(xmlText(data)))
 	dec.Strict = false
 	dec.Entity = xml.HTMLEntity
 	var pages []pageBlocks
