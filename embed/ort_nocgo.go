@@ -19,3 +19,7 @@ func (m *ortModel) run(_, _ [][]int) ([]float32, []int64, error) { return nil, n
 func (m *ortModel) close() error { return nil }
 
 func ortLibrary() string { return "" }
+
+func startORT(Options) (string, error) {
+	return "", fmt.Errorf("%w: this gochunk was built without cgo (CGO_ENABLED=0) and cannot load ONNX Runtime; build it with cgo (the default where a C compiler exists)", ErrNoRuntime)
+}
