@@ -9,7 +9,22 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/gochunk/gochunk/pipeline"
 )
+
+// unsupportedDocument returns the message of the 415 answer to a request
+// one of whose documents is of a format gochunk recognises and does not
+// read (an image, a Word 97-2003 file, an archive ...): the document's
+// name, the format and what to do.
+func unsupportedDocument(errs []error) (string, bool) {
+	for _, err := range errs {
+		if fe, ok := errors.AsType[*pipeline.FormatError](err); ok {
+			return fmt.Sprintf("document %q: %v", fe.Name, fe), true
+		}
+	}
+	return "", false
+}
 
 // decodeError says what is wrong with a request body that did not decode
 // into dst, in the API's words: the JSON field and what it takes, never a

@@ -688,7 +688,8 @@ func (e *budgetError) Error() string {
 func (e *budgetError) Unwrap() error { return e.err }
 
 // refusedDocument answers 413 or 503 when a document's reservation was
-// refused (the first such), and reports whether it did: the request
+// refused (the first such), or 415 when a document is of a format gochunk
+// recognises and does not read, and reports whether it did: the request
 // stopped there.
 func (s *Server) refusedDocument(w http.ResponseWriter, r *http.Request, errs []error) bool {
 	for _, err := range errs {
@@ -700,6 +701,10 @@ func (s *Server) refusedDocument(w http.ResponseWriter, r *http.Request, errs []
 			s.overBudget(w, r, what, err)
 			return true
 		}
+	}
+	if msg, ok := unsupportedDocument(errs); ok {
+		s.fail(w, r, http.StatusUnsupportedMediaType, "unsupported_format", msg)
+		return true
 	}
 	return false
 }
