@@ -14,9 +14,11 @@ import (
 	"io"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/internal/mdtable"
@@ -35,6 +37,12 @@ func Elements(r io.Reader) ([]gochunk.Element, error) {
 
 // ElementsLimited is Elements within the bounds lim (zero fields: their
 // defaults), the text bound by the page's size.
+//
+// Every entry point reads the page's bytes in the page's own encoding,
+// found as browsers find it (see Decode): a byte order mark, else a
+// charset a Content-Type gives (ElementsOfType), else UTF-8 when the
+// bytes are UTF-8, else the charset a <meta> declares in the first 1,024
+// bytes, else Windows-1252.
 func ElementsLimited(r io.Reader, lim Limits) ([]gochunk.Element, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -58,7 +66,55 @@ func ElementsWithin(r io.Reader, b *Budget) ([]gochunk.Element, error) {
 	return elements(data, b)
 }
 
+// ElementsOfType is ElementsWithin for a page whose Content-Type
+// (an HTTP header's, an e-mail part's: "text/html; charset=iso-8859-1")
+// is known: a charset it names is the page's, unless a byte order mark
+// says otherwise.
+func ElementsOfType(r io.Reader, contentType string, b *Budget) ([]gochunk.Element, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("html: %w", err)
+	}
+	if b == nil {
+		b = NewBudget(Limits{}, int64(len(data)))
+	}
+	return elementsOfType(data, contentType, b)
+}
+
 func elements(data []byte, b *Budget) ([]gochunk.Element, error) {
+	return elementsOfType(data, "", b)
+}
+
+// Decode returns an HTML page's bytes as UTF-8 and the name of the
+// encoding it read them in. The encoding is, in order: the one a byte
+// order mark (UTF-8, UTF-16LE, UTF-16BE) names; the charset contentType
+// names (an HTTP header's or an e-mail part's, "" for none); UTF-8 when
+// the bytes are valid UTF-8 (whatever a <meta> says: a page written in
+// UTF-8 and labelled otherwise is read as written, and ISO-2022-JP's
+// ASCII bytes are decoded as it declares); the charset a <meta charset>
+// or <meta http-equiv="Content-Type"> declares in the first 1,024 bytes
+// (a declared UTF-16 is read as UTF-8, as the HTML standard says);
+// Windows-1252, what browsers assume of an undeclared page in a Western
+// locale. Bytes that are not text of the encoding become U+FFFD.
+func Decode(data []byte, contentType string) ([]byte, string) {
+	e, name, certain := charset.DetermineEncoding(data, contentType)
+	if !certain && (utf8.Valid(data) && name != "iso-2022-jp" || name == "utf-16le" || name == "utf-16be") {
+		name = "utf-8"
+	}
+	if name == "utf-8" || e == nil {
+		data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
+		return bytes.ToValidUTF8(data, []byte("\uFFFD")), "utf-8"
+	}
+	out, err := e.NewDecoder().Bytes(data)
+	if err != nil { // the decoders replace what they cannot decode: not reached
+		return bytes.ToValidUTF8(data, []byte("\uFFFD")), "utf-8"
+	}
+	out = bytes.TrimPrefix(out, []byte("\xEF\xBB\xBF")) // a byte order mark decoded
+	return bytes.ToValidUTF8(out, []byte("\uFFFD")), name
+}
+
+func elementsOfType(data []byte, contentType string, b *Budget) ([]gochunk.Element, error) {
+	data, _ = Decode(data, contentType)
 	root, err := html.Parse(bytes.NewReader(data))
 	if err != nil { // the parser refuses only nesting over its limit
 		root, err = html.Parse(bytes.NewReader(flatten(data, maxDepth)))

@@ -16,8 +16,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/htmlindex"
+	"golang.org/x/text/encoding/unicode"
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/htmldoc"
@@ -35,6 +37,14 @@ const maxParts = 1000
 // A part that cannot be decoded or read loses only itself: the message
 // keeps its body and its other parts, and a warning names the part.
 func (d *doc) readEmail(data []byte, depth int) ([]gochunk.Element, error) {
+	u, wide := fromUTF16(data)
+	if wide {
+		data = u // a message saved as UTF-16 ("Unicode"), as Windows tools do
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		d.warn("the message is empty")
+		return nil, nil
+	}
 	msg, err := mail.ReadMessage(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%w: the message's header: %v", ErrFormat, err)
@@ -65,7 +75,7 @@ func (d *doc) readEmail(data []byte, depth int) ([]gochunk.Element, error) {
 			return nil, err
 		}
 	}
-	w := &mailWalker{d: d, depth: depth, firstFile: len(d.files)}
+	w := &mailWalker{d: d, depth: depth, firstFile: len(d.files), wide: wide}
 	if err := w.part(textproto.MIMEHeader(msg.Header), msg.Body, ""); err != nil {
 		return nil, err
 	}
@@ -121,6 +131,8 @@ type mailWalker struct {
 	parts                 int
 	firstFile             int // d.files before this message's
 	skipped               []string
+	truncated             bool // the message ends before a closing boundary (said once)
+	wide                  bool // the message was UTF-16, its parts' UTF-16 text decoded with it
 }
 
 // File is a document found inside another, an e-mail's attachment: its
@@ -188,6 +200,14 @@ func (w *mailWalker) part(h textproto.MIMEHeader, body io.Reader, section string
 				return nil
 			}
 			if err != nil {
+				if w.truncated {
+					return nil // said where the message ends
+				}
+				if errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "EOF") {
+					w.truncated = true
+					w.d.warn(fmt.Sprintf("%s: the message is truncated (it ends before the closing boundary, after %d parts): the parts read kept", what, k-1))
+					return nil
+				}
 				w.d.warn(fmt.Sprintf("%s: the MIME structure is broken after %d parts (%v): the rest of it is left out", what, k-1, err))
 				return nil
 			}
@@ -201,6 +221,13 @@ func (w *mailWalker) part(h textproto.MIMEHeader, body io.Reader, section string
 		}
 	}
 	data, bad, err := readTransfer(h.Get("Content-Transfer-Encoding"), body)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		// The message ends inside this part, before the closing boundary
+		// of the multipart it is in: what was read is kept.
+		w.truncated = true
+		w.d.warn(fmt.Sprintf("%s: the message is truncated (it ends before the part's closing boundary): the %d bytes read kept", what, len(data)))
+		err = nil
+	}
 	if err != nil {
 		if errors.Is(err, ErrTooLarge) {
 			return fmt.Errorf("%s: %w", what, err)
@@ -213,8 +240,12 @@ func (w *mailWalker) part(h textproto.MIMEHeader, body io.Reader, section string
 	}
 	attachment := strings.HasPrefix(strings.ToLower(disposition), "attachment") || name != ""
 	if !attachment && (media == "text/plain" || media == "text/html") {
-		text := toUTF8(data, params["charset"])
+		cs := strings.ToLower(strings.TrimSpace(params["charset"]))
+		if w.wide && strings.HasPrefix(cs, "utf-16") || cs == "utf8" || cs == "us-ascii" {
+			cs = "utf-8"
+		}
 		if media == "text/plain" {
+			text := toUTF8(data, cs)
 			for _, p := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n\n") {
 				if strings.TrimSpace(p) != "" {
 					if err := w.d.emit(&w.plain, gochunk.Element{Type: "paragraph", Text: p}); err != nil {
@@ -224,7 +255,14 @@ func (w *mailWalker) part(h textproto.MIMEHeader, body io.Reader, section string
 			}
 			return nil
 		}
-		els, err := htmldoc.ElementsWithin(strings.NewReader(text), w.d.budget)
+		// The HTML is read in its own bytes: the part's charset, when it
+		// names one other than UTF-8 or ASCII (which mailers write of
+		// UTF-8 too), is the page's, else its <meta> or its bytes say.
+		ct := ""
+		if cs != "" && cs != "utf-8" {
+			ct = "text/html; charset=" + cs
+		}
+		els, err := htmldoc.ElementsOfType(bytes.NewReader(data), ct, w.d.budget)
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
@@ -311,7 +349,8 @@ func (w *mailWalker) unique(name string) string {
 // within maxPartBytes. Base64 is decoded leniently, as mail readers do:
 // characters outside its alphabet are skipped and a last incomplete group
 // dropped, and bad says so; a quoted-printable error keeps what came
-// before it.
+// before it. A body cut short (the message ends before its part does) is
+// returned with io.ErrUnexpectedEOF: what was read is kept.
 func readTransfer(encoding string, body io.Reader) (data []byte, bad string, err error) {
 	var r io.Reader = body
 	var f *base64Filter
@@ -327,8 +366,9 @@ func readTransfer(encoding string, body io.Reader) (data []byte, bad string, err
 		return nil, "", fmt.Errorf("%w: a MIME part expands past %d bytes", ErrTooLarge, maxPartBytes)
 	}
 	var corrupt base64.CorruptInputError
+	truncated := errors.Is(err, io.ErrUnexpectedEOF)
 	switch {
-	case err == nil:
+	case err == nil, truncated:
 	case f != nil && errors.As(err, &corrupt):
 		// RawStdEncoding refuses only a last group of one character.
 		f.bad++
@@ -339,6 +379,9 @@ func readTransfer(encoding string, body io.Reader) (data []byte, bad string, err
 	}
 	if f != nil && f.bad > 0 {
 		bad = fmt.Sprintf("broken base64 (%d characters outside its alphabet or left over skipped): the %d bytes decoded kept", f.bad, len(data))
+	}
+	if truncated {
+		return data, bad, io.ErrUnexpectedEOF // the caller keeps data and says so
 	}
 	return data, bad, nil
 }
@@ -491,4 +534,46 @@ func splitMbox(data []byte) [][]byte {
 		out = append(out, cur)
 	}
 	return out
+}
+
+// fromUTF16 returns data as UTF-8 when it is text in UTF-16: with a byte
+// order mark, or without one when most of its first bytes' high or low
+// halves are zero (ASCII in UTF-16, as a message's headers are), and
+// whether it was.
+func fromUTF16(data []byte) ([]byte, bool) {
+	var enc encoding.Encoding
+	switch {
+	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
+		enc = unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM)
+	case bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
+		enc = unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM)
+	default:
+		head := data[:min(len(data), 512)&^1]
+		if len(head) < 8 {
+			return nil, false
+		}
+		even, odd := 0, 0
+		for i := 0; i < len(head); i += 2 {
+			if head[i] == 0 {
+				even++
+			}
+			if head[i+1] == 0 {
+				odd++
+			}
+		}
+		n := len(head) / 2
+		switch {
+		case even*10 >= n*9 && odd == 0:
+			enc = unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM)
+		case odd*10 >= n*9 && even == 0:
+			enc = unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM)
+		default:
+			return nil, false
+		}
+	}
+	out, err := enc.NewDecoder().Bytes(data)
+	if err != nil {
+		return nil, false
+	}
+	return out, true
 }

@@ -220,3 +220,117 @@ func TestXLSXDates(t *testing.T) {
 		}
 	}
 }
+
+// A message saved as UTF-16 (with or without a byte order mark) is read
+// and sniffed as the message it is.
+func TestEmailUTF16(t *testing.T) {
+	msg := "From: ana@example.com\r\nTo: bo@example.com\r\nSubject: Caf\u00e9 hours\r\nContent-Type: text/plain; charset=utf-16\r\n\r\nOpen until nine.\r\n"
+	for _, tc := range []struct {
+		name string
+		enc  func(string) []byte
+	}{
+		{"LE with BOM", func(s string) []byte { return append([]byte{0xFF, 0xFE}, utf16Bytes(s, false)...) }},
+		{"BE with BOM", func(s string) []byte { return append([]byte{0xFE, 0xFF}, utf16Bytes(s, true)...) }},
+		{"LE", func(s string) []byte { return utf16Bytes(s, false) }},
+		{"BE", func(s string) []byte { return utf16Bytes(s, true) }},
+	} {
+		data := tc.enc(msg)
+		if k := Sniff(data); k != "eml" {
+			t.Errorf("%s: sniffed as %q", tc.name, k)
+		}
+		els, err := Elements("eml", data)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if got := strings.TrimSpace(strings.Join(texts(els), "\n")); got != "title # Caf\u00e9 hours\nparagraph From: ana@example.com\nTo: bo@example.com\nparagraph Open until nine." {
+			t.Errorf("%s: got\n%s", tc.name, got)
+		}
+	}
+}
+
+func utf16Bytes(s string, bigEndian bool) []byte {
+	var out []byte
+	for _, r := range s { // the test's text is in the Basic Multilingual Plane
+		if bigEndian {
+			out = append(out, byte(r>>8), byte(r))
+		} else {
+			out = append(out, byte(r), byte(r>>8))
+		}
+	}
+	return out
+}
+
+// A multipart message cut short before its closing boundary keeps what
+// was read, the part it ends in included, and says it was truncated.
+func TestEmailTruncatedMultipart(t *testing.T) {
+	msg := "From: ana@example.com\r\nTo: bo@example.com\r\nSubject: Minutes\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b1\"\r\n\r\n" +
+		"--b1\r\nContent-Type: text/plain\r\n\r\nThe first part was read.\r\n" +
+		"--b1\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\nVGhlIHNlY29uZCBwYXJ0IGlzIGN1dCBzaG9y"
+	r, err := Read(t.Context(), "eml", []byte(msg), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(texts(r.Elements), "\n")
+	if !strings.Contains(got, "The first part was read.") || !strings.Contains(got, "The second part is cut") {
+		t.Errorf("got\n%s", got)
+	}
+	if w := strings.Join(r.Warnings, "; "); !strings.Contains(w, "truncated") || !strings.Contains(w, "part 2") {
+		t.Errorf("warnings %q: want one saying part 2 is truncated", r.Warnings)
+	}
+	// Cut between parts: the parts read are kept, and it is said.
+	cut := msg[:strings.LastIndex(msg, "--b1")]
+	r, err = Read(t.Context(), "eml", []byte(cut), Options{})
+	if err != nil || !strings.Contains(strings.Join(texts(r.Elements), "\n"), "The first part was read.") || !strings.Contains(strings.Join(r.Warnings, "; "), "truncated") {
+		t.Errorf("cut between parts: %q, warnings %q, %v", texts(r.Elements), r.Warnings, err)
+	}
+}
+
+// An attachment that cannot be decoded (an image whose base64 is broken)
+// is named in a warning; the message, its subject, headers and body, is
+// kept; so is an empty message, as nothing.
+func TestEmailBadAttachmentKeepsMessage(t *testing.T) {
+	msg := "From: ana@example.com\r\nTo: bo@example.com\r\nSubject: The scan\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b1\"\r\n\r\n" +
+		"--b1\r\nContent-Type: text/plain\r\n\r\nPlease see the scan.\r\n" +
+		"--b1\r\nContent-Type: image/png; name=\"scan.png\"\r\nContent-Disposition: attachment; filename=\"scan.png\"\r\nContent-Transfer-Encoding: base64\r\n\r\niVBORw0KGgo!!!!AAAANSUhEUg=A\r\n" +
+		"--b1\r\nContent-Type: text/html; name=\"page.html\"\r\nContent-Disposition: attachment; filename=\"page.html\"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n<p>ok=ZZ</p>\r\n--b1--\r\n"
+	for _, separate := range []bool{false, true} {
+		r, err := Read(t.Context(), "eml", []byte(msg), Options{Attachments: separate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(texts(r.Elements), "\n")
+		for _, w := range []string{"title # The scan", "From: ana@example.com", "Please see the scan."} {
+			if !strings.Contains(got, w) {
+				t.Errorf("separate %v: %q missing from\n%s", separate, w, got)
+			}
+		}
+		if w := strings.Join(r.Warnings, "; "); !strings.Contains(w, `"scan.png"`) {
+			t.Errorf("separate %v: warnings %q do not name scan.png", separate, r.Warnings)
+		}
+	}
+	r, err := Read(t.Context(), "eml", []byte(" \r\n\r\n"), Options{})
+	if err != nil || len(r.Elements) != 0 {
+		t.Errorf("empty message: %v %v", r.Elements, err)
+	}
+}
+
+// An HTML body is read in its charset: the part's, else its <meta>'s, else
+// its bytes'.
+func TestEmailHTMLCharset(t *testing.T) {
+	head := "From: ana@example.com\r\nTo: bo@example.com\r\nSubject: Menu\r\nMIME-Version: 1.0\r\n"
+	for _, tc := range []struct{ ctype, body string }{
+		{"text/html; charset=windows-1252", "<p>Cr\xe8me br\xfbl\xe9e \x80 5</p>"},
+		{"text/html", "<meta charset=\"windows-1252\"><p>Cr\xe8me br\xfbl\xe9e \x80 5</p>"},
+		{"text/html", "<p>Cr\xe8me br\xfbl\xe9e \x80 5</p>"},
+		{"text/html; charset=us-ascii", "<p>Cr\u00e8me br\u00fbl\u00e9e \u20ac 5</p>"},
+	} {
+		els, err := Elements("eml", []byte(head+"Content-Type: "+tc.ctype+"\r\n\r\n"+tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := texts(els); got[len(got)-1] != "paragraph Cr\u00e8me br\u00fbl\u00e9e \u20ac 5" {
+			t.Errorf("%s %q: got %q", tc.ctype, tc.body, got)
+		}
+	}
+}

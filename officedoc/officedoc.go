@@ -261,6 +261,9 @@ func Sniff(data []byte) string {
 		return ""
 	}
 	head := string(data[:min(len(data), 4096)])
+	if u, ok := fromUTF16(data[:min(len(data), 8192)&^1]); ok {
+		head = string(u[:min(len(u), 4096)]) // a message saved as UTF-16
+	}
 	n := 0
 	for _, h := range []string{"\nFrom:", "\nTo:", "\nSubject:", "\nDate:", "\nMessage-ID:", "\nMIME-Version:"} {
 		if strings.Contains("\n"+head, h) || strings.Contains("\n"+strings.ToLower(head), strings.ToLower(h)) {

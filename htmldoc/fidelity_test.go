@@ -1,0 +1,67 @@
+package htmldoc
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func textOf(t *testing.T, page []byte) string {
+	t.Helper()
+	els, err := Elements(bytes.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range els {
+		out = append(out, e.Text)
+	}
+	return strings.Join(out, "\n")
+}
+
+// A page is read in its own encoding: a byte order mark's, a <meta>'s,
+// else UTF-8 when it is, else Windows-1252, and never as invalid UTF-8.
+func TestCharsets(t *testing.T) {
+	const want = "Cr\u00e8me br\u00fbl\u00e9e \u20ac 5"
+	cp1252 := "<p>Cr\xe8me br\xfbl\xe9e \x80 5</p>"
+	long := "<!-- " + strings.Repeat("padding ", 200) + "-->" // pushes the text past the first 1,024 bytes
+	for name, page := range map[string]string{
+		"undeclared cp1252":          "<html><body>" + cp1252,
+		"undeclared cp1252, late":    "<html><body>" + long + cp1252,
+		"meta charset":               `<html><head><meta charset="windows-1252"></head><body>` + cp1252,
+		"meta http-equiv":            `<html><head><meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1"></head><body>` + cp1252,
+		"utf-8, undeclared and late": "<html><body>" + long + "<p>" + want + "</p>",
+		"utf-8 labelled latin-1":     `<meta charset="iso-8859-1"><p>` + want + "</p>",
+		"utf-8 with BOM":             "\xEF\xBB\xBF<p>" + want + "</p>",
+	} {
+		if got := textOf(t, []byte(page)); !strings.HasSuffix(got, want) {
+			t.Errorf("%s: got %q, want %q", name, got, want)
+		}
+	}
+	sjis := []byte(`<meta charset="shift_jis"><p>` + "\x93\xfa\x96\x7b" + "</p>") // 日本 in Shift JIS
+	if got := textOf(t, sjis); got != "日本" {
+		t.Errorf("shift_jis: got %q", got)
+	}
+}
+
+// A UTF-16 page with a byte order mark is read as its text, not as its
+// tags, styles and scripts.
+func TestUTF16WithBOM(t *testing.T) {
+	page := "<html><head><style>p { color: red }</style><script>var x = 1;</script></head><body><h1>\u00c9t\u00e9</h1><p>Hello world</p></body></html>"
+	for _, big := range []bool{false, true} {
+		data := []byte{0xFF, 0xFE}
+		if big {
+			data = []byte{0xFE, 0xFF}
+		}
+		for _, r := range page {
+			if big {
+				data = append(data, byte(r>>8), byte(r))
+			} else {
+				data = append(data, byte(r), byte(r>>8))
+			}
+		}
+		if got := textOf(t, data); got != "# \u00c9t\u00e9\nHello world" {
+			t.Errorf("big endian %v: got %q", big, got)
+		}
+	}
+}
