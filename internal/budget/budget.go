@@ -143,6 +143,20 @@ func (r *Reservation) Grow(ctx context.Context, n int64) error {
 	return nil
 }
 
+// Shrink gives n of the bytes back (all but one at most), when the work
+// learns it holds less than it reserved.
+func (r *Reservation) Shrink(n int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n = min(n, r.n-1)
+	if r.done || n <= 0 {
+		return
+	}
+	r.n -= n
+	r.b.reserved.Add(-n)
+	r.b.sem.Release(n)
+}
+
 // Release gives the bytes back; later calls do nothing.
 func (r *Reservation) Release() {
 	r.mu.Lock()

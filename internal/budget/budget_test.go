@@ -96,8 +96,17 @@ func TestReservationGrows(t *testing.T) {
 	if err := Grow(ctx, 1<<40); err != nil {
 		t.Fatalf("no reservation: %v", err)
 	}
+	r.Shrink(50)
+	if r.Size() != 25 || b.Reserved() != 50 {
+		t.Fatalf("shrunk: size %d, reserved %d", r.Size(), b.Reserved())
+	}
+	r.Shrink(1000) // keeps one byte
+	if r.Size() != 1 {
+		t.Fatalf("shrunk past its size: %d", r.Size())
+	}
 	r.Release()
 	r.Release()
+	r.Shrink(1)
 	other.Release()
 	if b.Reserved() != 0 {
 		t.Fatalf("%d reserved after release", b.Reserved())
