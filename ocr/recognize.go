@@ -1,0 +1,377 @@
+package ocr
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// detect runs the detector on the image and returns the text boxes in the
+// image's pixels, top to bottom.
+func (e *Engine) detect(ctx context.Context, src *rgb) ([]quad, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	in, w, h := detInput(src, e.opt.MaxSide)
+	out, shape, err := e.det.run(in, 1, 3, int64(h), int64(w))
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) != 4 || shape[2] != int64(h) || shape[3] != int64(w) || len(out) < w*h {
+		return nil, fmt.Errorf("%w: the detector's output is %v for an input of %d×%d: is %s a DB text detector?", ErrModel, shape, w, h, e.files.Detector)
+	}
+	boxes := dbBoxes(out[:w*h], w, h, dbParams{thresh: e.opt.Threshold, boxThresh: e.opt.BoxThreshold, unclip: e.opt.Unclip, minSize: 3, maxCandidates: 5000})
+	sx, sy := float64(src.w)/float64(w), float64(src.h)/float64(h)
+	for i := range boxes {
+		for k := range boxes[i] {
+			p := &boxes[i][k]
+			p.X = math.Max(0, math.Min(p.X*sx, float64(src.w)))
+			p.Y = math.Max(0, math.Min(p.Y*sy, float64(src.h)))
+		}
+	}
+	sort.SliceStable(boxes, func(i, j int) bool {
+		if boxes[i][0].Y != boxes[j][0].Y {
+			return boxes[i][0].Y < boxes[j][0].Y
+		}
+		return boxes[i][0].X < boxes[j][0].X
+	})
+	return boxes, nil
+}
+
+// frame maps a crop's pixel coordinates (u, v) to the page: o + u·U + v·V.
+type frame struct{ o, u, v Point }
+
+func (f frame) at(u, v float64) Point {
+	return Point{f.o.X + u*f.u.X + v*f.v.X, f.o.Y + u*f.u.Y + v*f.v.Y}
+}
+
+// crop is a box's pixels turned to read left to right, with the frame
+// that maps them back to the page.
+type crop struct {
+	img     *rgb
+	f       frame
+	flipped bool
+}
+
+// cut samples the quad's pixels into an upright crop; a box at least 1.5
+// times as tall as wide is turned a quarter turn counter-clockwise, as
+// PaddleOCR's get_rotate_crop_image does.
+func cut(src *rgb, q quad) crop {
+	w := max(1, int(math.Round(math.Max(dist(q[0], q[1]), dist(q[3], q[2])))))
+	h := max(1, int(math.Round(math.Max(dist(q[0], q[3]), dist(q[1], q[2])))))
+	f := frame{o: q[0],
+		u: Point{(q[1].X - q[0].X) / float64(w), (q[1].Y - q[0].Y) / float64(w)},
+		v: Point{(q[3].X - q[0].X) / float64(h), (q[3].Y - q[0].Y) / float64(h)}}
+	img := &rgb{w: w, h: h, pix: make([]uint8, 3*w*h)}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			p := f.at(float64(x)+0.5, float64(y)+0.5)
+			r, g, b := src.sample(p.X-0.5, p.Y-0.5)
+			o := 3 * (y*w + x)
+			img.pix[o], img.pix[o+1], img.pix[o+2] = uint8(r+0.5), uint8(g+0.5), uint8(b+0.5)
+		}
+	}
+	c := crop{img: img, f: f}
+	if float64(h) >= 1.5*float64(w) {
+		c = c.turnLeft()
+	}
+	return c
+}
+
+// turnLeft turns the crop a quarter turn counter-clockwise.
+func (c crop) turnLeft() crop {
+	w := float64(c.img.w)
+	return crop{img: c.img.rotate(270), f: frame{o: c.f.at(w, 0), u: c.f.v, v: Point{-c.f.u.X, -c.f.u.Y}}, flipped: c.flipped}
+}
+
+// flip turns the crop a half turn.
+func (c crop) flip() crop {
+	w, h := float64(c.img.w), float64(c.img.h)
+	return crop{img: c.img.rotate(180), f: frame{o: c.f.at(w, h), u: Point{-c.f.u.X, -c.f.u.Y}, v: Point{-c.f.v.X, -c.f.v.Y}}, flipped: !c.flipped}
+}
+
+// fill writes the crop scaled to height hh (and width rw) into a
+// recogniser's or classifier's input (3 planes of width ww, BGR,
+// normalised to [-1, 1]); the rest of the row stays 0.
+func fill(dst []float32, c *rgb, hh, rw, ww int) {
+	plane := hh * ww
+	sx, sy := float64(c.w)/float64(rw), float64(c.h)/float64(hh)
+	for y := 0; y < hh; y++ {
+		for x := 0; x < rw; x++ {
+			var r, g, b float64
+			if sx > 1 || sy > 1 {
+				r, g, b = c.area(float64(x)*sx, float64(y)*sy, float64(x+1)*sx, float64(y+1)*sy)
+			} else {
+				r, g, b = c.sample((float64(x)+0.5)*sx-0.5, (float64(y)+0.5)*sy-0.5)
+			}
+			i := y*ww + x
+			dst[i] = float32(b)/127.5 - 1
+			dst[plane+i] = float32(g)/127.5 - 1
+			dst[2*plane+i] = float32(r)/127.5 - 1
+		}
+	}
+}
+
+const (
+	recHeight = 48
+	recBatch  = 6
+	clsWidth  = 192
+)
+
+// recognize cuts, orients and reads the boxes; it returns the lines
+// read with enough confidence and how many the classifier found upside
+// down.
+func (e *Engine) recognize(ctx context.Context, src *rgb, boxes []quad) ([]Line, int, error) {
+	crops := make([]crop, len(boxes))
+	for i, q := range boxes {
+		crops[i] = cut(src, q)
+	}
+	flipped := 0
+	if e.cls != nil {
+		for lo := 0; lo < len(crops); lo += recBatch {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, err
+			}
+			hi := min(lo+recBatch, len(crops))
+			in := make([]float32, (hi-lo)*3*recHeight*clsWidth)
+			for i := lo; i < hi; i++ {
+				c := crops[i].img
+				rw := min(clsWidth, int(math.Ceil(recHeight*float64(c.w)/float64(c.h))))
+				fill(in[(i-lo)*3*recHeight*clsWidth:], c, recHeight, rw, clsWidth)
+			}
+			out, shape, err := e.cls.run(in, int64(hi-lo), 3, recHeight, clsWidth)
+			if err != nil {
+				return nil, 0, err
+			}
+			if len(shape) != 2 || shape[1] != 2 {
+				return nil, 0, fmt.Errorf("%w: the angle classifier's output is %v, want [batch, 2]: is %s PP-OCR's cls model?", ErrModel, shape, e.files.Classifier)
+			}
+			for i := lo; i < hi; i++ {
+				if p := out[2*(i-lo)+1]; p > out[2*(i-lo)] && p > 0.9 {
+					crops[i] = crops[i].flip()
+					flipped++
+				}
+			}
+		}
+	}
+	// Crops of about the same shape are read together (less padding).
+	idx := make([]int, len(crops))
+	ratio := make([]float64, len(crops))
+	for i, c := range crops {
+		idx[i] = i
+		ratio[i] = float64(c.img.w) / float64(c.img.h)
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return ratio[idx[a]] < ratio[idx[b]] })
+	lines := make([]*Line, len(crops))
+	for lo := 0; lo < len(idx); lo += recBatch {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		hi := min(lo+recBatch, len(idx))
+		maxRatio := 320.0 / recHeight
+		for _, i := range idx[lo:hi] {
+			maxRatio = math.Max(maxRatio, ratio[i])
+		}
+		ww := int(math.Ceil(recHeight * maxRatio))
+		in := make([]float32, (hi-lo)*3*recHeight*ww)
+		rws := make([]int, hi-lo)
+		for k, i := range idx[lo:hi] {
+			rws[k] = min(ww, max(1, int(math.Ceil(recHeight*ratio[i]))))
+			fill(in[k*3*recHeight*ww:], crops[i].img, recHeight, rws[k], ww)
+		}
+		out, shape, err := e.rec.run(in, int64(hi-lo), 3, recHeight, int64(ww))
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(shape) != 3 || int(shape[2]) != len(e.keys)+1 {
+			return nil, 0, fmt.Errorf("%w: the recogniser's output is %v, want [batch, steps, %d] for %d characters in %s (and blank and space): do the recogniser and the character list belong together?", ErrModel, shape, len(e.keys)+1, len(e.keys)-1, e.files.Characters)
+		}
+		steps, classes := int(shape[1]), int(shape[2])
+		for k, i := range idx[lo:hi] {
+			l := e.decode(out[k*steps*classes:(k+1)*steps*classes], steps, classes, crops[i], float64(ww)/float64(steps)*float64(crops[i].img.w)/float64(rws[k]))
+			if l != nil && l.Confidence >= e.opt.MinConfidence {
+				l.Quad = quad{crops[i].f.at(0, 0), crops[i].f.at(float64(crops[i].img.w), 0), crops[i].f.at(float64(crops[i].img.w), float64(crops[i].img.h)), crops[i].f.at(0, float64(crops[i].img.h))}
+				l.Box = quad(l.Quad).bounds()
+				l.Flipped = crops[i].flipped
+				lines[i] = l
+			}
+		}
+	}
+	var kept []Line
+	for _, l := range lines {
+		if l != nil {
+			kept = append(kept, *l)
+		}
+	}
+	return kept, flipped, nil
+}
+
+// decode reads one crop's CTC output greedily: the most likely class at
+// each step, repeats merged and blanks dropped; step is the width of a
+// step in the crop's pixels. Words are cut at spaces, each boxed from its
+// first character's step to its last's.
+func (e *Engine) decode(probs []float32, steps, classes int, c crop, step float64) *Line {
+	type char struct {
+		r    string
+		p    float64
+		t    int
+		last int
+	}
+	var chars []char
+	prev := -1
+	for t := 0; t < steps; t++ {
+		row := probs[t*classes : (t+1)*classes]
+		best, bp := 0, row[0]
+		for k, v := range row {
+			if v > bp {
+				best, bp = k, v
+			}
+		}
+		switch {
+		case best == 0:
+		case best == prev && len(chars) > 0:
+			chars[len(chars)-1].last = t
+		default:
+			chars = append(chars, char{r: e.keys[best-1], p: float64(bp), t: t, last: t})
+		}
+		prev = best
+	}
+	// The recogniser (the Chinese one most of all) drops spaces between
+	// Latin words: a gap of blank columns between two characters of at
+	// least a quarter of the ink's height and twice the line's median gap
+	// between letters is read as one.
+	if blank, inkH := profile(c.img); inkH > 0 && len(chars) > 1 {
+		gaps := make([]int, len(chars)-1)
+		var letterGaps []int
+		for i := 1; i < len(chars); i++ {
+			a, b := chars[i-1], chars[i]
+			gaps[i-1] = -1
+			if strings.TrimSpace(a.r) == "" || strings.TrimSpace(b.r) == "" || !isLatin(a.r) || !isLatin(b.r) {
+				continue
+			}
+			x0 := int(float64(a.t+a.last+1) / 2 * step)
+			x1 := int(float64(b.t+b.last+1) / 2 * step)
+			gaps[i-1] = longestRun(blank, x0, x1)
+			letterGaps = append(letterGaps, gaps[i-1])
+		}
+		median := 0
+		if len(letterGaps) > 0 {
+			slices.Sort(letterGaps)
+			median = letterGaps[len(letterGaps)/2]
+		}
+		cut := max(2, 2*median, int(math.Ceil(0.24*float64(inkH))))
+		spaced := make([]char, 0, 2*len(chars))
+		spaced = append(spaced, chars[0])
+		for i, ch := range chars[1:] {
+			if gaps[i] >= cut {
+				a := spaced[len(spaced)-1]
+				spaced = append(spaced, char{r: " ", p: math.Min(a.p, ch.p), t: a.last, last: a.last})
+			}
+			spaced = append(spaced, ch)
+		}
+		chars = spaced
+	}
+	var l Line
+	var sb strings.Builder
+	sum, n := 0.0, 0
+	var word []char
+	flush := func() {
+		if len(word) == 0 {
+			return
+		}
+		var wb strings.Builder
+		ws := 0.0
+		for _, ch := range word {
+			wb.WriteString(ch.r)
+			ws += ch.p
+		}
+		u0 := math.Max(0, float64(word[0].t)*step)
+		u1 := math.Min(float64(c.img.w), float64(word[len(word)-1].last+1)*step)
+		h := float64(c.img.h)
+		box := quad{c.f.at(u0, 0), c.f.at(u1, 0), c.f.at(u1, h), c.f.at(u0, h)}.bounds()
+		if sb.Len() > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(wb.String())
+		l.Words = append(l.Words, Word{Text: wb.String(), Box: box, Confidence: ws / float64(len(word))})
+		word = word[:0]
+	}
+	for _, ch := range chars {
+		sum += ch.p
+		n++
+		if strings.TrimSpace(ch.r) == "" {
+			flush()
+			continue
+		}
+		word = append(word, ch)
+	}
+	flush()
+	if len(l.Words) == 0 {
+		return nil
+	}
+	l.Text = sb.String()
+	l.Confidence = sum / float64(n)
+	return &l
+}
+
+// profile returns, for each column of the crop, whether it holds no ink,
+// and the height of the rows that hold ink (0 for a crop of too little
+// contrast to tell). Ink is darker than halfway between the crop's
+// darkest and lightest grey.
+func profile(c *rgb) ([]bool, int) {
+	gray := make([]uint8, c.w*c.h)
+	lo, hi := uint8(255), uint8(0)
+	for i := range gray {
+		o := 3 * i
+		v := uint8((299*int(c.pix[o]) + 587*int(c.pix[o+1]) + 114*int(c.pix[o+2])) / 1000)
+		gray[i] = v
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if int(hi)-int(lo) < 48 {
+		return nil, 0
+	}
+	cut := uint8((int(lo) + int(hi)) / 2)
+	blank := make([]bool, c.w)
+	top, bottom := c.h, -1
+	for x := 0; x < c.w; x++ {
+		blank[x] = true
+		for y := 0; y < c.h; y++ {
+			if gray[y*c.w+x] < cut {
+				blank[x] = false
+				top, bottom = min(top, y), max(bottom, y)
+			}
+		}
+	}
+	if bottom < top {
+		return nil, 0
+	}
+	return blank, bottom - top + 1
+}
+
+// longestRun returns the longest run of blank columns in [x0, x1).
+func longestRun(blank []bool, x0, x1 int) int {
+	best, run := 0, 0
+	for x := max(0, x0); x < min(x1, len(blank)); x++ {
+		if blank[x] {
+			run++
+			best = max(best, run)
+		} else {
+			run = 0
+		}
+	}
+	return best
+}
+
+// isLatin reports whether s is a letter, digit or punctuation of the
+// scripts written with spaces between words (not CJK).
+func isLatin(s string) bool {
+	for _, r := range s {
+		if r >= 0x2E80 { // CJK, kana, hangul and after
+			return false
+		}
+	}
+	return true
+}
