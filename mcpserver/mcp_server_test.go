@@ -378,3 +378,84 @@ func TestURIRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// An index made without parents keeps no document texts: a hit's link is
+// read from its file, and section expansion says how to index for it.
+func TestSpansReadFromFilesWithoutStoredTexts(t *testing.T) {
+	f := newFixture(t, 0)
+	f.index(t)
+	cs := f.connect(t, Config{}, nil)
+	var out SearchOutput
+	call(t, cs, "search", map[string]any{"query": "configuration file untouched", "k": 2, "mode": "keyword"}, &out)
+	if len(out.Hits) == 0 {
+		t.Fatal("no hits")
+	}
+	for _, h := range out.Hits {
+		res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: h.URI})
+		if err != nil || res.Contents[0].Text != h.Text || res.Contents[0].Meta["read_from"] != "file" {
+			t.Errorf("read %s: %v %+v, want %q from the file", h.URI, err, res, h.Text)
+		}
+	}
+	if text, isErr := call(t, cs, "search", map[string]any{"query": "binary", "expand": "section"}, nil); !isErr || !strings.Contains(text, "--parents") {
+		t.Errorf("section expansion without texts: %v %q", isErr, text)
+	}
+	// A document the store does not hold is not found.
+	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: DocumentURI("/no/such/doc")}); err == nil {
+		t.Error("reading a document the store does not hold: no error")
+	}
+}
+
+// Arguments of null, or missing, are what an agent may send: each tool
+// answers (a result or a tool error), never a crash.
+func TestNullArguments(t *testing.T) {
+	f := newFixture(t, 0)
+	f.index(t)
+	cs := f.connect(t, Config{AllowIndex: true}, nil)
+	for _, tool := range []string{"search", "chunk", "extract", "index", "sources"} {
+		for _, args := range []any{nil, json.RawMessage("null"), map[string]any{}} {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+			if err != nil {
+				t.Errorf("%s %v: %v", tool, args, err)
+				continue
+			}
+			if tool != "sources" && !res.IsError {
+				t.Errorf("%s %s: no error for missing arguments", tool, args)
+			}
+		}
+	}
+}
+
+// A result over the bound is cut, with a note; the resource reads the
+// rest.
+func TestResultsAreBounded(t *testing.T) {
+	f := newFixture(t, 200)
+	f.index(t)
+	cs := f.connect(t, Config{MaxResultBytes: 100}, nil)
+	var ex ExtractOutput
+	call(t, cs, "extract", map[string]any{"path": "guide.md"}, &ex)
+	if ex.NextOffset == 0 || !strings.Contains(ex.Note, "offset=") || len(ex.Text) >= len(guide) {
+		t.Errorf("extract bounded to 100 bytes: %d bytes, next %d, note %q", len(ex.Text), ex.NextOffset, ex.Note)
+	}
+	real, _ := filepath.EvalSymlinks(filepath.Join(f.dir, "guide.md"))
+	res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: DocumentURI(real)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Contents[0]
+	if len(c.Text) != 100 || c.Meta["truncated"] != true || c.Meta["next"] == nil {
+		t.Fatalf("a bounded read: %d bytes, meta %v", len(c.Text), c.Meta)
+	}
+	var all strings.Builder
+	all.WriteString(c.Text)
+	for next, _ := c.Meta["next"].(string); next != ""; {
+		res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: next})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.WriteString(res.Contents[0].Text)
+		next, _ = res.Contents[0].Meta["next"].(string)
+	}
+	if all.String() != guide {
+		t.Errorf("the pages read back %q", all.String())
+	}
+}

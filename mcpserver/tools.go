@@ -552,7 +552,7 @@ func (s *Server) extractTool(ctx context.Context, req *mcp.CallToolRequest, in E
 		}
 	}
 	var cut bool
-	out.Text, cut = clip(text[from:], max(budget, 4096))
+	out.Text, cut = clip(text[from:], max(budget, s.cfg.MaxResultBytes/4))
 	if cut {
 		out.NextOffset = from + len(out.Text)
 		out.Note += fmt.Sprintf("text cut at byte %d of %d (the result is bounded to %d bytes): call again with offset=%d for the rest", out.NextOffset, len(text), s.cfg.MaxResultBytes, out.NextOffset)

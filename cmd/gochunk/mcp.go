@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -129,9 +131,28 @@ func newMCPServer(ctx context.Context, pf *pipelineflag.Flags, o mcpOptions) (_ 
 
 // mountMCP adds gochunk serve's /mcp endpoint to cfg: the MCP server
 // over the store at where, reading files under roots, served as
-// streamable HTTP behind the server's token and memory budget. The
-// returned function hands it the server once made (for its budget).
-func mountMCP(e env, pf *pipelineflag.Flags, cfg *server.Config, where string, roots []string, allowIndex bool, log *slog.Logger) (closeStore func(), setServer func(*server.Server), err error) {
+// streamable HTTP behind the server's token and memory budget. Its
+// pipeline has serve's flags (fs: the embedder, the tokenizer, the model)
+// and the chunking configuration of the file config (as gochunk index
+// --config reads it; none: the defaults). The returned function hands it
+// the server once made (for its budget).
+func mountMCP(e env, fs *flag.FlagSet, cfg *server.Config, where string, roots []string, allowIndex bool, config string, log *slog.Logger) (closeStore func(), setServer func(*server.Server), err error) {
+	pf := pipelineFlags(e)
+	mfs := flag.NewFlagSet("gochunk serve --mcp", flag.ContinueOnError)
+	mfs.SetOutput(io.Discard)
+	pf.Register(mfs)
+	var args []string
+	fs.Visit(func(f *flag.Flag) {
+		if mfs.Lookup(f.Name) != nil && f.Name != "config" {
+			args = append(args, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	if config != "" {
+		args = append(args, "--config", config)
+	}
+	if err := mfs.Parse(args); err != nil {
+		return nil, nil, fmt.Errorf("--mcp-config: %w", err)
+	}
 	var srv *server.Server
 	reserve := func(ctx context.Context, n int64) (func(), error) {
 		if srv == nil {

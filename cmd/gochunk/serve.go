@@ -67,6 +67,7 @@ Flags:
 	var mcpRoots pipelineflag.List
 	fs.Var(&mcpRoots, "mcp-root", "a `DIR` whose files /mcp's tools may read (repeatable; none: no files)")
 	mcpIndex := fs.Bool("mcp-allow-index", false, "offer /mcp's index tool: clients may add files under --mcp-root to --store")
+	mcpConfig := fs.String("mcp-config", "", "JSON or YAML `FILE` of what /mcp's index and chunk tools chunk with, as gochunk index --config reads it (chunker, size, parents, context)")
 	if _, code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
@@ -90,7 +91,7 @@ Flags:
 	log := slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 	setMCP := func(*server.Server) {}
 	if *mcpOn {
-		closeMCP, set, err := mountMCP(e, pf, &cfg, cmp.Or(*where, "gochunk.db"), mcpRoots, *mcpIndex, log)
+		closeMCP, set, err := mountMCP(e, fs, &cfg, cmp.Or(*where, "gochunk.db"), mcpRoots, *mcpIndex, *mcpConfig, log)
 		if err != nil {
 			return fail(e, "serve", fmt.Errorf("--mcp: %w", err))
 		}
