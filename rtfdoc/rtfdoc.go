@@ -517,25 +517,17 @@ func (r *reader) unicode(n int) {
 	c := rune(n & 0xFFFF)
 	switch {
 	case utf16.IsSurrogate(c) && c < 0xDC00:
-		if r.high != 0 {
-			r.emitRune(utf8.RuneError)
-		}
+		r.emitRune(0) // a high surrogate waiting is lost
 		r.high = c
 	case utf16.IsSurrogate(c):
-		if r.high != 0 {
-			r.emitRune(utf16.DecodeRune(r.high, c))
+		if h := r.high; h != 0 {
 			r.high = 0
+			r.emitRune(utf16.DecodeRune(h, c))
 		} else {
 			r.emitRune(utf8.RuneError)
 		}
 	default:
-		if r.high != 0 {
-			r.emitRune(utf8.RuneError)
-			r.high = 0
-		}
-		if c != 0 {
-			r.emitRune(c)
-		}
+		r.emitRune(c)
 	}
 	r.skip = r.st.uc
 }
@@ -566,10 +558,6 @@ func (r *reader) byte(c byte) {
 
 // flush decodes the pending bytes.
 func (r *reader) flush() {
-	if r.high != 0 {
-		r.high = 0
-		r.emitText(string(utf8.RuneError))
-	}
 	if len(r.pending) == 0 {
 		return
 	}
@@ -587,15 +575,30 @@ func (r *reader) text(s string) {
 	r.emitText(s)
 }
 
+// emitRune takes a character of \uN (none for 0).
 func (r *reader) emitRune(c rune) {
-	if r.st.dest == destSkip || r.st.hidden {
+	if r.st.dest == destSkip || r.st.hidden || c == 0 && r.high == 0 {
+		return
+	}
+	if c == 0 {
+		r.emitText("")
 		return
 	}
 	var b [4]byte
 	r.emitText(string(b[:utf8.EncodeRune(b[:], c)]))
 }
 
+// lone writes U+FFFD for a high surrogate of \uN that no low one
+// followed.
+func (r *reader) lone() {
+	if r.high != 0 {
+		r.high = 0
+		r.emitText(string(utf8.RuneError))
+	}
+}
+
 func (r *reader) emitByte(c byte) {
+	r.lone()
 	switch r.st.dest {
 	case destText:
 		r.para.WriteByte(c)
@@ -609,6 +612,7 @@ func (r *reader) emitByte(c byte) {
 }
 
 func (r *reader) emitText(s string) {
+	r.lone()
 	switch r.st.dest {
 	case destText:
 		r.para.WriteString(s)
