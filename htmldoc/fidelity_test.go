@@ -65,3 +65,31 @@ func TestUTF16WithBOM(t *testing.T) {
 		}
 	}
 }
+
+// A cell spanning rows keeps the cells of the rows below in their
+// columns, one spanning columns those after it in its row; the spanned
+// positions stay empty.
+func TestTableSpans(t *testing.T) {
+	page := `<table>
+<tr><th rowspan="2">Region</th><th colspan="2">Sales</th><th rowspan="2">Note</th></tr>
+<tr><th>Q1</th><th>Q2</th></tr>
+<tr><td rowspan="2">North</td><td>10</td><td>12</td><td>good</td></tr>
+<tr><td>11</td><td>13</td><td>better</td></tr>
+<tr><td>South</td><td colspan="2">n/a</td><td>closed</td></tr>
+</table>`
+	want := "| Region | Sales |  | Note |\n|---|---|---|---|\n|  | Q1 | Q2 |  |\n| North | 10 | 12 | good |\n|  | 11 | 13 | better |\n| South | n/a |  | closed |"
+	if got := textOf(t, []byte(page)); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Lists, paragraphs and line breaks inside a cell are kept apart.
+func TestTableCellBlocks(t *testing.T) {
+	page := `<table><tr><th>Steps</th><th>Notes</th></tr>
+<tr><td><ul><li>First item</li><li>Second item</li><li>Third item</li></ul></td>
+<td><p>One paragraph.</p><p>Another</p>Line one<br>Line two</td></tr></table>`
+	want := "| Steps | Notes |\n|---|---|\n| First item; Second item; Third item | One paragraph. Another; Line one; Line two |"
+	if got := textOf(t, []byte(page)); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

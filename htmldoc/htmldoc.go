@@ -12,6 +12,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -304,14 +307,20 @@ func (w *walker) add(typ, text string) {
 
 // table adds a table as a pipe table: its first row (header cells, or the
 // first row when there are none) as the header, then a delimiter row,
-// then the other rows; a pipe in a cell is escaped. A cell spanning rows
-// or columns is one cell (its spans are not expanded); rows and columns
-// without text are left out, and a sparse table is not padded (package
-// internal/mdtable).
+// then the other rows; a pipe in a cell is escaped. A cell spanning
+// columns or rows (colspan, rowspan) holds its text in its first column
+// and row, and the columns and rows it spans are left to it: the cells
+// after it, in its row and in the rows below, are placed in the columns
+// a browser shows them in (the spanned positions stay empty, not
+// filled with copies). Rows and columns without text are left out, and
+// a sparse table is not padded (package internal/mdtable). Blocks inside
+// a cell (paragraphs, list items, line breaks) are kept apart (see
+// cellText).
 func (w *walker) table(t *html.Node) {
 	tb := mdtable.New(w.budget)
 	var caption string
 	rows := 0
+	var spans []span // the rows above's cells that span this row, by column
 	var visit func(n *html.Node)
 	visit = func(n *html.Node) {
 		for c := n.FirstChild; c != nil && w.err == nil; c = c.NextSibling {
@@ -322,16 +331,34 @@ func (w *walker) table(t *html.Node) {
 			case atom.Caption:
 				caption = inlineText(c)
 			case atom.Tr:
-				col := 0
+				spans = slices.DeleteFunc(spans, func(s span) bool { return s.until <= rows })
+				var added []span
+				col, k := 0, 0
 				for d := c.FirstChild; d != nil && w.err == nil; d = d.NextSibling {
-					if d.Type == html.ElementNode && (d.DataAtom == atom.Td || d.DataAtom == atom.Th) {
-						w.err = tb.Add(rows, col, strings.ReplaceAll(inlineText(d), "|", `\|`))
-						col++
+					if d.Type != html.ElementNode || d.DataAtom != atom.Td && d.DataAtom != atom.Th {
+						continue
 					}
+					// The first column no cell above spans (spans are
+					// sorted by column; cells come left to right).
+					for ; k < len(spans) && spans[k].from <= col; k++ {
+						col = max(col, spans[k].to)
+					}
+					colspan := spanAttr(d, "colspan", 1, maxColspan)
+					if rowspan := spanAttr(d, "rowspan", 1, maxRowspan); rowspan != 1 && len(spans)+len(added) < maxSpans {
+						until := rows + rowspan
+						if rowspan == 0 { // to the end of the table
+							until = math.MaxInt
+						}
+						added = append(added, span{from: col, to: col + colspan, until: until})
+					}
+					w.err = tb.Add(rows, col, strings.ReplaceAll(cellText(d), "|", `\|`))
+					col += colspan
 				}
-				if col > 0 {
-					rows++
+				if len(added) > 0 {
+					spans = append(spans, added...)
+					slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
 				}
+				rows++
 			case atom.Table:
 				// a nested table: its rows are read on their own
 			default:
@@ -356,6 +383,94 @@ func (w *walker) table(t *html.Node) {
 		w.els = append(w.els, gochunk.Element{Type: "table", Text: md, Order: len(w.els)})
 	}
 }
+
+// span is a cell spanning rows: the columns [from, to) it takes, until
+// row until (exclusive).
+type span struct{ from, to, until int }
+
+// The spans read as HTML reads them (colspan at most 1,000, rowspan at
+// most 65,534, rowspan 0 to the end), and the most spans of cells above
+// kept at a time (a table holding more is placed as if the others
+// spanned one row: cells are placed in time linear in the table).
+const (
+	maxColspan = 1000
+	maxRowspan = 65534
+	maxSpans   = 256
+)
+
+// spanAttr returns a cell's span attribute key: def when absent or not a
+// number, at most limit.
+func spanAttr(n *html.Node, key string, def, limit int) int {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			v, err := strconv.Atoi(strings.TrimSpace(a.Val))
+			if err != nil || v < 0 || key == "colspan" && v == 0 {
+				return def
+			}
+			return min(v, limit)
+		}
+	}
+	return def
+}
+
+// cellText returns a table cell's text as one line: its inline text with
+// white space collapsed, its blocks (paragraphs, headings, list items,
+// lines broken by <br>, rows of a table inside it) joined by "; ", or by
+// a space after a block that ends a sentence, so that "First item" and
+// "Second item" do not run together.
+func cellText(n *html.Node) string {
+	var parts []string
+	var cur strings.Builder
+	end := func() {
+		if t := strings.Join(strings.Fields(cur.String()), " "); t != "" {
+			parts = append(parts, t)
+		}
+		cur.Reset()
+	}
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				cur.WriteString(c.Data)
+			case c.Type != html.ElementNode || skipped[c.DataAtom] || hidden(c):
+			case c.DataAtom == atom.Br:
+				end()
+			case c.DataAtom == atom.Img:
+				for _, at := range c.Attr {
+					if at.Key == "alt" {
+						cur.WriteString(" " + at.Val + " ")
+					}
+				}
+			case inCellBlocks[c.DataAtom] || blocks[c.DataAtom]:
+				end()
+				walk(c)
+				end()
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	end()
+	var sb strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			if strings.ContainsRune(".!?;:", rune(parts[i-1][len(parts[i-1])-1])) {
+				sb.WriteByte(' ')
+			} else {
+				sb.WriteString("; ")
+			}
+		}
+		sb.WriteString(p)
+	}
+	return sb.String()
+}
+
+// inCellBlocks are the elements that, besides blocks, end a block of a
+// cell's text.
+var inCellBlocks = map[atom.Atom]bool{atom.Li: true, atom.Ul: true, atom.Ol: true, atom.H1: true, atom.H2: true, atom.H3: true,
+	atom.H4: true, atom.H5: true, atom.H6: true, atom.Pre: true, atom.Table: true, atom.Tr: true, atom.Td: true, atom.Th: true}
 
 // inlineText returns the text of n with its white space collapsed.
 func inlineText(n *html.Node) string {

@@ -14,6 +14,10 @@ import (
 // not allowed to grow the text.
 const maxListLevel = 8
 
+// maxGridSpan is the most columns a Word table's cell spans (Word's
+// tables have at most 63).
+const maxGridSpan = 64
+
 // docxStyle is what a paragraph style says about structure: a heading
 // level (0 for none), or a title.
 type docxStyle struct {
@@ -139,6 +143,7 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 	var tb *mdtable.Table
 	row, col := -1, 0
 	var cellText strings.Builder
+	gridSpan := 1
 	counters := map[string][]int{} // numbered lists' counters by numId, per level
 	err = walkXML("word/document.xml", data, func(t xml.Token) error {
 		switch e := t.(type) {
@@ -171,6 +176,13 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 			case "tc":
 				if tables == 1 {
 					cellText.Reset()
+					gridSpan = 1
+				}
+			case "gridSpan":
+				if tables == 1 {
+					if n, err := strconv.Atoi(attr(e, "val")); err == nil && n > 1 {
+						gridSpan = min(n, maxGridSpan)
+					}
 				}
 			}
 		case xml.CharData:
@@ -229,11 +241,14 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 					return a.d.emit(&els, gochunk.Element{Type: "paragraph", Text: text})
 				}
 			case "tc":
-				// A cell spanning columns (gridSpan) or rows (vMerge) is
-				// one cell: spans are not expanded.
+				// A cell spanning columns (gridSpan) holds its text in its
+				// first column, the cells after it in the columns they
+				// are shown in; one spanning rows (vMerge) continues as
+				// an empty cell in the rows below. Spans are not filled
+				// with copies.
 				if tables == 1 && row >= 0 {
-					col++
-					return tb.Add(row, col-1, cell(cellText.String()))
+					col += gridSpan
+					return tb.Add(row, col-gridSpan, cell(cellText.String()))
 				}
 			case "tbl":
 				if tables > 0 {

@@ -334,3 +334,21 @@ func TestEmailHTMLCharset(t *testing.T) {
 		}
 	}
 }
+
+// A Word table's cell spanning columns (gridSpan) keeps the cells after
+// it in their columns.
+func TestDOCXGridSpan(t *testing.T) {
+	tc := func(text, pr string) string {
+		return `<w:tc><w:tcPr>` + pr + `</w:tcPr><w:p><w:r><w:t>` + text + `</w:t></w:r></w:p></w:tc>`
+	}
+	body := `<w:tbl><w:tr>` + tc("Region", "") + tc("Sales", `<w:gridSpan w:val="2"/>`) + tc("Note", "") + `</w:tr>` +
+		`<w:tr>` + tc("North", "") + tc("10", "") + tc("12", "") + tc("good", "") + `</w:tr></w:tbl>`
+	els, err := Elements("docx", docxOf(t, body, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "| Region | Sales |  | Note |\n| --- | --- | --- | --- |\n| North | 10 | 12 | good |"
+	if len(els) != 1 || els[0].Text != want {
+		t.Errorf("got %q, want %q", texts(els), want)
+	}
+}
