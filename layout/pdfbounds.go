@@ -125,16 +125,16 @@ func weigh(data []byte, b bounds) ([]pageCost, error) {
 	if len(s.pages) == 0 {
 		return nil, nil
 	}
+	// A page over the bound counts as the bound: pages over it are not
+	// drawn, but were weighed, and weighing is bounded too.
 	costs := make([]pageCost, len(s.pages))
 	var total int64
 	for i := range s.pages {
 		costs[i] = s.pageCost(i, b.pageContent)
-		if b.check(costs[i]) == nil {
-			total = satAdd(total, costs[i].content)
+		total = satAdd(total, min(costs[i].content, b.pageContent))
+		if total > b.content {
+			return nil, fmt.Errorf("%w: its pages draw more than %s of content together (the bound, PDFOptions.MaxContent)", ErrTooLarge, byteSize(b.content))
 		}
-	}
-	if total > b.content {
-		return nil, fmt.Errorf("%w: its pages draw more than %s of content together (the bound, PDFOptions.MaxContent)", ErrTooLarge, byteSize(b.content))
 	}
 	return costs, nil
 }
@@ -176,6 +176,12 @@ func EstimatePDF(data []byte) (pages int, contentBytes int64, err error) {
 	b := PDFOptions{}.bounds()
 	s := scanPDF(data, b.pageContent)
 	for i := range s.pages {
+		if contentBytes > b.content {
+			// Past the document's bound (ExtractPDF refuses it): the
+			// other pages count as the one bound each, unweighed.
+			contentBytes = satAdd(contentBytes, b.pageContent)
+			continue
+		}
 		contentBytes = satAdd(contentBytes, min(s.pageCost(i, b.pageContent).content, b.pageContent))
 	}
 	return len(s.pages), contentBytes, nil

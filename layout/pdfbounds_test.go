@@ -229,3 +229,24 @@ func TestEstimatePDF(t *testing.T) {
 		}
 	}
 }
+
+// The scan reads untrusted bytes: whatever they are, it ends without a
+// panic, and within its bounds.
+func FuzzScanPDF(f *testing.F) {
+	f.Add(pdfgen.Plain([][]string{{"One."}, {"Two."}}))
+	f.Add(pdfgen.FormBomb(4))
+	f.Add(pdfgen.WithFormBombPage(3, 2, 3))
+	f.Add(pdfgen.ManyChars(300))
+	f.Add([]byte("%PDF-1.5\n1 0 obj << /Type /ObjStm /N 2 /First 8 /Filter /ASCIIHexDecode /Length 20 >>\nstream\n3 0 4 5 <<>> <</A 3 0 R>>\nendstream endobj trailer << /Root 4 0 R >>"))
+	f.Add([]byte("%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj 2 0 obj << /Kids [2 0 R 3 0 R] >> endobj 3 0 obj << /Contents [5 0 R] /Resources << /XObject << /X 5 0 R >> >> >> endobj 5 0 obj << /Subtype /Form /Filter [/A85 /Fl] /Length 99 >> stream\n/X Do /X Do~>\nendstream endobj"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		data = append([]byte("%PDF-1.7\n"), data...)
+		pages, content, err := EstimatePDF(data)
+		if err != nil || pages < 0 || content < 0 {
+			t.Fatalf("%d pages, %d bytes, %v", pages, content, err)
+		}
+		if costs, err := weigh(data, PDFOptions{}.bounds()); err == nil && costs != nil && len(costs) != pages {
+			t.Fatalf("weigh: %d pages, EstimatePDF %d", len(costs), pages)
+		}
+	})
+}

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -43,6 +45,8 @@ type pdfScan struct {
 	budget  int64             // bytes of object streams still to inflate
 	nest    int               // forms being costed, one within another
 	buf     []byte            // for decodedSize
+	left    int               // values the lexer may still read
+	work    int64             // bytes the lexer and searches may still read
 }
 
 type packedObj struct{ stream, offset int }
@@ -59,13 +63,19 @@ const (
 	scanMaxStream = 1 << 30 // inflation stops here whatever the bounds
 	scanObjStm    = 64 << 20
 	scanMaxNest   = 64 // forms within forms followed at most
+	// The scan's own memory is bounded, whatever the file: it reads
+	// 2 million values (about 80 MB) and finds 2 million objects at
+	// most, and gives up past them (PDFium reads such a PDF under the
+	// memory bound alone).
+	scanMaxValues  = 2_000_000
+	scanMaxObjects = 2_000_000
 )
 
 // scanPDF finds a PDF's objects and pages; inflating any one stream stops
 // past limit bytes.
 func scanPDF(data []byte, limit int64) *pdfScan {
 	s := &pdfScan{data: data, objs: map[int]int{}, packed: map[int]packedObj{}, streams: map[int][]byte{},
-		values: map[int]any{}, forms: map[int]*formCost{}, busy: map[int]bool{}, limit: min(limit, scanMaxStream), budget: scanObjStm}
+		values: map[int]any{}, forms: map[int]*formCost{}, busy: map[int]bool{}, limit: min(limit, scanMaxStream), budget: scanObjStm, left: scanMaxValues, work: 16*int64(len(data)) + 16<<20}
 	s.findObjects()
 	s.findPages()
 	return s
@@ -126,22 +136,30 @@ func (s *pdfScan) findObjects() {
 			continue
 		}
 		s.objs[n] = pos
+		if len(s.objs) > scanMaxObjects {
+			clear(s.objs)
+			return
+		}
 	}
 	// The last trailer, or the last cross-reference stream's dictionary.
 	if i := bytes.LastIndex(b, []byte("trailer")); i >= 0 {
-		l := &pdfLexer{b: b, i: i + 7}
+		l := s.lexer(b, i+7)
 		if d, ok := l.value(0).(map[string]any); ok {
 			s.trailer = d
 		}
 	}
 	// Objects in object streams (PDF 1.5), unless written plainly too.
+	// Only object and cross-reference streams are parsed here (their
+	// dictionaries are short), in the order of their numbers.
+	var objStms []int
 	for n, off := range s.objs {
-		// Only object and cross-reference streams are parsed here (their
-		// dictionaries are short).
 		head := s.data[off:min(len(s.data), off+1024)]
-		if !bytes.Contains(head, []byte("/ObjStm")) && !bytes.Contains(head, []byte("/XRef")) {
-			continue
+		if bytes.Contains(head, []byte("/ObjStm")) || bytes.Contains(head, []byte("/XRef")) {
+			objStms = append(objStms, n)
 		}
+	}
+	slices.Sort(objStms)
+	for _, n := range objStms {
 		d, raw, ok := s.rawStream(n)
 		if !ok || d["Type"] != pdfName("ObjStm") {
 			if ok && d["Type"] == pdfName("XRef") && s.trailer == nil {
@@ -157,7 +175,7 @@ func (s *pdfScan) findObjects() {
 		s.streams[n] = data
 		first, _ := s.resolve(d["First"]).(int64)
 		count, _ := s.resolve(d["N"]).(int64)
-		l := &pdfLexer{b: data}
+		l := s.lexer(data, 0)
 		for i := int64(0); i < count; i++ {
 			num, ok1 := l.value(0).(int64)
 			off, ok2 := l.value(0).(int64)
@@ -183,9 +201,9 @@ func (s *pdfScan) object(n int) any {
 	defer delete(s.busy, n)
 	var v any
 	if off, ok := s.objs[n]; ok {
-		v = (&pdfLexer{b: s.data, i: off}).value(0)
+		v = s.lexer(s.data, off).value(0)
 	} else if p, ok := s.packed[n]; ok {
-		v = (&pdfLexer{b: s.streams[p.stream], i: p.offset}).value(0)
+		v = s.lexer(s.streams[p.stream], p.offset).value(0)
 	}
 	s.values[n] = v
 	return v
@@ -214,7 +232,7 @@ func (s *pdfScan) rawStream(n int) (map[string]any, []byte, bool) {
 	if !ok {
 		return nil, nil, false
 	}
-	l := &pdfLexer{b: s.data, i: off}
+	l := s.lexer(s.data, off)
 	d, ok := l.value(0).(map[string]any)
 	if !ok {
 		return nil, nil, false
@@ -238,10 +256,15 @@ func (s *pdfScan) rawStream(n int) (map[string]any, []byte, bool) {
 		}
 	}
 	if end < 0 {
-		i := bytes.Index(s.data[start:], []byte("endstream"))
-		if i < 0 {
+		if s.work <= 0 {
 			return nil, nil, false
 		}
+		i := bytes.Index(s.data[start:], []byte("endstream"))
+		if i < 0 {
+			s.work -= int64(len(s.data) - start)
+			return nil, nil, false
+		}
+		s.work -= int64(i)
 		end = start + i
 	}
 	return d, s.data[start:end], true
@@ -409,10 +432,15 @@ func (s *pdfScan) findPages() {
 		root = s.dict(s.trailer["Root"])
 	}
 	if root == nil {
-		for n := range s.objs {
-			if d, ok := s.object(n).(map[string]any); ok && d["Type"] == pdfName("Catalog") {
+		// No trailer names it: the catalog written last.
+		nums := slices.Sorted(maps.Keys(s.objs))
+		for i := len(nums) - 1; i >= 0 && root == nil; i-- {
+			off := s.objs[nums[i]]
+			if !bytes.Contains(s.data[off:min(len(s.data), off+1024)], []byte("/Catalog")) {
+				continue
+			}
+			if d, ok := s.object(nums[i]).(map[string]any); ok && d["Type"] == pdfName("Catalog") {
 				root = d
-				break
 			}
 		}
 	}
@@ -520,10 +548,14 @@ func (s *pdfScan) streamCost(n int, res map[string]any, maxContent int64) pageCo
 	if err == errScanLimit {
 		cost.content = maxContent + 1
 	}
-	for name, times := range drawn(data) {
+	for _, d := range drawn(data) {
+		name, times := d.name, d.times
 		f, ok := forms[name]
 		if !ok {
 			continue
+		}
+		if cost.content > maxContent {
+			break // over the bound already
 		}
 		fc := s.formCost(f, res, 1)
 		fc.forms++
@@ -583,9 +615,17 @@ func (s *pdfScan) formNames(res map[string]any) map[string]int {
 	return out
 }
 
-// drawn counts the "/Name Do" operators of a content stream by name.
-func drawn(data []byte) map[string]int64 {
-	out := map[string]int64{}
+// use is how many times a content stream draws an XObject.
+type use struct {
+	name  string
+	times int64
+}
+
+// drawn counts the "/Name Do" operators of a content stream by name, in
+// the order the names first appear.
+func drawn(data []byte) []use {
+	var out []use
+	at := map[string]int{}
 	for pos := 0; ; {
 		i := bytes.Index(data[pos:], []byte("Do"))
 		if i < 0 {
@@ -605,7 +645,14 @@ func drawn(data []byte) map[string]int64 {
 			k--
 		}
 		if k > 0 && data[k-1] == '/' {
-			out[string(data[k:j])]++
+			name := string(data[k:j])
+			i, ok := at[name]
+			if !ok {
+				i = len(out)
+				at[name] = i
+				out = append(out, use{name: name})
+			}
+			out[i].times++
 		}
 	}
 }
@@ -614,8 +661,15 @@ func drawn(data []byte) map[string]int64 {
 // references (pdfRef), arrays ([]any), dictionaries (map[string]any);
 // strings and keywords are read past and given as nil or their keyword.
 type pdfLexer struct {
-	b []byte
-	i int
+	b    []byte
+	i    int
+	left *int   // values still to read in the scan
+	work *int64 // bytes still to read in the scan
+}
+
+// lexer reads b from i, drawing on the scan's values.
+func (s *pdfScan) lexer(b []byte, i int) *pdfLexer {
+	return &pdfLexer{b: b, i: i, left: &s.left, work: &s.work}
 }
 
 func (l *pdfLexer) skip() {
@@ -636,6 +690,21 @@ func (l *pdfLexer) skip() {
 
 // value reads one object; nil for what it does not keep or cannot read.
 func (l *pdfLexer) value(depth int) any {
+	if depth == 0 && l.work != nil {
+		start := l.i
+		defer func() { *l.work -= int64(l.i - start) }()
+		if *l.work <= 0 {
+			l.i = len(l.b)
+			return nil
+		}
+	}
+	if l.left != nil {
+		if *l.left <= 0 {
+			l.i = len(l.b) // the scan has read all it may
+			return nil
+		}
+		*l.left--
+	}
 	l.skip()
 	if l.i >= len(l.b) || depth > 32 {
 		return nil
