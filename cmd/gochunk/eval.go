@@ -17,7 +17,6 @@ import (
 	"github.com/gochunk/gochunk/llm"
 	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/pipeline/pipelineflag"
-	"github.com/gochunk/gochunk/tokenize"
 )
 
 // evalFlags are the flags eval and tune share.
@@ -177,7 +176,7 @@ func (f *evalFlags) run(e env, ds *eval.Dataset, opt eval.Options, cands []eval.
 			im.CompareRun(again)
 		}
 		if cfg.Tokenizer != "" {
-			counter, err := tokenize.New(cfg.Tokenizer)
+			counter, err := pipeline.NewTokenizer(e.ctx, cfg.Tokenizer, cfg.Embedder)
 			if err != nil {
 				return nil, err
 			}
