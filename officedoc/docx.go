@@ -24,6 +24,8 @@ type docxStyle struct {
 	level int
 	title bool
 	list  bool
+	numID string // the list its paragraphs are items of (numPr)
+	ilvl  int    // their list level: numPr's, else the name's ("List Bullet 2": 1)
 }
 
 // docxStyles reads word/styles.xml: a heading is a style named "heading
@@ -55,6 +57,17 @@ func docxStyles(a *archive) (map[string]docxStyle, error) {
 				}
 				st.title = name == "title"
 				st.list = strings.HasPrefix(name, "list")
+				if f := strings.Fields(name); st.list && len(f) == 3 && st.ilvl == 0 {
+					if n, err := strconv.Atoi(f[2]); err == nil && n > 1 {
+						st.ilvl = min(n-1, maxListLevel)
+					}
+				}
+			case "numId":
+				st.numID = attr(e, "val")
+			case "ilvl":
+				if n, err := strconv.Atoi(attr(e, "val")); err == nil {
+					st.ilvl = min(max(n, 0), maxListLevel)
+				}
 			case "outlineLvl":
 				if lv, err := strconv.Atoi(attr(e, "val")); err == nil && lv < 9 && st.level == 0 {
 					st.level = lv + 1
@@ -135,6 +148,7 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 		text         strings.Builder
 		style, numID string
 		ilvl         int
+		hasIlvl      bool // ilvl is the paragraph's own
 	}
 	var open []*paragraph
 	para := &paragraph{} // the innermost open paragraph
@@ -156,6 +170,7 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 				para.style = attr(e, "val")
 			case "ilvl":
 				para.ilvl, _ = strconv.Atoi(attr(e, "val"))
+				para.hasIlvl = true
 				para.ilvl = min(max(para.ilvl, 0), maxListLevel) // Word has nine levels, 0 to 8
 			case "numId":
 				para.numID = attr(e, "val")
@@ -219,6 +234,12 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 					return nil
 				}
 				st := styles[style]
+				if numID == "" {
+					numID = st.numID // a list style's paragraphs
+				}
+				if !p.hasIlvl {
+					ilvl = st.ilvl
+				}
 				switch {
 				case st.title:
 					return a.d.emit(&els, heading(1, text))

@@ -1,7 +1,10 @@
 package officedoc
 
 import (
+	"archive/zip"
+	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -350,5 +353,37 @@ func TestDOCXGridSpan(t *testing.T) {
 	want := "| Region | Sales |  | Note |\n| --- | --- | --- | --- |\n| North | 10 | 12 | good |"
 	if len(els) != 1 || els[0].Text != want {
 		t.Errorf("got %q, want %q", texts(els), want)
+	}
+}
+
+// Paragraphs of Word's list styles ("List Bullet 2") are list items
+// nested by their style, of the list the style numbers them in.
+func TestDOCXListStyles(t *testing.T) {
+	styles := `<?xml version="1.0"?><w:styles ` + wordNS + `>` +
+		`<w:style w:styleId="ListBullet"><w:name w:val="List Bullet"/><w:pPr><w:numPr><w:numId w:val="1"/></w:numPr></w:pPr></w:style>` +
+		`<w:style w:styleId="ListBullet2"><w:name w:val="List Bullet 2"/><w:pPr><w:numPr><w:numId w:val="1"/></w:numPr></w:pPr></w:style>` +
+		`</w:styles>`
+	numbering := `<w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:numFmt w:val="bullet"/></w:lvl>` +
+		`<w:lvl w:ilvl="1"><w:numFmt w:val="bullet"/></w:lvl></w:abstractNum><w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>`
+	p := func(style, text string) string {
+		return `<w:p><w:pPr><w:pStyle w:val="` + style + `"/></w:pPr><w:r><w:t>` + text + `</w:t></w:r></w:p>`
+	}
+	data := docxOf(t, p("ListBullet", "Fruit")+p("ListBullet2", "Apple")+p("ListBullet", "Nuts"), numbering)
+	parts := map[string][]byte{"word/styles.xml": []byte(styles)}
+	z, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range z.File {
+		r, _ := f.Open()
+		b, _ := io.ReadAll(r)
+		parts[f.Name] = b
+	}
+	els, err := Elements("docx", zipOf(t, parts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(texts(els), "\n"), "list_item - Fruit\nlist_item   - Apple\nlist_item - Nuts"; got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
