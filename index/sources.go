@@ -94,8 +94,8 @@ func (f Files) Docs(ctx context.Context, yield func(Doc) error) error {
 }
 
 // binary tells whether a file is not a document: a NUL byte in its first
-// 8 KB, unless it is a PDF or a document package officedoc reads (named
-// by its extension).
+// 8 KB, unless it is a PDF, a compound file (OLE2) or a document package
+// officedoc reads (named by its extension).
 func binary(p string) bool {
 	if officedoc.Kinds[strings.ToLower(filepath.Ext(p))] != "" {
 		return false
@@ -108,7 +108,9 @@ func binary(p string) bool {
 	buf := make([]byte, 8192)
 	n, _ := io.ReadFull(f, buf)
 	buf = buf[:n]
-	return !bytes.HasPrefix(buf, []byte("%PDF-")) && bytes.IndexByte(buf, 0) >= 0
+	// A compound file is an Outlook message (read) or a Word, Excel or
+	// PowerPoint 97-2003 file (refused by name, reported): not left out.
+	return !bytes.HasPrefix(buf, []byte("%PDF-")) && !bytes.HasPrefix(buf, []byte("\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1")) && bytes.IndexByte(buf, 0) >= 0
 }
 
 // hashFile returns the content hash of the file at p with meta, reading

@@ -36,8 +36,10 @@ type FormatError struct {
 	Reason, Advice string
 }
 
+// Error says the format, why it is not read and what to do; callers name
+// the input before it, as they do for every error of Load.
 func (e *FormatError) Error() string {
-	return fmt.Sprintf("%s: %s: %s; %s", cmpName(e.Name), e.Format, e.Reason, e.Advice)
+	return fmt.Sprintf("%s: %s; %s", e.Format, e.Reason, e.Advice)
 }
 
 // Is makes every FormatError an ErrUnsupportedFormat.
@@ -72,7 +74,7 @@ func (f format) refusal(name string) error {
 
 const readsWhat = "give a document gochunk reads: text, Markdown, HTML, PDF, DOCX, PPTX, XLSX, ODT, ODS, ODP, EPUB, e-mail (.eml, .mbox, Outlook .msg) or RTF"
 
-func image(name string) format {
+func imageFormat(name string) format {
 	return format{what: "an image (" + name + ")", reason: "gochunk has no OCR yet, and an image holds no text layer to read",
 		advice: "run OCR on it first (for example: tesseract FILE out, then chunk out.txt), or give the document the image was made from"}
 }
@@ -131,32 +133,32 @@ func sniff(data []byte) format {
 		}
 		return archive("a zip archive")
 	case has("\x89PNG\r\n\x1a\n"):
-		return image("PNG")
+		return imageFormat("PNG")
 	case has("\xFF\xD8\xFF"):
-		return image("JPEG")
+		return imageFormat("JPEG")
 	case has("GIF87a") || has("GIF89a"):
-		return image("GIF")
+		return imageFormat("GIF")
 	case has("II*\x00") || has("MM\x00*"):
-		return image("TIFF")
+		return imageFormat("TIFF")
 	case has("RIFF") && at(8, "WEBP"):
-		return image("WebP")
+		return imageFormat("WebP")
 	case has("BM") && len(head) >= 18 && head[6] == 0 && head[7] == 0 && head[8] == 0 && head[9] == 0 && (head[14] == 12 || head[14] == 40 || head[14] == 52 || head[14] == 56 || head[14] == 64 || head[14] == 108 || head[14] == 124):
-		return image("BMP")
+		return imageFormat("BMP")
 	case at(4, "ftyp") && (at(8, "heic") || at(8, "heix") || at(8, "mif1") || at(8, "msf1") || at(8, "hevc") || at(8, "heim") || at(8, "heis")):
-		return image("HEIC")
+		return imageFormat("HEIC")
 	case at(4, "ftyp") && (at(8, "avif") || at(8, "avis")):
-		return image("AVIF")
+		return imageFormat("AVIF")
 	case has("\x00\x00\x01\x00") && len(head) > 6 && head[4] > 0:
-		return image("ICO")
+		return imageFormat("ICO")
 	case has("8BPS"):
-		return image("Photoshop PSD")
+		return imageFormat("Photoshop PSD")
 	case has("\x00\x00\x00\x0CjP  ") || has("\xFF\x4F\xFF\x51"):
-		return image("JPEG 2000")
+		return imageFormat("JPEG 2000")
 	case has("RIFF") && at(8, "WAVE"):
 		return media("an audio file", "WAV")
 	case has("RIFF") && at(8, "AVI "):
 		return media("a video file", "AVI")
-	case has("ID3") || len(head) >= 2 && head[0] == 0xFF && (head[1]&0xE0) == 0xE0 && (head[1]&0x06) != 0:
+	case has("ID3") && len(head) > 5 && head[3] >= 2 && head[3] <= 4 && head[4] == 0 || len(head) >= 2 && head[0] == 0xFF && (head[1]&0xE0) == 0xE0 && (head[1]&0x06) != 0:
 		return media("an audio file", "MP3")
 	case has("OggS"):
 		return media("an audio or video file", "Ogg")
@@ -196,16 +198,16 @@ func sniff(data []byte) format {
 		return format{what: "an SQLite database", reason: "gochunk reads documents, not databases",
 			advice: "export its text first (for example: sqlite3 FILE .dump > dump.sql, or a query's output) and chunk that"}
 	}
-	if at, ok := binary(data); ok {
+	if at, ok := binaryText(data); ok {
 		return format{what: "a binary file of no format gochunk knows", reason: fmt.Sprintf("it is not text (%s)", at), advice: readsWhat}
 	}
 	return format{kind: "text"}
 }
 
-// binary reports whether data's first 8 KiB are not text, and says why:
+// binaryText reports whether data's first 8 KiB are not text, and says why:
 // a NUL byte, or more than one control character in 32 (text has tabs,
 // line breaks and form feeds, and now and then an escape).
-func binary(data []byte) (string, bool) {
+func binaryText(data []byte) (string, bool) {
 	data = data[:min(len(data), 8192)]
 	if i := bytes.IndexByte(data, 0); i >= 0 {
 		return fmt.Sprintf("a NUL byte at byte %d", i), true

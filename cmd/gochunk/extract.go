@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -43,6 +44,9 @@ Flags:
 	doc, err := pl.Load(e.ctx, pipeline.Source{Path: files[0], Reader: e.stdin})
 	defer doc.Release()
 	if err != nil {
+		if errors.Is(err, pipeline.ErrUnsupportedFormat) {
+			err = fmt.Errorf("%s: %w", files[0], err) // as chunk and index name it
+		}
 		return fail(e, "extract", err)
 	}
 	if !*elements {
