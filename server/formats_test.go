@@ -1,0 +1,46 @@
+package server
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/gochunk/gochunk/api"
+	"github.com/gochunk/gochunk/internal/cfbgen"
+)
+
+// A document of a format gochunk recognises and does not read gets 415,
+// naming the document, the format and what to do; an Outlook message and
+// RTF are read (issue 50: a PNG or a .doc was chunked as its bytes).
+func TestChunkUnsupportedFormat(t *testing.T) {
+	_, ts := newTest(t, nil)
+	file := func(name string, data []byte) string {
+		body, _ := json.Marshal(map[string]any{"documents": []map[string]any{{"file_base64": base64.StdEncoding.EncodeToString(data), "file_name": name}, {"text": "Another document."}}})
+		return string(body)
+	}
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89")
+	for name, c := range map[string]struct {
+		data []byte
+		want string
+	}{
+		"scan.png":   {png, `document \"scan.png\": an image (PNG): gochunk has no OCR yet`},
+		"report.doc": {cfbgen.Legacy("WordDocument"), `soffice --headless --convert-to docx report.doc`},
+	} {
+		code, b, _ := post(t, ts.URL+"/v1/chunk", file(name, c.data))
+		var e api.ErrorBody
+		if code != 415 || json.Unmarshal(b, &e) != nil || !strings.Contains(string(b), c.want) || !strings.Contains(string(b), "unsupported_format") {
+			t.Errorf("%s: %d %s", name, code, b)
+		}
+	}
+	for name, data := range map[string][]byte{
+		"mail.msg":  cfbgen.Message{Subject: "Penguin census", Body: "Two hundred and twelve."}.Msg(),
+		"notes.rtf": []byte(`{\rtf1\ansi Two hundred and twelve.\par}`),
+	} {
+		code, b, _ := post(t, ts.URL+"/v1/chunk", file(name, data))
+		var resp api.ChunkResponse
+		if code != 200 || json.Unmarshal(b, &resp) != nil || len(resp.Documents[0].Chunks) == 0 || !strings.Contains(resp.Documents[0].Chunks[0].Text, "Two hundred and twelve.") || strings.Contains(string(b), `\\rtf`) {
+			t.Errorf("%s: %d %s", name, code, b)
+		}
+	}
+}
