@@ -3,19 +3,24 @@ package server
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gochunk/gochunk/api"
 	"github.com/gochunk/gochunk/internal/mailgen"
 	"github.com/gochunk/gochunk/internal/textgen"
+	"github.com/gochunk/gochunk/pipeline"
 )
 
 // proseDOCX returns a DOCX whose one paragraph is about n bytes of
@@ -158,5 +163,29 @@ func TestAttachmentsCountAsDocuments(t *testing.T) {
 	body, _ = json.Marshal(map[string]any{"documents": []map[string]any{{"id": "m", "file_base64": base64.StdEncoding.EncodeToString(msg), "file_name": "m.eml"}}})
 	if code, b, _ := post(t, ts.URL+"/v1/chunk", string(body)); code != 200 {
 		t.Errorf("four attachments: %d %.300s", code, b)
+	}
+}
+
+// The documents of a request (an e-mail's attachments among them) that
+// have not started when its context ends are not started: past the
+// deadline, the work left is that of the documents in flight. Before, all
+// forty were read and chunked after the 504.
+func TestRunStopsWithItsContext(t *testing.T) {
+	s, _ := newTest(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := httptest.NewRequest(http.MethodPost, "/v1/chunk", nil).WithContext(ctx)
+	var calls atomic.Int32
+	errs := make([]error, 40)
+	_, ok := s.run(httptest.NewRecorder(), r, s.base, errs, false, func(i int) (pipeline.Result, error) {
+		calls.Add(1)
+		cancel() // the deadline passes while the first documents are read
+		return pipeline.Result{}, nil
+	})
+	if n := int(calls.Load()); !ok || n > runtime.GOMAXPROCS(0) {
+		t.Errorf("%d of 40 documents started after the context ended (%d at once)", n, runtime.GOMAXPROCS(0))
+	}
+	if errs[len(errs)-1] == nil {
+		t.Error("a document not started has no error")
 	}
 }
