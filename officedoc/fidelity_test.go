@@ -70,6 +70,7 @@ func TestDOCXEquations(t *testing.T) {
 			e(`<m:sSub>`+e(r("a"))+`<m:sub>`+r("i")+`</m:sub></m:sSub>`) + `</m:nary>`, "∑_(i=1)^n a_i"},
 		{`<m:func><m:fName>` + r("sin") + `</m:fName>` + e(r("x")) + `</m:func>`, "sin(x)"},
 		{`<m:d><m:dPr><m:begChr m:val="["/><m:endChr m:val="]"/></m:dPr>` + e(r("0")) + e(r("1")) + `</m:d>`, "[0|1]"},
+		{r("sin\u2061") + r("θ"), "sin θ"},
 		{`<m:m><m:mr>` + e(r("a")) + e(r("b")) + `</m:mr><m:mr>` + e(r("c")) + e(r("d")) + `</m:mr></m:m>`, "[a, b; c, d]"},
 	} {
 		body := `<w:p><w:r><w:t xml:space="preserve">Area: </w:t></w:r><m:oMathPara><m:oMath>` + tc.omml + `</m:oMath></m:oMathPara></w:p>`

@@ -189,7 +189,9 @@ func (n *mathNode) arg(name string) string {
 func (n *mathNode) render() string {
 	switch n.name {
 	case "t":
-		return n.text
+		// Invisible operators: a function's application reads as a
+		// space (sin θ), invisible times, separators and plus as nothing.
+		return invisibleOps.Replace(n.text)
 	case "-", "rPr", "ctrlPr":
 		return ""
 	case "f":
@@ -330,3 +332,5 @@ func balancedParens(s string) bool {
 	}
 	return depth == 0
 }
+
+var invisibleOps = strings.NewReplacer("\u2061", " ", "\u2062", "", "\u2063", "", "\u2064", "")
