@@ -173,7 +173,7 @@ func checkMCPClient(t *testing.T, got map[string]any, root string) {
 	if got := strings.Join(names, " "); got != "chunk extract index search sources" {
 		t.Errorf("tools %s", got)
 	}
-	if d := js("index", "summary", "documents"); js("index", "isError") != false || d == nil || js("index", "summary", "store", "documents") != 2.0 || js("index", "progress").(float64) < 1 {
+	if d := js("index", "summary", "documents"); js("index", "isError") != false || d == nil || js("index", "summary", "store", "documents") != 2.0 {
 		t.Errorf("index: %v", got["index"])
 	}
 	hits, _ := js("search", "hits").([]any)
@@ -219,6 +219,10 @@ func checkMCPClient(t *testing.T, got map[string]any, root string) {
 	if !strings.Contains(str("unknownTool"), "nonesuch") {
 		t.Errorf("an unknown tool: %v", got["unknownTool"])
 	}
+	// The progress of the two-document run may reach the client in the
+	// same read as its answer, which the TypeScript SDK handles first
+	// (notifications wait for a microtask), dropping them as late; the
+	// long run's are checked.
 	if !strings.HasPrefix(str("cancel"), "rejected") || js("cancelProgress").(float64) < 1 {
 		t.Errorf("a cancelled index: %v after %v progress notifications", got["cancel"], got["cancelProgress"])
 	}
