@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gochunk/gochunk/embed"
@@ -34,7 +35,13 @@ func TestGraphMatchesEdges(t *testing.T) {
 				t.Fatal(err)
 			}
 			e := embed.ForDocument(c.embedder, texts)
-			g, err := c.streamGraph(context.Background(), e, texts, pieces)
+			var text strings.Builder
+			for i, t := range texts {
+				text.WriteByte(' ')
+				pieces[i].Start, pieces[i].End = text.Len(), text.Len()+len(t)
+				text.WriteString(t)
+			}
+			g, err := c.streamGraph(context.Background(), e, text.String(), pieces)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -204,17 +204,22 @@ func (g *graph) each(f func(id int, w float64)) {
 	}
 }
 
-// streamGraph embeds the pieces batch by batch and returns the graph of
-// Config.Edges, with the same weights.
-func (c *Chunker) streamGraph(ctx context.Context, e embed.Embedder, texts []string, pieces []pack.Piece) (*graph, error) {
-	n := len(texts)
+// streamGraph embeds the pieces of text batch by batch and returns the
+// graph of Config.Edges, with the same weights.
+func (c *Chunker) streamGraph(ctx context.Context, e embed.Embedder, text string, pieces []pack.Piece) (*graph, error) {
+	n := len(pieces)
 	g := &graph{n: n, m: c.cfg.DistanceThresh - 1}
 	g.w = make([]float64, n*g.m)
 	var norms []float64
+	var texts []string
 	for s := 0; s < n; s += streamBatch {
 		to := min(n, s+streamBatch)
 		hi := min(n, to+g.m)
-		vs, err := embed.Checked(ctx, e, texts[s:hi])
+		texts = texts[:0]
+		for _, p := range pieces[s:hi] {
+			texts = append(texts, text[p.Start:p.End])
+		}
+		vs, err := embed.Checked(ctx, e, texts)
 		if err != nil {
 			return nil, err
 		}
@@ -415,11 +420,14 @@ func (c *Chunker) chunk(ctx context.Context, d gochunk.Document, tracing bool) (
 	// component of the text it heads; when a component is cut for size,
 	// the cut must not separate them either.
 	e.KeepWithNext = func(i int) bool { return segment.HeadingLike(d.Text[pieces[i].Start:pieces[i].End]) }
+	// The pieces' texts (16 bytes each) are for the embedder's document
+	// weights only: the graph's batches take theirs from the pieces.
 	texts := make([]string, len(pieces))
 	for i, p := range pieces {
 		texts[i] = d.Text[p.Start:p.End]
 	}
-	g, err := c.streamGraph(ctx, embed.ForDocument(c.embedder, texts), texts, pieces)
+	em := embed.ForDocument(c.embedder, texts)
+	g, err := c.streamGraph(ctx, em, d.Text, pieces)
 	if err != nil {
 		return nil, nil, gochunk.WrapDocument(d.ID, err)
 	}
