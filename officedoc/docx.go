@@ -149,10 +149,11 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 		style, numID string
 		ilvl         int
 		hasIlvl      bool // ilvl is the paragraph's own
+		boxed        bool // holds an inline text box's text, set apart by spaces
 	}
 	var open []*paragraph
 	para := &paragraph{} // the innermost open paragraph
-	tables := 0
+	tables, inline := 0, 0 // open tables, open wp:inline drawings
 	inText := false
 	var tb *mdtable.Table
 	row, col := -1, 0
@@ -166,6 +167,8 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 			case "p":
 				para = &paragraph{}
 				open = append(open, para)
+			case "inline":
+				inline++
 			case "pStyle":
 				para.style = attr(e, "val")
 			case "ilvl":
@@ -208,6 +211,8 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 			switch e.Name.Local {
 			case "t":
 				inText = false
+			case "inline":
+				inline = max(inline-1, 0)
 			case "p":
 				if len(open) == 0 {
 					return nil
@@ -221,6 +226,18 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 				}
 				style, numID, ilvl := p.style, p.numID, p.ilvl
 				text := strings.TrimSpace(p.text.String())
+				for p.boxed && strings.Contains(text, "  ") {
+					text = strings.ReplaceAll(text, "  ", " ")
+				}
+				if len(open) > 0 && inline > 0 {
+					// A text box set in the line (wp:inline): its text
+					// is part of the paragraph it is in.
+					if text != "" {
+						para.text.WriteString(" " + text + " ")
+						para.boxed = true
+					}
+					return nil
+				}
 				if tables > 0 {
 					if text != "" {
 						if cellText.Len() > 0 {

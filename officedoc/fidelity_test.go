@@ -13,6 +13,7 @@ const wordNS = `xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006
 	`xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" ` +
 	`xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" ` +
 	`xmlns:v="urn:schemas-microsoft-com:vml" ` +
+	`xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" ` +
 	`xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math"`
 
 // docxOf returns a DOCX whose body is body (WordprocessingML inside
@@ -41,13 +42,17 @@ func TestDOCXTextBoxReadOnce(t *testing.T) {
 		`</mc:AlternateContent></w:r><w:r><w:t> After the box.</w:t></w:r></w:p>` +
 		// A Choice that needs what no reader knows: its Fallback is read.
 		`<w:p><w:r><mc:AlternateContent><mc:Choice Requires="w99"><w:t>Future markup</w:t></mc:Choice>` +
-		`<mc:Fallback><w:t>Fallback words</w:t></mc:Fallback></mc:AlternateContent></w:r></w:p>`
+		`<mc:Fallback><w:t>Fallback words</w:t></mc:Fallback></mc:AlternateContent></w:r></w:p>` +
+		// A text box set in the line is part of its paragraph.
+		`<w:p><w:r><w:t xml:space="preserve">Single </w:t></w:r><w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><wp:inline><wps:wsp><wps:txbx>` +
+		box("inline box") + `</wps:txbx></wps:wsp></wp:inline></w:drawing></mc:Choice><mc:Fallback><w:pict><v:shape><v:textbox>` + box("inline box") +
+		`</v:textbox></v:shape></w:pict></mc:Fallback></mc:AlternateContent></w:r><w:r><w:t xml:space="preserve"> within.</w:t></w:r></w:p>`
 	els, err := Elements("docx", docxOf(t, body, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Join(texts(els), "\n")
-	want := "paragraph Boxed words\nparagraph Before the box. After the box.\nparagraph Fallback words"
+	want := "paragraph Boxed words\nparagraph Before the box. After the box.\nparagraph Fallback words\nparagraph Single inline box within."
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
