@@ -152,7 +152,7 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 		boxed        bool // holds an inline text box's text, set apart by spaces
 	}
 	var open []*paragraph
-	para := &paragraph{} // the innermost open paragraph
+	para := &paragraph{}   // the innermost open paragraph
 	tables, inline := 0, 0 // open tables, open wp:inline drawings
 	inText := false
 	var tb *mdtable.Table
