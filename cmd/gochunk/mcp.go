@@ -33,8 +33,9 @@ and structure (extract), to see what the index holds (sources) and, with
 documents are resources (gochunk://doc/ID?start=B&end=B).
 
 The tools read files only under the ROOT directories (symbolic links and
-".." resolved; where the client declares roots, only inside those too).
-Without a ROOT, a client's declared roots are used. The chunking flags set
+".." resolved) and, where the client declares roots (protocol versions
+before 2026-07-28), only inside those too; without a ROOT, the client's
+declared roots are used. The chunking flags set
 what index indexes with and chunk's defaults; index them as you index
 with gochunk index, so that a refresh does not redo everything.
 
