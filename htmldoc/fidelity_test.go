@@ -88,7 +88,7 @@ func TestTableCellBlocks(t *testing.T) {
 	page := `<table><tr><th>Steps</th><th>Notes</th></tr>
 <tr><td><ul><li>First item</li><li>Second item</li><li>Third item</li></ul></td>
 <td><p>One paragraph.</p><p>Another</p>Line one<br>Line two</td></tr></table>`
-	want := "| Steps | Notes |\n|---|---|\n| First item; Second item; Third item | One paragraph. Another; Line one; Line two |"
+	want := "| Steps | Notes |\n|---|---|\n| First item; Second item; Third item | One paragraph. Another; Line one Line two |"
 	if got := textOf(t, []byte(page)); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}

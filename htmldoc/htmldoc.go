@@ -414,10 +414,10 @@ func spanAttr(n *html.Node, key string, def, limit int) int {
 }
 
 // cellText returns a table cell's text as one line: its inline text with
-// white space collapsed, its blocks (paragraphs, headings, list items,
-// lines broken by <br>, rows of a table inside it) joined by "; ", or by
-// a space after a block that ends a sentence, so that "First item" and
-// "Second item" do not run together.
+// white space collapsed (a <br> a space), its blocks (paragraphs,
+// headings, list items, rows of a table inside it) joined by "; ", or by
+// a space after a block that ends in punctuation, so that "First item"
+// and "Second item" do not run together.
 func cellText(n *html.Node) string {
 	var parts []string
 	var cur strings.Builder
@@ -435,7 +435,7 @@ func cellText(n *html.Node) string {
 				cur.WriteString(c.Data)
 			case c.Type != html.ElementNode || skipped[c.DataAtom] || hidden(c):
 			case c.DataAtom == atom.Br:
-				end()
+				cur.WriteByte(' ') // a line broken to fit the cell, most often
 			case c.DataAtom == atom.Img:
 				for _, at := range c.Attr {
 					if at.Key == "alt" {
@@ -456,7 +456,7 @@ func cellText(n *html.Node) string {
 	var sb strings.Builder
 	for i, p := range parts {
 		if i > 0 {
-			if strings.ContainsRune(".!?;:", rune(parts[i-1][len(parts[i-1])-1])) {
+			if strings.ContainsRune(".!?;:,", rune(parts[i-1][len(parts[i-1])-1])) {
 				sb.WriteByte(' ')
 			} else {
 				sb.WriteString("; ")
