@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -105,6 +106,8 @@ func sniff(data []byte) format {
 		return len(head) >= off+len(p) && string(head[off:off+len(p)]) == p
 	}
 	switch {
+	case has("\xFF\xFE\x00\x00") || has("\x00\x00\xFE\xFF"):
+		return format{kind: "utf32"}
 	case has("\xFF\xFE") || has("\xFE\xFF"):
 		return format{kind: "utf16"}
 	case has(msgdoc.Magic):
@@ -198,6 +201,9 @@ func sniff(data []byte) format {
 		return format{what: "an SQLite database", reason: "gochunk reads documents, not databases",
 			advice: "export its text first (for example: sqlite3 FILE .dump > dump.sql, or a query's output) and chunk that"}
 	}
+	if k := utf16NoBOM(data); k != "" {
+		return format{kind: k}
+	}
 	if at, ok := binaryText(data); ok {
 		return format{what: "a binary file of no format gochunk knows", reason: fmt.Sprintf("it is not text (%s)", at), advice: readsWhat}
 	}
@@ -248,14 +254,19 @@ func (p *Pipeline) loadSniffed(ctx context.Context, out *Loaded, src Source, id 
 	switch f.kind {
 	case "text":
 		return p.prepare(out, nil)
-	case "utf16":
-		text, err := utf16Text(data)
+	case "utf16", "utf16le", "utf16be", "utf32":
+		text, err := unicodeText(f.kind, data)
 		if err != nil {
 			return fmt.Errorf("%s: %w", cmpName(id), err)
 		}
 		out.Release()
 		out.Text = text
-		out.Warning = "read as UTF-16 (its byte order mark says so); offsets refer to the text as UTF-8"
+		out.Warning = map[string]string{
+			"utf16":   "read as UTF-16 (its byte order mark says so)",
+			"utf16le": "read as UTF-16 little-endian (every other byte is NUL)",
+			"utf16be": "read as UTF-16 big-endian (every other byte is NUL)",
+			"utf32":   "read as UTF-32 (its byte order mark says so)",
+		}[f.kind] + "; offsets refer to the text as UTF-8"
 		return p.prepare(out, nil)
 	case "pdf":
 		again := src
@@ -294,31 +305,84 @@ func (p *Pipeline) loadSniffed(ctx context.Context, out *Loaded, src Source, id 
 // written.
 func unsafeBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
-// utf16Text decodes UTF-16 with a byte order mark.
-func utf16Text(data []byte) (string, error) {
-	be := data[0] == 0xFE
-	data = data[2:]
-	if len(data)%2 == 1 {
-		data = data[:len(data)-1]
+// utf16NoBOM returns "utf16le" or "utf16be" for text in UTF-16 without a
+// byte order mark, as Windows tools write it: in its first 4 KiB, most
+// bytes of one parity are NUL, none of the other, and what it decodes to
+// is text (letters, digits, punctuation, white space), else "".
+func utf16NoBOM(data []byte) string {
+	head := data[:min(len(data), 4096)&^1]
+	if len(head) < 4 {
+		return ""
 	}
-	u := make([]uint16, len(data)/2)
-	for i := range u {
-		if be {
-			u[i] = uint16(data[2*i])<<8 | uint16(data[2*i+1])
-		} else {
-			u[i] = uint16(data[2*i+1])<<8 | uint16(data[2*i])
+	var zero [2]int
+	for i, c := range head {
+		if c == 0 {
+			zero[i&1]++
 		}
+	}
+	kind := ""
+	switch half := len(head) / 2; {
+	case zero[1]*10 >= half*7 && zero[0] == 0:
+		kind = "utf16le"
+	case zero[0]*10 >= half*7 && zero[1] == 0:
+		kind = "utf16be"
+	default:
+		return ""
+	}
+	text, err := unicodeText(kind, head)
+	if err != nil {
+		return ""
+	}
+	for _, r := range text {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' && r != '\f' || r == utf8.RuneError {
+			return ""
+		}
+	}
+	return kind
+}
+
+// unicodeText decodes UTF-16 or UTF-32 (kind utf16 or utf32 with a byte
+// order mark, utf16le or utf16be without).
+func unicodeText(kind string, data []byte) (string, error) {
+	var units []rune
+	switch kind {
+	case "utf32":
+		be := data[0] == 0
+		data = data[4:]
+		units = make([]rune, 0, len(data)/4)
+		for ; len(data) >= 4; data = data[4:] {
+			if be {
+				units = append(units, rune(binary.BigEndian.Uint32(data)))
+			} else {
+				units = append(units, rune(binary.LittleEndian.Uint32(data)))
+			}
+		}
+	default:
+		be := kind == "utf16be"
+		if kind == "utf16" {
+			be = data[0] == 0xFE
+			data = data[2:]
+		}
+		u := make([]uint16, len(data)/2)
+		for i := range u {
+			if be {
+				u[i] = binary.BigEndian.Uint16(data[2*i:])
+			} else {
+				u[i] = binary.LittleEndian.Uint16(data[2*i:])
+			}
+		}
+		units = utf16.Decode(u)
 	}
 	var sb strings.Builder
-	sb.Grow(len(u))
-	for _, r := range utf16.Decode(u) {
+	sb.Grow(len(units))
+	for _, r := range units {
 		if r == 0 {
-			return "", errors.New("UTF-16 text with a NUL character: not text")
+			return "", errors.New("UTF-16 or UTF-32 text with a NUL character: not text")
+		}
+		if !utf8.ValidRune(r) {
+			r = utf8.RuneError
 		}
 		sb.WriteRune(r)
-	}
-	if !utf8.ValidString(sb.String()) {
-		return "", errors.New("UTF-16 that does not decode")
 	}
 	return sb.String(), nil
 }

@@ -216,7 +216,19 @@ func TestLoadTextIsText(t *testing.T) {
 	for _, c := range utf16.Encode([]rune("Grüße aus Köln")) {
 		u16 = binary.LittleEndian.AppendUint16(u16, c)
 	}
+	var u16be, u16le, u32 []byte
+	u32 = []byte{0xFF, 0xFE, 0, 0}
+	for _, c := range utf16.Encode([]rune("Grüße aus Köln\r\nZeile zwei")) {
+		u16be = binary.BigEndian.AppendUint16(u16be, c)
+		u16le = binary.LittleEndian.AppendUint16(u16le, c)
+	}
+	for _, r := range "Grüße 😀" {
+		u32 = binary.LittleEndian.AppendUint32(u32, uint32(r))
+	}
 	for name, c := range map[string]struct{ data, want string }{
+		"be.txt":   {string(u16be), "Grüße aus Köln\r\nZeile zwei"},
+		"le.txt":   {string(u16le), "Grüße aus Köln\r\nZeile zwei"},
+		"u32.txt":  {string(u32), "Grüße 😀"},
 		"a.txt":    {"col1\tcol2\f\x1b[1mbold\x1b[0m\n", "col1\tcol2\f\x1b[1mbold\x1b[0m\n"},
 		"b.txt":    {"caf\xe9 cr\xe8me", "caf\uFFFD cr\uFFFDme"},
 		"c.txt":    {string(u16), "Grüße aus Köln"},
