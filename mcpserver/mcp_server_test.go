@@ -459,3 +459,38 @@ func TestResultsAreBounded(t *testing.T) {
 		t.Errorf("the pages read back %q", all.String())
 	}
 }
+
+// A client that declares roots but lists none, or only roots this
+// machine does not have, leaves the server's roots as they are; one whose
+// roots do not overlap the server's reads nothing.
+func TestClientRootsThatDoNotNarrow(t *testing.T) {
+	f := newFixture(t, 0)
+	for _, c := range []struct {
+		roots []string
+		ok    bool
+	}{{nil, true}, {[]string{"/no/such/dir/on/this/machine"}, true}, {[]string{f.outside}, false}} {
+		client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+		for _, r := range c.roots {
+			client.AddRoots(&mcp.Root{URI: "file://" + filepath.ToSlash(r)})
+		}
+		s, err := New(context.Background(), Config{Store: f.st, Pipeline: f.pl, Roots: []string{f.dir}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := s.MCP().Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, isErr := call(t, cs, "extract", map[string]any{"path": "guide.md"}, nil)
+		if isErr == c.ok || !c.ok && !strings.Contains(text, "do not overlap") {
+			t.Errorf("client roots %v: error %v %q", c.roots, isErr, text)
+		}
+		cs.Close()
+		ss.Close()
+	}
+}

@@ -234,7 +234,10 @@ func (s *Server) resolve(ctx context.Context, ss *mcp.ServerSession, p string) (
 	if err != nil {
 		return "", err
 	}
-	if len(roots) == 0 {
+	switch {
+	case len(roots) == 0 && len(s.roots) > 0:
+		return "", fmt.Errorf("path %q: %w: no file is readable, as the client's roots and the server's (%s) do not overlap", p, errOutside, strings.Join(s.roots, ", "))
+	case len(roots) == 0:
 		return "", fmt.Errorf("path %q: %w: this server reads no files (start gochunk mcp with ROOT directories)", p, errOutside)
 	}
 	var candidates []string
@@ -275,14 +278,16 @@ func (s *Server) anyWithin(roots []string, p string) bool {
 
 // allowedRoots returns the roots session ss may read under: the server's,
 // narrowed to those of them within the client's roots (or the client's
-// within them) where the client declares roots; the client's alone when
-// the server has none and ClientRoots is set.
+// within them) where the client lists roots that exist here; the
+// client's alone when the server has none and ClientRoots is set. A
+// client that lists no roots, or only roots this machine does not have
+// (a client on another machine, over HTTP), does not narrow them.
 func (s *Server) allowedRoots(ctx context.Context, ss *mcp.ServerSession) ([]string, error) {
-	client, declared, err := s.clientRoots(ctx, ss)
+	client, _, err := s.clientRoots(ctx, ss)
 	if err != nil {
 		return nil, err
 	}
-	if !declared {
+	if len(client) == 0 {
 		return s.roots, nil
 	}
 	if len(s.roots) == 0 {
