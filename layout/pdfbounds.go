@@ -43,6 +43,13 @@ const (
 	DefaultPDFiumTotalMemory = 1 << 30
 )
 
+// pageTextFactor: a page whose strings hold more than this many times
+// MaxPageChars bytes is not drawn (PDFium would build a record of each
+// character, some 250 bytes, before its first MaxPageChars are read); one
+// that holds less is read to MaxPageChars characters. A character takes
+// one to four bytes of a string (two in most CID fonts).
+const pageTextFactor = 4
+
 // ErrTooLarge reports a PDF (or a page of it) that draws more than a
 // bound allows; the message names the bound, its value and the option
 // that sets it.
@@ -90,6 +97,9 @@ func (b bounds) check(c pageCost) error {
 		return fmt.Errorf("%w: it draws more than %s forms (the bound, PDFOptions.MaxPageForms)", ErrTooLarge, thousands(b.pageForms))
 	case c.content > b.pageContent:
 		return fmt.Errorf("%w: it draws more than %s of content (the bound, PDFOptions.MaxPageContent)", ErrTooLarge, byteSize(b.pageContent))
+	case c.text > pageTextFactor*int64(b.pageChars):
+		return fmt.Errorf("%w: it shows more than %s bytes of text, over %d times the %s characters read from a page (the bound, PDFOptions.MaxPageChars)",
+			ErrTooLarge, thousands(pageTextFactor*int64(b.pageChars)), pageTextFactor, thousands(int64(b.pageChars)))
 	}
 	return nil
 }

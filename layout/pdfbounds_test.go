@@ -69,15 +69,22 @@ func TestPDFBigContent(t *testing.T) {
 	}
 }
 
-// A page of a million characters is read to the bound on characters a
-// page, and the cut reported; PDFium's memory stays within its bound.
+// A page of a million characters cost 760 MB (the issue measured up to
+// 1.9 GB): PDFium builds a record of each before the first is read. Its
+// strings are weighed first: a page that shows more than four times the
+// characters read from a page is not drawn; one under that is read to the
+// bound and the cut reported. PDFium's memory stays within its bound.
 func TestPDFManyChars(t *testing.T) {
 	e, err := NewPDFium(context.Background(), PDFiumOptions{Instances: 1, TotalMemory: 400 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	text, warns, err := extractWarn(t, pdfgen.ManyChars(1_000_000), PDFOptions{Engine: e})
+	_, _, err = extractWarn(t, pdfgen.ManyChars(1_000_000), PDFOptions{Engine: e})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "page 1") || !strings.Contains(err.Error(), "MaxPageChars") {
+		t.Fatalf("a million characters: %v, want ErrTooLarge naming page 1 and MaxPageChars", err)
+	}
+	text, warns, err := extractWarn(t, pdfgen.ManyChars(500_000), PDFOptions{Engine: e})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +100,27 @@ func TestPDFManyChars(t *testing.T) {
 	// The document's bound refuses it.
 	if _, _, err := extractWarn(t, pdfgen.ManyChars(20_000), PDFOptions{Engine: e, MaxChars: 10_000}); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "MaxChars") {
 		t.Errorf("20,000 characters over a bound of 10,000: %v", err)
+	}
+}
+
+// The strings a content stream shows are counted, not its operators,
+// names, comments or dictionaries.
+func TestTextCounter(t *testing.T) {
+	for in, want := range map[string]int64{
+		"BT (Hello) Tj ET":                     5,
+		"[(A) -120 (B\\)c)] TJ":                4, // \) is an escaped parenthesis
+		"(a (nested) b) Tj":                    12,
+		"<48656C6C6F> Tj <4 8> Tj":             6,
+		"% a comment (not a string\n(x) Tj":    1,
+		"/P << /MCID 0 >> BDC 0 0 m 10 10 l S": 1, // the dictionary's C, D and 0 read as hex: an upper bound
+	} {
+		var c textCounter
+		for i := 0; i < len(in); i += 3 { // fed in pieces
+			c.feed([]byte(in[i:min(len(in), i+3)]))
+		}
+		if c.n != want {
+			t.Errorf("%q: %d, want %d", in, c.n, want)
+		}
 	}
 }
 
@@ -132,7 +160,8 @@ func TestPDFMemoryError(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	_, _, err = extractWarn(t, pdfgen.BigContent(12<<20), PDFOptions{Engine: e})
+	// (Its text under the bound on characters, its content under 16 MiB.)
+	_, _, err = extractWarn(t, pdfgen.BigContent(12<<20), PDFOptions{Engine: e, MaxPageChars: 10_000_000})
 	if !errors.Is(err, ErrPDFMemory) || errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "MemoryLimit") || !strings.Contains(err.Error(), "64 MiB") {
 		t.Fatalf("%v, want ErrPDFMemory naming MemoryLimit and its 64 MiB", err)
 	}

@@ -25,6 +25,7 @@ import (
 // pageCost is what a page draws.
 type pageCost struct {
 	content int64 // bytes of content, forms included as drawn
+	text    int64 // bytes of the strings it shows, forms included
 	forms   int64 // forms drawn
 	depth   int   // forms within forms
 }
@@ -321,16 +322,19 @@ func (s *pdfScan) decode(d map[string]any, raw []byte, limit int64) ([]byte, err
 }
 
 // decodedSize is len(decode(...)) without keeping the bytes.
-func (s *pdfScan) decodedSize(d map[string]any, raw []byte, limit int64) (int64, error) {
+func (s *pdfScan) decodedSize(d map[string]any, raw []byte, limit int64, text *textCounter) (int64, error) {
 	fs := s.filters(d)
 	if len(fs) == 0 {
 		if int64(len(raw)) > limit {
+			text.feed(raw[:limit])
 			return limit, errScanLimit
 		}
+		text.feed(raw)
 		return int64(len(raw)), nil
 	}
 	if len(fs) != 1 || (fs[0] != "FlateDecode" && fs[0] != "Fl") {
 		b, err := s.decode(d, raw, limit)
+		text.feed(b)
 		return int64(len(b)), err
 	}
 	z, err := zlib.NewReader(bytes.NewReader(raw))
@@ -343,6 +347,7 @@ func (s *pdfScan) decodedSize(d map[string]any, raw []byte, limit int64) (int64,
 	var n int64
 	for n <= limit {
 		k, err := z.Read(s.buf)
+		text.feed(s.buf[:k])
 		n += int64(k)
 		if err != nil {
 			if n == 0 && err != io.EOF {
@@ -356,6 +361,102 @@ func (s *pdfScan) decodedSize(d map[string]any, raw []byte, limit int64) (int64,
 	}
 	return n, nil
 }
+
+// textCounter counts the bytes of the strings a content stream shows
+// (literal strings' bytes, hex strings' digits by two), fed the stream in
+// pieces; a comment's parentheses are not strings. It is an upper bound on
+// the characters the strings show, in a font of one byte a character.
+type textCounter struct {
+	n       int64
+	depth   int // parentheses open in a literal string
+	esc     bool
+	hex     bool
+	comment bool
+	digits  int
+}
+
+func (c *textCounter) feed(b []byte) {
+	// The state is kept in locals, and runs of bytes that change nothing
+	// are passed over in tight loops: it runs over every page's content.
+	n, depth, esc, hex, comment, digits := c.n, c.depth, c.esc, c.hex, c.comment, c.digits
+	for i := 0; i < len(b); {
+		switch {
+		case comment:
+			for i < len(b) && b[i] != '\n' && b[i] != '\r' {
+				i++
+			}
+			if i < len(b) {
+				comment = false
+			}
+		case depth > 0:
+			if esc {
+				esc = false
+				n++
+				i++
+				continue
+			}
+			j := i
+			for j < len(b) && !stringStop[b[j]] {
+				j++
+			}
+			n += int64(j - i)
+			i = j
+			if i == len(b) {
+				break
+			}
+			switch b[i] {
+			case '\\':
+				esc = true
+			case '(':
+				depth++
+				n++
+			case ')':
+				depth--
+				if depth > 0 {
+					n++
+				}
+			}
+			i++
+		case hex:
+			x := b[i]
+			switch {
+			case x == '>':
+				hex = false
+			case isDigit(x) || (x|0x20 >= 'a' && x|0x20 <= 'f'):
+				digits++
+				if digits%2 == 0 {
+					n++
+				}
+			}
+			i++
+		default:
+			for i < len(b) && !codeStop[b[i]] {
+				i++
+			}
+			if i == len(b) {
+				break
+			}
+			switch b[i] {
+			case '%':
+				comment = true
+			case '(':
+				depth = 1
+			case '<':
+				hex, digits = true, 0
+			}
+			i++
+		}
+	}
+	c.n, c.depth, c.esc, c.hex, c.comment, c.digits = n, depth, esc, hex, comment, digits
+}
+
+// stringStop and codeStop are the bytes that change textCounter's state
+// inside a literal string and outside strings.
+var stringStop, codeStop = func() (s, c [256]bool) {
+	s['\\'], s['('], s[')'] = true, true, true
+	c['%'], c['('], c['<'] = true, true, true
+	return
+}()
 
 // a85Reader ends ASCII85 data at its "~>".
 type a85Reader struct {
@@ -503,6 +604,7 @@ func (s *pdfScan) pageCost(i int, maxContent int64) pageCost {
 
 func (c *pageCost) add(d pageCost, times int64) {
 	c.content = satAdd(c.content, satMul(d.content, times))
+	c.text = satAdd(c.text, satMul(d.text, times))
 	c.forms = satAdd(c.forms, satMul(d.forms, times))
 	c.depth = max(c.depth, d.depth)
 }
@@ -530,21 +632,24 @@ func (s *pdfScan) streamCost(n int, res map[string]any, maxContent int64) pageCo
 	}
 	forms := s.formNames(res)
 	if len(forms) == 0 {
-		// No forms to find: the stream's length is all that is needed.
-		n, err := s.decodedSize(d, raw, maxContent)
+		// No forms to find: the stream is counted, not kept.
+		var text textCounter
+		n, err := s.decodedSize(d, raw, maxContent, &text)
 		if err != nil && err != errScanLimit {
 			return pageCost{content: int64(len(raw))}
 		}
 		if err == errScanLimit {
-			return pageCost{content: maxContent + 1}
+			return pageCost{content: maxContent + 1, text: text.n}
 		}
-		return pageCost{content: n}
+		return pageCost{content: n, text: text.n}
 	}
 	data, err := s.decode(d, raw, maxContent)
 	if err != nil && err != errScanLimit {
 		return pageCost{content: int64(len(raw))}
 	}
-	cost := pageCost{content: int64(len(data))}
+	var text textCounter
+	text.feed(data)
+	cost := pageCost{content: int64(len(data)), text: text.n}
 	if err == errScanLimit {
 		cost.content = maxContent + 1
 	}
