@@ -110,3 +110,28 @@ func BenchmarkClustering(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPDFAttacks reads the small PDFs that expand (issue 48's): each
+// is refused, or read within the bounds, in milliseconds; B/op is the Go
+// side (PDFium's memory is its own, bounded by PDFiumOptions).
+//
+//	go test ./layout -run '^$' -bench PDFAttacks -benchmem
+func BenchmarkPDFAttacks(b *testing.B) {
+	e := pdfiumEngine(b)
+	for _, tc := range []struct {
+		name string
+		pdf  []byte
+	}{
+		{"form-bomb-20-deep", pdfgen.FormBomb(20)},
+		{"deflated-100MB-stream", pdfgen.BigContent(100 << 20)},
+		{"million-characters", pdfgen.ManyChars(1_000_000)},
+		{"bad-page-of-5", pdfgen.WithFormBombPage(5, 3, 20)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.pdf)))
+			for b.Loop() {
+				ExtractPDFReader(context.Background(), bytes.NewReader(tc.pdf), PDFOptions{Engine: e})
+			}
+		})
+	}
+}
