@@ -77,3 +77,60 @@ func TestServeMCPTokenAndBudget(t *testing.T) {
 		t.Errorf("search: %v %s", isErr, text)
 	}
 }
+
+// gochunk mcp without a store to search, and without --allow-index to
+// make one, says what to do; bad flags are usage errors.
+func TestMCPCommandUsage(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mcp", "--store", filepath.Join(dir, "none.db"), dir}, "index documents first"},
+		{[]string{"mcp", "--store", filepath.Join(dir, "none.db"), filepath.Join(dir, "nonesuch")}, "ROOT"},
+		{[]string{"mcp", "--max-result", "10", dir}, "--max-result"},
+	} {
+		var stderr strings.Builder
+		code := runContext(t.Context(), c.args, strings.NewReader(""), io.Discard, &stderr)
+		if code != exitUsage || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v: exit %d, %q; want %d naming %q", c.args, code, stderr.String(), exitUsage, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "none.db")); err == nil {
+		t.Error("a refused start created the store")
+	}
+}
+
+// gochunk mcp serves a client over its standard input and output (here
+// pipes, in process) until the client goes.
+func TestMCPCommandInProcess(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\nSome text about pipes.\n"), 0o644)
+	db := filepath.Join(t.TempDir(), "index.db")
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int, 1)
+	var stderr strings.Builder
+	go func() {
+		done <- runContext(t.Context(), []string{"mcp", "--store", db, "--allow-index", dir}, inR, outW, &stderr)
+		outW.Close()
+	}()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "index", Arguments: map[string]any{"paths": []string{"."}}})
+	if err != nil || res.IsError {
+		t.Fatalf("index: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": "pipes"}})
+	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "a.md") {
+		t.Fatalf("search: %v %+v", err, res)
+	}
+	cs.Close()
+	inW.Close()
+	if code := <-done; code != exitOK {
+		t.Errorf("exit %d when the client went: %s", code, stderr.String())
+	}
+}
