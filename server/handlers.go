@@ -11,6 +11,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
@@ -290,23 +291,26 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	// it holds once read (its text times the factor, its elements, its
 	// attachments), and a request that would pass the budget is refused.
 	texts := make([]string, 0, 2*len(req.Documents))
-	files := make([][]byte, len(req.Documents))
-	plans := make([]int64, len(req.Documents)) // reserved for each document's text
+	files, pdfs := make([][]byte, len(req.Documents)), make([][]byte, len(req.Documents))
+	held := make([]int64, len(req.Documents)) // reserved for each document's text and reading
 	var expansion int64
 	for i, d := range req.Documents {
 		texts = append(texts, d.Text, d.HTML)
-		plans[i] = scaled(factor, int64(len(d.Text)+len(d.HTML)))
+		held[i] = scaled(factor, int64(len(d.Text)+len(d.HTML)))
 		if d.PDFBase64 != "" {
-			c := s.fileCost(d.FileName, nil, int64(base64.StdEncoding.DecodedLen(len(d.PDFBase64))), factor)
-			expansion += c.reading + c.text
-			plans[i] += c.text
+			if b, err := base64.StdEncoding.DecodeString(d.PDFBase64); err == nil {
+				pdfs[i] = b
+				c := s.fileCost("file.pdf", b, factor)
+				expansion += c.reading + c.text
+				held[i] += c.reading + c.text
+			}
 		}
 		if d.FileBase64 != "" {
 			if b, err := base64.StdEncoding.DecodeString(d.FileBase64); err == nil {
 				files[i] = b
-				c := s.fileCost(d.FileName, b, int64(len(b)), factor)
+				c := s.fileCost(d.FileName, b, factor)
 				expansion += c.reading + c.text
-				plans[i] += c.text
+				held[i] += c.reading + c.text
 			}
 		}
 	}
@@ -333,8 +337,8 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		in := req.Documents[i]
 		src := pipeline.Source{ID: cmp.Or(in.ID, strconv.Itoa(i)), Text: in.Text, Elements: in.Elements, HTML: in.HTML, Metadata: in.Metadata}
 		if in.PDFBase64 != "" {
-			var err error
-			if src.PDF, err = base64.StdEncoding.DecodeString(in.PDFBase64); err != nil {
+			if src.PDF = pdfs[i]; src.PDF == nil {
+				_, err := base64.StdEncoding.DecodeString(in.PDFBase64)
 				return pipeline.Result{}, fmt.Errorf("pdf_base64 is not base64: %w", err)
 			}
 		}
@@ -355,7 +359,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return pipeline.Result{}, err
 		}
-		if attachedPlans[i], err = s.settle(ctx, factor, plans[i], src.ID, d); err != nil {
+		if attachedPlans[i], err = s.settle(ctx, factor, held[i], src.ID, d); err != nil {
 			stop()
 			return pipeline.Result{}, err
 		}
@@ -613,28 +617,47 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 }
 
 // cost is what reading a document file holds: the reader's working
-// memory (its zip parts, or PDFium's), and its text times the chunker's
-// factor.
+// memory while it reads (its zip parts, or PDFium's and the pages'), and
+// its text times the chunker's factor, estimated before reading.
 type cost struct{ reading, text int64 }
 
-// fileCost estimates what a file of size bytes (data, when at hand)
-// costs to read and chunk with factor, before reading it: by its zip
-// directory's declared sizes for an office file or EPUB, by its size for
-// a PDF (PDFium's instance and 32 times the file) or an e-mail. A PDF is
-// also what an e-mail read with its attachments as sections may carry.
-func (s *Server) fileCost(name string, data []byte, size int64, factor float64) cost {
-	pdf := data == nil || bytes.HasPrefix(data, []byte("%PDF-")) || strings.HasSuffix(strings.ToLower(name), ".pdf")
-	if pdf {
-		// The text of a PDF is known once read (settle grows to it).
-		return cost{reading: layout.PDFMemory(size)}
+// fileCost estimates what a file costs to read and chunk with factor,
+// before reading it, from what the file declares: a PDF by its pages and
+// the content they draw (layout.EstimatePDF, layout.PDFReserve; its text
+// is counted once read), an office file or EPUB by its zip directory's
+// part sizes (officedoc.Expansion) and the most text they can give
+// (officedoc.Estimate), an e-mail by its size (its attachments are
+// counted as they are found, see settle).
+func (s *Server) fileCost(name string, data []byte, factor float64) cost {
+	ext := strings.ToLower(filepath.Ext(name))
+	if ext == ".pdf" || bytes.HasPrefix(data, []byte("%PDF-")) {
+		pages, content, err := layout.EstimatePDF(data)
+		if err != nil { // the reader will say what is wrong with it
+			return cost{reading: layout.PDFMemory(int64(len(data)))}
+		}
+		return cost{reading: layout.PDFReserve(pages, content)}
 	}
-	// An office file expands its parts in memory (the reader refuses a
-	// part that expands past what the directory declares); their text is
-	// at most what they hold.
-	expanded := officedoc.Expansion(data)
-	c := cost{reading: expanded, text: scaled(factor, expanded)}
+	kind := officedoc.Kinds[ext]
+	if kind == "" {
+		kind = officedoc.Sniff(data)
+	}
+	switch kind {
+	case "":
+		return cost{text: scaled(factor, int64(len(data)))} // text, or HTML
+	case "eml", "mbox":
+		if s.cfg.Pipeline.Attachments != "sections" {
+			// The message's text is about its size; its attachments,
+			// documents of their own, are reserved when they are found.
+			return cost{reading: int64(len(data)), text: scaled(factor, int64(len(data))+64<<10)}
+		}
+	}
+	text, err := officedoc.Estimate(data)
+	if err != nil { // the reader will refuse it
+		text = int64(len(data))
+	}
+	c := cost{reading: officedoc.Expansion(data), text: scaled(factor, text)}
 	if s.cfg.Pipeline.Attachments == "sections" && (bytes.Contains(data, []byte("application/pdf")) || bytes.Contains(data, []byte(".pdf"))) {
-		c.reading += layout.PDFMemory(size)
+		c.reading += layout.PDFMemory(int64(len(data))) // a PDF read as a section of its message
 	}
 	return c
 }
@@ -645,13 +668,16 @@ func scaled(factor float64, n int64) int64 { return int64(factor * float64(n)) }
 // elementBytes is what one layout element holds besides its text.
 var elementBytes = int64(reflect.TypeFor[gochunk.Element]().Size())
 
-// settle grows the request's reservation (its context's) to what a
-// loaded document holds: its text times the chunker's factor and its
-// elements, beyond planned (what was reserved for its text before it was
-// read), and what each of its attachments will cost, whose plans (what is
-// reserved for their text) it returns. Its error wraps the budget's
-// ErrTooLarge or ErrBusy, naming the document.
-func (s *Server) settle(ctx context.Context, factor float64, planned int64, id string, d pipeline.Loaded) ([]int64, error) {
+// settle sets the request's reservation (its context's) to what a
+// loaded document holds, in place of held (what was reserved for it
+// before it was read: its text's estimate, and for a document of the
+// request its reading): its text times the chunker's factor and its
+// elements, and what its attachments will cost, their bytes and text
+// estimates and the reading of as many as are read at once. It returns
+// what each attachment's text holds in the reservation, for its own
+// settle. Its error wraps the budget's ErrTooLarge or ErrBusy, naming the
+// document.
+func (s *Server) settle(ctx context.Context, factor float64, held int64, id string, d pipeline.Loaded) ([]int64, error) {
 	need := scaled(factor, int64(len(d.Text)))
 	for _, el := range d.Elements {
 		need += int64(len(el.Text)) + elementBytes
@@ -659,13 +685,28 @@ func (s *Server) settle(ctx context.Context, factor float64, planned int64, id s
 	var plans []int64
 	if len(d.Attachments) > 0 {
 		plans = make([]int64, len(d.Attachments))
+		readings := make([]int64, len(d.Attachments))
 		for i, a := range d.Attachments {
-			c := s.fileCost(a.FileName, a.File, int64(len(a.File)), factor)
-			need += int64(len(a.File)) + c.reading + c.text
-			plans[i] = c.text
+			c := s.fileCost(a.FileName, a.File, factor)
+			need += int64(len(a.File)) + c.text
+			plans[i], readings[i] = c.text, c.reading
+		}
+		// Attachments are read a few at a time (forEach): their readers'
+		// memory is that of the largest few.
+		slices.SortFunc(readings, func(a, b int64) int { return cmp.Compare(b, a) })
+		for _, n := range readings[:min(len(readings), runtime.GOMAXPROCS(0))] {
+			need += n
 		}
 	}
-	if err := budget.Grow(ctx, need-planned); err != nil {
+	res := budget.FromContext(ctx)
+	if res == nil {
+		return plans, nil
+	}
+	if need < held {
+		res.Shrink(held - need)
+		return plans, nil
+	}
+	if err := res.Grow(ctx, need-held); err != nil {
 		what := fmt.Sprintf("%s of text", budget.Format(int64(len(d.Text))))
 		if len(d.Attachments) > 0 {
 			what += fmt.Sprintf(" and %d attachments", len(d.Attachments))
