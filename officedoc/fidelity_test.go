@@ -134,9 +134,9 @@ func pptxOf(t *testing.T, tree, rels string, parts map[string]string) []byte {
 func TestPPTXChartsCommentsPictures(t *testing.T) {
 	tree := `<p:sp><p:nvSpPr><p:cNvPr id="2" name="Title"/><p:nvPr><p:ph type="title"/></p:nvPr></p:nvSpPr>` +
 		`<p:txBody><a:p><a:r><a:t>Sales</a:t></a:r></a:p></p:txBody></p:sp>` +
-		`<p:pic><p:nvPicPr><p:cNvPr id="5" name="Picture 4" descr="A map of the northern region"/></p:nvPicPr></p:pic>` +
+		`<p:pic><p:nvPicPr><p:cNvPr id="5" name="Picture 4" descr="A map of the northern region"/></p:nvPicPr><p:blipFill><a:blip r:embed="rId6"/></p:blipFill></p:pic>` +
 		`<p:graphicFrame><a:graphic><a:graphicData><c:chart r:id="rId7"/></a:graphicData></a:graphic></p:graphicFrame>`
-	rels := `<Relationship Id="rId7" Target="../charts/chart1.xml"/><Relationship Id="rId8" Target="../comments/comment1.xml"/>` +
+	rels := `<Relationship Id="rId6" Target="../media/image3.png"/><Relationship Id="rId7" Target="../charts/chart1.xml"/><Relationship Id="rId8" Target="../comments/comment1.xml"/>` +
 		`<Relationship Id="rId9" Target="../comments/modernComment_1.xml"/>`
 	pt := func(i int, v string) string { return fmt.Sprintf(`<c:pt idx="%d"><c:v>%s</c:v></c:pt>`, i, v) }
 	ser := func(name, a, b string) string {
@@ -160,7 +160,7 @@ func TestPPTXChartsCommentsPictures(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(texts(els), "\n")
-	want := "heading ## Slide 1: Sales\nfigure Image: A map of the northern region\ncaption Chart: Revenue by year\n" +
+	want := "heading ## Slide 1: Sales\nfigure ![A map of the northern region](image3.png)\ncaption Chart: Revenue by year\n" +
 		"table | Category | North | South |\n| --- | --- | --- |\n| 2022 | 10 | 7 |\n| 2023 | 12 | 9 |\n" +
 		"caption Comment by Ada Lovelace: Check the 2023 figure\ncaption Comment by Grace: South looks low\ncaption Comment by Alan: Fixed it"
 	if got != want {

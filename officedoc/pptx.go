@@ -3,6 +3,7 @@ package officedoc
 import (
 	"encoding/xml"
 	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -97,7 +98,8 @@ func pptxElements(a *archive) ([]gochunk.Element, error) {
 // pptxSlide reads one slide (or notes) part: the title placeholder's text,
 // and the other shapes' paragraphs, tables, charts (a caption and a
 // table of their values, from the chart parts rels names) and pictures'
-// descriptions (their alternative text, as figures) in order.
+// descriptions (their alternative text, as figures "![text](file)") in
+// order.
 func pptxSlide(a *archive, part string, rels map[string]string) (string, []gochunk.Element, error) {
 	data, err := a.part(part)
 	if err != nil {
@@ -113,6 +115,7 @@ func pptxSlide(a *archive, part string, rels map[string]string) (string, []gochu
 	row, col := -1, 0
 	var cellText strings.Builder
 	inTable, inPic := false, false
+	var picDescr, picFile string // the open picture's description and file
 	charts := map[string]bool{}
 	err = walkXML(part, data, func(t xml.Token) error {
 		switch e := t.(type) {
@@ -141,12 +144,14 @@ func pptxSlide(a *archive, part string, rels map[string]string) (string, []gochu
 			case "br":
 				para.WriteByte('\n')
 			case "pic":
-				inPic = true
+				inPic, picDescr, picFile = true, "", ""
 			case "cNvPr":
 				if inPic {
-					if d := oneLine(attr(e, "descr")); d != "" {
-						return a.d.emit(&els, gochunk.Element{Type: "figure", Text: "Image: " + d})
-					}
+					picDescr = oneLine(attr(e, "descr"))
+				}
+			case "blip":
+				if inPic {
+					picFile = path.Base(rels[attr(e, "embed")])
 				}
 			case "chart":
 				if target, ok := rels[rid(e)]; ok && a.has(target) && !charts[target] {
@@ -164,6 +169,16 @@ func pptxSlide(a *archive, part string, rels map[string]string) (string, []gochu
 				inText = false
 			case "pic":
 				inPic = false
+				if picDescr != "" {
+					// A picture's description (its alternative text) as
+					// markdown's image: ![description](file).
+					alt := strings.NewReplacer("[", `\[`, "]", `\]`).Replace(picDescr)
+					text := "![" + alt + "]"
+					if picFile != "" && picFile != "." {
+						text += "(" + picFile + ")"
+					}
+					return a.d.emit(&els, gochunk.Element{Type: "figure", Text: text})
+				}
 			case "p":
 				text := strings.TrimSpace(para.String())
 				switch {
