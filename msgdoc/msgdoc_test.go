@@ -258,3 +258,15 @@ func TestSharedMessages(t *testing.T) {
 		}
 	}
 }
+
+// Any input ends in a message or an error: never a panic.
+func FuzzRead(f *testing.F) {
+	f.Add(cfbgen.Message{Subject: "s", Body: "b", Attachments: []cfbgen.Attachment{{Name: "a.txt", Data: []byte("x")}}}.Msg())
+	f.Add(cfbgen.Message{Subject: "s", RTF: uncompressedRTF([]byte(`{\rtf1 x}`))}.Msg())
+	f.Add(cfbgen.Legacy("WordDocument"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		Read(context.Background(), data, Options{})
+		Compound(data)
+		decompressRTF(data, 1<<20)
+	})
+}

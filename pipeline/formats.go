@@ -128,7 +128,9 @@ func sniff(data []byte) format {
 			reason: "gochunk does not read it", advice: "export it as PDF, DOCX or text from the program that made it and give that"}
 	case rtfdoc.Is(data):
 		return format{kind: "rtf"}
-	case bytes.Contains(data[:min(len(data), 1024)], []byte("%PDF-")):
+	case has("%PDF-") || bytes.Contains(data[:min(len(data), 1024)], []byte("%PDF-")) && bytes.Contains(data[max(0, len(data)-1024):], []byte("%%EOF")):
+		// A PDF may have bytes before its header (readers look in the
+		// first 1,024); a text that mentions "%PDF-" is not one.
 		return format{kind: "pdf"}
 	case has("PK\x03\x04") || has("PK\x05\x06"):
 		if k := officedoc.Sniff(data); k != "" && k != "eml" {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/htmldoc"
@@ -146,4 +147,23 @@ func TestSharedRTF(t *testing.T) {
 			t.Errorf("%s: markup left in the text", name)
 		}
 	}
+}
+
+// Any input ends in elements or an error, within its bounds.
+func FuzzElements(f *testing.F) {
+	for _, s := range []string{`{\rtf1\ansi\pard Hello\par}`, `{\rtf1\uc1\u-10179?\u-8704?}`, `{\rtf1\trowd\pard\intbl a\cell b\cell\row}`, `{\rtf1{\*\x{\bin3 }}}}`, `{\rtf1\ansicpg932\'82\'a0\'82}`, `{\rtf1{\upr{a}{\*\ud{b}}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b := htmldoc.NewBudget(htmldoc.Limits{}, int64(len(data)))
+		els, err := ElementsWithin(context.Background(), data, b)
+		if err != nil {
+			return
+		}
+		for _, e := range els {
+			if !utf8.ValidString(e.Text) {
+				t.Fatalf("invalid UTF-8 in %q", e.Text)
+			}
+		}
+	})
 }
