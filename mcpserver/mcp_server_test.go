@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -492,5 +493,23 @@ func TestClientRootsThatDoNotNarrow(t *testing.T) {
 		}
 		cs.Close()
 		ss.Close()
+	}
+}
+
+// An index run's failures are listed up to a bound, with a note.
+func TestIndexFailuresBounded(t *testing.T) {
+	f := newFixture(t, 0)
+	bad := filepath.Join(f.dir, "bad")
+	os.Mkdir(bad, 0o755)
+	for i := range maxFailures + 5 {
+		os.WriteFile(filepath.Join(bad, fmt.Sprintf("b%03d.pdf", i)), []byte("%PDF-1.4 not a PDF"), 0o644)
+	}
+	cs := f.connect(t, Config{AllowIndex: true}, nil)
+	var out IndexOutput
+	if text, isErr := call(t, cs, "index", map[string]any{"paths": []string{"bad"}}, &out); isErr {
+		t.Fatal(text)
+	}
+	if out.Documents.Failed != maxFailures+5 || len(out.Failures) != maxFailures || !strings.Contains(out.Note, "105 documents failed") {
+		t.Errorf("failed %d, listed %d, note %q", out.Documents.Failed, len(out.Failures), out.Note)
 	}
 }

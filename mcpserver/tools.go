@@ -125,6 +125,16 @@ type IndexInput struct {
 	Exclude []string `json:"exclude,omitempty" jsonschema:"leave out files and directories matching one of these globs"`
 }
 
+// IndexOutput is the index tool's result: what gochunk index --json
+// prints, with a note when its list of failures was cut.
+type IndexOutput struct {
+	index.Summary
+	Note string `json:"note,omitempty"`
+}
+
+// maxFailures bounds the failures an index result lists.
+const maxFailures = 100
+
 // SourcesInput is the sources tool's arguments.
 type SourcesInput struct {
 	Prefix string `json:"prefix,omitempty" jsonschema:"list only the documents whose id starts with this"`
@@ -561,21 +571,22 @@ func (s *Server) extractTool(ctx context.Context, req *mcp.CallToolRequest, in E
 	return nil, out, nil
 }
 
-func (s *Server) indexTool(ctx context.Context, req *mcp.CallToolRequest, in IndexInput) (*mcp.CallToolResult, index.Summary, error) {
-	var sum index.Summary
+func (s *Server) indexTool(ctx context.Context, req *mcp.CallToolRequest, in IndexInput) (*mcp.CallToolResult, IndexOutput, error) {
+	var out IndexOutput
+	sum := &out.Summary
 	if len(in.Paths) == 0 {
-		return nil, sum, errors.New("paths: empty; give files or directories under the allowed roots")
+		return nil, out, errors.New("paths: empty; give files or directories under the allowed roots")
 	}
 	var srcs []index.Source
 	for _, p := range in.Paths {
 		real, err := s.resolve(ctx, req.Session, p)
 		if err != nil {
-			return nil, sum, err
+			return nil, out, err
 		}
 		srcs = append(srcs, index.Files{Root: real, Include: in.Include, Exclude: in.Exclude})
 	}
 	if !s.indexing.TryLock() {
-		return nil, sum, errors.New("another index run is going on: wait for it to finish, then call index again")
+		return nil, out, errors.New("another index run is going on: wait for it to finish, then call index again")
 	}
 	defer s.indexing.Unlock()
 	// The documents are counted first, for the progress notifications'
@@ -590,14 +601,14 @@ func (s *Server) indexTool(ctx context.Context, req *mcp.CallToolRequest, in Ind
 			return nil
 		})
 		if err != nil {
-			return nil, sum, err
+			return nil, out, err
 		}
 	}
 	opt := s.cfg.Index
 	jobs := max(opt.Jobs, 1)
 	release, err := s.reserve(ctx, int64(max(s.cfg.Pipeline.Spec().Memory, 1)*float64(largest))*int64(jobs))
 	if err != nil {
-		return nil, sum, err
+		return nil, out, err
 	}
 	defer release()
 	token := req.Params.GetProgressToken()
@@ -607,22 +618,26 @@ func (s *Server) indexTool(ctx context.Context, req *mcp.CallToolRequest, in Ind
 		}
 		req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(done), Total: float64(total), Message: id})
 	}
-	sum, err = index.Run(ctx, s.cfg.Store, s.cfg.Pipeline, srcs, opt)
+	*sum, err = index.Run(ctx, s.cfg.Store, s.cfg.Pipeline, srcs, opt)
 	s.forgetSearcher()
 	if rerr := s.refreshResources(context.WithoutCancel(ctx)); rerr != nil && err == nil {
 		err = rerr
 	}
 	if ctx.Err() != nil {
 		d := sum.Documents
-		return nil, sum, fmt.Errorf("index cancelled after %d of %d documents (each document done is stored whole): call index again to finish; unchanged documents are skipped", d.Added+d.Updated+d.Unchanged+d.Failed, total)
+		return nil, out, fmt.Errorf("index cancelled after %d of %d documents (each document done is stored whole): call index again to finish; unchanged documents are skipped", d.Added+d.Updated+d.Unchanged+d.Failed, total)
 	}
 	if err != nil && !errors.Is(err, index.ErrFailed) {
-		return nil, sum, err
+		return nil, out, err
 	}
 	if sum.Failures == nil {
 		sum.Failures = []index.Failure{}
 	}
-	return nil, sum, nil
+	if n := len(sum.Failures); n > maxFailures {
+		sum.Failures = sum.Failures[:maxFailures]
+		out.Note = fmt.Sprintf("%d documents failed: the first %d are listed; gochunk index lists them all", n, maxFailures)
+	}
+	return nil, out, nil
 }
 
 func (s *Server) sourcesTool(ctx context.Context, req *mcp.CallToolRequest, in SourcesInput) (*mcp.CallToolResult, SourcesOutput, error) {
