@@ -54,7 +54,8 @@ func cmpName(name string) string {
 }
 
 // format is what an input's bytes are: a kind Load reads (text, utf16,
-// pdf, an office kind, msg, rtf), or a refusal.
+// pdf, an office kind, msg, rtf), or a refusal (what is set; kind is
+// "image" for an image, which OCR could read).
 type format struct {
 	kind                 string
 	what, reason, advice string // a refusal's words; FILE in advice is the input's name
@@ -76,7 +77,7 @@ func (f format) refusal(name string) error {
 const readsWhat = "give a document gochunk reads: text, Markdown, HTML, PDF, DOCX, PPTX, XLSX, ODT, ODS, ODP, EPUB, e-mail (.eml, .mbox, Outlook .msg) or RTF"
 
 func imageFormat(name string) format {
-	return format{what: "an image (" + name + ")", reason: "gochunk has no OCR yet, and an image holds no text layer to read",
+	return format{kind: "image", what: "an image (" + name + ")", reason: "gochunk has no OCR yet, and an image holds no text layer to read",
 		advice: "run OCR on it first (for example: tesseract FILE out, then chunk out.txt), or give the document the image was made from"}
 }
 
