@@ -79,11 +79,12 @@ func healthyAfter(t *testing.T, url, what string) {
 
 // An office file's text is reserved times the chunker's memory factor,
 // not three times over whatever the chunker: the same 4.5 MB DOCX (13 MB
-// of prose) fits a 256 MiB budget with fast (2 bytes a byte) and is
-// refused with dp (11). Before, both were reserved alike (125 MB for dp,
-// which then held several times that) and both answered 200.
+// of prose) fits a 350 MiB budget (242 MiB for requests) with fast (2-3
+// bytes a byte) and is refused with dp (6-11). Before, both were reserved
+// alike (125 MB for dp, which then held several times that) and both
+// answered 200.
 func TestBudgetCountsChunkerFactor(t *testing.T) {
-	_, ts := newTest(t, func(c *Config) { c.MaxMemory = 256 << 20; c.RequestTimeout = 30 * time.Second })
+	_, ts := newTest(t, func(c *Config) { c.MaxMemory = 350 << 20; c.RequestTimeout = 30 * time.Second })
 	f := base64.StdEncoding.EncodeToString(proseDOCX(t, 13<<20))
 	for _, c := range []struct {
 		chunker string
