@@ -221,6 +221,8 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 		{"extract", map[string]any{"path": "nonesuch.pdf"}, "no such file"},
 		{"extract", map[string]any{"path": "guide.md", "offset": 1 << 30}, "offset"},
 		{"sources", map[string]any{"limit": 5000}, "limit"},
+		{"chunk", map[string]any{"text": "a b c", "tokenizer": "hf:" + filepath.Join(f.outside, "secret.txt")}, "outside the allowed roots"},
+		{"chunk", map[string]any{"text": "a b c", "tokenizer": "hf:../private/secret.txt"}, "outside the allowed roots"},
 	} {
 		text, isErr := call(t, cs, c.tool, c.args, nil)
 		if !isErr || !strings.Contains(text, c.want) {

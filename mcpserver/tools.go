@@ -391,6 +391,15 @@ func (s *Server) chunkTool(ctx context.Context, req *mcp.CallToolRequest, in Chu
 	if in.First < 0 {
 		return nil, out, fmt.Errorf("first %d: want 0 or more", in.First)
 	}
+	// A tokenizer file is a file like the others: read only under the
+	// roots (the server's own, configured one aside).
+	if p, ok := strings.CutPrefix(in.Tokenizer, "hf:"); ok && in.Tokenizer != s.cfg.Pipeline.Config().Tokenizer {
+		real, err := s.resolve(ctx, req.Session, p)
+		if err != nil {
+			return nil, out, fmt.Errorf("tokenizer: %w", err)
+		}
+		in.Tokenizer = "hf:" + real
+	}
 	pl, err := s.chunkPipeline(ctx, in)
 	if err != nil {
 		return nil, out, err
