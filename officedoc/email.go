@@ -47,7 +47,16 @@ func (d *doc) readEmail(data []byte, depth int) ([]gochunk.Element, error) {
 	}
 	msg, err := mail.ReadMessage(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("%w: the message's header: %v", ErrFormat, err)
+		// A header line that is not one (no name and colon, stray bytes)
+		// loses only itself: the message is read without it.
+		fixed, dropped := repairHeader(data)
+		if dropped == 0 {
+			return nil, fmt.Errorf("%w: the message's header: %v", ErrFormat, err)
+		}
+		if msg, err = mail.ReadMessage(bytes.NewReader(fixed)); err != nil {
+			return nil, fmt.Errorf("%w: the message's header: %v", ErrFormat, err)
+		}
+		d.warn(fmt.Sprintf("the message's header: %d malformed lines left out", dropped))
 	}
 	dec := new(mime.WordDecoder)
 	dec.CharsetReader = charsetReader
@@ -576,4 +585,57 @@ func fromUTF16(data []byte) ([]byte, bool) {
 		return nil, false
 	}
 	return out, true
+}
+
+// repairHeader returns a message with the lines of its header that are
+// not header fields (a name, a colon, a value; or a continuation of the
+// field before) left out, and how many were (0 for data without a single
+// field: not a message).
+func repairHeader(data []byte) ([]byte, int) {
+	var out []byte
+	dropped, kept := 0, false
+	rest := data
+	for len(rest) > 0 {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i+1], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		body := bytes.TrimRight(line, "\r\n")
+		if len(body) == 0 { // the end of the header
+			if !kept {
+				break
+			}
+			return append(append(out, line...), rest...), dropped
+		}
+		switch {
+		case (body[0] == ' ' || body[0] == '\t') && kept:
+		case isFieldName(body):
+			kept = true
+		default:
+			dropped++
+			continue
+		}
+		out = append(out, line...)
+	}
+	if !kept { // no header at all: not a message
+		return data, 0
+	}
+	return out, dropped
+}
+
+// isFieldName tells whether a header line starts with a field's name and
+// its colon (RFC 5322: printable ASCII but the colon, at least one).
+func isFieldName(line []byte) bool {
+	i := bytes.IndexByte(line, ':')
+	if i <= 0 {
+		return false
+	}
+	for _, c := range line[:i] {
+		if c <= ' ' || c > '~' {
+			return false
+		}
+	}
+	return true
 }

@@ -393,3 +393,18 @@ func TestDOCXListStyles(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A header line that is not a field loses only itself, with a warning.
+func TestEmailMalformedHeader(t *testing.T) {
+	msg := "From: ana@example.com\r\nTo: bo@example.com\r\nSubject: Plans\r\n\xff\xfe not a field\r\nX-Note: folded\r\n  on two lines\r\n\r\nThe body.\r\n"
+	r, err := Read(t.Context(), "eml", []byte(msg), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(strings.Join(texts(r.Elements), "\n")); got != "title # Plans\nparagraph From: ana@example.com\nTo: bo@example.com\nparagraph The body." {
+		t.Errorf("got\n%s", got)
+	}
+	if w := strings.Join(r.Warnings, "; "); !strings.Contains(w, "1 malformed lines left out") {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+}
