@@ -38,6 +38,10 @@ func TestCharsets(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", name, got, want)
 		}
 	}
+	xhtml := []byte(`<?xml version="1.0" encoding="koi8-r"?><html xmlns="http://www.w3.org/1999/xhtml"><body><p>` + "\xF0\xD2\xC9\xD7\xC5\xD4" + "</p></body></html>")
+	if got := textOf(t, xhtml); got != "Привет" {
+		t.Errorf("xhtml declaring koi8-r: got %q", got)
+	}
 	sjis := []byte(`<meta charset="shift_jis"><p>` + "\x93\xfa\x96\x7b" + "</p>") // 日本 in Shift JIS
 	if got := textOf(t, sjis); got != "日本" {
 		t.Errorf("shift_jis: got %q", got)

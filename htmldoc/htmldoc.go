@@ -94,12 +94,19 @@ func elements(data []byte, b *Budget) ([]gochunk.Element, error) {
 // names (an HTTP header's or an e-mail part's, "" for none); UTF-8 when
 // the bytes are valid UTF-8 (whatever a <meta> says: a page written in
 // UTF-8 and labelled otherwise is read as written, and ISO-2022-JP's
-// ASCII bytes are decoded as it declares); the charset a <meta charset>
-// or <meta http-equiv="Content-Type"> declares in the first 1,024 bytes
-// (a declared UTF-16 is read as UTF-8, as the HTML standard says);
-// Windows-1252, what browsers assume of an undeclared page in a Western
-// locale. Bytes that are not text of the encoding become U+FFFD.
+// ASCII bytes are decoded as it declares); the encoding an XML
+// declaration names (XHTML, as EPUB's chapters are); the charset a
+// <meta charset> or <meta http-equiv="Content-Type"> declares in the
+// first 1,024 bytes (a declared UTF-16 is read as UTF-8, as the HTML
+// standard says); Windows-1252, what browsers assume of an undeclared
+// page in a Western locale. Bytes that are not text of the encoding
+// become U+FFFD.
 func Decode(data []byte, contentType string) ([]byte, string) {
+	if contentType == "" && !utf8.Valid(data) {
+		// An XHTML page (an EPUB's chapter) says its encoding in its XML
+		// declaration, which HTML's <meta> prescan does not read.
+		contentType = xmlEncoding(data)
+	}
 	e, name, certain := charset.DetermineEncoding(data, contentType)
 	if !certain && (utf8.Valid(data) && name != "iso-2022-jp" || name == "utf-16le" || name == "utf-16be") {
 		name = "utf-8"
@@ -114,6 +121,31 @@ func Decode(data []byte, contentType string) ([]byte, string) {
 	}
 	out = bytes.TrimPrefix(out, []byte("\xEF\xBB\xBF")) // a byte order mark decoded
 	return bytes.ToValidUTF8(out, []byte("\uFFFD")), name
+}
+
+// xmlEncoding returns "text/html; charset=X" for the encoding X an XML
+// declaration at the start of data names, else "".
+func xmlEncoding(data []byte) string {
+	if !bytes.HasPrefix(data, []byte("<?xml")) {
+		return ""
+	}
+	decl := data[:min(len(data), 200)]
+	if i := bytes.Index(decl, []byte("?>")); i >= 0 {
+		decl = decl[:i]
+	}
+	i := bytes.Index(decl, []byte("encoding"))
+	if i < 0 {
+		return ""
+	}
+	rest := bytes.TrimLeft(decl[i+len("encoding"):], " \t\r\n=")
+	if len(rest) == 0 || rest[0] != '"' && rest[0] != '\'' {
+		return ""
+	}
+	end := bytes.IndexByte(rest[1:], rest[0])
+	if end < 0 {
+		return ""
+	}
+	return "text/html; charset=" + string(rest[1:1+end])
 }
 
 func elementsOfType(data []byte, contentType string, b *Budget) ([]gochunk.Element, error) {
