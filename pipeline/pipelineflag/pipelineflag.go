@@ -65,7 +65,7 @@ type fileSetting struct {
 func (p *Flags) RegisterResources(fs *flag.FlagSet) {
 	p.fs = fs
 	c := &p.Cfg
-	fs.StringVar(&c.Tokenizer, "tokenizer", "", "size unit: runes, words, bytes, cl100k_base, o200k_base or hf:PATH (a tokenizer.json); default: runes for rule-based chunkers, the embedder's tokenizer (else cl100k_base) for those that embed")
+	fs.StringVar(&c.Tokenizer, "tokenizer", "", "size unit: runes, words, bytes, cl100k_base, o200k_base, hf:PATH (a tokenizer.json, or a directory holding one) or hf:MODEL (a hub model's tokenizer.json, from the --hf-cache or downloaded there: hf:bert-base-uncased, hf:BAAI/bge-small-en-v1.5); default: runes for rule-based chunkers, the embedder's tokenizer (else cl100k_base) for those that embed")
 	p.RegisterEmbedder(fs)
 	fs.IntVar(&c.BatchTokens, "max-batch-tokens", 0, fmt.Sprintf("tokens per embedder call when chunks are embedded (default %d)", embed.DefaultBatchTokens))
 	l := &c.LLM
