@@ -412,12 +412,14 @@ type JSONLineError struct {
 	Err  error
 }
 
+// Error names the input, the line and its id.
 func (e *JSONLineError) Error() string {
 	if e.ID != "" {
 		return fmt.Sprintf("%s line %d (id %q): %v", e.Name, e.Line, e.ID, e.Err)
 	}
 	return fmt.Sprintf("%s line %d: %v", e.Name, e.Line, e.Err)
 }
+// Unwrap returns why the line is not a document.
 func (e *JSONLineError) Unwrap() error { return e.Err }
 
 // ReadJSONLines reads JSON Lines of documents from r (see ParseJSONLine),
