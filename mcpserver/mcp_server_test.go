@@ -259,6 +259,24 @@ func TestPathsOutsideTheRootsAreRefused(t *testing.T) {
 	}
 }
 
+// A root given as a symbolic link: paths under the link as given are
+// read (once resolved, they are under its target).
+func TestRootGivenAsALink(t *testing.T) {
+	f := newFixture(t, 0)
+	link := filepath.Join(t.TempDir(), "docs-link")
+	if err := os.Symlink(f.dir, link); err != nil {
+		t.Fatal(err)
+	}
+	cs := f.connect(t, Config{Roots: []string{link}}, nil)
+	var ex ExtractOutput
+	if text, isErr := call(t, cs, "extract", map[string]any{"path": filepath.Join(link, "guide.md")}, &ex); isErr || ex.Text != guide {
+		t.Errorf("a path under the root's link: %v %s", isErr, text)
+	}
+	if text, isErr := call(t, cs, "extract", map[string]any{"path": filepath.Join(link, "link.txt")}, nil); !isErr || strings.Contains(text, f.outside) {
+		t.Errorf("a link out of the root: %v %q (refused, without saying where it leads)", isErr, text)
+	}
+}
+
 func TestClientRootsNarrow(t *testing.T) {
 	f := newFixture(t, 0)
 	sub := filepath.Join(f.dir, "sub")

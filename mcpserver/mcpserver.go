@@ -89,6 +89,9 @@ type Config struct {
 type Server struct {
 	cfg   Config
 	roots []string // resolved: absolute, symbolic links followed
+	// given are the roots as given, made absolute: a path under one is
+	// checked, once resolved, against roots (a root may be a link).
+	given []string
 	srv   *mcp.Server
 
 	mu     sync.Mutex
@@ -116,7 +119,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("root %s: %w", r, err)
 		}
-		s.roots = append(s.roots, real)
+		abs, _ := filepath.Abs(r)
+		s.roots, s.given = append(s.roots, real), append(s.given, abs)
 	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "gochunk", Title: "gochunk", Version: cmp.Or(cfg.Version, "devel")}, &mcp.ServerOptions{
 		Instructions: s.instructions(),
@@ -251,7 +255,7 @@ func (s *Server) resolve(ctx context.Context, ss *mcp.ServerSession, p string) (
 	var firstErr error
 	for _, c := range candidates {
 		abs := filepath.Clean(c)
-		if !s.anyWithin(roots, abs) {
+		if !s.anyWithin(roots, abs) && !s.anyWithin(s.given, abs) {
 			// Checked before the file system is: whether a path outside
 			// the roots exists is not told.
 			return "", fmt.Errorf("path %q: %w (%s); give a path under one of them", p, errOutside, strings.Join(roots, ", "))
@@ -262,7 +266,7 @@ func (s *Server) resolve(ctx context.Context, ss *mcp.ServerSession, p string) (
 			firstErr = cmp.Or(firstErr, err)
 			continue
 		case !s.anyWithin(roots, real):
-			return "", fmt.Errorf("path %q: %w (%s): its symbolic links lead to %s; give a path under one of them", p, errOutside, strings.Join(roots, ", "), real)
+			return "", fmt.Errorf("path %q: %w (%s): a symbolic link on its way leads out of them; give a path under one of them", p, errOutside, strings.Join(roots, ", "))
 		}
 		return real, nil
 	}
