@@ -19,6 +19,7 @@ import (
 
 	"github.com/gochunk/gochunk/api"
 	"github.com/gochunk/gochunk/internal/mailgen"
+	"github.com/gochunk/gochunk/internal/pdfgen"
 	"github.com/gochunk/gochunk/internal/textgen"
 	"github.com/gochunk/gochunk/pipeline"
 )
@@ -189,4 +190,30 @@ func TestRunStopsWithItsContext(t *testing.T) {
 	if errs[len(errs)-1] == nil {
 		t.Error("a document not started has no error")
 	}
+}
+
+// A PDF is reserved by the content its pages draw, not its file size: a
+// 35 KB PDF whose page draws 12 MB of content (PDFium holds about 20
+// bytes a byte of it) is refused by a 256 MiB budget, a small PDF of the
+// same shape is served. Before, both reserved 64 MiB and 32 times the
+// file, and the first answered 200.
+func TestBudgetCountsPDFContent(t *testing.T) {
+	_, ts := newTest(t, func(c *Config) { c.MaxMemory = 256 << 20; c.RequestTimeout = 30 * time.Second })
+	for _, c := range []struct {
+		name    string
+		content int
+		status  int
+	}{{"12 MB of content", 12 << 20, 413}, {"8 KB of content", 8 << 10, 200}} {
+		pdf := pdfgen.BigContent(c.content)
+		body, _ := json.Marshal(map[string]any{"documents": []map[string]any{{"pdf_base64": base64.StdEncoding.EncodeToString(pdf)}}})
+		code, b, _ := post(t, ts.URL+"/v1/chunk", string(body))
+		e := answerOK(t, c.name, code, b)
+		if code != c.status {
+			t.Errorf("%s (a PDF of %d bytes): %d, want %d: %.300s", c.name, len(pdf), code, c.status, b)
+		}
+		if code == 413 && e.Error.Type != "over_memory_budget" {
+			t.Errorf("%s: %+v", c.name, e.Error)
+		}
+	}
+	healthyAfter(t, ts.URL, "a PDF of large content")
 }
