@@ -16,6 +16,7 @@ import (
 
 	"github.com/gochunk/gochunk/api"
 	"github.com/gochunk/gochunk/internal/mailgen"
+	"github.com/gochunk/gochunk/internal/pdfgen"
 )
 
 // answerOK checks that an answer is well-formed: JSON, and for an error
@@ -172,10 +173,12 @@ func FuzzAPI(f *testing.F) {
 	z.Close()
 	msg := mailgen.Message("Bomb", "Attached.", mailgen.Attachment{Name: "a.docx", Media: "application/octet-stream", Data: docx.Bytes()},
 		mailgen.Attachment{Name: "b.docx", Media: "application/octet-stream", Data: docx.Bytes()})
+	// And the PDFs: a form XObject bomb 20 deep (4.7 KB), a page of 4 MB
+	// of content (13 KB).
 	for _, file := range []struct {
 		name string
 		data []byte
-	}{{"a.docx", docx.Bytes()}, {"m.eml", msg}} {
+	}{{"a.docx", docx.Bytes()}, {"m.eml", msg}, {"forms.pdf", pdfgen.FormBomb(20)}, {"content.pdf", pdfgen.BigContent(4 << 20)}} {
 		b, _ := json.Marshal(map[string]any{"chunker": "dp", "documents": []map[string]any{{"file_base64": base64.StdEncoding.EncodeToString(file.data), "file_name": file.name}}})
 		f.Add(uint8(0), string(b))
 	}
