@@ -104,7 +104,10 @@ func dbBoxes(prob []float32, w, h int, p dbParams) []quad {
 			continue
 		}
 		rw, rh := rect.size()
-		d := rw * rh * p.unclip / (2 * (rw + rh))
+		// A long line's distance is about half the ratio times its
+		// height; a short word's or a lone character's is smaller by the
+		// formula, and would crop its letters: it gets the long line's.
+		d := math.Max(rw*rh*p.unclip/(2*(rw+rh)), p.unclip/2*math.Min(rw, rh))
 		grown := grow(rect, d)
 		if gw, gh := grown.size(); math.Min(gw, gh) < p.minSize+2 {
 			continue

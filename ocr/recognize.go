@@ -59,7 +59,7 @@ type crop struct {
 // cut samples the quad's pixels into an upright crop; a box at least 1.5
 // times as tall as wide is turned a quarter turn counter-clockwise, as
 // PaddleOCR's get_rotate_crop_image does.
-func cut(src *rgb, q quad) crop {
+func cut(src *rgb, q quad, turn bool) crop {
 	w := max(1, int(math.Round(math.Max(dist(q[0], q[1]), dist(q[3], q[2])))))
 	h := max(1, int(math.Round(math.Max(dist(q[0], q[3]), dist(q[1], q[2])))))
 	f := frame{o: q[0],
@@ -75,7 +75,7 @@ func cut(src *rgb, q quad) crop {
 		}
 	}
 	c := crop{img: img, f: f}
-	if float64(h) >= 1.5*float64(w) {
+	if turn && float64(h) >= 1.5*float64(w) {
 		c = c.turnLeft()
 	}
 	return c
@@ -125,9 +125,17 @@ const (
 // read with enough confidence and how many the classifier found upside
 // down.
 func (e *Engine) recognize(ctx context.Context, src *rgb, boxes []quad) ([]Line, int, error) {
-	crops := make([]crop, len(boxes))
+	crops := make([]crop, len(boxes), len(boxes)+8)
+	// A tall box is read turned (a line running up or down the page)
+	// and also as it is (a short word or a lone digit, taller than wide):
+	// the reading of the higher confidence is kept.
+	alt := map[int]int{}
 	for i, q := range boxes {
-		crops[i] = cut(src, q)
+		crops[i] = cut(src, q, true)
+		if h0(q) >= 1.5*w0(q) {
+			alt[len(crops)] = i
+			crops = append(crops, cut(src, widen(q, 1.2*h0(q)), false))
+		}
 	}
 	flipped := 0
 	if e.cls != nil {
@@ -152,7 +160,9 @@ func (e *Engine) recognize(ctx context.Context, src *rgb, boxes []quad) ([]Line,
 			for i := lo; i < hi; i++ {
 				if p := out[2*(i-lo)+1]; p > out[2*(i-lo)] && p > 0.9 {
 					crops[i] = crops[i].flip()
-					flipped++
+					if i < len(boxes) {
+						flipped++
+					}
 				}
 			}
 		}
@@ -192,7 +202,7 @@ func (e *Engine) recognize(ctx context.Context, src *rgb, boxes []quad) ([]Line,
 		steps, classes := int(shape[1]), int(shape[2])
 		for k, i := range idx[lo:hi] {
 			l := e.decode(out[k*steps*classes:(k+1)*steps*classes], steps, classes, crops[i], float64(ww)/float64(steps)*float64(crops[i].img.w)/float64(rws[k]))
-			if l != nil && l.Confidence >= e.opt.MinConfidence {
+			if l != nil {
 				l.Quad = quad{crops[i].f.at(0, 0), crops[i].f.at(float64(crops[i].img.w), 0), crops[i].f.at(float64(crops[i].img.w), float64(crops[i].img.h)), crops[i].f.at(0, float64(crops[i].img.h))}
 				l.Box = quad(l.Quad).bounds()
 				l.Flipped = crops[i].flipped
@@ -200,9 +210,14 @@ func (e *Engine) recognize(ctx context.Context, src *rgb, boxes []quad) ([]Line,
 			}
 		}
 	}
+	for j, i := range alt {
+		if a := lines[j]; a != nil && (lines[i] == nil || a.Confidence > lines[i].Confidence) {
+			lines[i] = a
+		}
+	}
 	var kept []Line
-	for _, l := range lines {
-		if l != nil {
+	for _, l := range lines[:len(boxes)] {
+		if l != nil && l.Confidence >= e.opt.MinConfidence {
 			kept = append(kept, *l)
 		}
 	}
@@ -374,4 +389,20 @@ func isLatin(s string) bool {
 		}
 	}
 	return true
+}
+
+// w0 and h0 are a box's width and height as cut measures them.
+func w0(q quad) float64 { return math.Max(dist(q[0], q[1]), dist(q[3], q[2])) }
+func h0(q quad) float64 { return math.Max(dist(q[0], q[3]), dist(q[1], q[2])) }
+
+// widen grows a box along its width, about its centre, to at least w:
+// the recogniser reads a lone character better with white beside it.
+func widen(q quad, w float64) quad {
+	cur := w0(q)
+	if cur >= w || cur == 0 {
+		return q
+	}
+	d := (w - cur) / 2 / cur
+	ux, uy := (q[1].X-q[0].X)*d, (q[1].Y-q[0].Y)*d
+	return quad{{q[0].X - ux, q[0].Y - uy}, {q[1].X + ux, q[1].Y + uy}, {q[2].X + ux, q[2].Y + uy}, {q[3].X - ux, q[3].Y - uy}}
 }
