@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -532,4 +534,46 @@ func TestIndexFailuresBounded(t *testing.T) {
 	if out.Documents.Failed != maxFailures+5 || len(out.Failures) != maxFailures || !strings.Contains(out.Note, "105 documents failed") {
 		t.Errorf("failed %d, listed %d, note %q", out.Documents.Failed, len(out.Failures), out.Note)
 	}
+}
+
+// An index run with a progress token reports its first and last
+// documents, with the total, and at most ten notifications a second
+// between.
+func TestIndexProgress(t *testing.T) {
+	f := newFixture(t, 0)
+	bulk := filepath.Join(f.dir, "bulk")
+	os.Mkdir(bulk, 0o755)
+	for i := range 300 {
+		os.WriteFile(filepath.Join(bulk, fmt.Sprintf("n%03d.txt", i)), []byte(fmt.Sprintf("note %d\n", i)), 0o644)
+	}
+	var mu sync.Mutex
+	var got []*mcp.ProgressNotificationParams
+	cs := f.connect(t, Config{AllowIndex: true}, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		got = append(got, r.Params)
+		mu.Unlock()
+	}})
+	params := &mcp.CallToolParams{Name: "index", Arguments: map[string]any{"paths": []string{"bulk"}}}
+	params.SetProgressToken("tok")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		t.Fatalf("index: %v %+v", err, res)
+	}
+	// Notifications are handled apart from the answer: wait for the last.
+	for range 100 {
+		mu.Lock()
+		n := len(got)
+		done := n > 0 && got[n-1].Progress == 300
+		mu.Unlock()
+		if done {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) < 2 || got[0].Progress != 1 || got[len(got)-1].Progress != 300 || got[0].Total != 300 || got[0].ProgressToken != "tok" || got[0].Message == "" {
+		t.Fatalf("%d notifications, first %+v, last %+v", len(got), got[0], got[len(got)-1])
+	}
+	t.Logf("%d progress notifications for 300 documents", len(got))
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -620,11 +621,15 @@ func (s *Server) indexTool(ctx context.Context, req *mcp.CallToolRequest, in Ind
 		return nil, out, err
 	}
 	defer release()
+	// A notification per document, at most ten a second (the first and
+	// the last always): a large tree does not flood the client.
 	token := req.Params.GetProgressToken()
+	var last time.Time
 	opt.Progress = func(done int, id string) {
-		if token == nil || req.Session == nil {
+		if token == nil || req.Session == nil || done > 1 && done < total && time.Since(last) < 100*time.Millisecond {
 			return
 		}
+		last = time.Now()
 		req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(done), Total: float64(total), Message: id})
 	}
 	*sum, err = index.Run(ctx, s.cfg.Store, s.cfg.Pipeline, srcs, opt)
