@@ -19,6 +19,7 @@ package msgdoc
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -346,7 +347,7 @@ func (s *storage) str(id uint16, cp int) string {
 		if utf8.Valid(b) && (cp == 0 || cp == 65001 || isASCII(b)) {
 			return string(b)
 		}
-		return rtfdoc.Decode(cmpOr(cp, 1252), b)
+		return rtfdoc.Decode(cmp.Or(cp, 1252), b)
 	}
 	return ""
 }
@@ -358,13 +359,6 @@ func isASCII(b []byte) bool {
 		}
 	}
 	return true
-}
-
-func cmpOr(a, b int) int {
-	if a != 0 {
-		return a
-	}
-	return b
 }
 
 type msgReader struct {
@@ -484,8 +478,8 @@ func (r *msgReader) headerLines(s *storage, p props, cp int) string {
 		}
 	}
 	add("From", from)
-	add("To", cmpOrString(strings.Join(to, ", "), fromHeader("To")))
-	add("Cc", cmpOrString(strings.Join(cc, ", "), fromHeader("Cc")))
+	add("To", cmp.Or(strings.Join(to, ", "), fromHeader("To")))
+	add("Cc", cmp.Or(strings.Join(cc, ", "), fromHeader("Cc")))
 	date := fromHeader("Date")
 	if date == "" {
 		t, ok := p.time(propSubmitTime)
@@ -498,13 +492,6 @@ func (r *msgReader) headerLines(s *storage, p props, cp int) string {
 	}
 	add("Date", date)
 	return strings.Join(lines, "\n")
-}
-
-func cmpOrString(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // firstAddress returns the first of the addresses that is an Internet
@@ -552,7 +539,7 @@ func (r *msgReader) body(s *storage, p props, cp int) ([]gochunk.Element, error)
 	}
 	if ok && len(bytes.TrimSpace(html)) > 0 {
 		if !utf8.Valid(html) {
-			html = []byte(rtfdoc.Decode(cmpOr(cp, 1252), html))
+			html = []byte(rtfdoc.Decode(cmp.Or(cp, 1252), html))
 		}
 		els, err := htmldoc.ElementsWithin(bytes.NewReader(html), r.budget)
 		if err != nil {
@@ -588,7 +575,7 @@ func (r *msgReader) body(s *storage, p props, cp int) ([]gochunk.Element, error)
 // (its name returned), a message attached is read as a section.
 func (r *msgReader) attachment(a *storage, n, cp, depth int) ([]gochunk.Element, string, error) {
 	p := properties(a, 8)
-	name := oneLine(cmpOrString(a.str(propAttachLongName, cp), cmpOrString(a.str(propAttachFilename, cp), a.str(propDisplayName, cp))))
+	name := oneLine(cmp.Or(a.str(propAttachLongName, cp), cmp.Or(a.str(propAttachFilename, cp), a.str(propDisplayName, cp))))
 	method, _ := p.int32(propAttachMethod)
 	if e, ok := a.entries[fmt.Sprintf("__substg1.0_%04X%04X", propAttachData, typeObject)]; ok && e.sub != nil && (method == attachEmbeddedMsg || e.sub.hasPrefix("__substg1.0_")) {
 		if depth+1 >= maxDepth {
@@ -599,7 +586,7 @@ func (r *msgReader) attachment(a *storage, n, cp, depth int) ([]gochunk.Element,
 		if err != nil {
 			return nil, "", err
 		}
-		title := cmpOrString(name, fmt.Sprintf("message %d", n))
+		title := cmp.Or(name, fmt.Sprintf("message %d", n))
 		head := heading(2+depth, "Attachment: "+title)
 		var out []gochunk.Element
 		if err := r.emit(&out, head); err != nil {

@@ -67,8 +67,11 @@ func (f format) refusal(name string) error {
 	if f.what == "" {
 		return nil
 	}
-	file := filepath.Base(cmpName(name))
-	if strings.ContainsAny(file, " '\"$`\\()&;|<>*?") {
+	file := filepath.Base(name)
+	switch {
+	case name == "" || name == "-":
+		file = "FILE" // standard input: the user names the file
+	case strings.ContainsAny(file, " '\"$`\\()&;|<>*?"):
 		file = "'" + strings.ReplaceAll(file, "'", `'\''`) + "'"
 	}
 	return &FormatError{Name: name, Format: f.what, Reason: f.reason, Advice: strings.ReplaceAll(f.advice, "FILE", file)}

@@ -127,6 +127,14 @@ func TestLoadRefusesFormats(t *testing.T) {
 	}
 }
 
+// From standard input, the advice's command names no file.
+func TestRefusalFromStandardInput(t *testing.T) {
+	_, err := formatsPipeline(t, Config{}).Load(context.Background(), Source{Path: "-", Reader: bytes.NewReader(cfbgen.Legacy("WordDocument"))})
+	if !errors.Is(err, ErrUnsupportedFormat) || !strings.Contains(err.Error(), "--convert-to docx FILE,") {
+		t.Errorf("%v", err)
+	}
+}
+
 func cmpOr(a, b string) string {
 	if a != "" {
 		return a
