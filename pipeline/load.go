@@ -364,12 +364,14 @@ func read(src Source) (string, func() error, error) {
 // where it has one.
 func ParseJSONLine(line []byte) (Source, error) {
 	var v struct {
-		ID       json.RawMessage `json:"id"`
-		Text     *string         `json:"text"`
-		Metadata json.RawMessage `json:"metadata"`
+		ID, Text, Metadata json.RawMessage
+	}
+	const want = `not a JSON object of "id", "text" and "metadata"`
+	if t := bytes.TrimSpace(line); len(t) == 0 || t[0] != '{' {
+		return Source{}, errors.New(want)
 	}
 	if err := json.Unmarshal(line, &v); err != nil {
-		return Source{}, fmt.Errorf(`not a JSON object of "id", "text" and "metadata": %v`, strings.TrimPrefix(err.Error(), "json: "))
+		return Source{}, fmt.Errorf("%s: %v", want, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	var src Source
 	switch id := bytes.TrimSpace(v.ID); {
@@ -389,10 +391,16 @@ func ParseJSONLine(line []byte) (Source, error) {
 		}
 		src.ID = n.String()
 	}
-	if v.Text == nil {
+	switch text := bytes.TrimSpace(v.Text); {
+	case len(text) == 0 || string(text) == "null":
 		return src, errors.New(`"text" is missing or null`)
+	case text[0] != '"':
+		return src, errors.New(`"text" must be a string`)
+	default:
+		if err := json.Unmarshal(text, &src.Text); err != nil {
+			return src, fmt.Errorf(`"text": %v`, err)
+		}
 	}
-	src.Text = *v.Text
 	if md := bytes.TrimSpace(v.Metadata); len(md) > 0 && string(md) != "null" {
 		if err := json.Unmarshal(md, &src.Metadata); err != nil {
 			return src, errors.New(`"metadata" must be an object`)
@@ -419,6 +427,7 @@ func (e *JSONLineError) Error() string {
 	}
 	return fmt.Sprintf("%s line %d: %v", e.Name, e.Line, e.Err)
 }
+
 // Unwrap returns why the line is not a document.
 func (e *JSONLineError) Unwrap() error { return e.Err }
 

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,5 +93,32 @@ func TestTokenizerFromHubCache(t *testing.T) {
 	cfg := writeFile(t, "c.json", `{"chunker": "token", "size": 5, "overlap": 0, "tokenizer": "hf:bert-base-uncased"}`)
 	if out, errs, code := runCmd(t, text, "chunk", "--config", cfg, "-"); code != 0 || decodeLines(t, out)[0].TokenCount != 5 {
 		t.Errorf("--config with hf:NAME: exit %d: %s", code, errs)
+	}
+}
+
+// brokenReader is standard input that breaks after its first bytes.
+type brokenReader struct{ r io.Reader }
+
+func (b brokenReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err == io.EOF {
+		return n, errors.New("connection reset")
+	}
+	return n, err
+}
+
+// An input of --jsonl that breaks part way: the documents read before are
+// written, the error is named, the inputs after it are chunked (exit 1).
+func TestChunkJSONLinesInputBreaks(t *testing.T) {
+	after := writeFile(t, "after.jsonl", `{"id": "after", "text": "The file after."}`+"\n")
+	var out, errs bytes.Buffer
+	stdin := brokenReader{strings.NewReader(`{"id": "one", "text": "First."}` + "\n" + `{"id": "two", "text": "Second."}` + "\n")}
+	code := run([]string{"chunk", "--jsonl", "-", after}, stdin, &out, &errs)
+	var sources []string
+	for _, r := range decodeLines(t, out.String()) {
+		sources = append(sources, r.Source)
+	}
+	if code != 1 || strings.Join(sources, ",") != "one,two,after" || !strings.Contains(errs.String(), "read -: connection reset") {
+		t.Errorf("exit %d, records of %q, stderr %s", code, sources, errs.String())
 	}
 }
