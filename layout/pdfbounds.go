@@ -104,6 +104,17 @@ func (b bounds) check(c pageCost) error {
 	return nil
 }
 
+// checkAll returns the first page's error over the bounds, for a PDF
+// whose pages PDFium counts differently (the page it is cannot be told).
+func (b bounds) checkAll(costs []pageCost) error {
+	for i, c := range costs {
+		if err := b.check(c); err != nil {
+			return fmt.Errorf("the page tree's page %d: %w (PDFium counts the pages differently, so the PDF is refused whole)", i+1, err)
+		}
+	}
+	return nil
+}
+
 // thousands writes n with thousands separators.
 func thousands(n int64) string {
 	s := fmt.Sprint(n)

@@ -279,3 +279,17 @@ func FuzzScanPDF(f *testing.F) {
 		}
 	})
 }
+
+// A page tree whose /Count PDFium trusts while the scan walks the kids:
+// the pages cannot be matched, and a page over a bound refuses the PDF
+// rather than going unweighed.
+func TestPDFPageCountMismatch(t *testing.T) {
+	pdf := bytes.Replace(pdfgen.WithFormBombPage(2, 1, 20), []byte("/Count 2"), []byte("/Count 1"), 1)
+	_, _, err := extractWarn(t, pdf, PDFOptions{})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "refused whole") {
+		t.Fatalf("%v, want ErrTooLarge for the whole PDF", err)
+	}
+	if _, err := pdfiumEngine(t).Render(context.Background(), pdf, 30, 5); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("render: %v, want ErrTooLarge", err)
+	}
+}

@@ -268,7 +268,14 @@ func (e *PDFium) read(ctx context.Context, src pdfSource, opt PDFOptions) ([]pag
 		return nil, fmt.Errorf("%w: no pages", ErrNoText)
 	}
 	if len(costs) != n {
-		costs = nil // the scan and PDFium see other pages: the memory bound holds
+		// The scan and PDFium see other pages, so a page's weight cannot
+		// be told to PDFium's: a page over a bound refuses the PDF.
+		if err := b.checkAll(costs); err != nil {
+			first.close()
+			<-e.sem
+			return nil, err
+		}
+		costs = nil
 	}
 	// A long PDF is read by more instances, one per 8 pages, while the
 	// engine has them free: each opens the PDF and takes the next page.
@@ -663,6 +670,9 @@ func (e *PDFium) Render(ctx context.Context, pdf []byte, dpi, maxPages int) ([]P
 	}
 	n := min(count.PageCount, maxPages)
 	if len(costs) != count.PageCount {
+		if err := b.checkAll(costs); err != nil {
+			return nil, fmt.Errorf("pdf: %w", err)
+		}
 		costs = nil
 	}
 	var out []PageImage
