@@ -2,6 +2,7 @@ package htmldoc
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -95,5 +96,24 @@ func TestTableCellBlocks(t *testing.T) {
 	want := "| Steps | Notes |\n|---|---|\n| First item; Second item; Third item | One paragraph. Another; Line one Line two |"
 	if got := textOf(t, []byte(page)); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A list item whose content is in blocks (<li><p>...</p></li>, as pandoc,
+// word processors and EPUBs write loose lists) is a list item, nested as
+// its list is; its later blocks continue it, indented to its content.
+func TestListItemsOfBlocks(t *testing.T) {
+	page := `<ul><li><p>Item one</p><ul><li><p>Nested</p></li></ul></li><li><p>Item two</p><p>More of two</p></li></ul><ol><li><div>Step</div></li></ol>`
+	els, err := Elements(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range els {
+		got = append(got, fmt.Sprintf("%s %d %q", e.Type, e.Level, e.Text))
+	}
+	want := []string{`list_item 1 "- Item one"`, `list_item 2 "  - Nested"`, `list_item 1 "- Item two"`, `list_item 1 "  More of two"`, `list_item 1 "1. Step"`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

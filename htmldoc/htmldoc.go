@@ -172,6 +172,16 @@ type walker struct {
 	els    []gochunk.Element
 	inline strings.Builder // text of the block being read
 	lists  []listState     // open lists, innermost last
+	items  []itemState     // open list items, innermost last
+}
+
+// itemState is an open list item: whether its marker was written (its
+// first block), the column its content starts at (after the marker) and
+// its nesting.
+type itemState struct {
+	marked bool
+	col    int
+	level  int
 }
 
 type listState struct {
@@ -236,8 +246,10 @@ func (w *walker) walk(n *html.Node, depth int) {
 		w.lists = w.lists[:len(w.lists)-1]
 	case a == atom.Li:
 		w.flushItem()
+		w.items = append(w.items, itemState{})
 		w.children(n, depth)
 		w.flushItem()
+		w.items = w.items[:len(w.items)-1]
 	case a == atom.Pre:
 		w.flush("paragraph")
 		var code strings.Builder
@@ -308,33 +320,64 @@ func (w *walker) marker() string {
 	return indent + "- "
 }
 
-func (w *walker) flush(typ string) { w.flushWith(typ, "") }
-
-// flushItem ends the text of a list item, if any, with its marker.
-func (w *walker) flushItem() {
-	if strings.TrimSpace(w.inline.String()) != "" {
-		w.flushWith("list_item", w.marker())
+// flush ends the block being read, if it has text, as an element of
+// type typ; a paragraph inside a list item (<li><p>...</p></li>) is the
+// item's.
+func (w *walker) flush(typ string) {
+	if typ == "paragraph" && len(w.items) > 0 {
+		w.flushItem()
+		return
 	}
+	w.flushWith(typ, "")
+}
+
+// flushItem ends the text of a list item, if any: its first block with
+// the item's marker, the blocks after it (a second paragraph, text after
+// a nested list) indented to the item's content, as markdown continues
+// an item.
+func (w *walker) flushItem() {
+	if strings.TrimSpace(w.inline.String()) == "" {
+		return
+	}
+	level := max(len(w.lists), 1)
+	if len(w.items) == 0 { // text of a list outside its items
+		w.flushLevel("list_item", w.marker(), level)
+		return
+	}
+	it := &w.items[len(w.items)-1]
+	if !it.marked {
+		m := w.marker()
+		it.marked, it.col, it.level = true, len(m), level
+		w.flushLevel("list_item", m, level)
+		return
+	}
+	w.flushLevel("list_item", strings.Repeat(" ", it.col), it.level)
 }
 
 // flushWith ends the block being read, if it has text, as an element of
 // type typ whose text starts with prefix.
-func (w *walker) flushWith(typ, prefix string) {
+func (w *walker) flushWith(typ, prefix string) { w.flushLevel(typ, prefix, 0) }
+
+// flushLevel is flushWith of an element of the given level (0: as its
+// text's markdown says).
+func (w *walker) flushLevel(typ, prefix string, level int) {
 	t := strings.TrimSpace(w.inline.String())
 	w.inline.Reset()
 	if t != "" {
-		w.add(typ, prefix+t)
+		w.addLevel(typ, prefix+t, level)
 	}
 }
 
-func (w *walker) add(typ, text string) {
+func (w *walker) add(typ, text string) { w.addLevel(typ, text, 0) }
+
+func (w *walker) addLevel(typ, text string, level int) {
 	if w.err != nil {
 		return
 	}
 	if w.err = w.budget.Text(int64(len(text)) + 2); w.err != nil {
 		return
 	}
-	w.els = append(w.els, gochunk.Element{Type: typ, Text: text, Order: len(w.els)})
+	w.els = append(w.els, gochunk.Element{Type: typ, Text: text, Order: len(w.els), Level: level})
 }
 
 // table adds a table as a pipe table: its first row (header cells, or the
