@@ -79,6 +79,15 @@ func Decode(cp int, b []byte) string {
 	if !ok {
 		enc = charmap.Windows1252
 	}
+	if cm, ok := enc.(*charmap.Charmap); ok {
+		// A single-byte code page: a character a byte, no decoder made.
+		var sb strings.Builder
+		sb.Grow(len(b) * 2)
+		for _, c := range b {
+			sb.WriteRune(cm.DecodeByte(c))
+		}
+		return sb.String()
+	}
 	s, err := enc.NewDecoder().Bytes(b)
 	if err != nil {
 		return strings.ToValidUTF8(string(b), "\uFFFD")

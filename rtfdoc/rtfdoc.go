@@ -584,8 +584,17 @@ func (r *reader) emitRune(c rune) {
 		r.emitText("")
 		return
 	}
-	var b [4]byte
-	r.emitText(string(b[:utf8.EncodeRune(b[:], c)]))
+	r.lone()
+	switch r.st.dest {
+	case destText:
+		r.para.WriteRune(c)
+	case destListText:
+		r.marker.WriteRune(c)
+	case destNote:
+		r.note.WriteRune(c)
+	case destStyles:
+		r.style.name.WriteRune(c)
+	}
 }
 
 // lone writes U+FFFD for a high surrogate of \uN that no low one

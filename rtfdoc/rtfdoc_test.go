@@ -167,3 +167,23 @@ func FuzzElements(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkElements reads 2 MB of RTF as Word writes it: styled runs,
+// \uN characters, a table every 50 paragraphs.
+func BenchmarkElements(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{\rtf1\ansi\ansicpg1252\uc1{\fonttbl{\f0\froman\fcharset0 Times;}}{\stylesheet{\s1 heading 1;}}`)
+	for i := 0; sb.Len() < 2<<20; i++ {
+		if i%50 == 0 {
+			sb.WriteString(`\pard\s1 Section\par\trowd\cellx2000\cellx4000\pard\intbl Name\cell Qty\cell\row\pard`)
+		}
+		sb.WriteString(`\pard\plain\f0\fs24 The {\b quick} brown fox caf\'e9 na\u239?ve jumps over the {\i lazy} dog.\par` + "\n")
+	}
+	data := []byte(sb.String())
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Elements(context.Background(), data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
