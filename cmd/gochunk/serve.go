@@ -36,7 +36,8 @@ GET /v1/chunkers, /healthz, /readyz, /metrics, /openapi.json. Settings come
 from the flags, then the environment (the reference server's PORT,
 MAX_BATCH_TOKENS, *_TIMEOUT_SECONDS, BODY_LIMIT_BYTES, MAX_MEMORY_BYTES…;
 GOCHUNK_<FLAG> for the others), then --config, then the defaults. SIGTERM
-or SIGINT stops accepting and lets in-flight requests finish.
+or SIGINT stops accepting and lets in-flight requests finish. With --mcp it
+also serves MCP (streamable HTTP) at /mcp: gochunk mcp's tools over --store.
 
 It listens on 127.0.0.1 (this machine only) unless --addr (GOCHUNK_ADDR)
 says otherwise: --addr 0.0.0.0 opens it to the network, at --port; set
