@@ -35,6 +35,10 @@ type FormatError struct {
 	Format string
 	// Reason says why it is not read, Advice what to do instead.
 	Reason, Advice string
+	// Attached is true for a document found inside another (an
+	// e-mail's attachment, Source.IsAttachment): the document around it
+	// was read.
+	Attached bool
 }
 
 // Error says the format, why it is not read and what to do; callers name
@@ -255,6 +259,10 @@ func (p *Pipeline) loadSniffed(ctx context.Context, out *Loaded, src Source, id 
 	data := unsafeBytes(out.Text)
 	f := sniff(data)
 	if err := f.refusal(id); err != nil {
+		err.(*FormatError).Attached = src.IsAttachment()
+		if f.kind == "image" { // read by OCR where it is configured (pipeline/ocr.go)
+			return p.loadImage(ctx, out, src, id, bytes.Clone(data), err)
+		}
 		return err
 	}
 	switch f.kind {

@@ -212,17 +212,14 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 		if popt.Engine, err = p.res.pdfEngine(ctx); err != nil {
 			break
 		}
-		switch {
-		case src.PDF != nil:
-			els, err = layout.ExtractPDFReader(ctx, bytes.NewReader(src.PDF), popt)
-		case src.Path == "-" || src.Path == "":
-			els, err = layout.ExtractPDFReader(ctx, src.Reader, popt)
-		default:
-			els, err = layout.ExtractPDF(ctx, src.Path, popt)
-		}
+		var ocrPages int // read by OCR (pipeline/ocr.go), where it is configured
+		els, ocrPages, err = p.extractPDF(ctx, src, popt)
 		if err == nil {
 			out.Text, out.Elements = layout.Assemble(els)
 			out.Metadata = pdfMetadata(src.Metadata, popt.Engine, els)
+			if ocrPages > 0 {
+				out.Metadata["ocr_pages"] = ocrPages
+			}
 			out.Warning = strings.Join(warns, "; ")
 		}
 	case "html":

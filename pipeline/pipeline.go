@@ -94,6 +94,9 @@ type Config struct {
 	// parent's span (record.Parent). Search returns parents (expand,
 	// merge) where small chunks matched.
 	Parents int `json:"parents,omitempty" range:"0,1073741824"`
+	// OCR reads images, and PDF pages without text, with OCR (see
+	// OCRConfig; off without a model).
+	OCR OCRConfig `json:"ocr,omitzero"`
 }
 
 // EmbedderConfig chooses and configures the embedder (see embed.New).
@@ -202,6 +205,8 @@ type resources struct {
 	pdf     layout.PDFEngine
 	pdfErr  error
 
+	ocr ocrResource
+
 	mu       sync.Mutex
 	counters map[string]tokenize.Counter
 }
@@ -226,6 +231,9 @@ func New(ctx context.Context, cfg Config, opt Options) (*Pipeline, error) {
 	case "", "auto", "text", "pdf", "html", "elements", "docx", "pptx", "xlsx", "odt", "ods", "odp", "epub", "eml", "mbox", "msg", "rtf":
 	default:
 		return nil, configError("input", cfg.Input, "want auto, text, pdf, html, elements, docx, pptx, xlsx, odt, ods, odp, epub, eml, mbox, msg or rtf")
+	}
+	if err := cfg.OCR.check(); err != nil {
+		return nil, err
 	}
 	switch cfg.InvalidUTF8 {
 	case "":

@@ -1,0 +1,108 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-pdf/fpdf"
+
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/ocrtest"
+	"github.com/gochunk/gochunk/internal/onnxtest"
+)
+
+var ocrLines = []string{
+	"Scanned contracts and faxed forms exist only as images.",
+	"Their text is read by OCR into the same layout elements.",
+}
+
+// scans returns a page image of known text as a PNG and as the only
+// content of a one-page PDF (US Letter at 200 dpi).
+func scans(t *testing.T) (pngData, pdfData []byte) {
+	img := ocrtest.Draw(t, 1700, 2200, ocrtest.Lines(200, 300, 30, ocrLines...)...)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	pngData = bytes.Clone(buf.Bytes())
+	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: 612, Ht: 792}})
+	pdf.AddPage()
+	pdf.RegisterImageOptionsReader("scan", fpdf.ImageOptions{ImageType: "PNG"}, &buf)
+	pdf.ImageOptions("scan", 0, 0, 612, 792, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+	var out bytes.Buffer
+	if err := pdf.Output(&out); err != nil {
+		t.Fatal(err)
+	}
+	return pngData, out.Bytes()
+}
+
+func TestLoadWithOCR(t *testing.T) {
+	pngData, pdfData := scans(t)
+	dir := t.TempDir()
+	pngPath, pdfPath := filepath.Join(dir, "scan.png"), filepath.Join(dir, "scan.pdf")
+	os.WriteFile(pngPath, pngData, 0o644)
+	os.WriteFile(pdfPath, pdfData, 0o644)
+	ctx := context.Background()
+	cfg := Config{OCR: OCRConfig{Model: ocrtest.Models(t)}}
+	cfg.Embedder.ONNXLibrary = onnxtest.Library(t)
+	p, err := New(ctx, cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join(ocrLines, " ")
+	for _, src := range []Source{{Path: pngPath}, {File: pngData, FileName: "upload.png", ID: "upload"}, {Path: pdfPath}, {PDF: pdfData, ID: "mem.pdf"}} {
+		name := src.Path + src.ID
+		l, err := p.Load(ctx, src)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if c := ocrtest.CER(l.Text, want); c > 0.02 {
+			t.Errorf("%s: CER %.3f: %q", name, c, l.Text)
+		}
+		if len(l.Elements) == 0 || l.Elements[0].Page != 1 || l.Elements[0].BBox[2] == 0 {
+			t.Fatalf("%s: elements %+v", name, l.Elements)
+		}
+		for _, e := range l.Elements {
+			if !e.Excluded && l.Text[e.Start:e.End] != e.Text {
+				t.Errorf("%s: element offsets [%d, %d) hold %q, not %q", name, e.Start, e.End, l.Text[e.Start:e.End], e.Text)
+			}
+		}
+		isPDF := strings.HasSuffix(name, ".pdf")
+		if isPDF && (l.Metadata["ocr_pages"] != 1 || l.Elements[0].PageWidth != 612) {
+			t.Errorf("%s: metadata %v, page width %g", name, l.Metadata, l.Elements[0].PageWidth)
+		}
+		if !isPDF && (l.Metadata["ocr"] != "pp-ocr" || l.Metadata["image_format"] != "png" || l.Elements[0].PageWidth != 1700) {
+			t.Errorf("%s: metadata %v, page width %g", name, l.Metadata, l.Elements[0].PageWidth)
+		}
+	}
+	// Without OCR (never, or no model): the image is refused by name
+	// and the scan has no text.
+	t.Setenv("GOCHUNK_OCR_MODEL", "")
+	for _, c := range []OCRConfig{{Mode: "never", Model: cfg.OCR.Model}, {}} {
+		q, err := New(ctx, Config{OCR: c}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := q.Load(ctx, Source{Path: pngPath}); !errors.Is(err, ErrUnsupportedFormat) {
+			t.Errorf("%+v: image: %v", c, err)
+		}
+		if _, err := q.Load(ctx, Source{Path: pdfPath}); err == nil {
+			t.Errorf("%+v: the scan read without OCR", c)
+		}
+	}
+	// Not an image, named as one.
+	bad := filepath.Join(dir, "bad.png")
+	os.WriteFile(bad, []byte("\x89PNG\r\n\x1a\nnot really"), 0o644)
+	if _, err := p.Load(ctx, Source{Path: bad}); err == nil || !strings.Contains(err.Error(), "bad.png") {
+		t.Errorf("a broken PNG: %v", err)
+	}
+	if _, err := New(ctx, Config{OCR: OCRConfig{Mode: "sometimes"}}, Options{}); !errors.Is(err, gochunk.ErrConfig) {
+		t.Errorf("mode sometimes: %v", err)
+	}
+}
