@@ -16,10 +16,11 @@ import (
 // unsupportedDocument returns the message of the 415 answer to a request
 // one of whose documents is of a format gochunk recognises and does not
 // read (an image, a Word 97-2003 file, an archive ...): the document's
-// name, the format and what to do.
+// name, the format and what to do. An attachment refused is its own
+// document's error, not the request's.
 func unsupportedDocument(errs []error) (string, bool) {
 	for _, err := range errs {
-		if fe, ok := errors.AsType[*pipeline.FormatError](err); ok {
+		if fe, ok := errors.AsType[*pipeline.FormatError](err); ok && !fe.Attached {
 			return fmt.Sprintf("document %q: %v", fe.Name, fe), true
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gochunk/gochunk/api"
 	"github.com/gochunk/gochunk/internal/cfbgen"
+	"github.com/gochunk/gochunk/internal/mailgen"
 )
 
 // A document of a format gochunk recognises and does not read gets 415,
@@ -42,5 +43,26 @@ func TestChunkUnsupportedFormat(t *testing.T) {
 		if code != 200 || json.Unmarshal(b, &resp) != nil || len(resp.Documents[0].Chunks) == 0 || !strings.Contains(resp.Documents[0].Chunks[0].Text, "Two hundred and twelve.") || strings.Contains(string(b), `\\rtf`) {
 			t.Errorf("%s: %d %s", name, code, b)
 		}
+	}
+}
+
+// An e-mail's attachment of a refused format (a password-protected
+// DOCX) is that attachment's error; the message and the request are
+// answered (200), not refused with 415.
+func TestChunkAttachmentUnsupported(t *testing.T) {
+	_, ts := newTest(t, nil)
+	msg := mailgen.Message("Contract", "The signed copy is attached.",
+		mailgen.Attachment{Name: "contract.docx", Media: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", Data: cfbgen.Legacy("EncryptedPackage")})
+	body, _ := json.Marshal(map[string]any{"documents": []map[string]any{{"id": "m", "file_base64": base64.StdEncoding.EncodeToString(msg), "file_name": "m.eml"}}})
+	code, b, _ := post(t, ts.URL+"/v1/chunk", string(body))
+	var resp api.ChunkResponse
+	if code != 200 || json.Unmarshal(b, &resp) != nil || len(resp.Documents) != 2 {
+		t.Fatalf("%d %s", code, b)
+	}
+	if len(resp.Documents[0].Chunks) == 0 || resp.Documents[0].Error != "" {
+		t.Errorf("the message: %+v", resp.Documents[0])
+	}
+	if d := resp.Documents[1]; d.ID != "m/contract.docx" || !strings.Contains(d.Error, "encrypted with a password") {
+		t.Errorf("the attachment: %+v", d)
 	}
 }
