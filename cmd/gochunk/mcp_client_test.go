@@ -91,7 +91,14 @@ out.cancelProgress = seen;
 await new Promise((r) => setTimeout(r, 500));
 const after = await client.callTool({ name: "sources", arguments: { prefix: cfg.root + "/bulk" } });
 out.afterCancel = { isError: !!after.isError, note: after.structuredContent?.note ?? "", listed: after.structuredContent?.list?.length };
-const again = await client.callTool({ name: "index", arguments: { paths: ["guide.md"] } });
+// The cancelled run may take a moment to stop; until then another is
+// told to wait.
+let again;
+for (let i = 0; i < 40; i++) {
+  again = await client.callTool({ name: "index", arguments: { paths: ["guide.md"] } });
+  if (!again.isError || !text(again).includes("another index run")) break;
+  await new Promise((r) => setTimeout(r, 250));
+}
 out.indexAgain = { isError: !!again.isError, text: text(again).slice(0, 300) };
 await client.close();
 console.log(JSON.stringify(out));
