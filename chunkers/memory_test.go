@@ -54,8 +54,8 @@ var liveGrowth = map[string]float64{"mst": 2, "sentence": 0.8}
 // too little for the collector to sample their peak at 1 MB; their
 // growth is logged.)
 func TestLiveHeapWithinMemoryFactor(t *testing.T) {
-	if testing.Short() {
-		t.Skip("chunks 1 and 4 MB with every chunker")
+	if testing.Short() || raceEnabled {
+		t.Skip("chunks 1 and 4 MB with every chunker; not under -short or the race detector")
 	}
 	const small, large = 1 << 20, 4 << 20
 	text := mixedText(large)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package chunkers_test
+
+const raceEnabled = false
