@@ -474,15 +474,13 @@ func (r *run) flush(ctx context.Context) error {
 		for k := range recs {
 			recs[k].Source = d.ID
 		}
-		put := store.Put{Document: store.Document{ID: d.ID, Source: r.source, ContentHash: hashes[i], ConfigHash: r.config, Metadata: d.Metadata, Text: texts[i]}, Chunks: recs}
-		if r.opt.Embed && len(res.Chunks) > embedBatch {
-			put.Chunks, put.More = nil, r.more(res, recs)
-		}
-		puts = append(puts, put)
+		puts = append(puts, r.put(d, hashes[i], texts[i], res, recs))
 		done = append(done, i)
 	}
 	if err := r.st.Replace(ctx, puts...); err != nil {
-		return err
+		if done, err = r.replaceEach(ctx, docs, hashes, texts, results, done, err); err != nil {
+			return err
+		}
 	}
 	for _, i := range done {
 		id := docs[i].ID
@@ -513,6 +511,60 @@ func (r *run) flush(ctx context.Context) error {
 		r.progress(id)
 	}
 	return nil
+}
+
+// put is what the store keeps of document d: its records, or, for a
+// large document embedded batch by batch as the store writes it, a fresh
+// iterator over them.
+func (r *run) put(d Doc, hash, text string, res *pipeline.Result, recs []record.Record) store.Put {
+	put := store.Put{Document: store.Document{ID: d.ID, Source: r.source, ContentHash: hash, ConfigHash: r.config, Metadata: d.Metadata, Text: text}, Chunks: recs}
+	if r.opt.Embed && len(res.Chunks) > embedBatch {
+		put.Chunks, put.More = nil, r.more(res, recs)
+	}
+	return put
+}
+
+// replaceEach writes the documents done (indexes of docs) one at a time
+// after the store refused them together with err, so that a document it
+// refuses (PostgreSQL takes no NUL character in text) costs only itself:
+// each refused one fails, the others are written, and it returns those.
+// When it refuses every one and cannot read its own settings either, the
+// store is at fault, not the documents, and err is returned.
+func (r *run) replaceEach(ctx context.Context, docs []Doc, hashes, texts []string, results []*pipeline.Result, done []int, err error) ([]int, error) {
+	if ctx.Err() != nil {
+		return nil, err
+	}
+	var kept []int
+	refused := map[int]error{}
+	if len(done) == 1 {
+		refused[done[0]] = err
+	} else {
+		for _, i := range done {
+			recs := results[i].Records()
+			for k := range recs {
+				recs[k].Source = docs[i].ID
+			}
+			if e := r.st.Replace(ctx, r.put(docs[i], hashes[i], texts[i], results[i], recs)); e != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				refused[i] = e
+				continue
+			}
+			kept = append(kept, i)
+		}
+	}
+	if len(kept) == 0 {
+		if _, perr := r.st.Meta(ctx, "embedder"); perr != nil {
+			return nil, err
+		}
+	}
+	for _, i := range done {
+		if e, ok := refused[i]; ok {
+			r.fail(docs[i].ID, e)
+		}
+	}
+	return kept, nil
 }
 
 // attachedToUnchanged reports whether id names an attachment of a message

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gochunk/gochunk/internal/pgtest"
 	"github.com/gochunk/gochunk/store"
 )
 
@@ -199,6 +200,28 @@ func TestSearchKBelowOne(t *testing.T) {
 	for _, k := range []string{"0", "-1"} {
 		if _, errs, code := runCmd(t, "", "search", "--store", db, "--k", k, "harbour"); code != 2 || !strings.Contains(errs, "--k "+k+": want at least 1") {
 			t.Errorf("--k %s: exit %d: %s", k, code, errs)
+		}
+	}
+}
+
+// A document the store refuses (PostgreSQL takes no NUL character in
+// text: here past the first 8 KB, where files are sniffed as binary)
+// costs only itself: index keeps the good files of its window and of the
+// windows after, and names it (exit 1).
+func TestIndexStoreRefusesOneDocument(t *testing.T) {
+	dsn := pgtest.Start(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("The first good file.\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.txt"), []byte(strings.Repeat("padding words here. ", 500)+"a NUL \x00 byte"), 0o644)
+	os.WriteFile(filepath.Join(dir, "c.md"), []byte("The second good file.\n"), 0o644)
+	sum, errs, code := runCmd(t, "", "index", "--no-embed", "--store", dsn, dir)
+	if code != 1 || !strings.Contains(errs, "b.txt") {
+		t.Errorf("exit %d: %s %s", code, sum, errs)
+	}
+	for _, good := range []string{"first", "second"} {
+		hits, errs, code := runCmd(t, "", "search", "--store", dsn, "--mode", "keyword", "--json", good, "good")
+		if code != 0 || !strings.Contains(hits, "The "+good+" good file.") {
+			t.Errorf("index kept no %s good file: exit %d %s %s", good, code, hits, errs)
 		}
 	}
 }
