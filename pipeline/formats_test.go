@@ -68,8 +68,8 @@ func refused(t *testing.T) map[string]struct {
 		data []byte
 		want []string
 	}{
-		"scan.png":     {imageBytes(t, func(b *bytes.Buffer, i image.Image) error { return png.Encode(b, i) }), []string{"an image (PNG)", "no OCR", "tesseract scan.png out"}},
-		"photo.jpg":    {imageBytes(t, func(b *bytes.Buffer, i image.Image) error { return jpeg.Encode(b, i, nil) }), []string{"an image (JPEG)", "no OCR"}},
+		"scan.png":     {imageBytes(t, func(b *bytes.Buffer, i image.Image) error { return png.Encode(b, i) }), []string{"an image (PNG)", "only by OCR", "GOCHUNK_OCR_MODEL", "tesseract scan.png out"}},
+		"photo.jpg":    {imageBytes(t, func(b *bytes.Buffer, i image.Image) error { return jpeg.Encode(b, i, nil) }), []string{"an image (JPEG)", "only by OCR"}},
 		"anim.gif":     {imageBytes(t, func(b *bytes.Buffer, i image.Image) error { return gif.Encode(b, i, nil) }), []string{"an image (GIF)"}},
 		"fax.tiff":     {append([]byte("II*\x00\x08\x00\x00\x00"), make([]byte, 64)...), []string{"an image (TIFF)"}},
 		"pic.webp":     {append([]byte("RIFF\x24\x00\x00\x00WEBPVP8 "), make([]byte, 64)...), []string{"an image (WebP)"}},

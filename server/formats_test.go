@@ -25,7 +25,7 @@ func TestChunkUnsupportedFormat(t *testing.T) {
 		data []byte
 		want string
 	}{
-		"scan.png":   {png, `document \"scan.png\": an image (PNG): gochunk has no OCR yet`},
+		"scan.png":   {png, `document \"scan.png\": an image (PNG): gochunk reads an image's text only by OCR`},
 		"report.doc": {cfbgen.Legacy("WordDocument"), `soffice --headless --convert-to docx report.doc`},
 	} {
 		code, b, _ := post(t, ts.URL+"/v1/chunk", file(name, c.data))

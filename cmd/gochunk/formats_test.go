@@ -39,7 +39,7 @@ func TestFormatsReadOrRefused(t *testing.T) {
 	}
 	path := func(name string) string { return filepath.Join(dir, name) }
 	for name, want := range map[string]string{
-		"scan.png": "scan.png: an image (PNG): gochunk has no OCR yet",
+		"scan.png": "scan.png: an image (PNG): gochunk reads an image's text only by OCR, and no OCR models are configured",
 		"old.doc":  "old.doc: a Word 97-2003 document (.doc): gochunk reads its successor, not this binary format (no well-kept reader of it in Go); convert it with LibreOffice: soffice --headless --convert-to docx old.doc",
 	} {
 		for _, cmd := range []string{"extract", "chunk"} {
