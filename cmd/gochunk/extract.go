@@ -30,6 +30,7 @@ Flags:
 	elements := fs.Bool("elements", false, "print the layout elements as JSONL")
 	input := fs.String("input", "auto", "input kind: auto (by extension and content), text, pdf, html, elements (layout JSON), docx, pptx, xlsx, odt, ods, odp, epub, eml, mbox, msg (Outlook) or rtf")
 	engine := fs.String("pdf-engine", "pdfium", "what reads PDFs: pdfium (in the process) or poppler (Poppler's pdftotext, which must be installed)")
+	withOCR := ocrFlags(fs) // ocr.go
 	files, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -37,7 +38,9 @@ Flags:
 	if len(files) != 1 {
 		return fail(e, "extract", usagef("give one FILE"))
 	}
-	pl, err := pipeline.New(e.ctx, pipeline.Config{Input: *input, PDFEngine: *engine, PDFNotice: func(s string) { fmt.Fprintln(e.stderr, "gochunk:", s) }}, pipeline.Options{})
+	cfg := pipeline.Config{Input: *input, PDFEngine: *engine, PDFNotice: func(s string) { fmt.Fprintln(e.stderr, "gochunk:", s) }}
+	withOCR(&cfg)
+	pl, err := pipeline.New(e.ctx, cfg, pipeline.Options{})
 	if err != nil {
 		return fail(e, "extract", err)
 	}

@@ -151,6 +151,7 @@ func (p *Flags) RegisterChunking(fs *flag.FlagSet) {
 		c.Attachments = v
 		return nil
 	})
+	RegisterOCR(fs, &c.OCR) // pipelineflag/ocr.go
 	textVar(fs, "pdf-engine", "what reads PDFs: pdfium (in the process, the default; its compiled module is kept in the user's cache directory) or poppler (Poppler's pdftotext, which must be installed)", func(v string) error {
 		c.PDFEngine = v
 		return nil
