@@ -32,8 +32,9 @@ type Source struct {
 	Path string
 	// Reader is read when Path is "-" or empty.
 	Reader io.Reader
-	// Kind is auto, text, pdf, html, elements, or an office kind (docx,
-	// pptx, xlsx, odt, ods, odp, epub, eml; see package officedoc); empty
+	// Kind is auto, text, pdf, html, elements, an office kind (docx,
+	// pptx, xlsx, odt, ods, odp, epub, eml; see package officedoc), msg or
+	// rtf; empty
 	// means the pipeline's Config.Input.
 	Kind string
 	// Text, Elements and PDF hold a document in memory: text (with its

@@ -55,10 +55,11 @@ type Config struct {
 	LLM LLMConfig `json:"llm"`
 	// Input is the kind of the inputs Load reads when a Source names
 	// none: auto (by the extension: .pdf, .html and .htm, .docx, .pptx,
-	// .xlsx, .odt, .ods, .odp, .epub, .eml; a zip of an office document
-	// named otherwise by its content; else text), text, pdf, html,
-	// elements (layout JSON), or one of those office kinds. Empty means
-	// auto.
+	// .xlsx, .odt, .ods, .odp, .epub, .eml; else by the content: an
+	// office document, a PDF, an Outlook message, RTF, UTF-16 text, or a
+	// format gochunk does not read, refused with a *FormatError; else
+	// text), text, pdf, html, elements (layout JSON), one of those office
+	// kinds, msg (Outlook) or rtf. Empty means auto.
 	Input string `json:"input,omitempty"`
 	// PDFEngine reads PDFs: pdfium (in the process, the default: PDFium
 	// compiled to WebAssembly, see layout.PDFium) or poppler (Poppler's
