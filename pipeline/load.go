@@ -34,8 +34,7 @@ type Source struct {
 	Reader io.Reader
 	// Kind is auto, text, pdf, html, elements, an office kind (docx,
 	// pptx, xlsx, odt, ods, odp, epub, eml; see package officedoc), msg or
-	// rtf; empty
-	// means the pipeline's Config.Input.
+	// rtf; empty means the pipeline's Config.Input.
 	Kind string
 	// Text, Elements and PDF hold a document in memory: text (with its
 	// layout elements, if any), layout elements alone (the text is
