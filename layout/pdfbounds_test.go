@@ -293,3 +293,18 @@ func TestPDFPageCountMismatch(t *testing.T) {
 		t.Fatalf("render: %v, want ErrTooLarge", err)
 	}
 }
+
+// A file that defines its content stream twice, the cross-reference table
+// pointing PDFium at the first (100 MB) while a second, light, comes last:
+// the scan reads the definition the table names, as PDFium does.
+func TestPDFScanFollowsXref(t *testing.T) {
+	pdf := pdfgen.BigContent(100 << 20) // object 1 is the page's content
+	pdf = append(pdf, "1 0 obj\n<< /Length 6 >>\nstream\nBT ET\n\nendstream\nendobj\n"...)
+	_, _, err := extractWarn(t, pdf, PDFOptions{})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "MaxPageContent") {
+		t.Fatalf("%v, want ErrTooLarge naming MaxPageContent", err)
+	}
+	if _, content, _ := EstimatePDF(pdf); content != DefaultMaxPageContent {
+		t.Errorf("EstimatePDF: %d bytes, want the page bound", content)
+	}
+}

@@ -149,6 +149,26 @@ func (s *pdfScan) findObjects() {
 			s.trailer = d
 		}
 	}
+	// Where the cross-reference sections can be read, they say which
+	// definition of an object is read.
+	x := s.readXref()
+	if x != nil {
+		for n, off := range x.offsets {
+			if off < 0 {
+				delete(s.objs, n)
+				continue
+			}
+			if m, body, ok := s.header(off); ok && m == n {
+				s.objs[n] = body
+			}
+		}
+		for n := range x.packed {
+			delete(s.objs, n)
+		}
+		if x.trailer != nil {
+			s.trailer = x.trailer
+		}
+	}
 	// Objects in object streams (PDF 1.5), unless written plainly too.
 	// Only object and cross-reference streams are parsed here (their
 	// dictionaries are short), in the order of their numbers.
@@ -182,6 +202,11 @@ func (s *pdfScan) findObjects() {
 			off, ok2 := l.value(0).(int64)
 			if !ok1 || !ok2 {
 				break
+			}
+			if x != nil {
+				if at, listed := x.packed[int(num)]; listed && at != [2]int{n, int(i)} {
+					continue // the sections place it elsewhere
+				}
 			}
 			if _, plain := s.objs[int(num)]; !plain && first+off < int64(len(data)) && first+off >= 0 {
 				s.packed[int(num)] = packedObj{stream: n, offset: int(first + off)}
@@ -233,6 +258,11 @@ func (s *pdfScan) rawStream(n int) (map[string]any, []byte, bool) {
 	if !ok {
 		return nil, nil, false
 	}
+	return s.rawStreamAt(off)
+}
+
+// rawStreamAt is rawStream for the object whose body is at off.
+func (s *pdfScan) rawStreamAt(off int) (map[string]any, []byte, bool) {
 	l := s.lexer(s.data, off)
 	d, ok := l.value(0).(map[string]any)
 	if !ok {
