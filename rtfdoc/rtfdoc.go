@@ -71,7 +71,8 @@ func ElementsWithin(ctx context.Context, data []byte, b *htmldoc.Budget) ([]goch
 
 // Destinations whose text is not the document's: skipped with their
 // groups (the font table and the style sheet are read for their code
-// pages and heading levels).
+// pages and heading levels; a shape's \shpinst is read for its text
+// box, and its \shprslt, the same drawn for older readers, skipped).
 var skipped = map[string]bool{
 	"colortbl": true, "info": true, "pict": true, "nonshppict": true,
 	"objdata": true, "fldinst": true, "header": true, "headerl": true, "headerr": true,
@@ -82,7 +83,7 @@ var skipped = map[string]bool{
 	"latentstyles": true, "xmlnstbl": true, "pgdsctbl": true, "bkmkstart": true,
 	"bkmkend": true, "comment": true, "atnauthor": true, "atnid": true, "atndate": true,
 	"template": true, "userprops": true, "docvar": true, "mmathPr": true, "pn": true,
-	"listpicture": true, "shpinst": true, "sp": true, "ftnsep": true, "ftnsepc": true,
+	"listpicture": true, "sp": true, "shprslt": true, "ftnsep": true, "ftnsepc": true,
 	"aftnsep": true, "aftnsepc": true, "ftncn": true, "aftncn": true, "shppict": true,
 	"blipuid": true, "fontemb": true, "fontfile": true, "falt": true, "panose": true,
 }
@@ -336,10 +337,16 @@ func (r *reader) starred() {
 		for j < len(r.data) && isLetter(r.data[j]) {
 			j++
 		}
-		if string(r.data[i+1:j]) == "ud" { // the Unicode alternative of \upr: read
+		switch string(r.data[i+1 : j]) {
+		case "ud": // the Unicode alternative of \upr: read
 			if r.st.dest == destSkip {
 				r.st.dest = r.st.upr
 			}
+			return
+		case "shpinst":
+			// A shape: its properties (\sp) are skipped, a text box's
+			// text (\shptxt) read; its \shprslt copy for older readers
+			// is skipped.
 			return
 		}
 	}

@@ -56,6 +56,7 @@ func TestElements(t *testing.T) {
 		{"footnote after the body", `\pard Claim{\super\chftn}{\footnote\pard\plain{\super\chftn} Source: a book.}. More.\par}`, "Claim. More.\n\nSource: a book."},
 		{"headers and footers skipped", `{\header\pard Page header\par}{\footer\pard Page 1\par}\pard Body only.\par}`, "Body only."},
 		{"upr's unicode part", `\pard {\upr{ansi text}{\*\ud{\u1055?\u1088?}}} x\par}`, "Пр x"},
+		{"text box read once", `\pard Before.\par{\shp{\*\shpinst\shpleft0{\sp{\sn shapeType}{\sv 202}}{\shptxt \pard Boxed words\par}}{\shprslt{\*\do\dobxcolumn{\dptxbx{\dptxbxtext\pard Boxed words\par}}}}}\pard After.\par}`, "Before.\n\nBoxed words\n\nAfter."},
 		{"cut short", `\pard The end is missing`, "The end is missing"},
 		{"text after the last par", `\pard one\par two}`, "one\n\ntwo"},
 	} {
