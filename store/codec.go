@@ -79,7 +79,8 @@ func (h *Hit) fromColumns(spans, metadata, stats, where []byte) error {
 	return nil
 }
 
-// vectorBlob encodes a vector as little-endian float32s.
+// vectorBlob encodes a vector as little-endian float32s (the IVF
+// index's centroids).
 func vectorBlob(v []float32) []byte {
 	if v == nil {
 		return nil
@@ -89,15 +90,6 @@ func vectorBlob(v []float32) []byte {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
 	}
 	return b
-}
-
-// blobVector decodes vectorBlob's bytes.
-func blobVector(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
 }
 
 // vectorText writes a vector in pgvector's text form, [1,2,3].

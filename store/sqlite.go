@@ -6,8 +6,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,10 +19,12 @@ import (
 )
 
 // SQLite is a store in one SQLite file: chunks with their vectors (as
-// float32 blobs, searched by a scan) and an FTS5 index of their text.
+// float16 blobs; quant.go), an inverted-file index of the vectors once
+// there are enough of them (ivf.go), and an FTS5 index of their text.
 type SQLite struct {
 	db   *sql.DB
 	path string
+	ivf  ivfCache // the vector index's centroids (ivf.go)
 }
 
 var sqliteSchema = []string{
@@ -54,6 +58,9 @@ var sqliteMigrations = [][]string{
 	{`ALTER TABLE gochunk_chunks ADD COLUMN embed_text TEXT`, `ALTER TABLE gochunk_chunks ADD COLUMN provenance TEXT`,
 		`ALTER TABLE gochunk_documents ADD COLUMN text TEXT`,
 		`DROP TRIGGER gochunk_chunks_delete`, sqliteDeleteTrigger},
+	// 3: the vector index (ivf.go); vectors are written as float16 and
+	// the float32 ones already there still read.
+	ivfSchema,
 }
 
 // OpenSQLite opens (creating it if needed) the SQLite store at path.
@@ -123,28 +130,28 @@ func (s *SQLite) Prepare(ctx context.Context, dims int) error {
 		switch {
 		case err == nil:
 			v, _ := strconv.Atoi(version)
-			if v > SchemaVersion {
-				return fmt.Errorf("%w %s in %s (this gochunk knows up to %d): use a newer gochunk", ErrSchema, version, s.path, SchemaVersion)
+			if v > sqliteSchemaVersion {
+				return fmt.Errorf("%w %s in %s (this gochunk knows up to %d): use a newer gochunk", ErrSchema, version, s.path, sqliteSchemaVersion)
 			}
-			if v < SchemaVersion {
-				for _, m := range sqliteMigrations[max(v-1, 0) : SchemaVersion-1] {
+			if v < sqliteSchemaVersion {
+				for _, m := range sqliteMigrations[max(v-1, 0) : sqliteSchemaVersion-1] {
 					for _, stmt := range m {
 						if _, err := tx.ExecContext(ctx, stmt); err != nil {
-							return fmt.Errorf("bring the store %s from schema %d to %d: %w", s.path, v, SchemaVersion, err)
+							return fmt.Errorf("bring the store %s from schema %d to %d: %w", s.path, v, sqliteSchemaVersion, err)
 						}
 					}
 				}
-				if _, err := tx.ExecContext(ctx, `UPDATE gochunk_meta SET value = ? WHERE key = 'schema_version'`, strconv.Itoa(SchemaVersion)); err != nil {
+				if _, err := tx.ExecContext(ctx, `UPDATE gochunk_meta SET value = ? WHERE key = 'schema_version'`, strconv.Itoa(sqliteSchemaVersion)); err != nil {
 					return err
 				}
 			}
 		case errors.Is(err, sql.ErrNoRows) || strings.Contains(err.Error(), "no such table"):
-			for _, stmt := range sqliteSchema {
+			for _, stmt := range slices.Concat(sqliteSchema, ivfSchema) {
 				if _, err := tx.ExecContext(ctx, stmt); err != nil {
 					return fmt.Errorf("create the store's tables: %w", err)
 				}
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO gochunk_meta VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO gochunk_meta VALUES ('schema_version', ?)`, strconv.Itoa(sqliteSchemaVersion)); err != nil {
 				return err
 			}
 		default:
@@ -170,6 +177,9 @@ func sqliteDims(ctx context.Context, tx *sql.Tx, dims int) error {
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
 				return err
 			}
+		}
+		if err := ivfReset(ctx, tx); err != nil {
+			return err
 		}
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO gochunk_meta VALUES ('dimensions', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.Itoa(dims))
@@ -212,23 +222,35 @@ func (s *SQLite) Documents(ctx context.Context) (map[string]State, error) {
 
 // Replace implements Store.
 func (s *SQLite) Replace(ctx context.Context, puts ...Put) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO gochunk_chunks (document_id, chunk_index, start_byte, end_byte,
 			start_rune, end_rune, spans, token_count, text, metadata, stats, embedding, embed_text, provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
 		defer ins.Close()
+		ivf, err := s.ivfWriterFor(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer ivf.close()
 		for _, put := range puts {
-			if err := sqlitePut(ctx, tx, ins, put); err != nil {
+			if err := sqlitePut(ctx, tx, ins, ivf, put); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	if err := s.ivfAfterWrite(ctx); err != nil {
+		return fmt.Errorf("store %s: build the vector index: %w", s.path, err)
+	}
+	return nil
 }
 
-func sqlitePut(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, put Put) error {
+func sqlitePut(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, ivf *ivfWriter, put Put) error {
 	doc := put.Document
 	meta, err := metaJSON(doc.Metadata)
 	if err != nil {
@@ -249,9 +271,19 @@ func sqlitePut(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, put Put) error {
 			if err != nil {
 				return err
 			}
-			if _, err := ins.ExecContext(ctx, doc.ID, r.index, r.start, r.end, r.startRune, r.endRune, nullString(r.spans),
-				r.tokens, r.text, nullString(r.metadata), nullString(r.stats), vectorBlob(c.Embedding), nullText(c.EmbedText), nullString(r.where)); err != nil {
+			res, err := ins.ExecContext(ctx, doc.ID, r.index, r.start, r.end, r.startRune, r.endRune, nullString(r.spans),
+				r.tokens, r.text, nullString(r.metadata), nullString(r.stats), encodeVector(c.Embedding), nullText(c.EmbedText), nullString(r.where))
+			if err != nil {
 				return fmt.Errorf("chunk %d of %s: %w", r.index, doc.ID, err)
+			}
+			if c.Embedding != nil {
+				id, err := res.LastInsertId()
+				if err == nil {
+					err = ivf.add(ctx, id, c.Embedding)
+				}
+				if err != nil {
+					return fmt.Errorf("index chunk %d of %s's vector: %w", r.index, doc.ID, err)
+				}
 			}
 		}
 		if put.More == nil {
@@ -305,9 +337,20 @@ func (s *SQLite) Delete(ctx context.Context, ids ...string) error {
 // Counts implements Store.
 func (s *SQLite) Counts(ctx context.Context) (Counts, error) {
 	var c Counts
-	err := s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM gochunk_documents), (SELECT count(*) FROM gochunk_chunks)`).Scan(&c.Documents, &c.Chunks)
+	err := s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM gochunk_documents), (SELECT count(*) FROM gochunk_chunks),
+		(SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size())`).Scan(&c.Documents, &c.Chunks, &c.Bytes)
 	if err != nil {
 		return c, fmt.Errorf("store %s: %w", s.path, err)
+	}
+	if c.Chunks > 0 {
+		c.BytesPerChunk = math.Round(float64(c.Bytes)/float64(c.Chunks)*10) / 10
+	}
+	if lists, err := s.Meta(ctx, "ivf_lists"); err != nil {
+		return c, err
+	} else if lists != "" && lists != "0" {
+		c.VectorIndex = "ivf: " + lists + " lists"
+	} else {
+		c.VectorIndex = "exact"
 	}
 	return c, nil
 }
@@ -386,7 +429,7 @@ func (s *SQLite) Vectors(ctx context.Context, id string) (map[string][]float32, 
 		if err := rows.Scan(&text, &blob); err != nil {
 			return nil, fmt.Errorf("store %s: %w", s.path, err)
 		}
-		out[text] = blobVector(blob)
+		out[text] = decodeVector(nil, blob)
 	}
 	return out, rows.Err()
 }
@@ -405,11 +448,21 @@ func (s *SQLite) Search(ctx context.Context, q Query) ([]Hit, error) {
 }
 
 func (s *SQLite) vectorSearch(ctx context.Context, q Query) ([]Hit, error) {
+	if !q.Exact {
+		best, ok, err := s.ivfSearch(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return s.hits(ctx, best)
+		}
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT id, embedding FROM gochunk_chunks WHERE embedding IS NOT NULL`)
 	if err != nil {
 		return nil, err
 	}
 	best := topK{k: q.K}
+	var v []float32
 	for rows.Next() {
 		var id int64
 		var blob []byte
@@ -417,18 +470,24 @@ func (s *SQLite) vectorSearch(ctx context.Context, q Query) ([]Hit, error) {
 			rows.Close()
 			return nil, err
 		}
-		if len(blob) != 4*len(q.Vector) {
+		if d := vectorDims(blob); d != len(q.Vector) {
 			rows.Close()
-			return nil, fmt.Errorf("stored vectors have %d dimensions, the query's %d: search with the embedder that indexed the store", len(blob)/4, len(q.Vector))
+			return nil, fmt.Errorf("stored vectors have %d dimensions, the query's %d: search with the embedder that indexed the store", d, len(q.Vector))
 		}
-		best.offer(candidate{rowid: id, score: cosine(q.Vector, blobVector(blob))})
+		v = decodeVector(v, blob)
+		best.offer(candidate{rowid: id, score: cosine(q.Vector, v)})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	hits := make([]Hit, 0, len(best.best))
-	for _, c := range best.best {
+	return s.hits(ctx, best.best)
+}
+
+// hits reads the records of scored chunks, best first.
+func (s *SQLite) hits(ctx context.Context, best []candidate) ([]Hit, error) {
+	hits := make([]Hit, 0, len(best))
+	for _, c := range best {
 		h, err := s.hit(ctx, `SELECT `+sqliteColumns+` FROM gochunk_chunks c WHERE c.id = ?`, c.rowid)
 		if err != nil {
 			return nil, err

@@ -100,6 +100,14 @@ type Query struct {
 	// K is the number of hits (default 10).
 	K    int
 	Mode Mode
+	// Exact scans every stored vector instead of using the vector index
+	// (the SQLite store's IVF; it scans by itself while it has no index).
+	Exact bool
+	// Probes is the number of the SQLite vector index's lists a vector
+	// search reads (0: IVFProbes of their number): more finds more of the
+	// exact nearest neighbours, fewer answers sooner. PostgreSQL's pgvector
+	// index has its own setting (hnsw.ef_search).
+	Probes int
 }
 
 // Hit is a chunk a search found.
@@ -159,6 +167,13 @@ type Span struct {
 type Counts struct {
 	Documents int `json:"documents"`
 	Chunks    int `json:"chunks"`
+	// Bytes is the size of a SQLite store's file, and BytesPerChunk that
+	// over its chunks (0 for PostgreSQL).
+	Bytes         int64   `json:"bytes,omitempty"`
+	BytesPerChunk float64 `json:"bytes_per_chunk,omitempty"`
+	// VectorIndex describes a SQLite store's vector index ("ivf: 316
+	// lists"; "exact" while the store is scanned whole).
+	VectorIndex string `json:"vector_index,omitempty"`
 }
 
 // Store is a place chunks are kept and searched. Its methods are safe for

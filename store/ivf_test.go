@@ -1,0 +1,337 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/gochunk/gochunk/record"
+)
+
+func TestHalf(t *testing.T) {
+	for _, f := range []float32{0, 1, -1, 0.5, 65504, 1e-5, -3.14159, 6e-8, 1e-9, 70000} {
+		got := fromHalf(toHalf(f))
+		want := f
+		switch {
+		case f == 70000:
+			want = float32(math.Inf(1))
+		case f == 1e-9:
+			want = 0
+		}
+		if tol := max(math.Abs(float64(want))/1024, 6e-8); math.Abs(float64(got-want)) > tol && !(math.IsInf(float64(want), 1) && math.IsInf(float64(got), 1)) {
+			if f != 6e-8 || math.Abs(float64(got-f)) > 3e-8 { // the smallest subnormal is 5.96e-8
+				t.Errorf("%g → %g, want %g", f, got, want)
+			}
+		}
+	}
+	// Every float16 goes through float32 and back unchanged.
+	for h := range 1 << 16 {
+		if e := (h >> 10) & 0x1f; e == 0x1f && h&0x3ff != 0 {
+			continue // NaNs
+		}
+		if back := toHalf(fromHalf(uint16(h))); back != uint16(h) {
+			t.Fatalf("%#04x → %g → %#04x", h, fromHalf(uint16(h)), back)
+		}
+	}
+	v := []float32{0.1, -0.2, 0.3}
+	if got := decodeVector(nil, encodeVector(v)); len(got) != 3 || math.Abs(float64(got[1]+0.2)) > 1e-3 {
+		t.Errorf("float16 round trip: %v", got)
+	}
+	if got := decodeVector(nil, vectorBlob(v)); len(got) != 3 || got[2] != 0.3 {
+		t.Errorf("float32 blob (schema 2): %v", got)
+	}
+}
+
+// clustered returns n vectors of dims dimensions around 64 centres (the
+// same for every call of a dimension), as text collections are: topics
+// with their vocabularies.
+func clustered(rng *rand.Rand, n, dims int) [][]float32 {
+	crng := rand.New(rand.NewPCG(uint64(dims), 1))
+	centres := make([][]float32, 64)
+	for i := range centres {
+		centres[i] = make([]float32, dims)
+		for j := range centres[i] {
+			centres[i][j] = float32(crng.NormFloat64())
+		}
+	}
+	out := make([][]float32, n)
+	for i := range out {
+		c := centres[rng.IntN(len(centres))]
+		out[i] = make([]float32, dims)
+		for j := range out[i] {
+			out[i][j] = c[j] + float32(0.7*rng.NormFloat64())
+		}
+	}
+	return out
+}
+
+// fill writes vectors as documents of 100 chunks each, named prefix0, …
+func fill(t testing.TB, s *SQLite, prefix string, vs [][]float32) {
+	t.Helper()
+	ctx := context.Background()
+	for d := 0; d*100 < len(vs); d++ {
+		id := fmt.Sprintf("%s%d", prefix, d)
+		put := Put{Document: Document{ID: id, Source: "gen", ContentHash: "h", ConfigHash: "c"}}
+		for i, v := range vs[d*100 : min(len(vs), d*100+100)] {
+			put.Chunks = append(put.Chunks, record.Record{Source: id, ChunkIndex: i, Text: fmt.Sprintf("chunk %d of %s", i, id), End: 10, EndRune: 10, Embedding: v})
+		}
+		if err := s.Replace(ctx, put); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func openTemp(t testing.TB, dims int) (*SQLite, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.db")
+	s, err := OpenSQLite(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.Prepare(context.Background(), dims); err != nil {
+		t.Fatal(err)
+	}
+	return s, path
+}
+
+// recall returns the share of the exact scan's k nearest chunks that the
+// index search finds, over the queries.
+func recall(t testing.TB, s *SQLite, queries [][]float32, k, probes int) float64 {
+	t.Helper()
+	ctx := context.Background()
+	found, all := 0, 0
+	for _, q := range queries {
+		exact, err := s.Search(ctx, Query{Vector: q, K: k, Mode: Vector, Exact: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		approx, err := s.Search(ctx, Query{Vector: q, K: k, Mode: Vector, Probes: probes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(approx) != len(exact) {
+			t.Fatalf("the index returned %d hits, the scan %d", len(approx), len(exact))
+		}
+		in := map[string]bool{}
+		for _, h := range approx {
+			in[fmt.Sprint(h.Source, h.ChunkIndex)] = true
+		}
+		for _, h := range exact {
+			all++
+			if in[fmt.Sprint(h.Source, h.ChunkIndex)] {
+				found++
+			}
+		}
+	}
+	return float64(found) / float64(all)
+}
+
+// checkIndex fails unless every stored vector has exactly one row in the
+// index and every row a chunk.
+func checkIndex(t testing.TB, s *SQLite) {
+	t.Helper()
+	var vectors, rows, orphans, missing int
+	err := s.db.QueryRow(`SELECT (SELECT count(*) FROM gochunk_chunks WHERE embedding IS NOT NULL), (SELECT count(*) FROM gochunk_ivf),
+		(SELECT count(*) FROM gochunk_ivf WHERE chunk_id NOT IN (SELECT id FROM gochunk_chunks)),
+		(SELECT count(*) FROM gochunk_chunks WHERE embedding IS NOT NULL AND id NOT IN (SELECT chunk_id FROM gochunk_ivf))`).Scan(&vectors, &rows, &orphans, &missing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lists, _ := s.Meta(context.Background(), "ivf_lists"); lists == "" || lists == "0" {
+		t.Fatalf("no index trained over %d vectors", vectors)
+	}
+	if vectors != rows || orphans != 0 || missing != 0 {
+		t.Fatalf("%d vectors, %d index rows (%d without a chunk, %d chunks without a row)", vectors, rows, orphans, missing)
+	}
+}
+
+func TestIVFRecall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	vs := clustered(rng, ivfMinChunks+1000, 64)
+	s, _ := openTemp(t, 64)
+	fill(t, s, "d", vs[:ivfMinChunks-100])
+	if lists, _ := s.Meta(context.Background(), "ivf_lists"); lists != "" && lists != "0" {
+		t.Fatalf("an index of %s lists below %d vectors", lists, ivfMinChunks)
+	}
+	fill(t, s, "e", vs[ivfMinChunks-100:]) // crosses the threshold: trained
+	checkIndex(t, s)
+	queries := clustered(rng, 100, 64)
+	if r := recall(t, s, queries, 10, 0); r < 0.95 {
+		t.Errorf("recall@10 %.3f at the default probes, want ≥ 0.95", r)
+	}
+	lists, _ := s.Meta(context.Background(), "ivf_lists")
+	var n int
+	fmt.Sscan(lists, &n)
+	if r := recall(t, s, queries[:20], 10, n); r < 0.99 {
+		t.Errorf("recall@10 %.3f reading every list, want ≥ 0.99", r)
+	}
+	if r := recall(t, s, queries, 10, 1); r >= 0.999 {
+		t.Logf("recall@10 %.3f reading one list", r) // the knob works either way; logged for the record
+	}
+}
+
+func TestIVFIncremental(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(8, 8))
+	vs := clustered(rng, ivfMinChunks+200, 32)
+	s, _ := openTemp(t, 32)
+	fill(t, s, "d", vs)
+	checkIndex(t, s)
+	version, _ := s.Meta(ctx, "ivf_version")
+	// Change 1 % of the documents, delete as many, add as many.
+	fill(t, s, "d", clustered(rng, 100, 32))
+	if err := s.Delete(ctx, "d1", "d2"); err != nil {
+		t.Fatal(err)
+	}
+	fill(t, s, "new", clustered(rng, 200, 32))
+	checkIndex(t, s)
+	if v, _ := s.Meta(ctx, "ivf_version"); v != version {
+		t.Errorf("the index was trained again (%s → %s) for a 1%% update", version, v)
+	}
+	for _, q := range clustered(rng, 20, 32) {
+		hits, err := s.Search(ctx, Query{Vector: q, K: 10, Mode: Vector})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			if h.Source == "d1" || h.Source == "d2" {
+				t.Fatalf("a deleted document's chunk found: %s #%d", h.Source, h.ChunkIndex)
+			}
+		}
+	}
+	if r := recall(t, s, clustered(rng, 50, 32), 10, 0); r < 0.95 {
+		t.Errorf("recall@10 %.3f after the updates", r)
+	}
+	// Growing past ivfGrowth times trains it again.
+	fill(t, s, "more", clustered(rng, ivfGrowth*len(vs), 32))
+	checkIndex(t, s)
+	if v, _ := s.Meta(ctx, "ivf_version"); v == version {
+		t.Errorf("not trained again after growing %d times", ivfGrowth)
+	}
+	if lists, _ := s.Meta(ctx, "ivf_lists"); lists == fmt.Sprint(IVFLists(len(vs))) {
+		t.Errorf("still %s lists after growing", lists)
+	}
+}
+
+// TestIVFKilled kills a process (SIGKILL where there is one) between two
+// writes of a document's chunks, in the transaction that would add them
+// and their index rows: the store it leaves has its index whole, and
+// searches return what the scan does.
+func TestIVFKilled(t *testing.T) {
+	if path := os.Getenv("GOCHUNK_TEST_IVF_KILL"); path != "" {
+		s, err := OpenSQLite(context.Background(), path)
+		if err != nil {
+			os.Exit(3)
+		}
+		rng := rand.New(rand.NewPCG(9, 9))
+		batches := 0
+		put := Put{Document: Document{ID: "d3", Source: "gen", ContentHash: "h2", ConfigHash: "c"},
+			Chunks: []record.Record{{Source: "d3", Text: "new", Embedding: clustered(rng, 1, 16)[0]}},
+			More: func(ctx context.Context) ([]record.Record, error) {
+				if batches++; batches == 3 {
+					p, _ := os.FindProcess(os.Getpid())
+					p.Kill()
+					select {}
+				}
+				var rs []record.Record
+				for i, v := range clustered(rng, 50, 16) {
+					rs = append(rs, record.Record{Source: "d3", ChunkIndex: batches*100 + i, Text: "new", Embedding: v})
+				}
+				return rs, nil
+			}}
+		_ = s.Replace(context.Background(), put)
+		os.Exit(4) // not reached
+	}
+	rng := rand.New(rand.NewPCG(10, 10))
+	s, path := openTemp(t, 16)
+	fill(t, s, "d", clustered(rng, ivfMinChunks+100, 16))
+	checkIndex(t, s)
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestIVFKilled$")
+	cmd.Env = append(os.Environ(), "GOCHUNK_TEST_IVF_KILL="+path)
+	if err := cmd.Run(); err == nil || cmd.ProcessState.ExitCode() == 3 || cmd.ProcessState.ExitCode() == 4 {
+		t.Fatalf("the writer was not killed: %v", err)
+	}
+	s.Close()
+	s, err := OpenSQLite(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	checkIndex(t, s)
+	hits, err := s.Search(context.Background(), Query{Vector: clustered(rng, 1, 16)[0], K: 200, Mode: Vector})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if h.Source == "d3" && h.ChunkIndex >= 100 {
+			t.Fatalf("a chunk of the killed write found: #%d", h.ChunkIndex)
+		}
+	}
+	if r := recall(t, s, clustered(rng, 30, 16), 10, 0); r < 0.95 {
+		t.Errorf("recall@10 %.3f after the kill", r)
+	}
+	// The next run writes on.
+	fill(t, s, "after", clustered(rng, 300, 16))
+	checkIndex(t, s)
+}
+
+// TestIVFMigratedStore: a store of schema 2 (float32 vectors, no index)
+// searches as before, and is indexed once it is written to.
+func TestIVFMigratedStore(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(11, 11))
+	s, path := openTemp(t, 8)
+	fill(t, s, "d", clustered(rng, ivfMinChunks+50, 8))
+	// Back to what schema 2 wrote: float32 blobs, no index.
+	for _, stmt := range []string{`DELETE FROM gochunk_ivf`, `DELETE FROM gochunk_ivf_lists`, `DELETE FROM gochunk_meta WHERE key LIKE 'ivf_%'`,
+		`DROP TRIGGER gochunk_chunks_ivf_delete`, `DROP TABLE gochunk_ivf`, `DROP TABLE gochunk_ivf_lists`,
+		`UPDATE gochunk_meta SET value = '2' WHERE key = 'schema_version'`} {
+		if _, err := s.db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := s.db.Query(`SELECT id, embedding FROM gochunk_chunks`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs := map[int64][]byte{}
+	for rows.Next() {
+		var id int64
+		var b []byte
+		rows.Scan(&id, &b)
+		blobs[id] = vectorBlob(decodeVector(nil, b))
+	}
+	rows.Close()
+	for id, b := range blobs {
+		if _, err := s.db.Exec(`UPDATE gochunk_chunks SET embedding = ? WHERE id = ?`, b, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	s, err = OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Prepare(ctx, 8); err != nil {
+		t.Fatal(err)
+	}
+	q := clustered(rng, 1, 8)[0]
+	hits, err := s.Search(ctx, Query{Vector: q, K: 5, Mode: Vector})
+	if err != nil || len(hits) != 5 {
+		t.Fatalf("search of the migrated store: %d hits, %v", len(hits), err)
+	}
+	if err := s.BuildIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkIndex(t, s)
+	if r := recall(t, s, clustered(rng, 30, 8), 10, 0); r < 0.95 {
+		t.Errorf("recall@10 %.3f over float32 vectors", r)
+	}
+}

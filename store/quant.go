@@ -1,0 +1,269 @@
+package store
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// Stored vectors. The SQLite store keeps a chunk's vector as float16
+// (IEEE 754 half precision, little-endian) after a one-byte tag,
+// half16Tag, so a blob of 1+2·d bytes: half the float32 blob earlier
+// versions wrote (4·d bytes), which it still reads. The lengths cannot be
+// confused: the new blob's length is odd, the old one's a multiple of 4.
+// float16 keeps 11 significant bits: the cosine of two unit vectors moves
+// by about 1e-4 at most, well under the gaps between neighbours' scores,
+// so the exact scan over float16 ranks as the float32 one did.
+//
+// The IVF index (ivf.go) scans shorter codes: each vector normalised to
+// unit length, then quantised to int8 with one scale per vector,
+// x ≈ scale·c[i], scale = max|x|/127 (a float32 after the code's tag
+// byte), kept dense or sparse (below). Its candidates are re-scored on
+// the float16 vectors.
+const half16Tag = 0x01
+
+// encodeVector returns the stored form of v (nil for nil).
+func encodeVector(v []float32) []byte {
+	if v == nil {
+		return nil
+	}
+	b := make([]byte, 1+2*len(v))
+	b[0] = half16Tag
+	for i, x := range v {
+		binary.LittleEndian.PutUint16(b[1+2*i:], toHalf(x))
+	}
+	return b
+}
+
+// decodeVector reads a stored vector of either encoding into dst's
+// memory (reused when long enough).
+func decodeVector(dst []float32, b []byte) []float32 {
+	if len(b)%2 == 1 && b[0] == half16Tag {
+		n := (len(b) - 1) / 2
+		dst = grow(dst, n)
+		for i := range n {
+			dst[i] = fromHalf(binary.LittleEndian.Uint16(b[1+2*i:]))
+		}
+		return dst
+	}
+	n := len(b) / 4
+	dst = grow(dst, n)
+	for i := range n {
+		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return dst
+}
+
+// vectorDims returns the dimension of a stored vector.
+func vectorDims(b []byte) int {
+	if len(b)%2 == 1 && b[0] == half16Tag {
+		return (len(b) - 1) / 2
+	}
+	return len(b) / 4
+}
+
+func grow(dst []float32, n int) []float32 {
+	if cap(dst) < n {
+		return make([]float32, n)
+	}
+	return dst[:n]
+}
+
+// toHalf rounds a float32 to the nearest float16 (ties to even),
+// overflowing to infinity and keeping NaN a NaN.
+func toHalf(f float32) uint16 {
+	bits := math.Float32bits(f)
+	sign := uint16(bits>>16) & 0x8000
+	exp := int(bits>>23) & 0xff
+	mant := bits & 0x7fffff
+	switch {
+	case exp == 0xff: // Inf or NaN
+		if mant != 0 {
+			return sign | 0x7e00
+		}
+		return sign | 0x7c00
+	case exp-127 > 15: // too large
+		return sign | 0x7c00
+	case exp-127 >= -14: // normal
+		h := uint32(exp-127+15)<<10 | mant>>13
+		round := mant & 0x1fff
+		if round > 0x1000 || (round == 0x1000 && h&1 == 1) {
+			h++ // may carry into the exponent, up to infinity: still right
+		}
+		return sign | uint16(h)
+	case exp-127 >= -25: // subnormal
+		m := mant | 0x800000
+		shift := uint(-(exp - 127) - 14 + 13)
+		h := m >> shift
+		rem := m & (1<<shift - 1)
+		half := uint32(1) << (shift - 1)
+		if rem > half || (rem == half && h&1 == 1) {
+			h++
+		}
+		return sign | uint16(h)
+	}
+	return sign
+}
+
+// fromHalf widens a float16 to float32 (exactly).
+func fromHalf(h uint16) float32 {
+	sign := uint32(h&0x8000) << 16
+	exp := uint32(h>>10) & 0x1f
+	mant := uint32(h & 0x3ff)
+	switch {
+	case exp == 0x1f:
+		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
+	case exp == 0:
+		if mant == 0 {
+			return math.Float32frombits(sign)
+		}
+		f := float32(mant) / (1 << 24)
+		if sign != 0 {
+			f = -f
+		}
+		return f
+	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
+}
+
+// The codes' two forms, told apart by their first byte: dense, one int8
+// per dimension; sparse, a uint16 dimension and an int8 per nonzero one
+// (the lexical embedder's vectors have a few dozen nonzero dimensions of
+// 1,024), whichever is shorter. Either is short enough to stay in its
+// row's page.
+const (
+	codeDense  = 0x01 // tag, scale float32, int8 × d
+	codeSparse = 0x02 // tag, scale float32, (uint16 dimension, int8) × nonzero
+)
+
+// encodeCode quantises v, normalised to unit length, to an int8 code with
+// its scale (nil for a zero vector).
+func encodeCode(v []float32) []byte {
+	var norm, top float64
+	nonzero := 0
+	for _, x := range v {
+		norm += float64(x) * float64(x)
+		top = max(top, math.Abs(float64(x)))
+	}
+	if norm == 0 || top == 0 {
+		return nil
+	}
+	norm = math.Sqrt(norm)
+	scale := top / norm / 127
+	q := make([]int8, len(v))
+	for i, x := range v {
+		q[i] = int8(max(-127, min(127, math.Round(float64(x)/norm/scale))))
+		if q[i] != 0 {
+			nonzero++
+		}
+	}
+	var b []byte
+	if 3*nonzero < len(v) && len(v) <= 1<<16 {
+		b = make([]byte, 5, 5+3*nonzero)
+		b[0] = codeSparse
+		for i, c := range q {
+			if c != 0 {
+				b = binary.LittleEndian.AppendUint16(b, uint16(i))
+				b = append(b, byte(c))
+			}
+		}
+	} else {
+		b = make([]byte, 5+len(v))
+		b[0] = codeDense
+		for i, c := range q {
+			b[5+i] = byte(c)
+		}
+	}
+	binary.LittleEndian.PutUint32(b[1:], math.Float32bits(float32(scale)))
+	return b
+}
+
+// query is a unit query vector, dense and sparse, scored against codes.
+type query struct {
+	dense []float32
+	sparse
+}
+
+func newQuery(v []float32) query {
+	u := unit(v)
+	return query{dense: u, sparse: sparseOf(u)}
+}
+
+// dotCode returns q·x for the unit vector x that code stands for; ok is
+// false for a code of another dimension or form.
+func (q query) dotCode(code []byte) (float32, bool) {
+	if len(code) < 5 {
+		return 0, false
+	}
+	scale := math.Float32frombits(binary.LittleEndian.Uint32(code[1:]))
+	c := code[5:]
+	var dot float32
+	switch code[0] {
+	case codeDense:
+		if len(c) != len(q.dense) {
+			return 0, false
+		}
+		for j, i := range q.idx {
+			dot += q.val[j] * float32(int8(c[i]))
+		}
+	case codeSparse:
+		if len(c)%3 != 0 {
+			return 0, false
+		}
+		for k := 0; k < len(c); k += 3 {
+			i := int(binary.LittleEndian.Uint16(c[k:]))
+			if i >= len(q.dense) {
+				return 0, false
+			}
+			dot += q.dense[i] * float32(int8(c[k+2]))
+		}
+	default:
+		return 0, false
+	}
+	return dot * scale, true
+}
+
+// sparse is a vector's nonzero components, for dot products that cost
+// what they have (the lexical embedder's vectors have a few dozen of
+// 1,024).
+type sparse struct {
+	idx []int32
+	val []float32
+}
+
+// sparseOf returns v's nonzero components.
+func sparseOf(v []float32) sparse {
+	var s sparse
+	for i, x := range v {
+		if x != 0 {
+			s.idx = append(s.idx, int32(i))
+			s.val = append(s.val, x)
+		}
+	}
+	return s
+}
+
+// dot returns q·v for a dense v.
+func (q sparse) dot(v []float32) float32 {
+	var dot float32
+	for j, i := range q.idx {
+		dot += q.val[j] * v[i]
+	}
+	return dot
+}
+
+// unit returns v scaled to unit length (a copy; v itself when zero).
+func unit(v []float32) []float32 {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n == 0 {
+		return v
+	}
+	inv := float32(1 / math.Sqrt(n))
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = x * inv
+	}
+	return out
+}
