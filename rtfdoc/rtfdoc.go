@@ -113,6 +113,8 @@ type state struct {
 	ilvl    int  // \ilvlN
 	font    int  // \fN in the font table: the font being described
 	upr     dest // the destination around an \upr group, for its \ud
+	hasIlvl bool // \ilvlN was given
+	li      int  // \liN, the left indent in twips
 }
 
 type reader struct {
@@ -343,6 +345,10 @@ func (r *reader) starred() {
 				r.st.dest = r.st.upr
 			}
 			return
+		case "footnote":
+			// pandoc and others mark a footnote ignorable: read, after
+			// the body.
+			return
 		case "shpinst":
 			// A shape: its properties (\sp) are skipped, a text box's
 			// text (\shptxt) read; its \shprslt copy for older readers
@@ -450,13 +456,16 @@ func (r *reader) word(w string, param int, hasParam bool) error {
 		}
 		r.st.outline = param
 	case "pard":
-		r.st.intbl, r.st.outline, r.st.style, r.st.ilvl = false, -1, 0, 0
+		r.st.intbl, r.st.outline, r.st.style, r.st.ilvl, r.st.hasIlvl, r.st.li = false, -1, 0, 0, false, 0
 	case "intbl":
 		r.st.intbl = true
 	case "itap":
 		r.st.intbl = param > 0
 	case "ilvl":
 		r.st.ilvl = max(0, min(param, 8))
+		r.st.hasIlvl = true
+	case "li":
+		r.st.li = param
 	case "v":
 		r.flush()
 		r.st.hidden = !hasParam || param != 0
@@ -691,14 +700,47 @@ func (r *reader) endParagraph() error {
 			typ = "title"
 		}
 		return r.emit(gochunk.Element{Type: typ, Text: strings.Repeat("#", min(level, 6)) + " " + strings.Join(strings.Fields(text), " ")})
-	case marker != "":
+	}
+	if marker == "" {
+		marker, text = inlineMarker(text)
+	}
+	if marker != "" {
 		m := "- "
 		if last := marker[len(marker)-1]; (last == '.' || last == ')') && len(marker) <= 8 {
 			m = marker + " "
 		}
-		return r.emit(gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", r.st.ilvl) + m + strings.Join(strings.Fields(text), " ")})
+		nest := r.st.ilvl
+		if !r.st.hasIlvl && r.st.li > 360 {
+			nest = min((r.st.li+180)/360-1, 8) // 0.25 inch a level, as Word and pandoc indent
+		}
+		return r.emit(gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", nest) + m + strings.Join(strings.Fields(text), " ")})
 	}
 	return r.emit(gochunk.Element{Type: "paragraph", Text: text})
+}
+
+// inlineMarker returns the list marker a paragraph's text starts with,
+// written in the text before a tab as pandoc and older writers do ("•\t",
+// "–\t", "3.\t", "b)\t"), and the text after it; "" and the text when
+// it has none.
+func inlineMarker(text string) (string, string) {
+	m, rest, ok := strings.Cut(text, "\t")
+	if !ok || m == "" || len(m) > 8 {
+		return "", text
+	}
+	switch m {
+	case "•", "·", "–", "-", "—", "▪", "◦", "o", "*", "\uf0b7", "\uf0a7":
+		return "-", rest
+	}
+	if last := m[len(m)-1]; last == '.' || last == ')' {
+		body := m[:len(m)-1]
+		digits := strings.Trim(body, "0123456789") == ""
+		letter := len(body) == 1 && (body[0] >= 'a' && body[0] <= 'z' || body[0] >= 'A' && body[0] <= 'Z')
+		roman := strings.Trim(strings.ToLower(body), "ivxlc") == ""
+		if body != "" && (digits || letter || roman) {
+			return m, rest
+		}
+	}
+	return "", text
 }
 
 // endCell ends a table cell (\cell).

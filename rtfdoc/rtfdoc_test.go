@@ -56,6 +56,8 @@ func TestElements(t *testing.T) {
 		{"footnote after the body", `\pard Claim{\super\chftn}{\footnote\pard\plain{\super\chftn} Source: a book.}. More.\par}`, "Claim. More.\n\nSource: a book."},
 		{"headers and footers skipped", `{\header\pard Page header\par}{\footer\pard Page 1\par}\pard Body only.\par}`, "Body only."},
 		{"upr's unicode part", `\pard {\upr{ansi text}{\*\ud{\u1055?\u1088?}}} x\par}`, "Пр x"},
+		{"list items written inline (pandoc)", `{\pard\li360\fi-360 \bullet \tx360\tab First\par}{\pard\li720\fi-360 \endash \tx360\tab Nested\par}{\pard\li360\fi-360 2.\tx360\tab Two\par}{\pard Note.\tab not a list\par}}`, "- First\n\n  - Nested\n\n2. Two\n\nNote.\tnot a list"},
+		{"footnote marked ignorable (pandoc)", `\pard Claim{\super\chftn}{\*\footnote\chftn\~\plain\pard {\pard The note.\par}}.\par}`, "Claim.\n\nThe note."},
 		{"text box read once", `\pard Before.\par{\shp{\*\shpinst\shpleft0{\sp{\sn shapeType}{\sv 202}}{\shptxt \pard Boxed words\par}}{\shprslt{\*\do\dobxcolumn{\dptxbx{\dptxbxtext\pard Boxed words\par}}}}}\pard After.\par}`, "Before.\n\nBoxed words\n\nAfter."},
 		{"cut short", `\pard The end is missing`, "The end is missing"},
 		{"text after the last par", `\pard one\par two}`, "one\n\ntwo"},
