@@ -42,8 +42,7 @@ func (d *doc) readEmail(data []byte, depth int) ([]gochunk.Element, error) {
 		data = u // a message saved as UTF-16 ("Unicode"), as Windows tools do
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		d.warn("the message is empty")
-		return nil, nil
+		return nil, fmt.Errorf("%w: the message is empty", ErrFormat)
 	}
 	msg, err := mail.ReadMessage(bytes.NewReader(data))
 	if err != nil {

@@ -3,6 +3,7 @@ package officedoc
 import (
 	"archive/zip"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -297,7 +298,7 @@ func TestEmailTruncatedMultipart(t *testing.T) {
 
 // An attachment that cannot be decoded (an image whose base64 is broken)
 // is named in a warning; the message, its subject, headers and body, is
-// kept; so is an empty message, as nothing.
+// kept. An empty message is refused as what it is.
 func TestEmailBadAttachmentKeepsMessage(t *testing.T) {
 	msg := "From: ana@example.com\r\nTo: bo@example.com\r\nSubject: The scan\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b1\"\r\n\r\n" +
 		"--b1\r\nContent-Type: text/plain\r\n\r\nPlease see the scan.\r\n" +
@@ -318,9 +319,8 @@ func TestEmailBadAttachmentKeepsMessage(t *testing.T) {
 			t.Errorf("separate %v: warnings %q do not name scan.png", separate, r.Warnings)
 		}
 	}
-	r, err := Read(t.Context(), "eml", []byte(" \r\n\r\n"), Options{})
-	if err != nil || len(r.Elements) != 0 {
-		t.Errorf("empty message: %v %v", r.Elements, err)
+	if _, err := Read(t.Context(), "eml", []byte(" \r\n\r\n"), Options{}); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "the message is empty") {
+		t.Errorf("empty message: %v, want an error saying it is empty", err)
 	}
 }
 
