@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/gochunk/gochunk/pipeline"
 )
@@ -47,7 +48,7 @@ Flags:
 	doc, err := pl.Load(e.ctx, pipeline.Source{Path: files[0], Reader: e.stdin})
 	defer doc.Release()
 	if err != nil {
-		if errors.Is(err, pipeline.ErrUnsupportedFormat) {
+		if errors.Is(err, pipeline.ErrUnsupportedFormat) || !strings.Contains(err.Error(), files[0]) {
 			err = fmt.Errorf("%s: %w", files[0], err) // as chunk and index name it
 		}
 		return fail(e, "extract", err)
