@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 )
 
@@ -158,6 +159,24 @@ func weigh(data []byte, b bounds) ([]pageCost, error) {
 		}
 	}
 	return costs, nil
+}
+
+// weighMapped is weigh for bytes that may be a mapped file: one cut short
+// while it is read faults, which is an error here rather than a crash (as
+// is any failure of the scan).
+func weighMapped(data []byte, b bounds) (costs []pageCost, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			costs = nil
+			if _, fault := r.(interface{ Addr() uintptr }); fault {
+				err = fmt.Errorf("cannot read the file: it changed while it was read (%v)", r)
+				return
+			}
+			err = fmt.Errorf("%w: weighing its pages failed (%v)", ErrCorrupt, r)
+		}
+	}()
+	return weigh(data, b)
 }
 
 // sourceBytes returns a PDF's bytes for the scan, and what frees them.

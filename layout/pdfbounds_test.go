@@ -308,3 +308,26 @@ func TestPDFScanFollowsXref(t *testing.T) {
 		t.Errorf("EstimatePDF: %d bytes, want the page bound", content)
 	}
 }
+
+// A PDF file cut short while its mapped bytes are weighed is an error,
+// not a crash of the process.
+func TestPDFFileTruncatedWhileWeighed(t *testing.T) {
+	if !mappedFiles {
+		t.Skip("skipping: files are read whole here, not mapped")
+	}
+	path := filepath.Join(t.TempDir(), "a.pdf")
+	if err := os.WriteFile(path, pdfgen.WithFormBombPage(200, 0, 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, free, err := sourceBytes(pdfSource{path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer free()
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := weighMapped(data, PDFOptions{}.bounds()); err == nil || !strings.Contains(err.Error(), "changed while it was read") {
+		t.Fatalf("%v, want an error saying the file changed", err)
+	}
+}

@@ -235,7 +235,7 @@ func (e *PDFium) read(ctx context.Context, src pdfSource, opt PDFOptions) ([]pag
 	}
 	scan := make(chan weighed, 1)
 	go func() {
-		costs, err := weigh(data, b)
+		costs, err := weighMapped(data, b)
 		scan <- weighed{costs, err}
 	}()
 	select {
@@ -259,6 +259,9 @@ func (e *PDFium) read(ctx context.Context, src pdfSource, opt PDFOptions) ([]pag
 	if err != nil {
 		first.close()
 		<-e.sem
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // the instance was killed
+		}
 		return nil, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
 	}
 	n := count.PageCount
@@ -666,6 +669,9 @@ func (e *PDFium) Render(ctx context.Context, pdf []byte, dpi, maxPages int) ([]P
 	}()
 	count, err := w.inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: w.doc})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // the instance was killed
+		}
 		return nil, fmt.Errorf("pdf: %w (PDFium: %v)", ErrCorrupt, err)
 	}
 	n := min(count.PageCount, maxPages)

@@ -37,3 +37,6 @@ func mapFile(f *os.File, size int64) ([]byte, func(), error) {
 	}
 	return b, func() { syscall.Munmap(b) }, nil
 }
+
+// mappedFiles: files are mapped, not read (mapFile).
+const mappedFiles = true

@@ -25,3 +25,6 @@ func mapFile(f *os.File, size int64) ([]byte, func(), error) {
 	b, err := io.ReadAll(f)
 	return b, func() {}, err
 }
+
+// mappedFiles: files are read, not mapped (mapFile).
+const mappedFiles = false
