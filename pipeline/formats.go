@@ -217,7 +217,30 @@ func sniff(data []byte) format {
 	if at, ok := binaryText(data); ok {
 		return format{what: "a binary file of no format gochunk knows", reason: fmt.Sprintf("it is not text (%s)", at), advice: readsWhat}
 	}
+	if isHTML(data) {
+		return format{kind: "html"}
+	}
 	return format{kind: "text"}
+}
+
+// isHTML reports whether data starts as an HTML page does (after a byte
+// order mark, white space and comments): a doctype or an <html> tag.
+func isHTML(data []byte) bool {
+	data = bytes.TrimPrefix(data[:min(len(data), 4096)], []byte("\xEF\xBB\xBF"))
+	for {
+		data = bytes.TrimLeft(data, " \t\r\n")
+		rest, ok := bytes.CutPrefix(data, []byte("<!--"))
+		if !ok {
+			break
+		}
+		_, after, closed := bytes.Cut(rest, []byte("-->"))
+		if !closed {
+			return false
+		}
+		data = after
+	}
+	lower := bytes.ToLower(data[:min(len(data), 14)])
+	return bytes.HasPrefix(lower, []byte("<!doctype html")) || bytes.HasPrefix(lower, []byte("<html")) && (len(lower) == 5 || lower[5] == '>' || lower[5] == ' ' || lower[5] == '\n' || lower[5] == '\r' || lower[5] == '\t')
 }
 
 // binaryText reports whether data's first 8 KiB are not text, and says why:
@@ -294,6 +317,14 @@ func (p *Pipeline) loadSniffed(ctx context.Context, out *Loaded, src Source, id 
 		return err
 	case "msg":
 		return p.loadMsg(ctx, out, src, id, bytes.Clone(data))
+	case "html":
+		els, err := htmldoc.ElementsLimited(bytes.NewReader(data), src.Limits)
+		if err != nil {
+			return err
+		}
+		out.Release()
+		out.Text, out.Elements = layout.Assemble(els)
+		return nil
 	case "rtf":
 		els, err := rtfdoc.ElementsWithin(ctx, data, htmldoc.NewBudget(src.Limits, int64(len(data))))
 		if err != nil {

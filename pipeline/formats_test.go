@@ -215,6 +215,26 @@ func TestLoadRTF(t *testing.T) {
 	}
 }
 
+// An HTML page named otherwise (a saved page.php, a page with no
+// extension) is read as HTML, not chunked as its tags; a text that only
+// mentions <html> is text.
+func TestLoadSniffsHTML(t *testing.T) {
+	p := formatsPipeline(t, Config{})
+	page := "\xEF\xBB\xBF<!-- saved -->\n<!DOCTYPE html><html><head><style>p{}</style><script>x()</script></head><body><h1>Opening hours</h1><p>Daily <b>9 to 5</b>.</p></body></html>"
+	for _, name := range []string{"index.php", "page"} {
+		l, err := p.Load(context.Background(), Source{Path: writeFile(t, name, []byte(page))})
+		if err != nil || l.Text != "# Opening hours\n\nDaily 9 to 5." {
+			t.Errorf("%s: %q, %v", name, l.Text, err)
+		}
+	}
+	for _, text := range []string{"<htmlish> is no tag.", "Use <!DOCTYPE html> first."} {
+		l, err := p.Load(context.Background(), Source{Path: writeFile(t, "t.txt", []byte(text))})
+		if err != nil || l.Text != text {
+			t.Errorf("%q: %q, %v", text, l.Text, err)
+		}
+	}
+}
+
 // Text stays text: UTF-8 (with a tab, a form feed, an escape), Latin-1
 // (repaired by the invalid-UTF-8 policy, not refused), and UTF-16 with a
 // byte order mark, decoded.
