@@ -75,7 +75,7 @@ func (a *alternates) token(tok xml.Token) error {
 				return nil
 			}
 		}
-		if e.Name.Space == nsMath && e.Name.Local == "oMath" {
+		if isMath(e.Name) && e.Name.Local == "oMath" {
 			root := &mathNode{name: "oMath"}
 			a.stack = []*mathNode{root}
 			return nil
@@ -97,7 +97,7 @@ func (a *alternates) mathToken(tok xml.Token) error {
 	top := a.stack[len(a.stack)-1]
 	switch e := tok.(type) {
 	case xml.StartElement:
-		if e.Name.Space == nsMath || e.Name.Local == "t" {
+		if isMath(e.Name) || e.Name.Local == "t" {
 			n := &mathNode{name: e.Name.Local, val: attr(e, "val")}
 			top.kids = append(top.kids, n)
 			a.stack = append(a.stack, n)
@@ -130,7 +130,12 @@ func (a *alternates) mathToken(tok xml.Token) error {
 	return nil
 }
 
+// isMC and isMath tell an element of markup compatibility or of Office
+// Math, by its namespace or, where the document does not declare it, by
+// its usual prefix.
 func isMC(n xml.Name) bool { return n.Space == nsMC || n.Space == "mc" }
+
+func isMath(n xml.Name) bool { return n.Space == nsMath || n.Space == "m" }
 
 func requiresUnderstood(req string) bool {
 	for _, p := range strings.Fields(req) {
