@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"runtime"
 	"strings"
 	"sync"
@@ -175,6 +176,13 @@ type Options struct {
 	// decoder models need); empty means what the model's
 	// sentence-transformers 1_Pooling/config.json says, else mean.
 	ONNXPooling string
+	// ModelTokenizer, when set, is taken as an openai:MODEL's own
+	// tokenizer (a --tokenizer hf:… given for it) instead of the one
+	// OpenAIModels names.
+	ModelTokenizer tokenize.Counter
+	// Client makes an openai:MODEL's requests; nil means
+	// http.DefaultClient.
+	Client *http.Client
 }
 
 // New returns the embedder a name describes: "lexical", "static:MODEL"
@@ -200,8 +208,10 @@ func New(ctx context.Context, name string, opt Options) (Embedder, error) {
 		if model == "" {
 			return nil, fmt.Errorf("%w %q: want openai:MODEL", ErrName, name)
 		}
+		tok, limit, special := openAIModel(ctx, model, opt)
 		o, err := NewOpenAI(OpenAIConfig{BaseURL: opt.BaseURL, APIKey: opt.APIKey, Model: model, Dimensions: opt.Dimensions, Timeout: opt.Timeout,
-			Retries: opt.Retries, Concurrency: opt.Concurrency, Notice: opt.Notice})
+			Retries: opt.Retries, Concurrency: opt.Concurrency, Notice: opt.Notice, Client: opt.Client,
+			Tokenizer: tok, MaxTokens: limit, SpecialTokens: special})
 		if err != nil {
 			return nil, err
 		}

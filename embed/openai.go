@@ -35,11 +35,19 @@ type OpenAIConfig struct {
 	MaxBatchTokens int
 	// MaxBatchInputs bounds the texts of one request; 0 means 256.
 	MaxBatchInputs int
-	// MaxTokens is the longest text sent whole; longer texts are split into
-	// pieces of at most MaxTokens tokens whose vectors are averaged
-	// (weighted by their token counts) and normalised. 0 means the
-	// model's known limit (OpenAILimit).
+	// MaxTokens is the model's input limit, the special tokens it adds
+	// included; 0 means the known one (LookupModel), else 8191. A longer
+	// text is split into pieces that fit, whose vectors are averaged
+	// (weighted by their token counts) and normalised, never cut.
 	MaxTokens int
+	// Tokenizer is the model's own tokenizer, which texts are counted
+	// and split in; nil means cl100k_base, OpenAI's, taken as an
+	// estimate for other models (the embedder then has no tokenizer of
+	// its own: see Tokenizer).
+	Tokenizer tokenize.Encoder
+	// SpecialTokens is how many tokens the model adds to every input
+	// (2 for BERT's [CLS] and [SEP]), counted against MaxTokens.
+	SpecialTokens int
 	// Timeout bounds one request; 0 means 60 s.
 	Timeout time.Duration
 	// Retries is how many times a request that failed with 429, a 5xx
@@ -55,23 +63,13 @@ type OpenAIConfig struct {
 	Client *http.Client
 }
 
-// openAILimits are the input limits, in tokens, of embedding models
-// served through OpenAI-compatible APIs, from their providers' model
-// cards: OpenAI's, and the common ones of Ollama's library (a tag after
-// ":" is left out).
-var openAILimits = map[string]int{
-	"text-embedding-3-small": 8191, "text-embedding-3-large": 8191, "text-embedding-ada-002": 8191,
-	"mxbai-embed-large": 512, "all-minilm": 256, "snowflake-arctic-embed": 512, "bge-m3": 8192,
-}
-
 // OpenAILimit returns the input limit of an embedding model served
-// through an OpenAI-compatible API: the known one (see the README's
-// table), else 8191, OpenAI's. A text over it is split into pieces whose
-// vectors are averaged, never cut.
+// through an OpenAI-compatible API: the table's (see OpenAIModels), else
+// 8191, OpenAI's. A text over it is split into pieces whose vectors are
+// averaged, never cut.
 func OpenAILimit(model string) int {
-	name, _, _ := strings.Cut(model, ":")
-	if n, ok := openAILimits[name]; ok {
-		return n
+	if c, ok := LookupModel(model); ok {
+		return c.Limit
 	}
 	return 8191
 }
@@ -81,7 +79,9 @@ func OpenAILimit(model string) int {
 // and gochunk's own server.
 type OpenAI struct {
 	cfg     OpenAIConfig
-	counter *tokenize.TikToken
+	counter tokenize.Encoder
+	own     bool // counter is the model's own tokenizer
+	limit   int  // the most tokens of counter a text sent whole has
 	dim     atomic.Int64
 	calls   atomic.Int64
 }
@@ -119,11 +119,16 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.Client == nil {
 		cfg.Client = http.DefaultClient
 	}
-	counter, err := tokenize.NewTikToken("cl100k_base")
-	if err != nil {
-		return nil, err
+	o := &OpenAI{cfg: cfg, counter: cfg.Tokenizer, own: cfg.Tokenizer != nil, limit: cfg.MaxTokens}
+	if o.own {
+		o.limit = max(1, cfg.MaxTokens-cfg.SpecialTokens)
+	} else {
+		counter, err := tokenize.NewTikToken("cl100k_base")
+		if err != nil {
+			return nil, err
+		}
+		o.counter = counter
 	}
-	o := &OpenAI{cfg: cfg, counter: counter}
 	o.dim.Store(int64(cfg.Dimensions))
 	return o, nil
 }
@@ -132,8 +137,21 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 // API returned so far (0 before the first answer).
 func (o *OpenAI) Dim() int { return int(o.dim.Load()) }
 
-// MaxTokens returns the longest text sent whole.
+// MaxTokens returns the model's input limit, special tokens included.
 func (o *OpenAI) MaxTokens() int { return o.cfg.MaxTokens }
+
+// Tokenizer returns the model's own tokenizer, nil when it is not known
+// (texts are then counted in cl100k_base, an estimate).
+func (o *OpenAI) Tokenizer() tokenize.Counter {
+	if !o.own {
+		return nil
+	}
+	return o.counter
+}
+
+// ChunkLimit returns the most tokens of the model's own tokenizer a text
+// may have to be sent whole: MaxTokens less the special tokens.
+func (o *OpenAI) ChunkLimit() int { return o.limit }
 
 // ModelID names the endpoint, model and dimensions.
 func (o *OpenAI) ModelID() string {
@@ -159,7 +177,7 @@ func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error)
 			continue // empty text: zero vector, the API would refuse it
 		}
 		n := o.counter.Count(t)
-		if n <= o.cfg.MaxTokens {
+		if n <= o.limit {
 			pieces = append(pieces, piece{t, i, n})
 			continue
 		}
@@ -247,7 +265,7 @@ func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		for k := range out[i] {
 			out[i][k] /= weights[i]
 		}
-		if o.countOf(texts[i]) > o.cfg.MaxTokens {
+		if o.countOf(texts[i]) > o.limit {
 			vec.Normalize(out[i])
 		}
 	}
@@ -256,24 +274,38 @@ func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error)
 
 func (o *OpenAI) countOf(t string) int { return o.counter.Count(t) }
 
-// splitLong cuts text into pieces of at most MaxTokens tokens at token
-// boundaries that are character boundaries.
+// splitLong cuts text into pieces of at most the limit's tokens at token
+// boundaries that are character boundaries. A piece is counted again on
+// its own (a word cut between its pieces may count differently alone)
+// and cut further while it is over.
 func (o *OpenAI) splitLong(text string) []string {
+	return o.split(text, o.limit, nil)
+}
+
+func (o *OpenAI) split(text string, budget int, out []string) []string {
 	ends := o.counter.AppendTokenEnds(nil, text)
-	var out []string
 	start, n := 0, 0
 	for i, e := range ends {
 		n++
 		atBoundary := e == len(text) || (text[e]&0xC0) != 0x80
-		if (n >= o.cfg.MaxTokens || i == len(ends)-1) && atBoundary {
-			out = append(out, text[start:e])
+		if (n >= budget || i == len(ends)-1) && atBoundary && e > start {
+			out = o.fit(text[start:e], out)
 			start, n = e, 0
 		}
 	}
 	if start < len(text) {
-		out = append(out, text[start:])
+		out = o.fit(text[start:], out)
 	}
 	return out
+}
+
+// fit appends piece, or its parts when it counts over the limit alone.
+func (o *OpenAI) fit(piece string, out []string) []string {
+	n := o.counter.Count(piece)
+	if n <= o.limit || len(piece) < 8 {
+		return append(out, piece)
+	}
+	return o.split(piece, max(1, o.limit-(n-o.limit)-1), out)
 }
 
 type embeddingsRequest struct {

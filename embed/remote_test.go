@@ -253,6 +253,10 @@ func TestOpenAITimeoutAndRetries(t *testing.T) {
 	var hits atomic.Int64
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/embeddings" { // New asks the model's limit
+			http.NotFound(w, r)
+			return
+		}
 		hits.Add(1)
 		select {
 		case <-r.Context().Done():
