@@ -269,7 +269,7 @@ func openAIModel(ctx context.Context, model string, opt Options) (tok tokenize.E
 			tok = t
 		}
 	case known:
-		path, err := hfhub.Download(ctx, card.Tokenizer, "", "tokenizer.json", hfhub.Options{CacheDir: opt.CacheDir, Offline: opt.Offline, Progress: opt.Progress, Warn: opt.Notice})
+		path, err := hfhub.Download(ctx, card.Tokenizer, "", "tokenizer.json", hfhub.Options{CacheDir: opt.CacheDir, Offline: opt.Offline, Progress: opt.Progress, Warn: opt.Notice, Retries: 2})
 		var hf *tokenize.HF
 		if err == nil {
 			hf, err = tokenize.LoadHF(path)

@@ -137,8 +137,13 @@ type EmbedderConfig struct {
 	DiskCacheBytes int64  `json:"disk_cache_bytes,omitempty" range:"0,1125899906842624"`
 	// Progress, when set, receives model download progress.
 	Progress func(done, total int64, file string) `json:"-"`
-	// Notice, when set, hears how a model runs (which ONNX backend).
+	// Notice, when set, hears how a model runs (which ONNX backend), and
+	// what an openai:MODEL's limit and tokenizer could not be settled by.
 	Notice func(string) `json:"-"`
+	// ModelTokenizer, an hf: tokenizer (see NewTokenizer), is taken as an
+	// openai:MODEL's own instead of the one embed.OpenAIModels names; New
+	// sets it to Config.Tokenizer when that is one.
+	ModelTokenizer string `json:"-"`
 }
 
 // LLMConfig configures the chat model of the LLM chunkers (see llm.New).
@@ -210,6 +215,7 @@ type resources struct {
 
 	mu       sync.Mutex
 	counters map[string]tokenize.Counter
+	warned   map[string]bool
 }
 
 // New builds the pipeline cfg describes. A configuration that cannot work
@@ -259,7 +265,10 @@ func New(ctx context.Context, cfg Config, opt Options) (*Pipeline, error) {
 	if cfg.BatchTokens == 0 {
 		cfg.BatchTokens = embed.DefaultBatchTokens
 	}
-	res := &resources{reg: chunkers.New(), cfg: cfg, counters: map[string]tokenize.Counter{}}
+	if strings.HasPrefix(cfg.Tokenizer, "hf:") && cfg.Embedder.ModelTokenizer == "" {
+		cfg.Embedder.ModelTokenizer = cfg.Tokenizer
+	}
+	res := &resources{reg: chunkers.New(), cfg: cfg, counters: map[string]tokenize.Counter{}, warned: map[string]bool{}}
 	if opt.Embedder != nil {
 		res.embedOnce.Do(func() { res.embedder = opt.Embedder })
 	}
@@ -331,6 +340,9 @@ func (r *resources) build(ctx context.Context, cfg Config) (*Pipeline, error) {
 	if env.Counter, err = r.counter(ctx, cfg.Tokenizer, spec, env.Embedder); err != nil {
 		return nil, err
 	}
+	if cfg.Params, err = r.fitSizes(ctx, cfg, spec, env.Counter); err != nil {
+		return nil, err
+	}
 	ch, err := r.reg.New(cfg.Chunker, cfg.Params, env)
 	if err != nil {
 		return nil, err
@@ -359,6 +371,26 @@ func (r *resources) counter(ctx context.Context, name string, spec chunkers.Spec
 	}
 	var c tokenize.Counter
 	var err error
+	if name == "" && remoteEmbedder(r.cfg.Embedder.Name) {
+		// Chunks that an OpenAI-compatible API embeds are sized in the
+		// model's own tokens, whatever the chunker, when it is known.
+		key = "default:embedder"
+		if c, ok := r.counters[key]; ok {
+			return c, nil
+		}
+		e, err := r.embed(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if tok, _ := embed.TokenizerOf(e); tok != nil {
+			r.counters[key] = tok
+			return tok, nil
+		}
+		key = "default:" + chunkers.DefaultUnit(spec)
+		if c, ok := r.counters[key]; ok {
+			return c, nil
+		}
+	}
 	if name == "" {
 		c, err = chunkers.DefaultCounter(spec, em)
 	} else {
@@ -372,6 +404,86 @@ func (r *resources) counter(ctx context.Context, name string, spec chunkers.Spec
 	}
 	r.counters[key] = c
 	return c, nil
+}
+
+// remoteEmbedder tells whether an embedder name is an OpenAI-compatible
+// API's model.
+func remoteEmbedder(name string) bool { return strings.HasPrefix(name, "openai:") }
+
+// sizeParams are the parameters that bound a chunk's size in chunkers'
+// configurations.
+var sizeParams = []string{"size", "max_tokens"}
+
+// fitSizes returns cfg's chunker parameters with the sizes over the
+// embedder's limit lowered to it, when chunks are counted in the
+// embedder's own tokens: a chunk then fits the model by construction. A
+// size given over the limit is lowered with a warning (Embedder.Notice)
+// that says so; a default one silently.
+func (r *resources) fitSizes(ctx context.Context, cfg Config, spec chunkers.Spec, counter tokenize.Counter) (json.RawMessage, error) {
+	if !remoteEmbedder(cfg.Embedder.Name) && !spec.Embeds {
+		return cfg.Params, nil
+	}
+	e, err := r.embed(ctx)
+	if err != nil {
+		if spec.Embeds {
+			return nil, err
+		}
+		return cfg.Params, nil
+	}
+	tok, limit := embed.TokenizerOf(e)
+	if tok == nil || limit <= 0 || tok != counter {
+		return cfg.Params, nil
+	}
+	given := map[string]json.RawMessage{}
+	if p := bytes.TrimSpace(cfg.Params); len(p) > 0 && !bytes.Equal(p, []byte("null")) {
+		if err := json.Unmarshal(p, &given); err != nil {
+			return cfg.Params, nil // the chunker reports it
+		}
+	}
+	defaults := map[string]json.RawMessage{}
+	if spec.Defaults != nil {
+		if b, err := json.Marshal(spec.Defaults); err == nil {
+			json.Unmarshal(b, &defaults)
+		}
+	}
+	changed := false
+	for _, k := range sizeParams {
+		v, isGiven := given[k]
+		if !isGiven {
+			v = defaults[k]
+		}
+		n, err := strconv.Atoi(string(bytes.TrimSpace(v)))
+		if err != nil || n <= limit {
+			continue
+		}
+		given[k], changed = json.RawMessage(strconv.Itoa(limit)), true
+		if isGiven {
+			flag := "--size"
+			if k != "size" {
+				flag = k
+			}
+			r.warn(fmt.Sprintf("%s %d is over the %d tokens %s takes (in its own tokenizer, %s); lowered to %d", flag, n, limit, strings.TrimPrefix(cfg.Embedder.Name, "openai:"), tok.Name(), limit))
+		}
+	}
+	if !changed {
+		return cfg.Params, nil
+	}
+	return json.Marshal(given)
+}
+
+// warn says s through the embedder's Notice, once per pipeline and its
+// derivatives.
+func (r *resources) warn(s string) {
+	if r.cfg.Embedder.Notice == nil {
+		return
+	}
+	r.mu.Lock()
+	seen := r.warned[s]
+	r.warned[s] = true
+	r.mu.Unlock()
+	if !seen {
+		r.cfg.Embedder.Notice(s)
+	}
 }
 
 // NewTokenizer returns the tokenizer name names (see tokenize.New). An
@@ -677,7 +789,15 @@ func NewEmbedder(ctx context.Context, cfg EmbedderConfig) (gochunk.Embedder, err
 	if name == "" {
 		name = "lexical"
 	}
-	em, err := embed.New(ctx, name, cfg.options())
+	opt := cfg.options()
+	if cfg.ModelTokenizer != "" && remoteEmbedder(name) {
+		tok, err := NewTokenizer(ctx, cfg.ModelTokenizer, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("%w: tokenizer: %w", gochunk.ErrConfig, err)
+		}
+		opt.ModelTokenizer = tok
+	}
+	em, err := embed.New(ctx, name, opt)
 	if err != nil {
 		if errors.Is(err, embed.ErrName) {
 			return nil, fmt.Errorf("%w: embedder: %w", gochunk.ErrConfig, err)
