@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/gochunk/gochunk/internal/params"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/gochunk/gochunk"
@@ -98,11 +99,14 @@ func (c *Code) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chunk
 		levels = []pack.Level{blankLineLevel, lineLevel}
 	}
 	var tree *syntax.Tree
-	if c.cfg.Parser != "lines" && doc.Text != "" {
-		grammar := lang
-		if src, _ := doc.Metadata["source"].(string); lang == "ts" && strings.HasSuffix(cmp.Or(src, doc.ID), ".tsx") {
-			grammar = "tsx"
-		}
+	grammar := lang
+	if src, _ := doc.Metadata["source"].(string); lang == "ts" && strings.HasSuffix(cmp.Or(src, doc.ID), ".tsx") {
+		grammar = "tsx"
+	}
+	// The parser takes a copy of the text: not made where auto would fall
+	// back to lines anyway (no grammar for the language, or no cgo).
+	// (tsx is parsed where ts is.)
+	if c.cfg.Parser != "lines" && doc.Text != "" && (c.cfg.Parser == "tree" || hasGrammar(lang)) {
 		// Nodes under a quarter of the limit are kept whole (comments joined
 		// to a node can make it larger than the limit, so not the limit).
 		t, err := syntax.Parse(ctx, grammar, []byte(doc.Text), c.cfg.Size.Size/4)
@@ -148,6 +152,11 @@ func (c *Code) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chunk
 		chunks[i].Metadata = md
 	}
 	return chunks, nil
+}
+
+// hasGrammar reports whether this build parses lang into a syntax tree.
+func hasGrammar(lang string) bool {
+	return lang != "" && slices.Contains(syntax.Languages(), lang)
 }
 
 // treeDepth bounds how many times a node too large is split at its

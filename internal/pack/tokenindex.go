@@ -20,11 +20,105 @@ import (
 type tokenIndex struct {
 	// The text is tokenized in blocks cut where the tokenizer allows:
 	// starts[k] is where block k begins, first[k] how many tokens come
-	// before it, and ends[k] the increasing byte offsets just past each of
-	// its tokens (offsets in the text), four bytes a token.
+	// before it, and blocks[k] where each of its tokens ends.
 	starts []int
 	first  []int
-	ends   [][]uint32
+	blocks []indexedBlock
+}
+
+// indexedBlock holds the increasing offsets just past each token of a block,
+// relative to the block's start, two bytes a token: the low 16 bits of
+// each in lo, and the high bits implied by the token's place. Token i's
+// end is h<<16 + lo[i] for the h with seg[h] <= i < seg[h+1]: seg[h] is
+// the first token ending at or past h<<16, and the last entry of seg is
+// len(lo). (Four bytes a token, as uint32 offsets, were 30 MB of heap for
+// 30 MB of text.)
+type indexedBlock struct {
+	lo  []uint16
+	seg []int32
+}
+
+// newIndexedBlock packs the increasing ends, relative to the block's start,
+// of a block's tokens.
+func newIndexedBlock(ends []int) indexedBlock {
+	b := indexedBlock{lo: make([]uint16, len(ends))}
+	last := 0
+	if len(ends) > 0 {
+		last = ends[len(ends)-1]
+	}
+	b.seg = make([]int32, last>>16+2)
+	h := 0
+	for i, e := range ends {
+		for h < e>>16 {
+			h++
+			b.seg[h] = int32(i)
+		}
+		b.lo[i] = uint16(e)
+	}
+	for h+1 < len(b.seg) {
+		h++
+		b.seg[h] = int32(len(ends))
+	}
+	return b
+}
+
+// end returns where token i ends, relative to the block's start.
+func (b *indexedBlock) end(i int) int {
+	h := 0
+	for int(b.seg[h+1]) <= i {
+		h++
+	}
+	return h<<16 + int(b.lo[i])
+}
+
+// search returns the first token ending at or after rel (relative to the
+// block's start; len(lo) if none) and whether it ends at rel, searching
+// from token hint outwards by doubling steps, then by bisection.
+func (b *indexedBlock) search(rel, hint int) (int, bool) {
+	h := rel >> 16
+	if h+1 >= len(b.seg) {
+		return len(b.lo), false
+	}
+	// The tokens ending in [h<<16, (h+1)<<16) are seg[h] to seg[h+1]; their
+	// low bits increase. The first at or after rel lies in [lo, hi].
+	lo, hi := int(b.seg[h]), int(b.seg[h+1])
+	end, v := hi, uint16(rel)
+	if hint >= lo && hint < hi {
+		if b.lo[hint] < v {
+			lo = hint + 1
+			for step := 1; ; step *= 2 {
+				if probe := lo + step - 1; probe >= hi {
+					break
+				} else if b.lo[probe] >= v {
+					hi = probe
+					break
+				} else {
+					lo = probe + 1
+				}
+			}
+		} else {
+			hi = hint
+			for step := 1; ; step *= 2 {
+				if probe := hi - step; probe < lo {
+					break
+				} else if b.lo[probe] < v {
+					lo = probe + 1
+					break
+				} else {
+					hi = probe
+				}
+			}
+		}
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if b.lo[m] < v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < end && b.lo[lo] == v
 }
 
 // Indexing starts once an engine has counted more than indexAfter times
@@ -52,7 +146,7 @@ func newTokenIndex(text string, c tokenize.Cutter, enc tokenize.Encoder) *tokenI
 		}
 		pos = next
 	}
-	t.ends = make([][]uint32, len(t.starts))
+	t.blocks = make([]indexedBlock, len(t.starts))
 	var mu sync.Mutex
 	k := 0
 	var wg sync.WaitGroup
@@ -72,18 +166,14 @@ func newTokenIndex(text string, c tokenize.Cutter, enc tokenize.Encoder) *tokenI
 					end = t.starts[i+1]
 				}
 				scratch = enc.AppendTokenEnds(scratch[:0], text[t.starts[i]:end])
-				ends := make([]uint32, len(scratch))
-				for j, e := range scratch {
-					ends[j] = uint32(t.starts[i] + e)
-				}
-				t.ends[i] = ends
+				t.blocks[i] = newIndexedBlock(scratch)
 			}
 		})
 	}
 	wg.Wait()
-	t.first = make([]int, len(t.ends))
-	for i := 1; i < len(t.ends); i++ {
-		t.first[i] = t.first[i-1] + len(t.ends[i-1])
+	t.first = make([]int, len(t.blocks))
+	for i := 1; i < len(t.blocks); i++ {
+		t.first[i] = t.first[i-1] + len(t.blocks[i-1].lo)
 	}
 	return t
 }
@@ -97,12 +187,8 @@ func (t *tokenIndex) at(x int) (int, bool) {
 	if k < 0 {
 		return 0, false
 	}
-	ends := t.ends[k]
-	i := sort.Search(len(ends), func(j int) bool { return int(ends[j]) >= x })
-	if i == len(ends) {
-		return t.first[k] + i, false // past the text
-	}
-	return t.first[k] + i, int(ends[i]) == x
+	i, found := t.blocks[k].search(x-t.starts[k], -1)
+	return t.first[k] + i, found // i == len: past the text
 }
 
 // indexCursor is the block and the place in it where an engine's last
@@ -119,48 +205,15 @@ func (t *tokenIndex) seek(c *indexCursor, x int) (int, bool) {
 		}
 		c.k, c.i = k, 0
 	}
-	ends := t.ends[k]
-	// The first end at or after x lies in [lo, hi]: found by doubling
-	// steps away from the cursor, then by bisection.
-	lo, hi := 0, min(c.i, len(ends))
-	if hi < len(ends) && int(ends[hi]) < x {
-		lo = hi + 1
-		for step := 1; ; step *= 2 {
-			if probe := lo + step - 1; probe >= len(ends) {
-				hi = len(ends)
-				break
-			} else if int(ends[probe]) >= x {
-				hi = probe
-				break
-			} else {
-				lo = probe + 1
-			}
-		}
-	} else {
-		for step := 1; ; step *= 2 {
-			if probe := hi - step; probe < 0 {
-				lo = 0
-				break
-			} else if int(ends[probe]) < x {
-				lo = probe + 1
-				break
-			} else {
-				hi = probe
-			}
-		}
-	}
-	i := lo + sort.Search(hi-lo, func(j int) bool { return int(ends[lo+j]) >= x })
+	i, found := t.blocks[k].search(x-t.starts[k], c.i)
 	c.i = i
-	if i == len(ends) {
-		return t.first[k] + i, false // past the text
-	}
-	return t.first[k] + i, int(ends[i]) == x
+	return t.first[k] + i, found // i == len: past the text
 }
 
 // endNear is end, read from the cursor's block when token i is in it.
 func (t *tokenIndex) endNear(c *indexCursor, i int) int {
-	if k := c.k; k < len(t.first) && i >= t.first[k] && i-t.first[k] < len(t.ends[k]) {
-		return int(t.ends[k][i-t.first[k]])
+	if k := c.k; k < len(t.first) && i >= t.first[k] && i-t.first[k] < len(t.blocks[k].lo) {
+		return t.starts[k] + t.blocks[k].end(i-t.first[k])
 	}
 	return t.end(i)
 }
@@ -168,7 +221,7 @@ func (t *tokenIndex) endNear(c *indexCursor, i int) int {
 // end returns the offset just past token i.
 func (t *tokenIndex) end(i int) int {
 	k := sort.Search(len(t.first), func(j int) bool { return t.first[j] > i }) - 1
-	return int(t.ends[k][i-t.first[k]])
+	return t.starts[k] + t.blocks[k].end(i-t.first[k])
 }
 
 // maxBackScan bounds how many token ends indexedCount walks back from a

@@ -2,6 +2,7 @@ package pack
 
 import (
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -156,8 +157,8 @@ func TestSeekMatchesAt(t *testing.T) {
 	for trial := range 200000 {
 		x := rng.IntN(len(text) + 2)
 		if trial%4 != 0 { // mostly near the last lookup
-			if c.k < len(idx.starts) && c.i < len(idx.ends[c.k]) {
-				x = max(0, int(idx.ends[c.k][c.i])+rng.IntN(400)-100)
+			if c.k < len(idx.starts) && c.i < len(idx.blocks[c.k].lo) {
+				x = max(0, int(idx.starts[c.k]+idx.blocks[c.k].end(c.i))+rng.IntN(400)-100)
 			}
 		}
 		wantN, wantAt := idx.at(x)
@@ -169,5 +170,69 @@ func TestSeekMatchesAt(t *testing.T) {
 				t.Fatalf("endNear(%d) = %d, end says %d", j, got, want)
 			}
 		}
+	}
+}
+
+// TestIndexedBlockMatchesEnds packs random increasing ends, with gaps of
+// over 64 KiB (a token longer than that leaves some high parts without a
+// token), and checks end and search, from every kind of hint, against the
+// plain offsets.
+func TestIndexedBlockMatchesEnds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for trial := range 300 {
+		var ends []int
+		for e := 0; len(ends) < rng.IntN(400); {
+			switch rng.IntN(20) {
+			case 0:
+				e += 1 + rng.IntN(3<<16)
+			case 1:
+				e = (e>>16+1)<<16 - rng.IntN(2) // at or just before a multiple of 64 KiB
+			default:
+				e += 1 + rng.IntN(12)
+			}
+			if len(ends) == 0 || e > ends[len(ends)-1] {
+				ends = append(ends, e)
+			}
+		}
+		b := newIndexedBlock(ends)
+		for i, e := range ends {
+			if got := b.end(i); got != e {
+				t.Fatalf("trial %d: end(%d) = %d, want %d", trial, i, got, e)
+			}
+		}
+		last := 0
+		if len(ends) > 0 {
+			last = ends[len(ends)-1]
+		}
+		for range 200 {
+			x := 1 + rng.IntN(last+3<<16)
+			want := sort.SearchInts(ends, x)
+			wantAt := want < len(ends) && ends[want] == x
+			for _, hint := range []int{-1, 0, want, want - 1, want + 1, rng.IntN(len(ends) + 1), len(ends)} {
+				if got, at := b.search(x, hint); got != want || at != wantAt {
+					t.Fatalf("trial %d: search(%d, hint %d) = %d, %v, want %d, %v (ends %v)", trial, x, hint, got, at, want, wantAt, ends)
+				}
+			}
+		}
+	}
+}
+
+// TestIndexTwoBytesAToken bounds the token index's memory: two bytes a
+// token and a little per block (it was four bytes a token, as uint32
+// offsets).
+func TestIndexTwoBytesAToken(t *testing.T) {
+	tok, err := tokenize.NewTikToken("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := indexText(rand.New(rand.NewPCG(3, 4)), 4*indexBlock)
+	idx := newTokenIndex(text, tok, tok)
+	tokens, bytes := 0, 0
+	for _, b := range idx.blocks {
+		tokens += len(b.lo)
+		bytes += 2*cap(b.lo) + 4*cap(b.seg)
+	}
+	if per := float64(bytes) / float64(tokens); per > 2.01 {
+		t.Errorf("%d bytes for %d tokens: %.2f a token, want at most 2.01", bytes, tokens, per)
 	}
 }
