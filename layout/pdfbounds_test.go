@@ -42,6 +42,15 @@ func TestPDFFormBomb(t *testing.T) {
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "page 1") || !strings.Contains(err.Error(), "MaxFormDepth") {
 		t.Fatalf("20 deep: %v, want ErrTooLarge naming page 1 and MaxFormDepth", err)
 	}
+	// Written as PDF 1.5 writers do (object and cross-reference streams),
+	// it is weighed the same.
+	_, _, err = extractWarn(t, pdfgen.FormBombCompact(20), PDFOptions{})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "MaxFormDepth") {
+		t.Fatalf("20 deep, compact: %v, want ErrTooLarge naming MaxFormDepth", err)
+	}
+	if text, _, err := extractWarn(t, pdfgen.FormBombCompact(3), PDFOptions{}); err != nil || !strings.Contains(text, "The last form of a nest of forms.") {
+		t.Fatalf("3 deep, compact: %v %q", err, text)
+	}
 	// Forms drawn many times without nesting deep: the count bounds them.
 	_, _, err = extractWarn(t, pdfgen.FormBomb(12), PDFOptions{MaxPageForms: 1000})
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "MaxPageForms") {
@@ -218,6 +227,7 @@ func TestEstimatePDF(t *testing.T) {
 		"bomb":    {pdfgen.FormBomb(20), 1, DefaultMaxPageContent, DefaultMaxPageContent},
 		"big":     {pdfgen.BigContent(100 << 20), 1, DefaultMaxPageContent, DefaultMaxPageContent},
 		"3 deep":  {pdfgen.FormBomb(3), 1, 8 * 36, 1000},
+		"compact": {pdfgen.FormBombCompact(3), 1, 8 * 36, 1000},
 		"5 pages": {pdfgen.WithFormBombPage(5, 0, 1), 5, 5 * 50, 5 * 500},
 	} {
 		pages, content, err := EstimatePDF(tc.pdf)
@@ -264,6 +274,7 @@ func TestEstimatePDF(t *testing.T) {
 func FuzzScanPDF(f *testing.F) {
 	f.Add(pdfgen.Plain([][]string{{"One."}, {"Two."}}))
 	f.Add(pdfgen.FormBomb(4))
+	f.Add(pdfgen.FormBombCompact(4))
 	f.Add(pdfgen.WithFormBombPage(3, 2, 3))
 	f.Add(pdfgen.ManyChars(300))
 	f.Add([]byte("%PDF-1.5\n1 0 obj << /Type /ObjStm /N 2 /First 8 /Filter /ASCIIHexDecode /Length 20 >>\nstream\n3 0 4 5 <<>> <</A 3 0 R>>\nendstream endobj trailer << /Root 4 0 R >>"))

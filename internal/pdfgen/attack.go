@@ -13,11 +13,14 @@ import (
 
 // raw builds a PDF object by object.
 type raw struct {
-	objs [][]byte // object i+1's body
+	objs    [][]byte // object i+1's body
+	streams []bool   // whether object i+1 is a stream
+	compact bool     // written as PDF 1.5 writers do (see bytes)
 }
 
 func (r *raw) add(body string) int {
 	r.objs = append(r.objs, []byte(body))
+	r.streams = append(r.streams, false)
 	return len(r.objs)
 }
 
@@ -41,11 +44,17 @@ func (r *raw) stream(dict string, data []byte, flate bool) int {
 	b.Write(data)
 	b.WriteString("\nendstream")
 	r.objs = append(r.objs, b.Bytes())
+	r.streams = append(r.streams, true)
 	return len(r.objs)
 }
 
-// bytes writes the file with root as its catalog.
+// bytes writes the file with root as its catalog: a cross-reference
+// table, or when compact the dictionaries packed in an object stream and a
+// cross-reference stream (PNG Up predictor), as PDF 1.5 writers do.
 func (r *raw) bytes(root int) []byte {
+	if r.compact {
+		return r.compactBytes(root)
+	}
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
 	offsets := make([]int, len(r.objs))
@@ -61,6 +70,74 @@ func (r *raw) bytes(root int) []byte {
 		fmt.Fprintf(&b, "%010d 00000 n \n", off)
 	}
 	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(r.objs)+1, root, xref)
+	return b.Bytes()
+}
+
+func (r *raw) compactBytes(root int) []byte {
+	n := len(r.objs)
+	objStm, xrefStm := n+1, n+2
+	// The object stream: "num offset" pairs, then the objects.
+	var head, body bytes.Buffer
+	index := map[int]int{} // packed object -> its index in the stream
+	for i, o := range r.objs {
+		if r.streams[i] {
+			continue
+		}
+		index[i+1] = len(index)
+		fmt.Fprintf(&head, "%d %d ", i+1, body.Len())
+		body.Write(o)
+		body.WriteByte('\n')
+	}
+	var z bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	zw.Write(head.Bytes())
+	zw.Write(body.Bytes())
+	zw.Close()
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	offsets := make([]int, n+3)
+	for i, o := range r.objs {
+		if !r.streams[i] {
+			continue
+		}
+		offsets[i+1] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n", i+1)
+		b.Write(o)
+		b.WriteString("\nendobj\n")
+	}
+	offsets[objStm] = b.Len()
+	fmt.Fprintf(&b, "%d 0 obj\n<< /Type /ObjStm /N %d /First %d /Filter /FlateDecode /Length %d >>\nstream\n", objStm, len(index), head.Len(), z.Len())
+	b.Write(z.Bytes())
+	b.WriteString("\nendstream\nendobj\n")
+	offsets[xrefStm] = b.Len()
+	// Rows of 7 bytes (type, 4 of offset or stream, 2 of generation or
+	// index), each after a PNG Up filter byte.
+	var rows bytes.Buffer
+	prev := make([]byte, 7)
+	for obj := 0; obj <= xrefStm; obj++ {
+		var row []byte
+		switch i, packed := index[obj]; {
+		case obj == 0:
+			row = []byte{0, 0, 0, 0, 0, 0xff, 0xff}
+		case packed:
+			row = []byte{2, byte(objStm >> 24), byte(objStm >> 16), byte(objStm >> 8), byte(objStm), byte(i >> 8), byte(i)}
+		default:
+			o := offsets[obj]
+			row = []byte{1, byte(o >> 24), byte(o >> 16), byte(o >> 8), byte(o), 0, 0}
+		}
+		rows.WriteByte(2)
+		for k := range row {
+			rows.WriteByte(row[k] - prev[k])
+		}
+		prev = row
+	}
+	z.Reset()
+	zw, _ = zlib.NewWriterLevel(&z, zlib.BestCompression)
+	zw.Write(rows.Bytes())
+	zw.Close()
+	fmt.Fprintf(&b, "%d 0 obj\n<< /Type /XRef /Size %d /W [1 4 2] /Root %d 0 R /Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 7 >> /Length %d >>\nstream\n", xrefStm, xrefStm+1, root, z.Len())
+	b.Write(z.Bytes())
+	fmt.Fprintf(&b, "\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", offsets[xrefStm])
 	return b.Bytes()
 }
 
@@ -109,7 +186,17 @@ func (r *raw) formNest(depth int) int {
 // of text. Drawn out, the page holds 2^depth lines: about 4.6 KB at depth
 // 20 for a million lines.
 func FormBomb(depth int) []byte {
-	r := &raw{}
+	return formBomb(depth, false)
+}
+
+// FormBombCompact is FormBomb written as PDF 1.5 writers do: its
+// dictionaries in an object stream, its cross-reference a stream.
+func FormBombCompact(depth int) []byte {
+	return formBomb(depth, true)
+}
+
+func formBomb(depth int, compact bool) []byte {
+	r := &raw{compact: compact}
 	next := r.formNest(depth)
 	page := r.stream("", []byte("BT /F1 12 Tf 72 740 Td (A page of nested forms.) Tj ET\nq /X Do Q q /X Do Q\n"), false)
 	return r.document([]int{page}, fmt.Sprintf("/XObject << /X %d 0 R >>", next))
