@@ -30,6 +30,20 @@ import (
 // once the store holds ivfMinChunks vectors (below that the exact scan is
 // as fast) and retrained, in one transaction, when it has grown ivfGrowth
 // times since; between trainings new vectors go to their nearest list.
+//
+// Sparse vectors (the built-in lexical embedder's: a median of 16 nonzero
+// dimensions of 1,024 on source code) defeat partitioning: a short
+// query's nearest chunks are those sharing one of its few words, in any
+// list (recall@10 was 0.61 reading one list in eight, 0.84 half of them).
+// For them the index is inverted by dimension instead ("sparse"):
+// gochunk_postings holds a row per nonzero dimension of each unit vector
+// (its rowid the dimension shifted left by ivfShift bits plus the chunk
+// id, its weight as float16 bits), and a search adds up the products of
+// the query's dimensions' rows: the exact cosine of every chunk that
+// shares a dimension with the query, reading a few per cent of the rows.
+// Which kind a store gets is decided when it is trained, by the median
+// number of nonzero dimensions in the sample (at most one in eight:
+// sparse).
 
 // sqliteSchemaVersion is the version of the tables a SQLite store
 // creates (3: the IVF index and float16 vectors).
@@ -59,8 +73,10 @@ var ivfSchema = []string{
 	`CREATE TABLE IF NOT EXISTS gochunk_ivf_lists (list INTEGER PRIMARY KEY, centroid BLOB NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS gochunk_ivf (id INTEGER PRIMARY KEY, chunk_id INTEGER NOT NULL, code BLOB NOT NULL)`,
 	`CREATE INDEX IF NOT EXISTS gochunk_ivf_chunk ON gochunk_ivf (chunk_id)`,
+	`CREATE TABLE IF NOT EXISTS gochunk_postings (id INTEGER PRIMARY KEY, chunk_id INTEGER NOT NULL, weight INTEGER NOT NULL)`,
+	`CREATE INDEX IF NOT EXISTS gochunk_postings_chunk ON gochunk_postings (chunk_id)`,
 	`CREATE TRIGGER IF NOT EXISTS gochunk_chunks_ivf_delete AFTER DELETE ON gochunk_chunks BEGIN
-		DELETE FROM gochunk_ivf WHERE chunk_id = old.id; END`,
+		DELETE FROM gochunk_ivf WHERE chunk_id = old.id; DELETE FROM gochunk_postings WHERE chunk_id = old.id; END`,
 }
 
 // ivfShift places a row's list above its chunk id in its rowid (chunk
@@ -81,8 +97,16 @@ func IVFProbes(lists int) int {
 	return min(lists, max(8, (lists+7)/8))
 }
 
-// ivfIndex is the trained centroids, as the store's version of them.
+// The kinds of index (meta ivf_kind; "" while there is none).
+const (
+	kindIVF    = "ivf"
+	kindSparse = "sparse"
+)
+
+// ivfIndex is the trained index: its kind, and the centroids of an IVF
+// one, as the store's version of them.
 type ivfIndex struct {
+	kind      string
 	version   string
 	dims      int
 	centroids [][]float32 // unit length
@@ -118,13 +142,22 @@ func setMeta(ctx context.Context, q querier, key, value string) error {
 // load returns the trained index (nil when there is none), reading the
 // centroids again when another writer trained them since.
 func (c *ivfCache) load(ctx context.Context, q querier) (*ivfIndex, error) {
-	lists, err := metaOf(ctx, q, "ivf_lists")
-	if err != nil || lists == "" || lists == "0" {
+	kind, err := metaOf(ctx, q, "ivf_kind")
+	if err != nil || kind == "" {
 		return nil, err
 	}
 	version, err := metaOf(ctx, q, "ivf_version")
 	if err != nil {
 		return nil, err
+	}
+	if kind == kindSparse {
+		dims, err := metaOf(ctx, q, "dimensions")
+		if err != nil {
+			return nil, err
+		}
+		x := &ivfIndex{kind: kind, version: version}
+		x.dims, _ = strconv.Atoi(dims)
+		return x, nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -136,7 +169,7 @@ func (c *ivfCache) load(ctx context.Context, q querier) (*ivfIndex, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	x := &ivfIndex{version: version}
+	x := &ivfIndex{kind: kind, version: version}
 	for rows.Next() {
 		var b []byte
 		if err := rows.Scan(&b); err != nil {
@@ -169,7 +202,7 @@ func (x *ivfIndex) nearest(v sparse) int {
 // ivfWriter adds the rows of the chunks a transaction inserts.
 type ivfWriter struct {
 	x   *ivfIndex
-	ins *sql.Stmt
+	ins *sql.Stmt // into gochunk_ivf or gochunk_postings, as x.kind
 }
 
 // ivfWriterFor returns the writer of tx (one that writes nothing when the
@@ -179,14 +212,25 @@ func (s *SQLite) ivfWriterFor(ctx context.Context, tx *sql.Tx) (*ivfWriter, erro
 	if err != nil || x == nil {
 		return &ivfWriter{}, err
 	}
-	ins, err := tx.PrepareContext(ctx, ivfInsert)
+	return newIVFWriter(ctx, tx, x)
+}
+
+func newIVFWriter(ctx context.Context, tx *sql.Tx, x *ivfIndex) (*ivfWriter, error) {
+	stmt := ivfInsert
+	if x.kind == kindSparse {
+		stmt = postingInsert
+	}
+	ins, err := tx.PrepareContext(ctx, stmt)
 	if err != nil {
 		return nil, err
 	}
 	return &ivfWriter{x: x, ins: ins}, nil
 }
 
-const ivfInsert = `INSERT INTO gochunk_ivf (id, chunk_id, code) VALUES (?, ?, ?)`
+const (
+	ivfInsert     = `INSERT INTO gochunk_ivf (id, chunk_id, code) VALUES (?, ?, ?)`
+	postingInsert = `INSERT INTO gochunk_postings (id, chunk_id, weight) VALUES (?, ?, ?)`
+)
 
 // add indexes the chunk id's vector v.
 func (w *ivfWriter) add(ctx context.Context, id int64, v []float32) error {
@@ -198,6 +242,15 @@ func (w *ivfWriter) add(ctx context.Context, id int64, v []float32) error {
 	}
 	if id <= 0 || id >= 1<<ivfShift {
 		return fmt.Errorf("chunk id %d out of the vector index's range", id)
+	}
+	if w.x.kind == kindSparse {
+		u := sparseOf(unit(v))
+		for j, d := range u.idx {
+			if _, err := w.ins.ExecContext(ctx, int64(d)<<ivfShift|id, id, toHalf(u.val[j])); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	code := encodeCode(v)
 	if code == nil {
@@ -216,8 +269,9 @@ func (w *ivfWriter) close() {
 
 // ivfReset drops the index (when the vectors' dimension changes).
 func ivfReset(ctx context.Context, tx *sql.Tx) error {
-	for _, stmt := range []string{`DELETE FROM gochunk_ivf`, `DELETE FROM gochunk_ivf_lists`,
-		`INSERT INTO gochunk_meta VALUES ('ivf_lists', '0') ON CONFLICT (key) DO UPDATE SET value = excluded.value`} {
+	for _, stmt := range []string{`DELETE FROM gochunk_ivf`, `DELETE FROM gochunk_ivf_lists`, `DELETE FROM gochunk_postings`,
+		`INSERT INTO gochunk_meta VALUES ('ivf_lists', '0') ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+		`INSERT INTO gochunk_meta VALUES ('ivf_kind', '') ON CONFLICT (key) DO UPDATE SET value = excluded.value`} {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return err
 		}
@@ -307,7 +361,19 @@ func (s *SQLite) ivfTrain(ctx context.Context, tx *sql.Tx) error {
 	if err != nil {
 		return err
 	}
-	centroids := kmeans(ctx, sample, dims, lists, rng)
+	kind := kindIVF
+	nonzero := make([]int, len(sample))
+	for i, v := range sample {
+		nonzero[i] = len(v.idx)
+	}
+	slices.Sort(nonzero)
+	if len(nonzero) > 0 && 8*nonzero[len(nonzero)/2] <= dims {
+		kind, lists = kindSparse, 0
+	}
+	var centroids [][]float32
+	if kind == kindIVF {
+		centroids = kmeans(ctx, sample, dims, lists, rng)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -324,17 +390,16 @@ func (s *SQLite) ivfTrain(ctx context.Context, tx *sql.Tx) error {
 			return err
 		}
 	}
-	x := &ivfIndex{version: strconv.Itoa(v + 1), dims: dims, centroids: centroids}
-	ins, err := tx.PrepareContext(ctx, ivfInsert)
+	x := &ivfIndex{kind: kind, version: strconv.Itoa(v + 1), dims: dims, centroids: centroids}
+	w, err := newIVFWriter(ctx, tx, x)
 	if err != nil {
 		return err
 	}
-	defer ins.Close()
-	w := &ivfWriter{x: x, ins: ins}
+	defer w.close()
 	if err := eachVector(ctx, tx, func(id int64, v []float32) error { return w.add(ctx, id, v) }); err != nil {
 		return err
 	}
-	for k, v := range map[string]string{"ivf_lists": strconv.Itoa(lists), "ivf_version": x.version,
+	for k, v := range map[string]string{"ivf_kind": kind, "ivf_lists": strconv.Itoa(lists), "ivf_version": x.version,
 		"ivf_trained": strconv.FormatInt(n, 10), "ivf_checked": strconv.FormatInt(top, 10)} {
 		if err := setMeta(ctx, tx, k, v); err != nil {
 			return err
@@ -466,6 +531,9 @@ func (s *SQLite) ivfSearch(ctx context.Context, q Query) (best []candidate, ok b
 		return nil, true, fmt.Errorf("stored vectors have %d dimensions, the query's %d: search with the embedder that indexed the store", x.dims, len(q.Vector))
 	}
 	qv := newQuery(q.Vector)
+	if x.kind == kindSparse {
+		return s.sparseSearch(ctx, q, qv)
+	}
 	probes := q.Probes
 	if probes <= 0 {
 		probes = IVFProbes(len(x.centroids))
@@ -517,20 +585,96 @@ func (s *SQLite) ivfSearch(ctx context.Context, q Query) (best []candidate, ok b
 			return nil, true, err
 		}
 	}
-	// Re-score on the stored vectors; a chunk deleted since is skipped.
+	best, err = s.rescore(ctx, q, coarse.best)
+	return best, true, err
+}
+
+// sparseSearch adds up, for each chunk, the products of the query's
+// nonzero dimensions (the Probes largest in magnitude, when set) with the
+// chunk's rows of gochunk_postings, and re-scores the best; ok is false
+// (scan instead) when fewer than k chunks share a dimension with the
+// query, so that a search still returns k hits when k exist.
+func (s *SQLite) sparseSearch(ctx context.Context, q Query, qv query) ([]candidate, bool, error) {
+	dims := slices.Clone(qv.idx)
+	weight := map[int32]float32{}
+	for j, d := range qv.idx {
+		weight[d] = qv.val[j]
+	}
+	slices.SortFunc(dims, func(a, b int32) int { return cmp.Compare(abs(weight[b]), abs(weight[a])) })
+	if q.Probes > 0 {
+		dims = dims[:min(q.Probes, len(dims))]
+	}
+	stmt, err := s.db.PrepareContext(ctx, `SELECT chunk_id, weight FROM gochunk_postings WHERE id BETWEEN ? AND ?`)
+	if err != nil {
+		return nil, true, err
+	}
+	defer stmt.Close()
+	acc := map[int64]float32{}
+	for _, d := range dims {
+		rows, err := stmt.QueryContext(ctx, int64(d)<<ivfShift, int64(d+1)<<ivfShift-1)
+		if err != nil {
+			return nil, true, err
+		}
+		w := weight[d]
+		for rows.Next() {
+			var id int64
+			var h uint16
+			if err := rows.Scan(&id, &h); err != nil {
+				rows.Close()
+				return nil, true, err
+			}
+			acc[id] += w * fromHalf(h)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, true, err
+		}
+	}
+	if len(acc) < q.K {
+		return nil, false, nil
+	}
+	coarse := topK{k: max(ivfRescore, 4*q.K)}
+	for id, score := range acc {
+		coarse.offer(candidate{rowid: id, score: float64(score)})
+	}
+	best, err := s.rescore(ctx, q, coarse.best)
+	return best, true, err
+}
+
+func abs(f float32) float32 { return max(f, -f) }
+
+// rescore returns the k best of the candidates by the cosine of their
+// stored vectors; a chunk deleted since is skipped.
+func (s *SQLite) rescore(ctx context.Context, q Query, cands []candidate) ([]candidate, error) {
 	fine := topK{k: q.K}
 	var v []float32
-	for _, c := range coarse.best {
+	for _, c := range cands {
 		var b []byte
 		err := s.db.QueryRowContext(ctx, `SELECT embedding FROM gochunk_chunks WHERE id = ?`, c.rowid).Scan(&b)
 		if errors.Is(err, sql.ErrNoRows) || (err == nil && b == nil) {
 			continue
 		}
 		if err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		v = decodeVector(v, b)
 		fine.offer(candidate{rowid: c.rowid, score: cosine(q.Vector, v)})
 	}
-	return fine.best, true, nil
+	return fine.best, nil
+}
+
+// indexName describes the vector index for Counts.
+func (s *SQLite) indexName(ctx context.Context) (string, error) {
+	kind, err := metaOf(ctx, s.db, "ivf_kind")
+	if err != nil {
+		return "", err
+	}
+	switch kind {
+	case kindSparse:
+		return "sparse: inverted by dimension", nil
+	case kindIVF:
+		lists, err := metaOf(ctx, s.db, "ivf_lists")
+		return "ivf: " + lists + " lists", err
+	}
+	return "exact", nil
 }

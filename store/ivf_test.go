@@ -42,6 +42,13 @@ func TestHalf(t *testing.T) {
 	if got := decodeVector(nil, encodeVector(v)); len(got) != 3 || math.Abs(float64(got[1]+0.2)) > 1e-3 {
 		t.Errorf("float16 round trip: %v", got)
 	}
+	sv := make([]float32, 100)
+	sv[3], sv[97] = 0.5, -0.25
+	if b := encodeVector(sv); len(b) != 5+4*2 || vectorDims(b) != 100 {
+		t.Errorf("a sparse vector stored in %d bytes (%d dimensions)", len(b), vectorDims(b))
+	} else if got := decodeVector([]float32{9, 9, 9, 9}, b); len(got) != 100 || got[3] != 0.5 || got[97] != -0.25 || got[0] != 0 {
+		t.Errorf("sparse round trip: %v", got)
+	}
 	if got := decodeVector(nil, vectorBlob(v)); len(got) != 3 || got[2] != 0.3 {
 		t.Errorf("float32 blob (schema 2): %v", got)
 	}
@@ -136,6 +143,18 @@ func recall(t testing.TB, s *SQLite, queries [][]float32, k, probes int) float64
 // index and every row a chunk.
 func checkIndex(t testing.TB, s *SQLite) {
 	t.Helper()
+	if kind, _ := s.Meta(context.Background(), "ivf_kind"); kind == kindSparse {
+		var orphans, missing int
+		err := s.db.QueryRow(`SELECT (SELECT count(*) FROM gochunk_postings WHERE chunk_id NOT IN (SELECT id FROM gochunk_chunks)),
+			(SELECT count(*) FROM gochunk_chunks WHERE embedding IS NOT NULL AND id NOT IN (SELECT chunk_id FROM gochunk_postings))`).Scan(&orphans, &missing)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if orphans != 0 || missing != 0 {
+			t.Fatalf("%d postings without a chunk, %d chunks without postings", orphans, missing)
+		}
+		return
+	}
 	var vectors, rows, orphans, missing int
 	err := s.db.QueryRow(`SELECT (SELECT count(*) FROM gochunk_chunks WHERE embedding IS NOT NULL), (SELECT count(*) FROM gochunk_ivf),
 		(SELECT count(*) FROM gochunk_ivf WHERE chunk_id NOT IN (SELECT id FROM gochunk_chunks)),
@@ -143,8 +162,8 @@ func checkIndex(t testing.TB, s *SQLite) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lists, _ := s.Meta(context.Background(), "ivf_lists"); lists == "" || lists == "0" {
-		t.Fatalf("no index trained over %d vectors", vectors)
+	if kind, _ := s.Meta(context.Background(), "ivf_kind"); kind != kindIVF {
+		t.Fatalf("no IVF index trained over %d vectors (kind %q)", vectors, kind)
 	}
 	if vectors != rows || orphans != 0 || missing != 0 {
 		t.Fatalf("%d vectors, %d index rows (%d without a chunk, %d chunks without a row)", vectors, rows, orphans, missing)
@@ -156,8 +175,8 @@ func TestIVFRecall(t *testing.T) {
 	vs := clustered(rng, ivfMinChunks+1000, 64)
 	s, _ := openTemp(t, 64)
 	fill(t, s, "d", vs[:ivfMinChunks-100])
-	if lists, _ := s.Meta(context.Background(), "ivf_lists"); lists != "" && lists != "0" {
-		t.Fatalf("an index of %s lists below %d vectors", lists, ivfMinChunks)
+	if kind, _ := s.Meta(context.Background(), "ivf_kind"); kind != "" {
+		t.Fatalf("an index (%s) below %d vectors", kind, ivfMinChunks)
 	}
 	fill(t, s, "e", vs[ivfMinChunks-100:]) // crosses the threshold: trained
 	checkIndex(t, s)
@@ -333,5 +352,59 @@ func TestIVFMigratedStore(t *testing.T) {
 	checkIndex(t, s)
 	if r := recall(t, s, clustered(rng, 30, 8), 10, 0); r < 0.95 {
 		t.Errorf("recall@10 %.3f over float32 vectors", r)
+	}
+}
+
+// sparseVectors returns n vectors of dims dimensions with a few nonzero
+// ones each (words), drawn with Zipf's law, as the lexical embedder's
+// are; a few words each when short.
+func sparseVectors(rng *rand.Rand, n, dims int, short bool) [][]float32 {
+	z := rand.NewZipf(rng, 1.1, 2, uint64(dims-1))
+	out := make([][]float32, n)
+	for i := range out {
+		v := make([]float32, dims)
+		words := 8 + rng.IntN(20)
+		if short {
+			words = 3 + rng.IntN(5)
+		}
+		for range words {
+			d := int(z.Uint64()+uint64(i%7)*31) % dims // topics shift the vocabulary
+			sign := float32(1)
+			if d%3 == 0 {
+				sign = -1
+			}
+			v[d] += sign * float32(1+rng.IntN(3))
+		}
+		out[i] = v
+	}
+	return out
+}
+
+func TestSparseRecall(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(12, 12))
+	s, _ := openTemp(t, 256)
+	fill(t, s, "d", sparseVectors(rng, ivfMinChunks+300, 256, false))
+	if kind, _ := s.Meta(ctx, "ivf_kind"); kind != kindSparse {
+		t.Fatalf("index kind %q for sparse vectors, want %s", kind, kindSparse)
+	}
+	checkIndex(t, s)
+	queries := sparseVectors(rng, 60, 256, true)
+	if r := recall(t, s, queries, 10, 0); r < 0.99 {
+		t.Errorf("recall@10 %.3f, want ≥ 0.99 (every dimension of the query read)", r)
+	}
+	// Updates and deletes keep it whole.
+	fill(t, s, "d", sparseVectors(rng, 200, 256, false))
+	if err := s.Delete(ctx, "d5"); err != nil {
+		t.Fatal(err)
+	}
+	checkIndex(t, s)
+	// A query sharing no dimension with fewer than k chunks is scanned:
+	// k hits still.
+	q := make([]float32, 256)
+	q[255] = 1
+	hits, err := s.Search(ctx, Query{Vector: q, K: 10, Mode: Vector})
+	if err != nil || len(hits) != 10 {
+		t.Fatalf("a query of a rare dimension: %d hits, %v", len(hits), err)
 	}
 }

@@ -12,19 +12,45 @@ import (
 // confused: the new blob's length is odd, the old one's a multiple of 4.
 // float16 keeps 11 significant bits: the cosine of two unit vectors moves
 // by about 1e-4 at most, well under the gaps between neighbours' scores,
-// so the exact scan over float16 ranks as the float32 one did.
+// so the exact scan over float16 ranks as the float32 one did. A sparse
+// vector (the lexical embedder's have a median of 16 nonzero dimensions
+// of 1,024) is kept as its nonzero components instead, when that is
+// shorter: tag half16Sparse, the dimension (uint32), then a uint16
+// dimension and a float16 per component: 5+4·n bytes (69 for 16, against
+// 2,049 dense), also of odd length.
 //
 // The IVF index (ivf.go) scans shorter codes: each vector normalised to
 // unit length, then quantised to int8 with one scale per vector,
 // x ≈ scale·c[i], scale = max|x|/127 (a float32 after the code's tag
 // byte), kept dense or sparse (below). Its candidates are re-scored on
 // the float16 vectors.
-const half16Tag = 0x01
+const (
+	half16Tag    = 0x01
+	half16Sparse = 0x02
+)
 
 // encodeVector returns the stored form of v (nil for nil).
 func encodeVector(v []float32) []byte {
 	if v == nil {
 		return nil
+	}
+	nonzero := 0
+	for _, x := range v {
+		if toHalf(x)&0x7fff != 0 {
+			nonzero++
+		}
+	}
+	if 5+4*nonzero < 1+2*len(v) && len(v) <= 1<<16 {
+		b := make([]byte, 5, 5+4*nonzero)
+		b[0] = half16Sparse
+		binary.LittleEndian.PutUint32(b[1:], uint32(len(v)))
+		for i, x := range v {
+			if h := toHalf(x); h&0x7fff != 0 {
+				b = binary.LittleEndian.AppendUint16(b, uint16(i))
+				b = binary.LittleEndian.AppendUint16(b, h)
+			}
+		}
+		return b
 	}
 	b := make([]byte, 1+2*len(v))
 	b[0] = half16Tag
@@ -37,6 +63,16 @@ func encodeVector(v []float32) []byte {
 // decodeVector reads a stored vector of either encoding into dst's
 // memory (reused when long enough).
 func decodeVector(dst []float32, b []byte) []float32 {
+	if len(b)%2 == 1 && b[0] == half16Sparse && len(b) >= 5 {
+		dst = grow(dst, int(binary.LittleEndian.Uint32(b[1:])))
+		clear(dst)
+		for k := 5; k+4 <= len(b); k += 4 {
+			if i := int(binary.LittleEndian.Uint16(b[k:])); i < len(dst) {
+				dst[i] = fromHalf(binary.LittleEndian.Uint16(b[k+2:]))
+			}
+		}
+		return dst
+	}
 	if len(b)%2 == 1 && b[0] == half16Tag {
 		n := (len(b) - 1) / 2
 		dst = grow(dst, n)
@@ -55,6 +91,9 @@ func decodeVector(dst []float32, b []byte) []float32 {
 
 // vectorDims returns the dimension of a stored vector.
 func vectorDims(b []byte) int {
+	if len(b)%2 == 1 && b[0] == half16Sparse && len(b) >= 5 {
+		return int(binary.LittleEndian.Uint32(b[1:]))
+	}
 	if len(b)%2 == 1 && b[0] == half16Tag {
 		return (len(b) - 1) / 2
 	}

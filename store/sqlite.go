@@ -345,12 +345,8 @@ func (s *SQLite) Counts(ctx context.Context) (Counts, error) {
 	if c.Chunks > 0 {
 		c.BytesPerChunk = math.Round(float64(c.Bytes)/float64(c.Chunks)*10) / 10
 	}
-	if lists, err := s.Meta(ctx, "ivf_lists"); err != nil {
-		return c, err
-	} else if lists != "" && lists != "0" {
-		c.VectorIndex = "ivf: " + lists + " lists"
-	} else {
-		c.VectorIndex = "exact"
+	if c.VectorIndex, err = s.indexName(ctx); err != nil {
+		return c, fmt.Errorf("store %s: %w", s.path, err)
 	}
 	return c, nil
 }

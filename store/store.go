@@ -104,9 +104,11 @@ type Query struct {
 	// (the SQLite store's IVF; it scans by itself while it has no index).
 	Exact bool
 	// Probes is the number of the SQLite vector index's lists a vector
-	// search reads (0: IVFProbes of their number): more finds more of the
-	// exact nearest neighbours, fewer answers sooner. PostgreSQL's pgvector
-	// index has its own setting (hnsw.ef_search).
+	// search reads (0: IVFProbes of their number), or with an index of
+	// sparse vectors the number of the query's dimensions, largest first
+	// (0: all of them): more finds more of the exact nearest neighbours,
+	// fewer answers sooner. PostgreSQL's pgvector index has its own
+	// setting (hnsw.ef_search).
 	Probes int
 }
 
