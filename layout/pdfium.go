@@ -17,6 +17,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/klippa-app/go-pdfium"
@@ -556,21 +557,43 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, max
 		cut = n.Count
 	}
 	p.chars = min(n.Count, maxChars)
+	visible := visibleBox(inst, page)
 	for i := 0; i < p.chars; i++ {
 		u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: i})
 		if err != nil {
 			return pageBlocks{}, 0, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
 		}
 		r := rune(u.Unicode)
+		// PDFium hands a character outside the Basic Multilingual Plane
+		// (math italics, emoji, CJK Extension B) over as two UTF-16
+		// code units, each counted as a character.
+		if utf16.IsSurrogate(r) {
+			if r < 0xDC00 && i+1 < p.chars {
+				if v, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: i + 1}); err == nil {
+					if c := utf16.DecodeRune(r, rune(v.Unicode)); c != utf8.RuneError {
+						r = c
+					}
+				}
+			}
+			if utf16.IsSurrogate(r) {
+				continue // half a pair: no character
+			}
+		}
 		if r > unicode.MaxRune || isPDFSpace(r) {
 			classes[q] = append(classes[q], pdfRun{text: " "})
 			continue
 		}
 		b, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp.TextPage, Index: i})
+		if r > 0xFFFF {
+			i++ // its second code unit, read with it
+		}
 		if err != nil {
 			continue // a character PDFium places nowhere
 		}
 		l, t, rt, bt := float64(b.Rect.Left), float64(b.Rect.Top), float64(b.Rect.Right), float64(b.Rect.Bottom)
+		if cx, cy := (l+rt)/2, (t+bt)/2; cx < visible[0] || cx > visible[2] || cy < visible[1] || cy > visible[3] {
+			continue // placed outside the page's visible box: not shown
+		}
 		q = 0
 		if a, err := inst.FPDFText_GetCharAngle(&requests.FPDFText_GetCharAngle{TextPage: tp.TextPage, Index: i}); err == nil && a.CharAngle != 0 {
 			cx, cy := (l+rt)/2, (t+bt)/2
@@ -606,6 +629,25 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, max
 		}
 	}
 	return p, cut, nil
+}
+
+// visibleBox returns the part of a page that is shown, in the page's PDF
+// space (left, bottom, right, top): its crop box within its media box
+// (inherited or its own), grown by a point for rounding; everything where
+// PDFium tells none.
+func visibleBox(inst pdfium.Pdfium, page requests.Page) [4]float64 {
+	all := [4]float64{math.Inf(-1), math.Inf(-1), math.Inf(1), math.Inf(1)}
+	r, err := inst.FPDF_GetPageBoundingBox(&requests.FPDF_GetPageBoundingBox{Page: page})
+	if err != nil {
+		return all
+	}
+	// PDFium's rectangle has its top above its bottom.
+	l, rt := float64(min(r.Rect.Left, r.Rect.Right)), float64(max(r.Rect.Left, r.Rect.Right))
+	b, t := float64(min(r.Rect.Bottom, r.Rect.Top)), float64(max(r.Rect.Bottom, r.Rect.Top))
+	if rt-l < 1 || t-b < 1 {
+		return all // not a box
+	}
+	return [4]float64{l - 1, b - 1, rt + 1, t + 1}
 }
 
 // quarter returns the way a direction (dx, dy) on the displayed page (y

@@ -1,0 +1,52 @@
+package layout
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gochunk/gochunk/internal/pdfgen"
+)
+
+// The PDFs of testdata/*.pdf are their .html printed by Chromium:
+//
+//	chromium --headless --no-sandbox --no-pdf-header-footer --print-to-pdf=X.pdf X.html
+//
+// with DejaVu Sans installed (fonts-dejavu-core).
+
+func extractText(t *testing.T, path string) string {
+	t.Helper()
+	els, err := ExtractPDF(context.Background(), path, PDFOptions{Engine: pdfiumEngine(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := Assemble(els)
+	return text
+}
+
+// Characters outside the Basic Multilingual Plane (the math italics of
+// equations) come out whole, where each of their two UTF-16 code units
+// was a U+FFFD.
+func TestPDFSurrogatePairs(t *testing.T) {
+	text := extractText(t, filepath.Join("testdata", "chars.pdf"))
+	if strings.ContainsRune(text, '\uFFFD') {
+		t.Errorf("U+FFFD in %q", text)
+	}
+	if want := "Math italic 𝑥 + 𝑦 = 𝑧 and bold 𝐀𝐁 in an equation."; !strings.Contains(text, want) {
+		t.Errorf("%q not in %q", want, text)
+	}
+}
+
+// Text placed outside the page's box (a media box the page's drawing
+// overflows) is not shown, so not read.
+func TestPDFTextOutsidePage(t *testing.T) {
+	path := writePDF(t, []pdfgen.Page{{Width: 612, Height: 792, Lines: []pdfgen.Line{
+		{X: 72, Y: 100, Size: 12, Text: "Shown on the page."},
+		{X: 700, Y: 200, Size: 12, Text: "Right of the page."},
+		{X: 72, Y: 900, Size: 12, Text: "Below the page."},
+	}}})
+	if text := extractText(t, path); text != "Shown on the page." {
+		t.Errorf("%q", text)
+	}
+}
