@@ -462,7 +462,7 @@ func (r *resources) fitSizes(ctx context.Context, cfg Config, spec chunkers.Spec
 			if k != "size" {
 				flag = k
 			}
-			r.warn(fmt.Sprintf("%s %d is over the %d tokens %s takes (in its own tokenizer, %s); lowered to %d", flag, n, limit, strings.TrimPrefix(cfg.Embedder.Name, "openai:"), tok.Name(), limit))
+			r.warn(fmt.Sprintf("%s %d is over the %d tokens %s takes (counted in its own tokenizer, special tokens left out); lowered to %d", flag, n, limit, strings.TrimPrefix(cfg.Embedder.Name, "openai:"), limit))
 		}
 	}
 	if !changed {
