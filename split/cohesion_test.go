@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -29,6 +31,17 @@ func sentenceUnits(text string) []pack.Piece {
 	return out
 }
 
+// unitIDs decodes the ids of unit u.
+func unitIDs(ids []uint16, starts []int, u int) []int32 {
+	var out []int32
+	for p := starts[u]; p < starts[u+1]; {
+		var id int
+		id, p = nextID(ids, p)
+		out = append(out, int32(id))
+	}
+	return out
+}
+
 // bruteCohesion computes each end's cosine from scratch, with the windows
 // cohesion slides.
 func bruteCohesion(text string, units []pack.Piece, window int) []float64 {
@@ -40,7 +53,7 @@ func bruteCohesion(text string, units []pack.Piece, window int) []float64 {
 	df := make([]float64, vocab)
 	for u := range n {
 		seen := map[int32]bool{}
-		for _, id := range ids[starts[u]:starts[u+1]] {
+		for _, id := range unitIDs(ids, starts, u) {
 			if !seen[id] {
 				seen[id] = true
 				df[id]++
@@ -50,7 +63,7 @@ func bruteCohesion(text string, units []pack.Piece, window int) []float64 {
 	bag := func(from, to int) map[int32]float64 {
 		m := map[int32]float64{}
 		for u := from; u < to; u++ {
-			for _, id := range ids[starts[u]:starts[u+1]] {
+			for _, id := range unitIDs(ids, starts, u) {
 				m[id]++
 			}
 		}
@@ -148,5 +161,49 @@ func TestCohesionFindsTheShift(t *testing.T) {
 	cancel()
 	if _, err := cohesion(ctx, text, units, 60); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestUnitWordsRoundTrip reads back the ids of a text with more distinct
+// words than two bytes number: a word's id is the order in which it first
+// came.
+func TestUnitWordsRoundTrip(t *testing.T) {
+	var sb strings.Builder
+	var want [][]int32
+	var units []pack.Piece
+	first := map[int]int32{}
+	for u := range 1000 {
+		start := sb.Len()
+		var ids []int32
+		for k := range 100 {
+			w := u*100 + k
+			if k%10 == 0 {
+				w = k // a word seen before
+			}
+			sb.WriteString("w" + strconv.Itoa(w) + " ")
+			id, ok := first[w]
+			if !ok {
+				id = int32(len(first))
+				first[w] = id
+			}
+			ids = append(ids, id)
+		}
+		want = append(want, ids)
+		units = append(units, pack.Piece{Start: start, End: sb.Len(), Size: sb.Len() - start})
+	}
+	ids, starts, vocab, err := unitWords(context.Background(), sb.String(), units)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vocab != len(first) {
+		t.Errorf("vocab %d, want %d", vocab, len(first))
+	}
+	for u := range units {
+		if got := unitIDs(ids, starts, u); !slices.Equal(got, want[u]) {
+			t.Fatalf("unit %d: ids %v, want %v", u, got, want[u])
+		}
+	}
+	if vocab <= idEscape {
+		t.Fatalf("%d words: the test needs ids past idEscape", vocab)
 	}
 }
