@@ -65,6 +65,9 @@ func TokenizerOf(e Embedder) (tokenize.Counter, int) {
 // embedder; OpenAI-compatible APIs, whose long texts this package splits
 // and averages). Callers count and report the inputs that were cut.
 func Truncates(e Embedder) (cut func(text string) bool, limit int) {
+	if SplitsLong(e) {
+		return nil, 0
+	}
 	tok, limit := TokenizerOf(e)
 	if tok == nil || limit <= 0 {
 		return nil, 0
@@ -394,6 +397,23 @@ type TokenEmbedder interface {
 // server's metrics).
 type Wrapper interface {
 	Unwrap() Embedder
+}
+
+// SplitsLong reports whether e is or wraps an embedder that embeds a
+// text over its limit whole, in pieces whose vectors it averages (an
+// OpenAI-compatible API's model), rather than cutting it.
+func SplitsLong(e Embedder) bool {
+	for e != nil {
+		if _, ok := e.(*OpenAI); ok {
+			return true
+		}
+		w, ok := e.(Wrapper)
+		if !ok {
+			return false
+		}
+		e = w.Unwrap()
+	}
+	return false
 }
 
 // TokenEmbedderOf returns the TokenEmbedder e is or wraps, or nil.

@@ -104,6 +104,11 @@ func TestOpenAIFitsOllama(t *testing.T) {
 			}
 			t.Fatalf("num_ctx %d: tokenizer %s, limit %d; want the cached one, %d (said: %s)", c.numCtx, name, limit, c.want, &said)
 		}
+		// Over its limit, a text is embedded whole, in pieces: never
+		// reported as cut, wrapped in a cache or not.
+		if cut, _ := embed.Truncates(embed.NewCached(em, embed.CacheOptions{})); cut != nil {
+			t.Error("an OpenAI-compatible model is said to cut long texts")
+		}
 		text := longText(6000)
 		if tok.Count(text)+2 <= 2048 {
 			t.Fatal("the text is not over the limit")

@@ -173,6 +173,7 @@ func (p *Pipeline) Embed(ctx context.Context, results []*Result) []error {
 	// The model's own tokens, to fit context and count inputs it cuts;
 	// when the chunks are sized in them, their counts are those already.
 	limitCounter, limit := embed.TokenizerOf(em)
+	splits := embed.SplitsLong(em) // over its limit is whole, in pieces, not cut
 	sameUnit := limitCounter != nil && limitCounter.Name() == p.counter.Name()
 	for i, r := range results {
 		if len(r.Embeddings) != len(r.Chunks) {
@@ -198,7 +199,7 @@ func (p *Pipeline) Embed(ctx context.Context, results []*Result) []error {
 				if !sameUnit {
 					m = limitCounter.Count(text)
 				}
-				if m > limit {
+				if m > limit && !splits {
 					r.Truncated++
 				}
 			}
