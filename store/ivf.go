@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -201,8 +202,11 @@ func (x *ivfIndex) nearest(v sparse) int {
 
 // ivfWriter adds the rows of the chunks a transaction inserts.
 type ivfWriter struct {
-	x   *ivfIndex
-	ins *sql.Stmt // into gochunk_ivf or gochunk_postings, as x.kind
+	x     *ivfIndex
+	tx    *sql.Tx
+	ins   *sql.Stmt         // into gochunk_ivf
+	multi map[int]*sql.Stmt // into gochunk_postings, by number of rows
+	args  []any
 }
 
 // ivfWriterFor returns the writer of tx (one that writes nothing when the
@@ -216,20 +220,21 @@ func (s *SQLite) ivfWriterFor(ctx context.Context, tx *sql.Tx) (*ivfWriter, erro
 }
 
 func newIVFWriter(ctx context.Context, tx *sql.Tx, x *ivfIndex) (*ivfWriter, error) {
-	stmt := ivfInsert
 	if x.kind == kindSparse {
-		stmt = postingInsert
+		return &ivfWriter{x: x, tx: tx, multi: map[int]*sql.Stmt{}}, nil
 	}
-	ins, err := tx.PrepareContext(ctx, stmt)
+	ins, err := tx.PrepareContext(ctx, ivfInsert)
 	if err != nil {
 		return nil, err
 	}
-	return &ivfWriter{x: x, ins: ins}, nil
+	return &ivfWriter{x: x, tx: tx, ins: ins}, nil
 }
 
 const (
 	ivfInsert     = `INSERT INTO gochunk_ivf (id, chunk_id, code) VALUES (?, ?, ?)`
-	postingInsert = `INSERT INTO gochunk_postings (id, chunk_id, weight) VALUES (?, ?, ?)`
+	postingInsert = `INSERT INTO gochunk_postings (id, chunk_id, weight) VALUES `
+	// postingRows is the most rows one statement inserts.
+	postingRows = 64
 )
 
 // add indexes the chunk id's vector v.
@@ -245,10 +250,25 @@ func (w *ivfWriter) add(ctx context.Context, id int64, v []float32) error {
 	}
 	if w.x.kind == kindSparse {
 		u := sparseOf(unit(v))
-		for j, d := range u.idx {
-			if _, err := w.ins.ExecContext(ctx, int64(d)<<ivfShift|id, id, toHalf(u.val[j])); err != nil {
+		for len(u.idx) > 0 {
+			n := min(len(u.idx), postingRows)
+			w.args = w.args[:0]
+			for j, d := range u.idx[:n] {
+				w.args = append(w.args, int64(d)<<ivfShift|id, id, toHalf(u.val[j]))
+			}
+			stmt := w.multi[n]
+			if stmt == nil {
+				var err error
+				q := postingInsert + strings.Repeat("(?, ?, ?), ", n-1) + "(?, ?, ?)"
+				if stmt, err = w.tx.PrepareContext(ctx, q); err != nil {
+					return err
+				}
+				w.multi[n] = stmt
+			}
+			if _, err := stmt.ExecContext(ctx, w.args...); err != nil {
 				return err
 			}
+			u.idx, u.val = u.idx[n:], u.val[n:]
 		}
 		return nil
 	}
@@ -262,8 +282,14 @@ func (w *ivfWriter) add(ctx context.Context, id int64, v []float32) error {
 }
 
 func (w *ivfWriter) close() {
-	if w != nil && w.ins != nil {
+	if w == nil {
+		return
+	}
+	if w.ins != nil {
 		w.ins.Close()
+	}
+	for _, s := range w.multi {
+		s.Close()
 	}
 }
 
