@@ -277,7 +277,7 @@ func (c *chunker) run(srcs []pipeline.Source, jobs int) ([]byte, error) {
 	out := bytes.NewBufferString(`{"docs":[`)
 	var line []byte
 	first := true
-	err := c.pl.Stream(context.Background(), srcs, jobs, false, func(it pipeline.Item) error {
+	emit := func(it pipeline.Item) error {
 		if !first {
 			out.WriteByte(',')
 		}
@@ -319,7 +319,22 @@ func (c *chunker) run(srcs []pipeline.Source, jobs int) ([]byte, error) {
 		}
 		out.WriteByte('}')
 		return nil
-	})
+	}
+	var err error
+	if len(srcs) == 1 && srcs[0].Path == "" && srcs[0].Reader == nil {
+		// One text in memory (it has no attachments): chunked on the
+		// calling thread, without Stream's goroutines, whose hand-offs
+		// cost a call from C more than the chunking of a short text.
+		ctx := context.Background()
+		it := pipeline.Item{Source: srcs[0]}
+		if it.Loaded, it.Err = c.pl.Load(ctx, srcs[0]); it.Err == nil {
+			it.Result, it.Err = c.pl.Run(ctx, it.Loaded.Document)
+		}
+		err = emit(it)
+		it.Loaded.Release()
+	} else {
+		err = c.pl.Stream(context.Background(), srcs, jobs, false, emit)
+	}
 	if err != nil {
 		return nil, err
 	}
