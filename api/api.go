@@ -146,6 +146,11 @@ type ChunkResult struct {
 	// document's id, byte for byte.
 	Chunks []record.Record `json:"chunks"`
 	Error  string          `json:"error,omitempty"`
+	// Warning, when not empty, says what reading the document left out
+	// or changed while its chunks were still made: PDF pages left out
+	// or cut, invalid UTF-8 replaced, an attachment not read, page
+	// images (render_pages) that could not be drawn.
+	Warning string `json:"warning,omitempty"`
 	// Text and Trace are there when the request asked for a trace.
 	Text  string         `json:"text,omitempty"`
 	Trace *gochunk.Trace `json:"trace,omitempty"`

@@ -328,6 +328,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	resp := api.ChunkResponse{Chunker: pl.Config().Chunker, Tokenizer: pl.Counter().Name(), Documents: make([]api.ChunkResult, len(req.Documents))}
 	errs := make([]error, len(req.Documents))
 	pages := make([][]api.PageImage, len(req.Documents))
+	warnings := make([]string, len(req.Documents))
 	attached := make([][]pipeline.Source, len(req.Documents))
 	attachedPlans := make([][]int64, len(req.Documents))
 	results, ok := s.run(w, r, pl, errs, req.Embed, func(i int) (pipeline.Result, error) {
@@ -364,9 +365,15 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 			return pipeline.Result{}, err
 		}
 		attached[i] = d.Attachments
+		warnings[i] = d.Warning
 		if src.PDF != nil && req.RenderPages {
+			// Pages that cannot be drawn do not take the document's
+			// chunks with them: the failure is its warning.
 			if pages[i], err = renderPages(ctx, pl, src.PDF, d.Elements); err != nil {
-				return pipeline.Result{}, err
+				if ctx.Err() != nil {
+					return pipeline.Result{}, err
+				}
+				warnings[i] = joinWarnings(warnings[i], err.Error())
 			}
 		}
 		return pl.Chunk(ctx, d.Document)
@@ -385,6 +392,9 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 			resp.Documents[i].Text, resp.Documents[i].Trace = res.Text, res.Trace
 		}
 		resp.Documents[i].Pages = pages[i]
+		if errs[i] == nil {
+			resp.Documents[i].Warning = warnings[i]
+		}
 		s.count("chunk", errs[i], res.Chunks)
 	}
 	// An e-mail's attachments are documents of their own, after the
@@ -407,6 +417,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		errs := make([]error, len(srcs))
 		nested := make([][]pipeline.Source, len(srcs)) // forwarded messages' attachments
 		nestedPlans := make([][]int64, len(srcs))
+		nestedWarnings := make([]string, len(srcs))
 		results, ok := s.run(w, r, pl, errs, req.Embed, func(i int) (pipeline.Result, error) {
 			if err := ctx.Err(); err != nil {
 				return pipeline.Result{}, err
@@ -419,7 +430,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 				stop()
 				return pipeline.Result{}, err
 			}
-			nested[i] = d.Attachments
+			nested[i], nestedWarnings[i] = d.Attachments, d.Warning
 			return pl.Chunk(ctx, d.Document)
 		})
 		if !ok || s.refusedDocument(w, r, errs) {
@@ -434,8 +445,11 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 			doc := api.ChunkResult{ID: srcs[i].ID, AttachmentOf: fmt.Sprint(srcs[i].Metadata["attachment_of"]), Chunks: []record.Record{}}
 			if errs[i] != nil {
 				doc.Error = errs[i].Error()
-			} else if len(res.Chunks) > 0 {
-				doc.Chunks = res.Records()
+			} else {
+				doc.Warning = nestedWarnings[i]
+				if len(res.Chunks) > 0 {
+					doc.Chunks = res.Records()
+				}
 			}
 			if req.Trace {
 				doc.Text, doc.Trace = res.Text, res.Trace
@@ -445,6 +459,15 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// joinWarnings joins a document's warnings with "; ", leaving out
+// empty ones.
+func joinWarnings(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "; " + b
 }
 
 // renderedPages and renderDPI bound the page images of a PDF a request

@@ -97,3 +97,34 @@ func TestChunkPDF(t *testing.T) {
 		}
 	}
 }
+
+// A PDF whose pages cannot be drawn (here: a page of a million points
+// square, too large a bitmap at any resolution) keeps its chunks: the
+// drawing failure is the document's warning, not its error.
+func TestRenderPagesFailureKeepsChunks(t *testing.T) {
+	pdf := bytes.Replace(pdfgen.Plain([][]string{{"Glaciers carve valleys as ice moves downhill."}}),
+		[]byte("/MediaBox [0 0 612 792]"), []byte("/MediaBox [0 0 1000000 1000000]"), 1)
+	_, ts := newTest(t, nil)
+	body := fmt.Sprintf(`{"chunker": "s2", "render_pages": true, "documents": [{"id": "huge", "pdf_base64": %q}]}`, base64.StdEncoding.EncodeToString(pdf))
+	doc := chunkDocs(t, ts.URL, body).Documents[0]
+	if doc.Error != "" || len(doc.Chunks) == 0 || !strings.Contains(doc.Chunks[0].Text, "Glaciers") {
+		t.Fatalf("chunks lost: %+v", doc)
+	}
+	if len(doc.Pages) != 0 || !strings.Contains(doc.Warning, "render_pages") || !strings.Contains(doc.Warning, "page 1") {
+		t.Errorf("%d pages, warning %q", len(doc.Pages), doc.Warning)
+	}
+}
+
+// What reading a document left out (a PDF's page over its bounds) is the
+// document's warning in the response, as gochunk chunk prints it.
+func TestChunkReportsReadingWarning(t *testing.T) {
+	_, ts := newTest(t, nil)
+	body := fmt.Sprintf(`{"chunker": "s2", "documents": [{"id": "bomb", "pdf_base64": %q}]}`, base64.StdEncoding.EncodeToString(pdfgen.WithFormBombPage(3, 2, 20)))
+	doc := chunkDocs(t, ts.URL, body).Documents[0]
+	if doc.Error != "" || len(doc.Chunks) == 0 {
+		t.Fatalf("%+v", doc)
+	}
+	if !strings.Contains(doc.Warning, "page 2 left out") {
+		t.Errorf("warning %q", doc.Warning)
+	}
+}
