@@ -50,3 +50,36 @@ func TestPDFTextOutsidePage(t *testing.T) {
 		t.Errorf("%q", text)
 	}
 }
+
+// Right-to-left text comes out in reading order, a line at a time, with
+// its numbers and the left-to-right words within it in theirs, where
+// Arabic and Hebrew came out as scattered one- and two-letter elements.
+func TestPDFRightToLeft(t *testing.T) {
+	text := extractText(t, filepath.Join("testdata", "bidi.pdf"))
+	for _, want := range []string{
+		"مرحبا بالعالم هذا نص عربي",
+		"في عام 2024 كتب الطلاب 150 مقالة عن تاريخ المدينة القديمة وأسواقها وشوارعها الضيقة التي يعرفها كل زائر منذ قرون طويلة",
+		"שלום עולם זה טקסט בעברית",
+		"Mixed: the word שלום means peace, and 3 apples cost 12 shekels.",
+	} {
+		if !strings.Contains(text, want+"\n") && !strings.HasSuffix(text, want) {
+			t.Errorf("%q not a paragraph of %q", want, text)
+		}
+	}
+}
+
+func TestLogicalOrder(t *testing.T) {
+	for _, c := range []struct{ visual, logical string }{
+		{"plain text 12", "plain text 12"},
+		{"םולש", "שלום"},
+		{"the word םולש means", "the word שלום means"},
+		{"תירבעב טסקט הז םלוע םולש", "שלום עולם זה טקסט בעברית"},
+		{"בתכ 2024 םב", "בם 2024 כתב"},             // a number inside a right-to-left line
+		{"GoChunk םע הדובעה", "העבודה עם GoChunk"}, // a left-to-right word in one
+		{"ﻻ", "لا"}, // a presentation form, as the letters it shows
+	} {
+		if got := logicalOrder(c.visual); got != c.logical {
+			t.Errorf("logicalOrder(%q) = %q, want %q", c.visual, got, c.logical)
+		}
+	}
+}

@@ -23,7 +23,12 @@ type pdfLine struct {
 
 // groupBlocks groups a page's runs, in the engine's order, into lines and
 // the lines into blocks, as Poppler's -bbox-layout does.
+// A page with right-to-left text has its lines built from where its
+// characters stand (positionLines).
 func groupBlocks(runs []pdfRun) []block {
+	if hasRTL(runs) {
+		return linesToBlocks(positionLines(runs))
+	}
 	return linesToBlocks(groupLines(runs))
 }
 
