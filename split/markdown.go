@@ -99,7 +99,11 @@ func (m *Markdown) chunkWithTables(ctx context.Context, doc gochunk.Document, md
 			return err
 		}
 		cs, err := e.Build(ctx, ranges, true)
-		out = append(out, cs...)
+		if out == nil {
+			out = cs // no copy: a text without large tables is one call
+		} else {
+			out = append(out, cs...)
+		}
 		return err
 	}
 	pos := 0

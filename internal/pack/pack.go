@@ -180,9 +180,12 @@ func (e *Engine) Split(ctx context.Context, a, b int, out []Range) ([]Range, err
 	prev := e.ctx
 	e.ctx = ctx
 	defer func() { e.ctx = prev }()
-	if !e.additive && e.index == nil && b-a >= indexedTokens && 2*(b-a) >= len(e.Text) {
+	if !e.additive && e.index == nil && len(e.levels) > 0 && b-a >= indexedTokens && 2*(b-a) >= len(e.Text) {
 		// Splitting most of the text measures all of it, level after
-		// level: index its tokens before the first count.
+		// level: index its tokens before the first count. (Without levels
+		// the text goes to token runs, which read its tokens as they go
+		// and count little: an index of the whole text built for a few
+		// counts cost a tokenization of it and two bytes a token.)
 		e.counted = max(e.counted, indexAfter*len(e.Text))
 	}
 	var err error

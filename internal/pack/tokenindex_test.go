@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"context"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -234,5 +235,41 @@ func TestIndexTwoBytesAToken(t *testing.T) {
 	}
 	if per := float64(bytes) / float64(tokens); per > 2.01 {
 		t.Errorf("%d bytes for %d tokens: %.2f a token, want at most 2.01", bytes, tokens, per)
+	}
+}
+
+// TestNoIndexForTokenRuns: an engine without levels (the token chunker)
+// splits the text by token runs, which read its tokens themselves; the few
+// counts they make (runs of letters over a piece's edge) must not build an
+// index of the whole text.
+func TestNoIndexForTokenRuns(t *testing.T) {
+	tok, err := tokenize.NewTikToken("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	var sb strings.Builder
+	for sb.Len() < 4*indexedTokens {
+		sb.WriteString(indexText(r, 2000))
+		for range 150 + r.IntN(300) { // a run of letters longer than minIndexedRange
+			sb.WriteByte(byte('a' + r.IntN(26)))
+		}
+	}
+	text := sb.String()
+	e := &Engine{Text: text, Counter: tok, Limit: 50, SkipWords: true}
+	ranges, err := e.Split(context.Background(), 0, len(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.index != nil {
+		t.Errorf("token runs built an index of the whole text (%d blocks)", len(e.index.starts))
+	}
+	// The ranges are exact: each fits, and they tile the text.
+	pos := 0
+	for _, rg := range ranges {
+		if rg.Start != pos || tok.Count(text[rg.Start:rg.End]) > 50 {
+			t.Fatalf("range %v: after %d, %d tokens", rg, pos, tok.Count(text[rg.Start:rg.End]))
+		}
+		pos = rg.End
 	}
 }
