@@ -549,6 +549,11 @@ func densify(v sparse, dims int) []float32 {
 // re-scored on their stored vectors; ok is false when the store is to be
 // scanned instead (no trained index).
 func (s *SQLite) ivfSearch(ctx context.Context, q Query) (best []candidate, ok bool, err error) {
+	return s.ivfSearchKeep(ctx, q, nil)
+}
+
+// ivfSearchKeep is ivfSearch over the chunks of keep (all when nil).
+func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool) (best []candidate, ok bool, err error) {
 	x, err := s.ivf.load(ctx, s.db)
 	if err != nil || x == nil {
 		return nil, false, err
@@ -558,7 +563,7 @@ func (s *SQLite) ivfSearch(ctx context.Context, q Query) (best []candidate, ok b
 	}
 	qv := newQuery(q.Vector)
 	if x.kind == kindSparse {
-		return s.sparseSearch(ctx, q, qv)
+		return s.sparseSearch(ctx, q, qv, keep)
 	}
 	probes := q.Probes
 	if probes <= 0 {
@@ -598,6 +603,9 @@ func (s *SQLite) ivfSearch(ctx context.Context, q Query) (best []candidate, ok b
 				rows.Close()
 				return nil, true, err
 			}
+			if keep != nil && !keep[id] {
+				continue
+			}
 			score, ok := qv.dotCode(code)
 			if !ok {
 				rows.Close()
@@ -620,7 +628,7 @@ func (s *SQLite) ivfSearch(ctx context.Context, q Query) (best []candidate, ok b
 // chunk's rows of gochunk_postings, and re-scores the best; ok is false
 // (scan instead) when fewer than k chunks share a dimension with the
 // query, so that a search still returns k hits when k exist.
-func (s *SQLite) sparseSearch(ctx context.Context, q Query, qv query) ([]candidate, bool, error) {
+func (s *SQLite) sparseSearch(ctx context.Context, q Query, qv query, keep map[int64]bool) ([]candidate, bool, error) {
 	dims := slices.Clone(qv.idx)
 	weight := map[int32]float32{}
 	for j, d := range qv.idx {
@@ -649,7 +657,9 @@ func (s *SQLite) sparseSearch(ctx context.Context, q Query, qv query) ([]candida
 				rows.Close()
 				return nil, true, err
 			}
-			acc[id] += w * fromHalf(h)
+			if keep == nil || keep[id] {
+				acc[id] += w * fromHalf(h)
+			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {

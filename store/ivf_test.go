@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gochunk/gochunk/record"
@@ -406,5 +407,88 @@ func TestSparseRecall(t *testing.T) {
 	hits, err := s.Search(ctx, Query{Vector: q, K: 10, Mode: Vector})
 	if err != nil || len(hits) != 10 {
 		t.Fatalf("a query of a rare dimension: %d hits, %v", len(hits), err)
+	}
+}
+
+func TestSearchFilters(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(13, 13))
+	for _, sparseData := range []bool{true, false} {
+		t.Run(fmt.Sprintf("sparse=%v", sparseData), func(t *testing.T) {
+			s, _ := openTemp(t, 64)
+			var vs [][]float32
+			if sparseData {
+				vs = sparseVectors(rng, ivfMinChunks+400, 64*8, false)
+				s, _ = openTemp(t, 64*8)
+			} else {
+				vs = clustered(rng, ivfMinChunks+400, 64)
+			}
+			// 86 documents of 100 chunks: team x for one in three, and
+			// one document of 5 chunks of team z.
+			for d := 0; d*100 < len(vs); d++ {
+				id := fmt.Sprintf("dir%d/doc%d", d%2, d)
+				team := "y"
+				if d%3 == 0 {
+					team = "x"
+				}
+				n := 100
+				if d == 7 {
+					team, n = "z", 5
+				}
+				put := Put{Document: Document{ID: id, Source: "gen", ContentHash: "h", ConfigHash: "c", Metadata: map[string]any{"team": team}}}
+				for i, v := range vs[d*100 : min(len(vs), d*100+n)] {
+					put.Chunks = append(put.Chunks, record.Record{Source: id, ChunkIndex: i, Text: fmt.Sprintf("word%d shared", i%10), End: 10, EndRune: 10, Embedding: v})
+				}
+				if err := s.Replace(ctx, put); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if kind, _ := s.Meta(ctx, "ivf_kind"); kind == "" {
+				t.Fatal("no index")
+			}
+			queries := vs[:8]
+			for _, f := range []struct {
+				prefix string
+				meta   map[string]string
+				want   int
+			}{{"dir1/", nil, 10}, {"", map[string]string{"team": "x"}, 10}, {"dir0/", map[string]string{"team": "x"}, 10},
+				{"", map[string]string{"team": "z"}, 5}, {"dir0/doc84", nil, 10}, {"nowhere/", nil, 0}} {
+				found, all := 0, 0
+				for _, q := range queries {
+					for _, mode := range []Mode{Vector, Keyword, Hybrid} {
+						hits, err := s.Search(ctx, Query{Text: "word3", Vector: q, K: 10, Mode: mode, SourcePrefix: f.prefix, Metadata: f.meta})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if mode != Keyword && len(hits) != f.want {
+							t.Fatalf("%s search filtered by %q %v: %d hits, want %d", mode, f.prefix, f.meta, len(hits), f.want)
+						}
+						for _, h := range hits {
+							if !strings.HasPrefix(h.Source, f.prefix) {
+								t.Fatalf("%s search filtered by %q: a hit of %s", mode, f.prefix, h.Source)
+							}
+						}
+					}
+					exact, err := s.Search(ctx, Query{Vector: q, K: 10, Mode: Vector, Exact: true, SourcePrefix: f.prefix, Metadata: f.meta})
+					if err != nil {
+						t.Fatal(err)
+					}
+					approx, _ := s.Search(ctx, Query{Vector: q, K: 10, Mode: Vector, SourcePrefix: f.prefix, Metadata: f.meta})
+					in := map[string]bool{}
+					for _, h := range approx {
+						in[fmt.Sprint(h.Source, h.ChunkIndex)] = true
+					}
+					for _, h := range exact {
+						all++
+						if in[fmt.Sprint(h.Source, h.ChunkIndex)] {
+							found++
+						}
+					}
+				}
+				if all > 0 && float64(found)/float64(all) < 0.9 {
+					t.Errorf("filtered by %q %v: recall@10 %.3f", f.prefix, f.meta, float64(found)/float64(all))
+				}
+			}
+		})
 	}
 }

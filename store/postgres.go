@@ -375,6 +375,9 @@ const pgColumns = `document_id, chunk_index, start_byte, end_byte, start_rune, e
 // Search implements Store: with pgvector, the HNSW index's approximate
 // nearest neighbours by cosine distance; without it, an exact scan.
 func (p *Postgres) Search(ctx context.Context, q Query) ([]Hit, error) {
+	if q.filtered() {
+		return nil, p.errorf(errors.New("search filters (source prefix, metadata) are applied by the SQLite store only so far: search without them"))
+	}
 	hits, err := search(q, func(q Query) ([]Hit, error) { return p.vectorSearch(ctx, q) }, func(q Query) ([]Hit, error) { return p.keywordSearch(ctx, q) })
 	if err != nil {
 		return nil, p.errorf(err)

@@ -444,6 +444,13 @@ func (s *SQLite) Search(ctx context.Context, q Query) ([]Hit, error) {
 }
 
 func (s *SQLite) vectorSearch(ctx context.Context, q Query) ([]Hit, error) {
+	if q.filtered() {
+		best, err := s.filteredVectorSearch(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		return s.hits(ctx, best)
+	}
 	if !q.Exact {
 		best, ok, err := s.ivfSearch(ctx, q)
 		if err != nil {
@@ -501,8 +508,14 @@ func (s *SQLite) keywordSearch(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, nil
 	}
 	match := `"` + strings.Join(w, `" OR "`) + `"`
+	where, args := `gochunk_chunks_fts MATCH ?`, []any{match}
+	if q.filtered() { // the filters' hook (filter.go)
+		cond, fargs := sqliteFilter(q)
+		where += ` AND c.id IN (SELECT c.id FROM gochunk_chunks c JOIN gochunk_documents d ON d.id = c.document_id WHERE ` + cond + `)`
+		args = append(args, fargs...)
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+sqliteColumns+`, -bm25(gochunk_chunks_fts) FROM gochunk_chunks_fts f
-		JOIN gochunk_chunks c ON c.id = f.rowid WHERE gochunk_chunks_fts MATCH ? ORDER BY bm25(gochunk_chunks_fts) LIMIT ?`, match, q.K)
+		JOIN gochunk_chunks c ON c.id = f.rowid WHERE `+where+` ORDER BY bm25(gochunk_chunks_fts) LIMIT ?`, append(args, q.K)...)
 	if err != nil {
 		return nil, err
 	}

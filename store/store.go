@@ -110,6 +110,14 @@ type Query struct {
 	// fewer answers sooner. PostgreSQL's pgvector index has its own
 	// setting (hnsw.ef_search).
 	Probes int
+	// SourcePrefix keeps only the chunks of documents whose id (a hit's
+	// source: the file's path, or the id a JSON line gave) starts with it.
+	SourcePrefix string
+	// Metadata keeps only the chunks whose metadata, or else their
+	// document's, has each key with the value (compared as text: numbers
+	// as SQLite writes them, booleans as 1 and 0). Filters apply inside
+	// the search: a filtered search returns K hits when K chunks match.
+	Metadata map[string]string
 }
 
 // Hit is a chunk a search found.

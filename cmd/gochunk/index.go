@@ -143,7 +143,10 @@ Flags:
 	expandFlag := fs.String("expand", "none", "return more than each hit's chunk: parent (of a store indexed with --parents), section (from the heading above it to the next of its level) or window:N (N chunks each side), as exact spans")
 	merge := fs.Int("merge", 0, "when `K` (2 or more) hits are children of one parent, return the parent in their place (auto-merging; needs --parents at indexing)")
 	exact := fs.Bool("exact", false, "scan every vector instead of using the SQLite store's vector index (what a store of under 8,192 vectors does anyway)")
-	probes := fs.Int("probes", 0, "lists of the SQLite store's vector index to read (default: one in eight of them, recall@10 ≥ 0.95 measured; more: nearer the exact scan, fewer: sooner)")
+	probes := fs.Int("probes", 0, "lists of the SQLite store's vector index to read, or dimensions of the query for the lexical embedder's sparse vectors (default: one list in eight, every dimension; more: nearer the exact scan, fewer: sooner)")
+	source := fs.String("source", "", "keep only hits of documents whose id (path) starts with this `PREFIX` (SQLite store)")
+	var metaFilter pipelineflag.List
+	fs.Var(&metaFilter, "where", "keep only hits whose metadata (or their document's) has `KEY=VALUE` (repeatable; SQLite store)")
 	words, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -166,6 +169,17 @@ Flags:
 	if *probes < 0 {
 		return fail(e, "search", usagef("--probes %d: want 1 or more lists, or 0 for the default", *probes))
 	}
+	var meta map[string]string
+	for _, w := range metaFilter {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok || k == "" {
+			return fail(e, "search", usagef("--where %q: want KEY=VALUE", w))
+		}
+		if meta == nil {
+			meta = map[string]string{}
+		}
+		meta[k] = v
+	}
 	if _, err := os.Stat(where); err != nil && !store.IsPostgres(where) {
 		return fail(e, "search", fmt.Errorf("store %s: %w", where, index.ErrEmpty))
 	}
@@ -178,7 +192,7 @@ Flags:
 	if err != nil {
 		return fail(e, "search", err)
 	}
-	hits, err := search.SearchExpand(e.ctx, store.Query{Text: strings.Join(words, " "), K: *k, Mode: m, Exact: *exact, Probes: *probes}, x)
+	hits, err := search.SearchExpand(e.ctx, store.Query{Text: strings.Join(words, " "), K: *k, Mode: m, Exact: *exact, Probes: *probes, SourcePrefix: *source, Metadata: meta}, x)
 	if err != nil {
 		return fail(e, "search", err)
 	}

@@ -1,0 +1,91 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+)
+
+// filtered tells whether q keeps only some chunks.
+func (q Query) filtered() bool { return q.SourcePrefix != "" || len(q.Metadata) > 0 }
+
+// sqliteFilter returns the condition, over gochunk_chunks c joined with
+// gochunk_documents d, that a chunk meets q's filters, and its arguments.
+func sqliteFilter(q Query) (string, []any) {
+	var conds []string
+	var args []any
+	if q.SourcePrefix != "" {
+		conds = append(conds, `substr(c.document_id, 1, ?) = ?`)
+		args = append(args, len([]rune(q.SourcePrefix)), q.SourcePrefix)
+	}
+	keys := make([]string, 0, len(q.Metadata))
+	for k := range q.Metadata {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		conds = append(conds, `coalesce(CAST(json_extract(c.metadata, '$.' || json_quote(?)) AS TEXT),
+			CAST(json_extract(d.metadata, '$.' || json_quote(?)) AS TEXT)) = ?`)
+		args = append(args, k, k, q.Metadata[k])
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// maxFilterScan is the most chunks a filter may keep for a vector search
+// to score them all (exactly) rather than filter the index's candidates.
+const maxFilterScan = 4096
+
+// allowed returns the ids of the chunks with vectors that q's filters
+// keep.
+func (s *SQLite) allowed(ctx context.Context, q Query) (map[int64]bool, error) {
+	cond, args := sqliteFilter(q)
+	rows, err := s.db.QueryContext(ctx, `SELECT c.id FROM gochunk_chunks c JOIN gochunk_documents d ON d.id = c.document_id
+		WHERE c.embedding IS NOT NULL AND `+cond, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
+
+// filteredVectorSearch finds the k nearest of the chunks q's filters keep:
+// by the index, its candidates filtered as they are ranked, when many
+// are kept; by scoring every one kept when few are, or when the index
+// found fewer than k (so a filtered search returns k hits when k exist).
+func (s *SQLite) filteredVectorSearch(ctx context.Context, q Query) ([]candidate, error) {
+	keep, err := s.allowed(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if len(keep) > maxFilterScan && !q.Exact {
+		best, ok, err := s.ivfSearchKeep(ctx, q, keep)
+		if err != nil {
+			return nil, err
+		}
+		if ok && len(best) >= min(q.K, len(keep)) {
+			return best, nil
+		}
+	}
+	ids := make([]candidate, 0, len(keep))
+	for id := range keep {
+		ids = append(ids, candidate{rowid: id})
+	}
+	slices.SortFunc(ids, func(a, b candidate) int { return int(a.rowid - b.rowid) })
+	best, err := s.rescore(ctx, q, ids)
+	if err != nil {
+		return nil, err
+	}
+	if len(best) < min(q.K, len(keep)) {
+		return nil, errors.New("chunks disappeared during the search: search again")
+	}
+	return best, nil
+}
