@@ -66,10 +66,9 @@ type OCRPage struct {
 // detector grew around it.
 const ocrSize = 1.15
 
-// ocrBlocks groups an OCR'd page's lines into blocks as a PDF page's
-// text is grouped: the detector's line pieces beside one another on a
-// band joined into lines, the lines into paragraphs. Coordinates are in
-// page units, in the upright page.
+// ocrBlocks groups an OCR'd page's lines into blocks (paragraphs) as a
+// PDF page's lines are grouped. Coordinates are in page units, in the
+// upright page.
 func ocrBlocks(p OCRPage) pageBlocks {
 	u := p.Unit
 	if u <= 0 {
@@ -89,19 +88,25 @@ func ocrBlocks(p OCRPage) pageBlocks {
 	if len(hs) > 0 {
 		median = hs[len(hs)/2]
 	}
-	runs := make([]pdfRun, 0, 2*len(p.Page.Lines))
+	// Each piece the detector found is a line: it already joins words
+	// at a word's spacing and parts at a gutter's or a table cell's, which
+	// the band rule of a PDF's runs (2.5 em) would join across a narrow
+	// gutter.
+	lines := make([]pdfLine, 0, len(p.Page.Lines))
 	for _, l := range p.Page.Lines {
 		b := l.Box
 		h := b[3] - b[1]
 		if h > 0.66*median && h < 1.33*median {
 			h = median
 		}
-		h *= u
-		// A space between pieces, so that groupLines cuts words there.
-		runs = append(runs, pdfRun{text: l.Text, x0: b[0] * u, y0: b[1] * u, x1: b[2] * u, y1: b[3] * u, size: ocrSize * h}, pdfRun{text: " "})
+		words := strings.Fields(l.Text)
+		if len(words) == 0 {
+			continue
+		}
+		lines = append(lines, pdfLine{x0: b[0] * u, y0: b[1] * u, x1: b[2] * u, y1: b[3] * u, size: ocrSize * h * u, words: words})
 		pb.chars += len(l.Text)
 	}
-	pb.blocks = groupBlocks(runs)
+	pb.blocks = linesToBlocks(lines)
 	return pb
 }
 

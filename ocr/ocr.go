@@ -137,6 +137,10 @@ type Line struct {
 	// Flipped is true when the angle classifier found the line upside
 	// down and it was read turned a half turn.
 	Flipped bool
+
+	spans  [][2]float64 // each word's span along the crop
+	pieces []int        // the words that start another line (a gutter)
+	crop   crop
 }
 
 // Page is what Read found on one page image.

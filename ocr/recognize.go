@@ -137,13 +137,16 @@ func (e *Engine) recognize(ctx context.Context, src *rgb, boxes []quad) ([]Line,
 			crops = append(crops, cut(src, widen(q, 1.2*h0(q)), false))
 		}
 	}
-	flipped := 0
 	if e.cls != nil {
-		for lo := 0; lo < len(crops); lo += recBatch {
+		// A line the classifier finds upside down is read both ways (it
+		// is wrong now and then on an upright line): the reading of the
+		// higher confidence is kept.
+		n := len(crops)
+		for lo := 0; lo < n; lo += recBatch {
 			if err := ctx.Err(); err != nil {
 				return nil, 0, err
 			}
-			hi := min(lo+recBatch, len(crops))
+			hi := min(lo+recBatch, n)
 			in := make([]float32, (hi-lo)*3*recHeight*clsWidth)
 			for i := lo; i < hi; i++ {
 				c := crops[i].img
@@ -159,10 +162,12 @@ func (e *Engine) recognize(ctx context.Context, src *rgb, boxes []quad) ([]Line,
 			}
 			for i := lo; i < hi; i++ {
 				if p := out[2*(i-lo)+1]; p > out[2*(i-lo)] && p > 0.9 {
-					crops[i] = crops[i].flip()
-					if i < len(boxes) {
-						flipped++
+					origin := i
+					if o, ok := alt[i]; ok {
+						origin = o
 					}
+					alt[len(crops)] = origin
+					crops = append(crops, crops[i].flip())
 				}
 			}
 		}
@@ -206,19 +211,27 @@ func (e *Engine) recognize(ctx context.Context, src *rgb, boxes []quad) ([]Line,
 				l.Quad = quad{crops[i].f.at(0, 0), crops[i].f.at(float64(crops[i].img.w), 0), crops[i].f.at(float64(crops[i].img.w), float64(crops[i].img.h)), crops[i].f.at(0, float64(crops[i].img.h))}
 				l.Box = quad(l.Quad).bounds()
 				l.Flipped = crops[i].flipped
+				l.crop = crops[i]
 				lines[i] = l
 			}
 		}
 	}
-	for j, i := range alt {
+	// The best reading of each box, the alternatives in the order they
+	// were made (deterministic).
+	for j := len(boxes); j < len(crops); j++ {
+		i := alt[j]
 		if a := lines[j]; a != nil && (lines[i] == nil || a.Confidence > lines[i].Confidence) {
 			lines[i] = a
 		}
 	}
+	flipped := 0
 	var kept []Line
 	for _, l := range lines[:len(boxes)] {
 		if l != nil && l.Confidence >= e.opt.MinConfidence {
-			kept = append(kept, *l)
+			if l.Flipped {
+				flipped++
+			}
+			kept = append(kept, l.split()...)
 		}
 	}
 	return kept, flipped, nil
@@ -258,20 +271,26 @@ func (e *Engine) decode(probs []float32, steps, classes int, c crop, step float6
 	// Latin words: a gap of blank columns between two characters of at
 	// least a quarter of the ink's height and twice the line's median gap
 	// between letters is read as one (in a line where it wrote spaces,
-	// only a gap of 0.4 of the height and three times the median).
+	// only a gap of 0.32 of the height and 2.5 times the median). A gap
+	// of twice the ink's height (a gutter between columns, cells of a
+	// table the detector took as one line) ends a line and starts another.
 	if blank, inkH := profile(c.img); inkH > 0 && len(chars) > 1 {
-		gaps := make([]int, len(chars)-1)
-		var letterGaps []int
-		for i := 1; i < len(chars); i++ {
-			a, b := chars[i-1], chars[i]
-			gaps[i-1] = -1
-			if strings.TrimSpace(a.r) == "" || strings.TrimSpace(b.r) == "" || !isLatin(a.r) || !isLatin(b.r) {
-				continue
+		var solid []int // the characters that are not spaces
+		for i, ch := range chars {
+			if strings.TrimSpace(ch.r) != "" {
+				solid = append(solid, i)
 			}
+		}
+		runs := make([]int, len(solid))
+		var letterGaps []int
+		for k := 1; k < len(solid); k++ {
+			a, b := chars[solid[k-1]], chars[solid[k]]
 			x0 := int(float64(a.t+a.last+1) / 2 * step)
 			x1 := int(float64(b.t+b.last+1) / 2 * step)
-			gaps[i-1] = longestRun(blank, x0, x1)
-			letterGaps = append(letterGaps, gaps[i-1])
+			runs[k] = longestRun(blank, x0, x1)
+			if solid[k] == solid[k-1]+1 && isLatin(a.r) && isLatin(b.r) {
+				letterGaps = append(letterGaps, runs[k])
+			}
 		}
 		median := 0
 		if len(letterGaps) > 0 {
@@ -279,18 +298,27 @@ func (e *Engine) decode(probs []float32, steps, classes int, c crop, step float6
 			median = letterGaps[len(letterGaps)/2]
 		}
 		cut := max(2, 2*median, int(math.Ceil(0.24*float64(inkH))))
-		if slices.ContainsFunc(chars, func(c char) bool { return c.r == " " }) {
+		if len(solid) < len(chars) {
 			// The recogniser wrote spaces in this line: it missed one
-			// only at a wide gap (italics leave blank columns between
+			// only at a wider gap (italics leave blank columns between
 			// letters).
-			cut = max(2, 3*median, int(math.Ceil(0.4*float64(inkH))))
+			cut = max(2, int(math.Ceil(2.5*float64(median))), int(math.Ceil(0.32*float64(inkH))))
 		}
+		split := max(cut+1, 2*inkH)
 		spaced := make([]char, 0, 2*len(chars))
-		spaced = append(spaced, chars[0])
-		for i, ch := range chars[1:] {
-			if gaps[i] >= cut {
-				a := spaced[len(spaced)-1]
-				spaced = append(spaced, char{r: " ", p: math.Min(a.p, ch.p), t: a.last, last: a.last})
+		k := 0
+		for i, ch := range chars {
+			if k < len(solid) && solid[k] == i {
+				if k > 0 {
+					a := chars[solid[k-1]]
+					switch {
+					case runs[k] >= split:
+						spaced = append(spaced, char{r: "\n", p: math.Min(a.p, ch.p), t: a.last, last: a.last})
+					case solid[k] == solid[k-1]+1 && isLatin(a.r) && isLatin(ch.r) && runs[k] >= cut:
+						spaced = append(spaced, char{r: " ", p: math.Min(a.p, ch.p), t: a.last, last: a.last})
+					}
+				}
+				k++
 			}
 			spaced = append(spaced, ch)
 		}
@@ -319,9 +347,17 @@ func (e *Engine) decode(probs []float32, steps, classes int, c crop, step float6
 		}
 		sb.WriteString(wb.String())
 		l.Words = append(l.Words, Word{Text: wb.String(), Box: box, Confidence: ws / float64(len(word))})
+		l.spans = append(l.spans, [2]float64{u0, u1})
 		word = word[:0]
 	}
 	for _, ch := range chars {
+		if ch.r == "\n" {
+			flush()
+			if len(l.Words) > 0 && (len(l.pieces) == 0 || l.pieces[len(l.pieces)-1] != len(l.Words)) {
+				l.pieces = append(l.pieces, len(l.Words))
+			}
+			continue
+		}
 		sum += ch.p
 		n++
 		if strings.TrimSpace(ch.r) == "" {
@@ -412,4 +448,41 @@ func widen(q quad, w float64) quad {
 	d := (w - cur) / 2 / cur
 	ux, uy := (q[1].X-q[0].X)*d, (q[1].Y-q[0].Y)*d
 	return quad{{q[0].X - ux, q[0].Y - uy}, {q[1].X + ux, q[1].Y + uy}, {q[2].X + ux, q[2].Y + uy}, {q[3].X - ux, q[3].Y - uy}}
+}
+
+// split returns the line cut where a wide gap ends one and starts
+// another (Line.pieces), each with its own box; the result holds no
+// crop.
+func (l *Line) split() []Line {
+	if len(l.pieces) == 0 {
+		out := *l
+		out.spans, out.pieces, out.crop = nil, nil, crop{}
+		return []Line{out}
+	}
+	c := l.crop
+	h := float64(c.img.h)
+	starts := append([]int{0}, l.pieces...)
+	var out []Line
+	for k, s := range starts {
+		e := len(l.Words)
+		if k+1 < len(starts) {
+			e = starts[k+1]
+		}
+		if s >= e {
+			continue
+		}
+		ws := l.Words[s:e]
+		pad := 0.15 * h
+		u0, u1 := math.Max(0, l.spans[s][0]-pad), math.Min(float64(c.img.w), l.spans[e-1][1]+pad)
+		q := quad{c.f.at(u0, 0), c.f.at(u1, 0), c.f.at(u1, h), c.f.at(u0, h)}
+		texts := make([]string, len(ws))
+		conf := 0.0
+		for i, w := range ws {
+			texts[i] = w.Text
+			conf += w.Confidence
+		}
+		out = append(out, Line{Text: strings.Join(texts, " "), Quad: [4]Point(q), Box: q.bounds(), Confidence: conf / float64(len(ws)),
+			Words: slices.Clone(ws), Flipped: l.Flipped})
+	}
+	return out
 }
