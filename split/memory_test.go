@@ -1,0 +1,81 @@
+package split
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/textgen"
+)
+
+// memoryText returns about n bytes of generated prose, chat lines and
+// numbered clauses, in turn: many short sentences a megabyte.
+func memoryText(n int) string {
+	r := rand.New(rand.NewPCG(3, 5))
+	var b strings.Builder
+	for seed := uint64(1); b.Len() < n; seed++ {
+		b.WriteString(textgen.Prose(8<<10, seed))
+		for range 40 + r.IntN(40) {
+			fmt.Fprintf(&b, "user%d: %s\n", r.IntN(9), [...]string{"ok", "thanks, that works", "see the log above?", "yes."}[r.IntN(4)])
+		}
+		b.WriteString("\n")
+		for k := range 10 + r.IntN(10) {
+			fmt.Fprintf(&b, "%d. The licensee shall keep clause %d in every copy.\n", k+1, r.IntN(100))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// allocatedPerByte returns the bytes c allocates chunking text, per byte.
+func allocatedPerByte(t *testing.T, c gochunk.Chunker, text string) float64 {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := c.Chunk(ctx, gochunk.Document{Text: text[:64<<10]}); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := c.Chunk(ctx, gochunk.Document{Text: text}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc-before.TotalAlloc) / float64(len(text))
+}
+
+// TestCodeAllocation: the code chunker on text of no known language cuts
+// by lines, and must not copy the text for a parser it then does not use
+// (it did: a byte more allocated a byte of input, 2.2 in all; 1.2 without).
+func TestCodeAllocation(t *testing.T) {
+	c, err := NewCode(DefaultCodeConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := memoryText(4 << 20)
+	if per := allocatedPerByte(t, c, text); per > 1.6 {
+		t.Errorf("code allocated %.2f bytes a byte of input; want at most 1.6", per)
+	} else {
+		t.Logf("code allocated %.2f bytes a byte of input", per)
+	}
+}
+
+// TestUnitWordsTwoBytesAWord bounds the word ids adaptive's cohesion keeps
+// for the whole text: two bytes a word, room included (an int32 a word,
+// grown by append past its first guess, before).
+func TestUnitWordsTwoBytesAWord(t *testing.T) {
+	text := memoryText(1 << 20)
+	units := sentenceUnits(text)
+	ids, _, _, err := unitWords(context.Background(), text, units)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := int(unsafe.Sizeof(ids[0])) * cap(ids)
+	if per := float64(size) / float64(len(ids)); per > 2.5 {
+		t.Errorf("%d bytes for %d words: %.2f a word, want at most 2.5", size, len(ids), per)
+	}
+}
