@@ -43,7 +43,10 @@
 // object, {"docs": [DOC, ...]}, DOC being {"records": [RECORD, ...]} with
 // "warning" when loading warned and "error" when that document failed
 // (its records are then empty). A RECORD is the JSON object gochunk chunk
-// writes on one line, byte for byte. gochunk_chunk_file's docs are the
+// writes on one line, byte for byte, except that when DOC has "sliced":
+// true (a text given in memory, chunked as given), its records of one span
+// leave "text" out: it is the given text between start_rune and end_rune
+// (code points; start and end in bytes). gochunk_chunk_file's docs are the
 // file's and its attachments' (an e-mail's), as gochunk chunk FILE writes
 // them. When span is not NULL, gochunk_chunk_many stores the call's entry
 // and exit times (Unix nanoseconds) in span[0] and span[1].
@@ -79,6 +82,7 @@ import (
 	"github.com/gochunk/gochunk/internal/version"
 	"github.com/gochunk/gochunk/pipeline"
 	"github.com/gochunk/gochunk/pipeline/pipelineflag"
+	"github.com/gochunk/gochunk/record"
 )
 
 func main() {} // required by -buildmode=c-shared
@@ -270,6 +274,9 @@ func finish(b []byte, err error, n *C.size_t, errOut **C.char) *C.char {
 	return result(b, n)
 }
 
+// emptyText is how a record of empty text begins (record.AppendJSON).
+const emptyText = `{"text":"",`
+
 // run chunks srcs on up to jobs goroutines and returns their results as
 // {"docs": [...]}: each source's (and its attachments') records, warning
 // and error.
@@ -283,11 +290,39 @@ func (c *chunker) run(srcs []pipeline.Source, jobs int) ([]byte, error) {
 		}
 		first = false
 		out.WriteString(`{"records":[`)
-		if it.Err == nil {
+		sliced := false
+		if it.Err == nil && it.Source.Text != "" && it.Loaded.Text == it.Source.Text {
+			// The caller holds this text: records of one span leave it
+			// out, to be sliced from the caller's string by start_rune
+			// and end_rune (decoding it again costs as much as chunking).
+			sliced = true
+			line = line[:0]
+			for _, rec := range it.Result.Records() {
+				if len(rec.Spans) > 1 { // spans joined by "\n": not a slice
+					var err error
+					if line, err = record.AppendJSON(line, rec); err != nil {
+						return err
+					}
+					continue
+				}
+				rec.Text = ""
+				n := len(line)
+				var err error
+				if line, err = record.AppendJSON(line, rec); err != nil {
+					return err
+				}
+				if !bytes.HasPrefix(line[n:], []byte(emptyText)) {
+					return errors.New("record layout: text is not first")
+				}
+				line = append(line[:n+1], line[n+len(emptyText):]...)
+			}
+		} else if it.Err == nil {
 			var err error
 			if line, err = it.Result.AppendJSONL(line[:0], 0, len(it.Result.Chunks)); err != nil {
 				return err
 			}
+		}
+		if it.Err == nil {
 			// Records are lines: a raw newline ends each (JSON escapes
 			// those within strings), so commas between them make an array.
 			if len(line) > 0 {
@@ -301,6 +336,9 @@ func (c *chunker) run(srcs []pipeline.Source, jobs int) ([]byte, error) {
 			out.Write(line)
 		}
 		out.WriteByte(']')
+		if sliced {
+			out.WriteString(`,"sliced":true`)
+		}
 		if it.Loaded.Warning != "" {
 			out.WriteString(`,"warning":`)
 			writeString(out, it.Loaded.Warning)

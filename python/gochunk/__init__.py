@@ -129,22 +129,42 @@ class Chunk:
     metadata: what the chunker or the input set (a dict, maybe empty).
     record: the whole record as ``gochunk chunk`` writes it (with spans,
         lines, pages, parent, embed_text, stats, embedding where set).
+
+    A chunk of several spans (spans) has its spans' texts joined by a
+    newline: for it, text is not input[start_index:end_index].
     """
 
     __slots__ = ("text", "start", "end", "start_index", "end_index", "token_count",
-                 "chunk_index", "source", "metadata", "record")
+                 "chunk_index", "source", "metadata", "_rec")
 
-    def __init__(self, record: dict):
-        self.record = record
-        self.text = record["text"]
-        self.start = record["start"]
-        self.end = record["end"]
+    def __init__(self, record: dict, text: Optional[str] = None):
+        # A record without "text" is of a text the caller gave (the library
+        # leaves it out, see python/capi): its text is text's slice.
+        self._rec = record
         self.start_index = record["start_rune"]
         self.end_index = record["end_rune"]
+        t = record.get("text")
+        self.text = t if t is not None else text[self.start_index:self.end_index]
+        self.start = record["start"]
+        self.end = record["end"]
         self.token_count = record["token_count"]
         self.chunk_index = record["chunk_index"]
         self.source = record["source"]
         self.metadata = record.get("metadata") or {}
+
+    @property
+    def record(self) -> dict:
+        """The record as ``gochunk chunk`` writes it."""
+        if "text" not in self._rec:
+            self._rec = {"text": self.text, **self._rec}
+        return self._rec
+
+    @property
+    def spans(self) -> list:
+        """The chunk's spans when it has several (the cluster chunker's
+        chunks): dicts of start, end, start_rune and end_rune; its text is
+        their texts joined by a newline. Empty for a chunk of one span."""
+        return self._rec.get("spans") or []
 
     def to_dict(self) -> dict:
         """The record as ``gochunk chunk`` writes it (a copy)."""
@@ -162,12 +182,14 @@ class Chunk:
                 f"token_count={self.token_count})")
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, Chunk) and self.record == other.record
+        return isinstance(other, Chunk) and self.text == other.text and self.record == other.record
 
     __hash__ = None  # type: ignore[assignment]
 
 
-def _docs(result: dict, warn_name: str = "") -> list:
+def _docs(result: dict, texts: Optional[Sequence[str]] = None) -> list:
+    """The chunk lists of a result; texts are the texts given, which the
+    records of "sliced" documents are slices of."""
     import warnings
     out = []
     for i, d in enumerate(result["docs"]):
@@ -175,7 +197,8 @@ def _docs(result: dict, warn_name: str = "") -> list:
             warnings.warn(f"gochunk: {d['warning']}", RuntimeWarning, stacklevel=3)
         if "error" in d:
             raise Error(d["error"], i)
-        out.append([Chunk(r) for r in d["records"]])
+        text = texts[i] if d.get("sliced") else None
+        out.append([Chunk(r, text) for r in d["records"]])
     return out
 
 
@@ -226,7 +249,7 @@ class Chunker:
         if source is None:
             b = _encode(text)
             res = _call(self._lib, self._lib.gochunk_chunk, self._handle(), b, len(b))
-            return _docs(res)[0]
+            return _docs(res, [text])[0]
         return self.chunk_batch([text], sources=[source], jobs=1)[0]
 
     def chunk_batch(self, texts: Iterable[str], *, sources: Optional[Sequence[str]] = None,
@@ -234,6 +257,7 @@ class Chunker:
         """The chunks of each text, in order, chunked on up to jobs threads
         of Go (0: one per core). An error raises Error whose index is the
         failing text's position."""
+        texts = list(texts)
         encoded = [_encode(t) for t in texts]
         n = len(encoded)
         if sources is not None and len(sources) != n:
@@ -245,7 +269,7 @@ class Chunker:
             ids_c = (ctypes.c_char_p * n)(*[s.encode("utf-8") for s in sources])
         res = _call(self._lib, self._lib.gochunk_chunk_many, self._handle(), texts_c, lens_c, ids_c, n, jobs,
                     tail=(None,))
-        return _docs(res)
+        return _docs(res, texts)
 
     def _chunk_timed(self, text: str):
         """Chunks text and returns (chunks, (entry, exit)): the Go call's
@@ -256,7 +280,7 @@ class Chunker:
         arr = (ctypes.c_char_p * 1)(b)
         lens = (ctypes.c_size_t * 1)(len(b))
         res = _call(self._lib, self._lib.gochunk_chunk_many, self._handle(), arr, lens, None, 1, 1, tail=(span,))
-        return _docs(res)[0], (span[0], span[1])
+        return _docs(res, [text])[0], (span[0], span[1])
 
     def chunk_file(self, path: Union[str, os.PathLike]) -> list:
         """The chunks of the file at path, read as ``gochunk chunk PATH``

@@ -87,6 +87,9 @@ class SameAsCLI(unittest.TestCase):
                     self.assertEqual([c.to_dict() for c in chunker.chunk_file(path)], want)
                     b = text.encode("utf-8")
                     for c in chunker(text):  # no source: the same chunks
+                        if c.spans:  # several spans: their texts joined by "\n"
+                            self.assertEqual(c.text, "\n".join(text[s["start_rune"]:s["end_rune"]] for s in c.spans))
+                            continue
                         self.assertEqual(c.text, text[c.start_index:c.end_index])
                         self.assertEqual(c.text.encode("utf-8"), b[c.start:c.end])
                     self.assertEqual([c.text for c in chunker(text)], [r["text"] for r in want])
