@@ -106,3 +106,49 @@ func TestLoadWithOCR(t *testing.T) {
 		t.Errorf("mode sometimes: %v", err)
 	}
 }
+
+// TestOCRMixedPDF: a PDF of a page with text and a scanned page reads
+// the first from its text layer and the second by OCR (auto), or both by
+// OCR (always).
+func TestOCRMixedPDF(t *testing.T) {
+	img := ocrtest.Draw(t, 1700, 2200, ocrtest.Lines(200, 300, 30, ocrLines...)...)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: 612, Ht: 792}})
+	pdf.SetFont("Helvetica", "", 12)
+	pdf.AddPage()
+	pdf.Text(72, 100, "A born-digital page with its own text layer.")
+	pdf.AddPage()
+	pdf.RegisterImageOptionsReader("scan", fpdf.ImageOptions{ImageType: "PNG"}, &buf)
+	pdf.ImageOptions("scan", 0, 0, 612, 792, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+	var out bytes.Buffer
+	if err := pdf.Output(&out); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, mode := range []string{"auto", "always"} {
+		cfg := Config{OCR: OCRConfig{Mode: mode, Model: ocrtest.Models(t)}}
+		cfg.Embedder.ONNXLibrary = onnxtest.Library(t)
+		p, err := New(ctx, cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := p.Load(ctx, Source{PDF: out.Bytes(), ID: "mixed.pdf"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "A born-digital page with its own text layer.\n\n" + strings.Join(ocrLines, " ")
+		if c := ocrtest.CER(l.Text, want); c > 0.02 {
+			t.Errorf("%s: CER %.3f: %q", mode, c, l.Text)
+		}
+		ocrPages := map[string]int{"auto": 1, "always": 2}[mode]
+		if l.Metadata["ocr_pages"] != ocrPages {
+			t.Errorf("%s: ocr_pages %v, want %d", mode, l.Metadata["ocr_pages"], ocrPages)
+		}
+		if n := len(l.Elements); n < 2 || l.Elements[0].Page != 1 || l.Elements[n-1].Page != 2 {
+			t.Errorf("%s: elements %+v", mode, l.Elements)
+		}
+	}
+}
