@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"path/filepath"
 	"strings"
 	"unsafe"
@@ -60,10 +61,11 @@ type Source struct {
 	RecordMetadata map[string]any
 	// Progress, when set, hears how many pages of a PDF were read.
 	Progress func(done, total int)
-	// Limits bound what an office, EPUB, e-mail or HTML document expands
-	// to: cells per table and per document, text per document (see
-	// officedoc.Limits; zero fields: their defaults). Its attachments
-	// inherit them.
+	// Limits bound what an office, EPUB, e-mail, Outlook, RTF or HTML
+	// document expands to: cells per table and per document, text per
+	// document (see officedoc.Limits; zero fields: Config.MaxText and
+	// Config.TextRatio, else their defaults); Limits.MaxText also bounds
+	// a PDF's characters. Its attachments inherit them.
 	Limits officedoc.Limits
 
 	depth int // how deep in attachments this source is
@@ -84,6 +86,18 @@ func pdfMetadata(md map[string]any, eng layout.PDFEngine, els []gochunk.Element)
 	}
 	out["pdf_engine"], out["pages"], out["dropped_headers_footers"] = eng.Name(), pages, dropped
 	return out
+}
+
+// limits returns l with the configuration's text bounds (Config.MaxText,
+// Config.TextRatio) where l leaves them zero.
+func (p *Pipeline) limits(l officedoc.Limits) officedoc.Limits {
+	if l.MaxText <= 0 {
+		l.MaxText = p.cfg.MaxText
+	}
+	if l.TextRatio <= 0 {
+		l.TextRatio = p.cfg.TextRatio
+	}
+	return l
 }
 
 // IsAttachment reports whether the source is a document found inside
@@ -165,6 +179,7 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 		id = src.Path
 	}
 	out := Loaded{Document: gochunk.Document{ID: id, Metadata: src.Metadata}}
+	src.Limits = p.limits(src.Limits)
 	kind := src.Kind
 	if kind == "" {
 		kind = p.cfg.Input
@@ -209,6 +224,9 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 		var els []gochunk.Element
 		var warns []string // pages left out or cut, the others read
 		popt := layout.PDFOptions{Progress: src.Progress, Warn: func(s string) { warns = append(warns, s) }}
+		if src.Limits.MaxText > 0 {
+			popt.MaxChars = int(min(src.Limits.MaxText, math.MaxInt))
+		}
 		if popt.Engine, err = p.res.pdfEngine(ctx); err != nil {
 			break
 		}

@@ -11,6 +11,7 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"maps"
 	"os"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,6 +67,28 @@ type Config struct {
 	// compiled to WebAssembly, see layout.PDFium) or poppler (Poppler's
 	// pdftotext and pdfinfo programs, which must be installed).
 	PDFEngine string `json:"pdf_engine,omitempty"`
+	// PDFMemory bounds the memory of the in-process PDF engine (PDFium),
+	// all the PDFs it reads at once together, in bytes
+	// (layout.PDFiumOptions.TotalMemory; 0: 1 GiB); one PDF gets at most
+	// the smaller of it and 512 MiB (PDFiumOptions.MemoryLimit), and PDFs
+	// are read at once only as far as each gets 64 MiB of it. A page that
+	// needs more is left out and reported, the PDF's others read. At
+	// least 32 MiB. gochunk serve sets it to half its memory budget for
+	// requests when that is less than 1 GiB (64 MiB at least).
+	PDFMemory int64 `json:"pdf_memory,omitempty" range:"0,4398046511104"`
+	// MaxText bounds the text read from one document, in bytes: an
+	// office, EPUB, e-mail, Outlook, RTF or HTML document holding more is
+	// refused with an error naming the bound, checked while it is read
+	// (htmldoc.Limits.MaxText; 0: 128 MiB), and so is a PDF of more
+	// characters (layout.PDFOptions.MaxChars; 0: 50,000,000). A Source's
+	// own Limits.MaxText takes precedence.
+	MaxText int64 `json:"max_text,omitempty" range:"0,1125899906842624"`
+	// TextRatio bounds the text read from an office, EPUB, e-mail,
+	// Outlook, RTF or HTML document of n bytes to TextRatio × n bytes,
+	// and never below 1 MiB (htmldoc.Limits.TextRatio; 0: 100): what a
+	// small file may expand to. A Source's own Limits.TextRatio takes
+	// precedence.
+	TextRatio int64 `json:"text_ratio,omitempty" range:"0,1073741824"`
 	// PDFNotice, when set, hears that the PDF engine is being compiled
 	// (seconds, once per machine; see layout.PDFiumOptions.Notice).
 	PDFNotice func(string) `json:"-"`
@@ -253,6 +277,9 @@ func New(ctx context.Context, cfg Config, opt Options) (*Pipeline, error) {
 	case "", "documents", "sections":
 	default:
 		return nil, configError("attachments", cfg.Attachments, "want documents (each attachment a document of its own, the default) or sections (sections of the message)")
+	}
+	if cfg.PDFMemory > 0 && cfg.PDFMemory < minPDFMemory {
+		return nil, configError("pdf_memory", strconv.FormatInt(cfg.PDFMemory, 10), "want at least 32 MiB (33554432): PDFium holds about 19 MiB before it reads a PDF")
 	}
 	switch cfg.PDFEngine {
 	case "", "pdfium", "poppler":
@@ -533,6 +560,14 @@ func (r *resources) embed(ctx context.Context) (gochunk.Embedder, error) {
 	return r.embedder, r.embedErr
 }
 
+// minPDFMemory is the least Config.PDFMemory: an instance of PDFium holds
+// about 19 MiB before it reads anything. pdfMemoryPerInstance is the
+// least memory of the engine's for each PDF read at once.
+const (
+	minPDFMemory         = 32 << 20
+	pdfMemoryPerInstance = 64 << 20
+)
+
 // pdfEngine returns the PDF engine, building it on first use: PDFium's
 // module is compiled (or loaded from the user's cache) only when a PDF
 // comes. An engine built here frees itself once the pipelines sharing it
@@ -543,7 +578,14 @@ func (r *resources) pdfEngine(ctx context.Context) (layout.PDFEngine, error) {
 			r.pdf = layout.Poppler{}
 			return
 		}
-		e, err := layout.NewPDFium(ctx, layout.PDFiumOptions{Notice: r.cfg.PDFNotice})
+		// Each instance starts with about 19 MiB of its own: PDFs are
+		// read at once only as far as the engine's memory leaves each at
+		// least pdfMemoryPerInstance.
+		total := cmp.Or(r.cfg.PDFMemory, layout.DefaultPDFiumTotalMemory)
+		opt := layout.PDFiumOptions{Notice: r.cfg.PDFNotice, TotalMemory: total,
+			MemoryLimit: min(layout.DefaultPDFiumMemory, total),
+			Instances:   int(max(1, min(int64(runtime.GOMAXPROCS(0)), total/pdfMemoryPerInstance)))}
+		e, err := layout.NewPDFium(ctx, opt)
 		if err != nil {
 			r.pdfErr = err
 			return

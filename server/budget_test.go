@@ -217,3 +217,18 @@ func TestBudgetCountsPDFContent(t *testing.T) {
 	}
 	healthyAfter(t, ts.URL, "a PDF of large content")
 }
+
+// PDFium's memory, all PDFs read at once together, is held to half of
+// what requests may reserve (1 GiB at most), unless configured.
+func TestPDFMemoryFollowsBudget(t *testing.T) {
+	for _, c := range []struct{ budget, configured, want int64 }{
+		{512 << 20, 0, (512<<20 - 64<<20 - 64<<20) / 2}, // the cache (1/8) and the process come off first
+		{16 << 30, 0, 1 << 30},
+		{512 << 20, 64 << 20, 64 << 20},
+	} {
+		s, _ := newTest(t, func(cfg *Config) { cfg.MaxMemory, cfg.Pipeline.PDFMemory = c.budget, c.configured })
+		if got := s.base.Config().PDFMemory; got != c.want {
+			t.Errorf("budget %d, configured %d: PDF memory %d, want %d", c.budget, c.configured, got, c.want)
+		}
+	}
+}

@@ -32,6 +32,7 @@ import (
 	"github.com/gochunk/gochunk/index"
 	"github.com/gochunk/gochunk/inspect"
 	"github.com/gochunk/gochunk/internal/budget"
+	"github.com/gochunk/gochunk/layout"
 	"github.com/gochunk/gochunk/store"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -80,7 +81,9 @@ type Config struct {
 	// an eighth of the budget by default) and 64 MiB for the process come
 	// off it first. 0 means three quarters of the container's memory
 	// limit, else of the machine's memory. ListenAndServe sets the Go
-	// runtime's memory limit to it unless GOMEMLIMIT is set.
+	// runtime's memory limit to it unless GOMEMLIMIT is set. The PDF
+	// engine's memory (Pipeline.PDFMemory), when not set, is half of
+	// what is left for requests, 1 GiB at most and 64 MiB at least.
 	MaxMemory int64
 	// QueueWait is how long a request may wait for memory.
 	QueueWait time.Duration
@@ -172,6 +175,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if cfg.Pipeline.Embedder.Notice == nil {
 		cfg.Pipeline.Embedder.Notice = func(s string) { log.Info(s) }
 	}
+	// PDFium's memory, all PDFs read at once together, is held within
+	// the budget: half of what requests may reserve, 1 GiB at most
+	// (PDFium's default) and 64 MiB at least, unless configured.
+	cfg.Pipeline.PDFMemory = cmp.Or(max(cfg.Pipeline.PDFMemory, 0), max(min(layout.DefaultPDFiumTotalMemory, avail/2), 64<<20))
 	if cfg.Pipeline.PDFNotice == nil {
 		cfg.Pipeline.PDFNotice = func(s string) { log.Info(s) }
 	}

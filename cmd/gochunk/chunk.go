@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -261,7 +263,7 @@ func (w *writer) write(it pipeline.Item, name string) error {
 		fmt.Fprintf(w.e.stderr, "gochunk chunk: %s: %s\n", name, it.Loaded.Warning)
 	}
 	if it.Err != nil {
-		fmt.Fprintf(w.e.stderr, "gochunk chunk: %s: %v\n", name, it.Err)
+		fmt.Fprintf(w.e.stderr, "gochunk chunk: %s\n", fileError(name, it.Err))
 		w.code = max(w.code, exitInput)
 		return nil
 	}
@@ -280,4 +282,23 @@ func (w *writer) write(it pipeline.Item, name string) error {
 		}
 	}
 	return record.WriteJSONL(w.out, len(it.Result.Chunks), it.Result.AppendJSONL)
+}
+
+// fileError is err's message under the name of the file it concerns,
+// named once: a reader that names the file itself (layout.ExtractPDF, an
+// os error's path) is not named again.
+func fileError(name string, err error) string {
+	msg := err.Error()
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == name {
+		msg = strings.Replace(msg, pe.Error(), pe.Op+": "+pe.Err.Error(), 1)
+	}
+	return fileMessage(name, msg)
+}
+
+// fileMessage is msg under the name of the file it concerns, named once.
+func fileMessage(name, msg string) string {
+	for name != "" && strings.HasPrefix(msg, name+": ") {
+		msg = msg[len(name)+2:]
+	}
+	return name + ": " + msg
 }

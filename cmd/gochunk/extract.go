@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/gochunk/gochunk/pipeline"
 )
@@ -48,10 +47,7 @@ Flags:
 	doc, err := pl.Load(e.ctx, pipeline.Source{Path: files[0], Reader: e.stdin})
 	defer doc.Release()
 	if err != nil {
-		if errors.Is(err, pipeline.ErrUnsupportedFormat) || !strings.Contains(err.Error(), files[0]) {
-			err = fmt.Errorf("%s: %w", files[0], err) // as chunk and index name it
-		}
-		return fail(e, "extract", err)
+		return fail(e, "extract", errors.New(fileError(files[0], err))) // as chunk and index name it
 	}
 	if !*elements {
 		io.WriteString(e.stdout, doc.Text)

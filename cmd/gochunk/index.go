@@ -108,7 +108,7 @@ Flags:
 	bar.Finish()
 	printSummary(e, sum, *asJSON)
 	for _, f := range sum.Failures {
-		fmt.Fprintf(e.stderr, "gochunk index: %s: %s\n", f.ID, f.Error)
+		fmt.Fprintf(e.stderr, "gochunk index: %s\n", fileMessage(f.ID, f.Error))
 	}
 	if err != nil {
 		return fail(e, "index", err)

@@ -49,6 +49,7 @@ Flags:
 	cfg := server.DefaultConfig()
 	pf := pipelineFlags(e)
 	pf.RegisterResources(fs)
+	pf.RegisterReading(fs)
 	configPath := fs.String("config", "", "JSON or YAML `FILE` of settings: the flags' names (with - or _), e.g. {\"port\": 9000, \"embedder\": \"static:minishlab/potion-base-8M\"}")
 	port := fs.Int("port", 8080, "port to listen on, at the host of --addr")
 	fs.StringVar(&cfg.Addr, "addr", "", "where to listen: `HOST`, HOST:PORT or :PORT (every interface); a PORT here overrides --port. Default 127.0.0.1, this machine only; 0.0.0.0 opens the server to the network (set --token)")

@@ -156,10 +156,21 @@ func (p *Flags) RegisterChunking(fs *flag.FlagSet) {
 		c.PDFEngine = v
 		return nil
 	})
+	p.RegisterReading(fs)
 	textVar(fs, "invalid-utf8", "what to do with invalid UTF-8: reject (an error; the default) or repair (replace with U+FFFD; offsets refer to the repaired text)", func(v string) error {
 		c.InvalidUTF8 = gochunk.InvalidUTF8Policy(v)
 		return nil
 	})
+}
+
+// RegisterReading registers the bounds of what reading one document may
+// take: --max-text, --text-ratio and --pdf-memory (RegisterChunking's
+// too; gochunk serve registers them beside RegisterResources').
+func (p *Flags) RegisterReading(fs *flag.FlagSet) {
+	c := &p.Cfg
+	BytesVar(fs, "max-text", "most text read from one document, bytes or with a unit (64MiB): an office, EPUB, e-mail, Outlook, RTF or HTML document with more, or a PDF of more characters, is an error naming it (default 128MiB; PDFs 50,000,000 characters)", &c.MaxText)
+	fs.Int64Var(&c.TextRatio, "text-ratio", 0, "most text read from an office, EPUB, e-mail, Outlook, RTF or HTML document, as a multiple of its size in bytes, never below 1MiB (default 100)")
+	BytesVar(fs, "pdf-memory", "memory of the in-process PDF engine (PDFium), all PDFs read at once together, bytes or with a unit (512MiB); one PDF gets at most min(this, 512MiB), a page needing more is left out and reported (default 1GiB; serve: half its memory budget when less)", &c.PDFMemory)
 }
 
 // Embedder returns the embedder configuration, drawing download progress
