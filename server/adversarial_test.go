@@ -173,14 +173,23 @@ func FuzzAPI(f *testing.F) {
 	z.Close()
 	msg := mailgen.Message("Bomb", "Attached.", mailgen.Attachment{Name: "a.docx", Media: "application/octet-stream", Data: docx.Bytes()},
 		mailgen.Attachment{Name: "b.docx", Media: "application/octet-stream", Data: docx.Bytes()})
-	// And the PDFs: a form XObject bomb 20 deep (4.7 KB), a page of 4 MB
-	// of content (13 KB).
+	// And the PDFs (internal/pdfgen's attacks): a form XObject bomb 20
+	// deep (4.7 KB; also written as PDF 1.5 writers do, and as the third
+	// of five pages), a page of 4 MB of content (13 KB) and one of a
+	// Flate-compressed 100 MB stream (281 KB), a page of a million
+	// characters (4.2 KB); their pages drawn too (render_pages).
 	for _, file := range []struct {
 		name string
 		data []byte
-	}{{"a.docx", docx.Bytes()}, {"m.eml", msg}, {"forms.pdf", pdfgen.FormBomb(20)}, {"content.pdf", pdfgen.BigContent(4 << 20)}} {
+	}{{"a.docx", docx.Bytes()}, {"m.eml", msg}, {"forms.pdf", pdfgen.FormBomb(20)}, {"compact.pdf", pdfgen.FormBombCompact(20)},
+		{"page3.pdf", pdfgen.WithFormBombPage(5, 3, 20)}, {"content.pdf", pdfgen.BigContent(4 << 20)},
+		{"stream.pdf", pdfgen.BigContent(100 << 20)}, {"chars.pdf", pdfgen.ManyChars(1_000_000)}} {
 		b, _ := json.Marshal(map[string]any{"chunker": "dp", "documents": []map[string]any{{"file_base64": base64.StdEncoding.EncodeToString(file.data), "file_name": file.name}}})
 		f.Add(uint8(0), string(b))
+		if strings.HasSuffix(file.name, ".pdf") {
+			b, _ := json.Marshal(map[string]any{"render_pages": true, "documents": []map[string]any{{"pdf_base64": base64.StdEncoding.EncodeToString(file.data)}}})
+			f.Add(uint8(0), string(b))
+		}
 	}
 	s, err := New(f.Context(), DefaultConfig(), nil)
 	if err != nil {
@@ -189,7 +198,7 @@ func FuzzAPI(f *testing.F) {
 	h := s.Handler()
 	paths := []string{"/v1/chunk", "/embed", "/v1/embeddings", "/v1/search"}
 	f.Fuzz(func(t *testing.T, which uint8, body string) {
-		if len(body) > 1<<16 {
+		if len(body) > 1<<19 { // the seeds' 100 MB stream is 375 KB
 			return
 		}
 		path := paths[int(which)%len(paths)]
