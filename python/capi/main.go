@@ -34,7 +34,8 @@
 // # Errors
 //
 // A function that fails returns 0 or NULL and sets *err to the message
-// gochunk chunk would print after its "gochunk chunk: " prefix (err may be
+// gochunk chunk (or extract) prints after its "gochunk chunk: " prefix: a
+// file's error names the file once, a text's does not name it (err may be
 // NULL to ignore it). A panic is recovered and reported the same way.
 //
 // # Results
@@ -67,6 +68,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"runtime"
@@ -345,8 +347,8 @@ func (c *chunker) run(srcs []pipeline.Source, jobs int) ([]byte, error) {
 		}
 		if it.Err != nil {
 			msg := it.Err.Error()
-			if errors.Is(it.Err, pipeline.ErrUnsupportedFormat) && it.Source.Path != "" {
-				msg = it.Source.Path + ": " + msg // as gochunk chunk names it
+			if it.Source.Path != "" {
+				msg = fileError(it.Source.Path, it.Err) // as gochunk chunk names it
 			}
 			out.WriteString(`,"error":`)
 			writeString(out, msg)
@@ -378,6 +380,20 @@ func (c *chunker) run(srcs []pipeline.Source, jobs int) ([]byte, error) {
 	}
 	out.WriteString("]}")
 	return out.Bytes(), nil
+}
+
+// fileError is err's message under the name of the file it concerns,
+// named once, as gochunk chunk and extract write it: an error that names
+// the file itself (an os error's path, a reader's) does not name it again.
+func fileError(name string, err error) string {
+	msg := err.Error()
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == name {
+		msg = strings.Replace(msg, pe.Error(), pe.Op+": "+pe.Err.Error(), 1)
+	}
+	for name != "" && strings.HasPrefix(msg, name+": ") {
+		msg = msg[len(name)+2:]
+	}
+	return name + ": " + msg
 }
 
 func writeString(w *bytes.Buffer, s string) {
@@ -419,10 +435,7 @@ func extract(ctx context.Context, path string, opt extractOptions) ([]byte, erro
 	doc, err := pl.Load(ctx, pipeline.Source{Path: path})
 	defer doc.Release()
 	if err != nil {
-		if errors.Is(err, pipeline.ErrUnsupportedFormat) {
-			err = fmt.Errorf("%s: %w", path, err) // as chunk and index name it
-		}
-		return nil, err
+		return nil, errors.New(fileError(path, err)) // as gochunk extract names it
 	}
 	els := doc.Elements
 	if els == nil {

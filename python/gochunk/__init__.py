@@ -30,9 +30,11 @@ __all__ = ["Chunker", "Chunk", "Document", "Error", "extract", "version"]
 
 class Error(ValueError):
     """A gochunk error: a bad configuration, or an input that cannot be
-    read or chunked. Its message is the one ``gochunk chunk`` prints after
-    its ``gochunk chunk: NAME:`` prefix. ``index`` is the position of the
-    failing text when a list was chunked (else None)."""
+    read or chunked. Its message is the one ``gochunk chunk`` (or
+    ``gochunk extract``) prints after its ``gochunk chunk:`` prefix: a
+    file's names the file, a text's is the message after the input's name.
+    ``index`` is the position of the failing text when a list was chunked
+    (else None)."""
 
     def __init__(self, message: str, index: Optional[int] = None):
         super().__init__(message)
