@@ -152,7 +152,8 @@ type File struct {
 }
 
 // readable reports whether gochunk reads an attachment of this name, media
-// type and content as a document: this package's kinds, PDF, HTML, text.
+// type and content as a document: this package's kinds, PDF, HTML, an
+// Outlook message, RTF, text.
 func readable(name, media string, data []byte) bool {
 	ext := strings.ToLower(path.Ext(name))
 	switch {
@@ -161,6 +162,10 @@ func readable(name, media string, data []byte) bool {
 	case ext == ".pdf" || media == "application/pdf" || bytes.HasPrefix(data, []byte("%PDF-")):
 		return true
 	case ext == ".html" || ext == ".htm" || media == "text/html":
+		return true
+	case ext == ".msg" || media == "application/vnd.ms-outlook":
+		return true // read by package msgdoc, which refuses what is no message
+	case ext == ".rtf" || media == "application/rtf" || media == "text/rtf" || bytes.HasPrefix(data, []byte(`{\rtf`)):
 		return true
 	}
 	return strings.HasPrefix(media, "text/") && utf8.Valid(data)
