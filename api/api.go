@@ -316,7 +316,10 @@ type SearchRequest struct {
 	// Expand is none (the default), parent, section or window:N: each
 	// hit's record then comes with the span returned for it
 	// ("expanded"); Merge, when 2 or more, puts a parent in place of that
-	// many of its children among the hits (see index.Expand).
+	// many of its children among the hits when that is the better use of
+	// the hits' budget: the scores of its children among the candidates
+	// ranked add up to more than those of the hits its text would push
+	// out (see index.Expand).
 	Expand string `json:"expand,omitempty"`
 	Merge  int    `json:"merge,omitempty"`
 }

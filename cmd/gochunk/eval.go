@@ -51,7 +51,7 @@ func (f *evalFlags) register(e env, fs *flag.FlagSet) {
 	fs.IntVar(&f.returnTok, "return-tokens", 0, "compare at an equal budget: each question gets the best chunks (or parents) that fit in `N` tokens of the chunks' unit, instead of -k")
 	fs.Var(&f.chunks, "chunks", "score chunks made elsewhere beside gochunk's: `NAME=DIR`, DIR holding CORPUS.jsonl per corpus, one {\"text\"} per chunk with or without offsets (start/end, start_index/end_index, metadata.start_index, startIndex; code points), as LangChain, LlamaIndex, Chonkie or Docling export them (repeatable); NAME=DIR,DIR2 compares two runs for determinism; with --tokenizer the chunks are measured in its tokens, and with --size checked against it; --budget like=NAME holds gochunk's configurations to their counts")
 	fs.StringVar(&f.expand, "expand", "", "with --parents: return each retrieved chunk's `parent` instead of the chunk")
-	fs.IntVar(&f.merge, "merge", 0, "with --parents: return a parent in place of `K` (2 or more) of its retrieved children (auto-merging)")
+	fs.IntVar(&f.merge, "merge", 0, "with --parents: return a parent in place of `K` (2 or more) of its retrieved children when their scores add up to more than those of the chunks its text would push out of the budget (auto-merging)")
 	fs.BoolVar(&f.cohesion, "cohesion", false, "also compute the S2 cohesion score (embeds every sentence with --embedder)")
 	fs.Func("budget", "hold every configuration to a number of chunks per corpus, searching its size corpus by corpus: `CORPUS=N,…` or like=CHUNKER:KEY=VALUE,… (as many as that configuration makes, e.g. like=semchunk:size=800)", func(v string) (err error) {
 		f.budget, err = eval.ParseBudget(v)
