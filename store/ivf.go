@@ -638,12 +638,25 @@ func (s *SQLite) sparseSearch(ctx context.Context, q Query, qv query, keep map[i
 	if q.Probes > 0 {
 		dims = dims[:min(q.Probes, len(dims))]
 	}
-	stmt, err := s.db.PrepareContext(ctx, `SELECT chunk_id, weight FROM gochunk_postings WHERE id BETWEEN ? AND ?`)
+	stmt, err := s.db.PrepareContext(ctx, `SELECT id, weight FROM gochunk_postings WHERE id BETWEEN ? AND ?`)
 	if err != nil {
 		return nil, true, err
 	}
 	defer stmt.Close()
-	acc := map[int64]float32{}
+	// The sums, by chunk id: in an array while the ids are few enough
+	// (4 MB for a million), else a map.
+	var top int64
+	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM gochunk_chunks`).Scan(&top); err != nil {
+		return nil, true, err
+	}
+	var dense []float32
+	var touched []int64
+	var acc map[int64]float32
+	if top < 1<<23 {
+		dense = make([]float32, top+1)
+	} else {
+		acc = map[int64]float32{}
+	}
 	for _, d := range dims {
 		rows, err := stmt.QueryContext(ctx, int64(d)<<ivfShift, int64(d+1)<<ivfShift-1)
 		if err != nil {
@@ -657,8 +670,19 @@ func (s *SQLite) sparseSearch(ctx context.Context, q Query, qv query, keep map[i
 				rows.Close()
 				return nil, true, err
 			}
-			if keep == nil || keep[id] {
+			id &= 1<<ivfShift - 1
+			switch {
+			case keep != nil && !keep[id]:
+			case acc != nil:
 				acc[id] += w * fromHalf(h)
+			case id < int64(len(dense)):
+				if dense[id] == 0 {
+					touched = append(touched, id)
+				}
+				dense[id] += w * fromHalf(h)
+				if dense[id] == 0 {
+					dense[id] = math.SmallestNonzeroFloat32 // still touched
+				}
 			}
 		}
 		rows.Close()
@@ -666,12 +690,15 @@ func (s *SQLite) sparseSearch(ctx context.Context, q Query, qv query, keep map[i
 			return nil, true, err
 		}
 	}
-	if len(acc) < q.K {
+	if len(acc)+len(touched) < q.K {
 		return nil, false, nil
 	}
 	coarse := topK{k: max(ivfRescore, 4*q.K)}
 	for id, score := range acc {
 		coarse.offer(candidate{rowid: id, score: float64(score)})
+	}
+	for _, id := range touched {
+		coarse.offer(candidate{rowid: id, score: float64(dense[id])})
 	}
 	best, err := s.rescore(ctx, q, coarse.best)
 	return best, true, err
