@@ -109,12 +109,8 @@ func (a *Adaptive) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.C
 	pieces, costs, mass = a.units(pieces, costs, mass)
 	if a.cfg.Cohesion > 0 {
 		window := max(int(a.cfg.Target*float64(a.cfg.Size)/2), 1)
-		alike, err := cohesion(ctx, e.Text, pieces, window)
-		if err != nil {
+		if err := addCohesion(ctx, e.Text, pieces, window, a.cfg.Cohesion, costs); err != nil {
 			return nil, err
-		}
-		for i, c := range alike {
-			costs[i] += a.cfg.Cohesion * c
 		}
 	}
 	ranges, err := a.segment(ctx, e, pieces, costs, mass)
@@ -130,8 +126,12 @@ func (a *Adaptive) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.C
 func (a *Adaptive) pieces(ctx context.Context, e *pack.Engine) ([]pack.Piece, []float64, error) {
 	text := e.Text
 	sentences := a.splitter.Split(text)
-	pieces := make([]pack.Piece, 0, len(sentences))
-	costs := make([]float64, 0, len(sentences))
+	// A piece a sentence, and room for the parts of a few over the size:
+	// one part too many grew both slices by a quarter (5 MB at 30 MB of
+	// mixed text, held to the end, and both copies while it grew).
+	room := len(sentences) + len(sentences)/16
+	pieces := make([]pack.Piece, 0, room)
+	costs := make([]float64, 0, room)
 	add := func(r pack.Range, cost float64) {
 		if r = pack.Trim(text, r); r.Start < r.End {
 			pieces = append(pieces, pack.Piece{Start: r.Start, End: r.End, Size: e.Size(r)}) // measured by Split when it made r
@@ -258,18 +258,18 @@ func (a *Adaptive) density(pieces []pack.Piece) []float64 {
 // gaps between them added up, exact for an additive counter; with another
 // each chunk is counted (once, for Build too), and one over the size (a
 // token merging across a boundary) is packed again greedily, exactly.
+// It turns mass into its running sums.
 func (a *Adaptive) segment(ctx context.Context, e *pack.Engine, pieces []pack.Piece, costs, mass []float64) ([]pack.Range, error) {
 	n := len(pieces)
 	prefix := make([]int, n+1) // sizes and gaps of the pieces before each
-	var dense []float64        // their density mass, with a density weight
-	if mass != nil {
-		dense = make([]float64, n+1)
-	}
 	for i, p := range pieces {
 		prefix[i+1] = prefix[i] + p.Size + p.Gap
-		if dense != nil {
-			dense[i+1] = dense[i] + mass[i]
-		}
+	}
+	// With a density weight, mass becomes its running sums, in place: the
+	// density mass of pieces[:i] is mass[i-1] (0 for i = 0), where a
+	// second slice took 8 bytes a piece.
+	for i := 1; i < len(mass); i++ {
+		mass[i] += mass[i-1]
 	}
 	target := max(a.cfg.Target*float64(a.cfg.Size), 1)
 	best := make([]float64, n+1)
@@ -281,6 +281,10 @@ func (a *Adaptive) segment(ctx context.Context, e *pack.Engine, pieces []pack.Pi
 			}
 		}
 		best[i] = math.Inf(1)
+		denseI := 0.0
+		if mass != nil {
+			denseI = mass[i-1]
+		}
 		for j := i - 1; j >= max(0, i-maxPiecesPerChunk); j-- {
 			size := prefix[i] - prefix[j] - pieces[i-1].Gap
 			if size > a.cfg.Size && j < i-1 {
@@ -288,8 +292,12 @@ func (a *Adaptive) segment(ctx context.Context, e *pack.Engine, pieces []pack.Pi
 			}
 			d := (float64(size) - target) / target
 			c := best[j] + d*d + costs[i-1]
-			if dense != nil && size > 0 {
-				c -= a.cfg.Density * (dense[i] - dense[j]) / float64(size)
+			if mass != nil && size > 0 {
+				denseJ := 0.0
+				if j > 0 {
+					denseJ = mass[j-1]
+				}
+				c -= a.cfg.Density * (denseI - denseJ) / float64(size)
 			}
 			if c < best[i] {
 				best[i], from[i] = c, j

@@ -19,13 +19,23 @@ import (
 // topic a low one, as in TextTiling. The windows slide over the units
 // once, so the cost is linear in the text.
 func cohesion(ctx context.Context, text string, units []pack.Piece, window int) ([]float64, error) {
+	if len(units) < 2 {
+		return nil, nil
+	}
+	out := make([]float64, len(units)-1)
+	return out, addCohesion(ctx, text, units, window, 1, out)
+}
+
+// addCohesion adds weight times cohesion's value at each end to costs[i],
+// in place: adaptive's costs, without a slice of the values besides.
+func addCohesion(ctx context.Context, text string, units []pack.Piece, window int, weight float64, costs []float64) error {
 	n := len(units)
 	if n < 2 {
-		return nil, nil
+		return nil
 	}
 	ids, starts, vocab, err := unitWords(ctx, text, units)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// IDF² of each word, from the units that hold it.
 	df := make([]int32, vocab)
@@ -65,7 +75,6 @@ func cohesion(ctx context.Context, text string, units []pack.Piece, window int) 
 			mine[id] += sign
 		}
 	}
-	out := make([]float64, n-1)
 	l, r := 0, 0
 	sizeL, sizeR := 0, 0
 	for i := range n - 1 {
@@ -87,11 +96,13 @@ func cohesion(ctx context.Context, text string, units []pack.Piece, window int) 
 			sizeR += units[r].Size
 			r++
 		}
+		v := 0.0
 		if normL > 0 && normR > 0 {
-			out[i] = min(max(dot/math.Sqrt(normL*normR), 0), 1)
+			v = min(max(dot/math.Sqrt(normL*normR), 0), 1)
 		}
+		costs[i] += weight * v
 	}
-	return out, nil
+	return nil
 }
 
 // unitWords returns the words of each unit as small integer ids, those
