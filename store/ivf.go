@@ -396,6 +396,19 @@ func (s *SQLite) ivfTrain(ctx context.Context, tx *sql.Tx) error {
 	if len(nonzero) > 0 && 8*nonzero[len(nonzero)/2] <= dims {
 		kind, lists = kindSparse, 0
 	}
+	old, err := metaOf(ctx, tx, "ivf_kind")
+	if err != nil {
+		return err
+	}
+	if old == kindSparse && kind == kindSparse {
+		// Postings have nothing to train: they stay as they are.
+		for k, v := range map[string]string{"ivf_trained": strconv.FormatInt(n, 10), "ivf_checked": strconv.FormatInt(top, 10)} {
+			if err := setMeta(ctx, tx, k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	var centroids [][]float32
 	if kind == kindIVF {
 		centroids = kmeans(ctx, sample, dims, lists, rng)

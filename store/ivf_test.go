@@ -492,3 +492,22 @@ func TestSearchFilters(t *testing.T) {
 		})
 	}
 }
+
+// TestSparseGrowth: a sparse index grown ivfGrowth times keeps its rows
+// (nothing to train) and stays whole.
+func TestSparseGrowth(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(14, 14))
+	s, _ := openTemp(t, 128)
+	fill(t, s, "d", sparseVectors(rng, ivfMinChunks, 128, false))
+	version, _ := s.Meta(ctx, "ivf_version")
+	trained, _ := s.Meta(ctx, "ivf_trained")
+	fill(t, s, "e", sparseVectors(rng, ivfGrowth*ivfMinChunks, 128, false))
+	checkIndex(t, s)
+	if v, _ := s.Meta(ctx, "ivf_version"); v != version {
+		t.Errorf("the sparse index was rewritten on growth (version %s → %s)", version, v)
+	}
+	if n, _ := s.Meta(ctx, "ivf_trained"); n == trained {
+		t.Errorf("growth not noted (ivf_trained still %s)", n)
+	}
+}
