@@ -114,6 +114,27 @@ class SameAsCLI(unittest.TestCase):
         self.assertEqual([c.to_dict() for c in got], want)
 
 
+@unittest.skipUnless(CLI, "GOCHUNK_CLI (the gochunk binary) is not set")
+class Spans(unittest.TestCase):
+    def test_table(self):
+        # The table chunker repeats a table's header in each chunk: chunks
+        # of several spans, whose text is their spans' joined by "\n".
+        rows = "\n".join(f"| {i} | name {i} | a longer value, number {i} |" for i in range(120))
+        text = "# Table\n\n| id | name | value |\n|---|---|---|\n" + rows + "\n"
+        with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False, encoding="utf-8") as f:
+            f.write(text)
+        try:
+            want = cli_records("table", {"size": 100}, f.name)
+            got = gochunk.Chunker("table", size=100)(text, source=f.name)
+        finally:
+            os.unlink(f.name)
+        self.assertEqual([c.to_dict() for c in got], want)
+        multi = [c for c in got if c.spans]
+        self.assertTrue(multi, "no chunk of several spans")
+        for c in multi:
+            self.assertEqual(c.text, "\n".join(text[s["start_rune"]:s["end_rune"]] for s in c.spans))
+
+
 class Offsets(unittest.TestCase):
     def test_code_points(self):
         text = ("Ünïcödé text: 😀 emoji, 漢字 and e\u0301 combining marks.\n\n" * 40) + "The end."
