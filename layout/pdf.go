@@ -250,7 +250,8 @@ func classify(path string, err error, stderr string) error {
 type block struct {
 	x0, y0, x1, y1 float64
 	lines          []string
-	lineHeight     float64 // mean
+	lineHeight     float64    // mean
+	table          [][]string // a table's cells by row and column (lines are its rows' text)
 }
 
 type pageBlocks struct {
@@ -380,9 +381,14 @@ func order(pages []pageBlocks) []gochunk.Element {
 	for _, p := range pages {
 		for _, b := range readingOrder(p) {
 			text := joinLines(b.lines, compounds)
+			if b.table != nil {
+				text = tableText(b.table)
+			}
 			e := gochunk.Element{Type: "paragraph", Text: text, Page: p.page, BBox: [4]float64{b.x0, b.y0, b.x1, b.y1}, PageWidth: p.width, PageHeight: p.height}
 			trimmed := strings.TrimSpace(text)
 			switch {
+			case b.table != nil && !(inMargin(b, p) && count[key(b)] >= need):
+				e.Type = "table"
 			case inMargin(b, p) && (count[key(b)] >= need || isPageNumber(trimmed)):
 				e.Type, e.Excluded = "footer", true
 				if b.y1 < p.height/2 {

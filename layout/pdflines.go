@@ -14,22 +14,26 @@ type pdfRun struct {
 	size           float64
 }
 
-// pdfLine is a line of words with its box and its largest font size.
+// pdfLine is a line of words with its box and its largest font size;
+// boxes, where set, are its words' (x0, x1), for finding tables.
 type pdfLine struct {
 	x0, y0, x1, y1 float64
 	size           float64
 	words          []string
+	boxes          [][2]float64
 }
 
 // groupBlocks groups a page's runs, in the engine's order, into lines and
 // the lines into blocks, as Poppler's -bbox-layout does.
 // A page with right-to-left text has its lines built from where its
 // characters stand (positionLines).
+// Tables are taken out of the lines first (findTables).
 func groupBlocks(runs []pdfRun) []block {
 	if hasRTL(runs) {
 		return linesToBlocks(positionLines(runs))
 	}
-	return linesToBlocks(groupLines(runs))
+	tables, rest := findTables(groupLines(runs))
+	return append(linesToBlocks(rest), tables...)
 }
 
 // groupLines joins runs into lines while the next run is beside the last
@@ -40,11 +44,14 @@ func groupLines(runs []pdfRun) []pdfLine {
 	var cur pdfLine
 	var word strings.Builder
 	lastX1 := 0.0
+	wx0, wx1 := math.Inf(1), math.Inf(-1) // the word's extent
 	flushWord := func() {
 		if word.Len() > 0 {
 			cur.words = append(cur.words, word.String())
+			cur.boxes = append(cur.boxes, [2]float64{wx0, wx1})
 			word.Reset()
 		}
+		wx0, wx1 = math.Inf(1), math.Inf(-1)
 	}
 	flushLine := func() {
 		flushWord()
@@ -77,6 +84,7 @@ func groupLines(runs []pdfRun) []pdfLine {
 			cur.size = math.Max(cur.size, r.size)
 		}
 		lastX1 = r.x1
+		wx0, wx1 = math.Min(wx0, r.x0), math.Max(wx1, r.x1)
 		for _, c := range r.text {
 			switch {
 			case isPDFSpace(c):

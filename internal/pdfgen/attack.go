@@ -227,6 +227,9 @@ func manyChars(chars int) []byte {
 	var b bytes.Buffer
 	b.WriteString("BT /F1 1 Tf 1 TL 10 780 Td\n")
 	for n := 0; n < chars; n += len(line) {
+		if k := n / len(line); k > 0 && k%700 == 0 {
+			b.WriteString("2 700 Td\n") // back up the page, beside: the text stays on it
+		}
 		l := line[:min(len(line), chars-n)]
 		fmt.Fprintf(&b, "(%s) '\n", l)
 	}
