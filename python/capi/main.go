@@ -50,7 +50,15 @@
 // (code points; start and end in bytes). gochunk_chunk_file's docs are the
 // file's and its attachments' (an e-mail's), as gochunk chunk FILE writes
 // them. When span is not NULL, gochunk_chunk_many stores the call's entry
-// and exit times (Unix nanoseconds) in span[0] and span[1].
+// and exit times (Unix nanoseconds) in span[0] and span[1]. A list's ids
+// (NULL, or NULL entries, for none) name its texts in their records, as
+// gochunk chunk names a file; jobs below 1 means one per core.
+//
+// gochunk_extract returns {"text", "elements", "metadata", "warning"}: what
+// gochunk extract (--elements) reads from the file; options_json (NULL for
+// the defaults) is {"input": KIND, "pdf_engine": "pdfium" or "poppler"}.
+// gochunk_chunker_info returns {"chunker", "unit", "params", "context",
+// "parents"} of a handle's pipeline.
 package main
 
 /*
