@@ -91,6 +91,10 @@ type Failure struct {
 	// removed, so that a passing fault does not empty an index; it is
 	// removed when its source no longer lists it.
 	KeptPrevious bool `json:"kept_previous,omitempty"`
+	// Attachment is true for a document found inside another (an
+	// e-mail's attachment, ID MESSAGE/NAME) whose message was read:
+	// gochunk index reports it as a warning, not a failure of the run.
+	Attachment bool `json:"attachment,omitempty"`
 }
 
 // Summary is what a run did.
@@ -300,6 +304,8 @@ type run struct {
 	// seen are the current source's documents, attachments included;
 	// rechunked those chunked in this run (see cleanup).
 	seen, rechunked map[string]bool
+	// attachments are the IDs of the attachments met (Failure.Attachment).
+	attachments map[string]bool
 }
 
 func (r *run) fail(id string, err error) {
@@ -308,7 +314,7 @@ func (r *run) fail(id string, err error) {
 	if kept {
 		r.sum.Documents.KeptPrevious++
 	}
-	r.sum.Failures = append(r.sum.Failures, Failure{ID: id, Error: err.Error(), KeptPrevious: kept})
+	r.sum.Failures = append(r.sum.Failures, Failure{ID: id, Error: err.Error(), KeptPrevious: kept, Attachment: r.attachments[id]})
 	r.progress(id)
 }
 
@@ -392,6 +398,10 @@ func (r *run) flush(ctx context.Context) error {
 			results, errs, texts = append(results, nil), append(errs, nil), append(texts, "")
 			k = len(docs) - 1
 			r.seen[a.ID] = true
+			if r.attachments == nil {
+				r.attachments = map[string]bool{}
+			}
+			r.attachments[a.ID] = true
 		} else {
 			i++
 		}

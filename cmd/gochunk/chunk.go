@@ -263,6 +263,13 @@ func (w *writer) write(it pipeline.Item, name string) error {
 		fmt.Fprintf(w.e.stderr, "gochunk chunk: %s: %s\n", name, it.Loaded.Warning)
 	}
 	if it.Err != nil {
+		if it.Source.IsAttachment() && w.e.ctx.Err() == nil {
+			// An attachment that cannot be read (broken, or of a format
+			// gochunk refuses) is skipped with a warning naming it: its
+			// message was read, and the run goes on as a success.
+			fmt.Fprintf(w.e.stderr, "gochunk chunk: %s: attachment skipped: %s\n", name, strings.TrimPrefix(fileError(name, it.Err), name+": "))
+			return nil
+		}
 		fmt.Fprintf(w.e.stderr, "gochunk chunk: %s\n", fileError(name, it.Err))
 		w.code = max(w.code, exitInput)
 		return nil

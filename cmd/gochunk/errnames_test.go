@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gochunk/gochunk/internal/cfbgen"
+	"github.com/gochunk/gochunk/internal/mailgen"
 	"github.com/gochunk/gochunk/internal/pdfgen"
 )
 
@@ -81,6 +83,39 @@ func TestMaxTextFlag(t *testing.T) {
 			if !strings.Contains(help, flag) {
 				t.Errorf("%s -h does not list %s", cmd, flag)
 			}
+		}
+	}
+}
+
+// A message whose attachment cannot be read (broken, or of a format
+// gochunk refuses) is read, and the attachment skipped with a warning
+// naming it: chunk and index exit 0. A file given that fails still fails
+// the run.
+func TestBadAttachmentIsAWarning(t *testing.T) {
+	dir := t.TempDir()
+	eml := filepath.Join(dir, "m.eml")
+	msg := mailgen.Message("Files", "See the files attached.",
+		mailgen.Attachment{Name: "doc.pdf", Media: "application/pdf", Data: []byte("%PDF-1.4 broken")},
+		mailgen.Attachment{Name: "locked.docx", Media: "application/octet-stream", Data: cfbgen.Legacy("EncryptedPackage")})
+	if err := os.WriteFile(eml, msg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"chunk", eml}, {"index", "--store", filepath.Join(dir, "s.db"), eml}} {
+		out, errs, code := runCmd(t, "", args...)
+		if code != 0 || !strings.Contains(errs, eml+"/doc.pdf: attachment skipped: ") || !strings.Contains(errs, eml+"/locked.docx: attachment skipped: ") || !strings.Contains(errs, "encrypted with a password") {
+			t.Errorf("%s: exit %d, stderr %q", args[0], code, errs)
+		}
+		if args[0] == "chunk" && !strings.Contains(out, "See the files attached.") {
+			t.Errorf("chunk: the message lost: %q", out)
+		}
+	}
+	bad := filepath.Join(dir, "bad.pdf")
+	if err := os.WriteFile(bad, []byte("%PDF-1.4 broken"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"chunk", eml, bad}, {"index", "--store", filepath.Join(dir, "s2.db"), eml, bad}} {
+		if _, errs, code := runCmd(t, "", args...); code != 1 || !strings.Contains(errs, bad+": ") {
+			t.Errorf("%s with a bad file: exit %d, stderr %q", args[0], code, errs)
 		}
 	}
 }

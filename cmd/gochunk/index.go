@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -107,10 +108,19 @@ Flags:
 	sum, err := index.Run(e.ctx, st, pl, srcs, opt)
 	bar.Finish()
 	printSummary(e, sum, *asJSON)
+	// An attachment that cannot be read is skipped with a warning naming
+	// it (its message was read), as gochunk chunk does; a run whose only
+	// failures are such exits 0.
+	failed := 0
 	for _, f := range sum.Failures {
+		if f.Attachment {
+			fmt.Fprintf(e.stderr, "gochunk index: %s: attachment skipped: %s\n", f.ID, strings.TrimPrefix(fileMessage(f.ID, f.Error), f.ID+": "))
+			continue
+		}
+		failed++
 		fmt.Fprintf(e.stderr, "gochunk index: %s\n", fileMessage(f.ID, f.Error))
 	}
-	if err != nil {
+	if err != nil && !(errors.Is(err, index.ErrFailed) && failed == 0) {
 		return fail(e, "index", err)
 	}
 	return exitOK
