@@ -39,7 +39,10 @@ import (
 // For them the index is inverted by dimension instead ("sparse"):
 // gochunk_postings holds a row per nonzero dimension of each unit vector
 // (its rowid the dimension shifted left by ivfShift bits plus the chunk
-// id, its weight as float16 bits), and a search adds up the products of
+// id, its weight as float16 bits; no other column and no other index: a
+// chunk's rows are found from its stored vector's nonzero dimensions, and
+// deleted so, in the transaction that deletes the chunk, by unindex), and
+// a search adds up the products of
 // the query's dimensions' rows: the exact cosine of every chunk that
 // shares a dimension with the query, reading a few per cent of the rows.
 // Which kind a store gets is decided when it is trained, by the median
@@ -74,10 +77,9 @@ var ivfSchema = []string{
 	`CREATE TABLE IF NOT EXISTS gochunk_ivf_lists (list INTEGER PRIMARY KEY, centroid BLOB NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS gochunk_ivf (id INTEGER PRIMARY KEY, chunk_id INTEGER NOT NULL, code BLOB NOT NULL)`,
 	`CREATE INDEX IF NOT EXISTS gochunk_ivf_chunk ON gochunk_ivf (chunk_id)`,
-	`CREATE TABLE IF NOT EXISTS gochunk_postings (id INTEGER PRIMARY KEY, chunk_id INTEGER NOT NULL, weight INTEGER NOT NULL)`,
-	`CREATE INDEX IF NOT EXISTS gochunk_postings_chunk ON gochunk_postings (chunk_id)`,
+	`CREATE TABLE IF NOT EXISTS gochunk_postings (id INTEGER PRIMARY KEY, weight INTEGER NOT NULL)`,
 	`CREATE TRIGGER IF NOT EXISTS gochunk_chunks_ivf_delete AFTER DELETE ON gochunk_chunks BEGIN
-		DELETE FROM gochunk_ivf WHERE chunk_id = old.id; DELETE FROM gochunk_postings WHERE chunk_id = old.id; END`,
+		DELETE FROM gochunk_ivf WHERE chunk_id = old.id; END`,
 }
 
 // ivfShift places a row's list above its chunk id in its rowid (chunk
@@ -232,7 +234,7 @@ func newIVFWriter(ctx context.Context, tx *sql.Tx, x *ivfIndex) (*ivfWriter, err
 
 const (
 	ivfInsert     = `INSERT INTO gochunk_ivf (id, chunk_id, code) VALUES (?, ?, ?)`
-	postingInsert = `INSERT INTO gochunk_postings (id, chunk_id, weight) VALUES `
+	postingInsert = `INSERT INTO gochunk_postings (id, weight) VALUES `
 	// postingRows is the most rows one statement inserts.
 	postingRows = 64
 )
@@ -249,17 +251,19 @@ func (w *ivfWriter) add(ctx context.Context, id int64, v []float32) error {
 		return fmt.Errorf("chunk id %d out of the vector index's range", id)
 	}
 	if w.x.kind == kindSparse {
-		u := sparseOf(unit(v))
+		// The dimensions of the stored (float16) vector, which unindex
+		// finds again.
+		u := sparseOf(unit(decodeVector(nil, encodeVector(v))))
 		for len(u.idx) > 0 {
 			n := min(len(u.idx), postingRows)
 			w.args = w.args[:0]
 			for j, d := range u.idx[:n] {
-				w.args = append(w.args, int64(d)<<ivfShift|id, id, toHalf(u.val[j]))
+				w.args = append(w.args, int64(d)<<ivfShift|id, toHalf(u.val[j]))
 			}
 			stmt := w.multi[n]
 			if stmt == nil {
 				var err error
-				q := postingInsert + strings.Repeat("(?, ?, ?), ", n-1) + "(?, ?, ?)"
+				q := postingInsert + strings.Repeat("(?, ?), ", n-1) + "(?, ?)"
 				if stmt, err = w.tx.PrepareContext(ctx, q); err != nil {
 					return err
 				}
@@ -279,6 +283,46 @@ func (w *ivfWriter) add(ctx context.Context, id int64, v []float32) error {
 	list := int64(w.x.nearest(sparseOf(unit(v))))
 	_, err := w.ins.ExecContext(ctx, list<<ivfShift|id, id, code)
 	return err
+}
+
+// unindex deletes the postings of document doc's chunks, before the
+// chunks are (a sparse index; the others' rows go by trigger).
+func (w *ivfWriter) unindex(ctx context.Context, doc string) error {
+	if w.x == nil || w.x.kind != kindSparse {
+		return nil
+	}
+	rows, err := w.tx.QueryContext(ctx, `SELECT id, embedding FROM gochunk_chunks WHERE document_id = ? AND embedding IS NOT NULL`, doc)
+	if err != nil {
+		return err
+	}
+	var keys []any
+	var v []float32
+	for rows.Next() {
+		var id int64
+		var b []byte
+		if err := rows.Scan(&id, &b); err != nil {
+			rows.Close()
+			return err
+		}
+		v = decodeVector(v, b)
+		for d, x := range v {
+			if x != 0 {
+				keys = append(keys, int64(d)<<ivfShift|id)
+			}
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for len(keys) > 0 {
+		n := min(len(keys), 256)
+		if _, err := w.tx.ExecContext(ctx, `DELETE FROM gochunk_postings WHERE id IN (?`+strings.Repeat(", ?", n-1)+`)`, keys[:n]...); err != nil {
+			return err
+		}
+		keys = keys[n:]
+	}
+	return nil
 }
 
 func (w *ivfWriter) close() {

@@ -145,14 +145,35 @@ func recall(t testing.TB, s *SQLite, queries [][]float32, k, probes int) float64
 func checkIndex(t testing.TB, s *SQLite) {
 	t.Helper()
 	if kind, _ := s.Meta(context.Background(), "ivf_kind"); kind == kindSparse {
-		var orphans, missing int
-		err := s.db.QueryRow(`SELECT (SELECT count(*) FROM gochunk_postings WHERE chunk_id NOT IN (SELECT id FROM gochunk_chunks)),
-			(SELECT count(*) FROM gochunk_chunks WHERE embedding IS NOT NULL AND id NOT IN (SELECT chunk_id FROM gochunk_postings))`).Scan(&orphans, &missing)
+		// The postings are exactly the stored vectors' nonzero dimensions.
+		want := map[int64]bool{}
+		err := eachVector(context.Background(), s.db, func(id int64, v []float32) error {
+			for d, x := range v {
+				if x != 0 {
+					want[int64(d)<<ivfShift|id] = true
+				}
+			}
+			return nil
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if orphans != 0 || missing != 0 {
-			t.Fatalf("%d postings without a chunk, %d chunks without postings", orphans, missing)
+		rows, err := s.db.Query(`SELECT id FROM gochunk_postings`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		n := 0
+		for rows.Next() {
+			var id int64
+			rows.Scan(&id)
+			if !want[id] {
+				t.Fatalf("a posting of chunk %d, dimension %d, that its stored vector has not", id&(1<<ivfShift-1), id>>ivfShift)
+			}
+			n++
+		}
+		if n != len(want) {
+			t.Fatalf("%d postings for %d nonzero dimensions", n, len(want))
 		}
 		return
 	}

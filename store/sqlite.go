@@ -256,6 +256,9 @@ func sqlitePut(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, ivf *ivfWriter, p
 	if err != nil {
 		return fmt.Errorf("metadata of %s: %w", doc.ID, err)
 	}
+	if err := ivf.unindex(ctx, doc.ID); err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM gochunk_chunks WHERE document_id = ?`, doc.ID); err != nil {
 		return err
 	}
@@ -322,7 +325,15 @@ func nullString(b []byte) any {
 // Delete implements Store.
 func (s *SQLite) Delete(ctx context.Context, ids ...string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
+		ivf, err := s.ivfWriterFor(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer ivf.close()
 		for _, id := range ids {
+			if err := ivf.unindex(ctx, id); err != nil {
+				return err
+			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM gochunk_chunks WHERE document_id = ?`, id); err != nil {
 				return err
 			}
