@@ -363,20 +363,11 @@ func order(pages []pageBlocks) []gochunk.Element {
 		}
 	}
 	need := max(2, (len(pages)+1)/2)
-	// The typical line height, for headings.
-	var heights []float64
-	for _, p := range pages {
-		for _, b := range p.blocks {
-			heights = append(heights, b.lineHeight)
-		}
-	}
-	sort.Float64s(heights)
-	median := 0.0
-	if len(heights) > 0 {
-		median = heights[len(heights)/2]
-	}
+	// The body text's size, for headings.
+	median := bodySize(pages)
 	compounds := hyphenated(pages)
 	var out []gochunk.Element
+	var sizes []float64 // each element's line height
 	titled := false
 	for _, p := range pages {
 		for _, b := range readingOrder(p) {
@@ -396,18 +387,26 @@ func order(pages []pageBlocks) []gochunk.Element {
 				}
 			case captionRe.MatchString(trimmed):
 				e.Type = "caption"
-			case strings.HasPrefix(trimmed, "•") || strings.HasPrefix(trimmed, "- ") || startsNumbered(trimmed):
-				e.Type = "list_item"
-			case len(b.lines) <= 2 && len(strings.Fields(trimmed)) <= 14 && median > 0 && b.lineHeight >= 1.3*median:
+			case len(b.lines) <= 2 && len(strings.Fields(trimmed)) <= 14 && isHeadingSize(b.lineHeight, median):
 				e.Type = "heading"
-				if p.page == pages[0].page && !titled {
+				if depth, _, ok := sectionDepth(trimmed); ok {
+					e.Level = depth
+				} else if p.page == pages[0].page && !titled {
 					titled = true
 					e.Type = "title"
 				}
+			default:
+				if depth, ok := numberedHeading(b, trimmed, median); ok {
+					e.Type, e.Level = "heading", depth
+				} else if listMarker(trimmed) {
+					e.Type = "list_item"
+				}
 			}
 			out = append(out, e)
+			sizes = append(sizes, b.lineHeight)
 		}
 	}
+	setLevels(out, sizes)
 	return out
 }
 

@@ -138,6 +138,9 @@ func linesToBlocks(lines []pdfLine) []block {
 			}
 		}
 		text := strings.Join(l.words, " ")
+		if startsItem(l.words) {
+			best = nil // a list item starts a block
+		}
 		if best == nil {
 			bs = append(bs, &building{b: block{x0: l.x0, y0: l.y0, x1: l.x1, y1: l.y1, lines: []string{text}}, last: l, sizes: l.size})
 			continue

@@ -1,0 +1,73 @@
+package layout
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func outline(t *testing.T, path string, types ...string) string {
+	var sb strings.Builder
+	for _, e := range extractElements(t, path) {
+		for _, typ := range types {
+			if e.Type == typ {
+				fmt.Fprintf(&sb, "%s %d %s\n", e.Type, e.Level, e.Text)
+			}
+		}
+	}
+	return sb.String()
+}
+
+// Headings are found by their size against the body text's and by their
+// section numbers, with levels: "2.1 Training", set barely larger than
+// the body, is a heading under "2. Staff"; "1. Sales by region" is a
+// heading, not a list item.
+func TestPDFHeadings(t *testing.T) {
+	got := outline(t, filepath.Join("testdata", "structure.pdf"), "title", "heading", "list_item")
+	want := "title 1 Quarterly Report\nheading 2 1. Sales by region\nheading 2 2. Staff\nheading 3 2.1 Training\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// List items are found by their markers, each its own element even where
+// the lines stand as close as a paragraph's, nested by their indentation
+// (the nested item's text indented as markdown nests it).
+func TestPDFLists(t *testing.T) {
+	got := outline(t, filepath.Join("testdata", "lists.pdf"), "list_item")
+	want := `list_item 1 • Clothes for a week
+list_item 2   ◦ Two warm jumpers
+list_item 2   ◦ A rain jacket
+list_item 1 • A sleeping bag rated to five degrees
+list_item 1 • A torch with spare batteries
+list_item 1 1. Register at the front desk.
+list_item 1 2. Pitch the tent before dark.
+list_item 1 3. Meet the group at the fire at eight.
+`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestSectionDepth(t *testing.T) {
+	for _, c := range []struct {
+		text          string
+		depth         int
+		dotted, match bool
+	}{
+		{"1. Introduction", 1, false, true},
+		{"2.1 Training", 2, true, true},
+		{"3.2.1. Results", 3, true, true},
+		{"A. Scope", 1, false, true},
+		{"IV. Discussion", 1, false, true},
+		{"3. the next step", 0, false, false},
+		{"12,000 people came", 0, false, false},
+		{"Introduction", 0, false, false},
+	} {
+		d, dotted, ok := sectionDepth(c.text)
+		if d != c.depth || dotted != c.dotted || ok != c.match {
+			t.Errorf("sectionDepth(%q) = %d, %v, %v", c.text, d, dotted, ok)
+		}
+	}
+}
