@@ -338,6 +338,11 @@ func (e *Engine) decode(probs []float32, steps, classes int, c crop, step float6
 			wb.WriteString(ch.r)
 			ws += ch.p
 		}
+		if digitLike(wb.String()) {
+			text := digitsFor.Replace(wb.String())
+			wb.Reset()
+			wb.WriteString(text)
+		}
 		u0 := math.Max(0, float64(word[0].t)*step)
 		u1 := math.Min(float64(c.img.w), float64(word[len(word)-1].last+1)*step)
 		h := float64(c.img.h)
@@ -485,4 +490,27 @@ func (l *Line) split() []Line {
 			Words: slices.Clone(ws), Flipped: l.Flipped})
 	}
 	return out
+}
+
+// digitsFor reads letters that look like digits as the digits.
+var digitsFor = strings.NewReplacer("o", "0", "O", "0", "l", "1", "I", "1")
+
+// digitLike reports whether a word is a number some of whose digits the
+// recogniser read as the letters they look like ("2o12", "14,ooo",
+// "(o.91"): it holds a digit, and besides digits only o, O, l, I and
+// the punctuation of numbers.
+func digitLike(w string) bool {
+	digit, letter := false, false
+	for _, r := range w {
+		switch {
+		case r >= '0' && r <= '9':
+			digit = true
+		case r == 'o' || r == 'O' || r == 'l' || r == 'I':
+			letter = true
+		case strings.ContainsRune(".,:;-+%$()/", r):
+		default:
+			return false
+		}
+	}
+	return digit && letter
 }
