@@ -83,3 +83,12 @@ func TestLogicalOrder(t *testing.T) {
 		}
 	}
 }
+
+// Letter-spaced text (CSS letter-spacing, a tracked heading) reads as its
+// words, where each letter was a word ("S U M M A R Y").
+func TestPDFLetterSpaced(t *testing.T) {
+	want := "SUMMARY OF RESULTS\n\nThe results below were measured in the spring.\n\nLetter spaced text reads as words."
+	if text := extractText(t, filepath.Join("testdata", "spaced.pdf")); text != want {
+		t.Errorf("%q, want %q", text, want)
+	}
+}

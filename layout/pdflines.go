@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // pdfRun is a run of text in one font on one line, with its box (top-left
@@ -45,20 +46,24 @@ func groupLines(runs []pdfRun) []pdfLine {
 	var word strings.Builder
 	lastX1 := 0.0
 	wx0, wx1 := math.Inf(1), math.Inf(-1) // the word's extent
+	gap := -1.0                           // the gap in ems that started the word; -1 for a space
+	var gaps []float64                    // the line's words'
 	flushWord := func() {
 		if word.Len() > 0 {
 			cur.words = append(cur.words, word.String())
 			cur.boxes = append(cur.boxes, [2]float64{wx0, wx1})
+			gaps = append(gaps, gap)
 			word.Reset()
 		}
-		wx0, wx1 = math.Inf(1), math.Inf(-1)
+		wx0, wx1, gap = math.Inf(1), math.Inf(-1), -1
 	}
 	flushLine := func() {
 		flushWord()
 		if len(cur.words) > 0 {
+			joinLetterSpaced(&cur, gaps)
 			lines = append(lines, cur)
 		}
-		cur = pdfLine{}
+		cur, gaps = pdfLine{}, gaps[:0]
 	}
 	for _, r := range runs {
 		if strings.TrimFunc(r.text, isPDFSpace) == "" {
@@ -74,6 +79,7 @@ func groupLines(runs []pdfRun) []pdfLine {
 				flushLine()
 			case r.x0 > lastX1+0.3*em:
 				flushWord() // a gap the PDF spaces by position
+				gap = (r.x0 - lastX1) / em
 			}
 		}
 		if cur.size == 0 {
@@ -99,6 +105,37 @@ func groupLines(runs []pdfRun) []pdfLine {
 	}
 	flushLine()
 	return lines
+}
+
+// joinLetterSpaced joins the letters of letter-spaced words ("S U M M A
+// R Y"), which their gaps cut into words of a letter each: where most of
+// the words that a gap cut are single letters, a gap within a little of
+// the narrowest such gap (0.15 em) is a letter's, not a word's.
+func joinLetterSpaced(l *pdfLine, gaps []float64) {
+	narrowest, cut, single := math.Inf(1), 0, 0
+	for k, g := range gaps {
+		if g < 0 {
+			continue
+		}
+		cut++
+		narrowest = math.Min(narrowest, g)
+		if utf8.RuneCountInString(l.words[k]) == 1 {
+			single++
+		}
+	}
+	if cut < 3 || float64(single) < 0.6*float64(cut) {
+		return
+	}
+	words, boxes := l.words[:1], l.boxes[:1]
+	for k := 1; k < len(l.words); k++ {
+		if g := gaps[k]; g >= 0 && g < narrowest+0.15 {
+			words[len(words)-1] += l.words[k]
+			boxes[len(boxes)-1][1] = l.boxes[k][1]
+			continue
+		}
+		words, boxes = append(words, l.words[k]), append(boxes, l.boxes[k])
+	}
+	l.words, l.boxes = words, boxes
 }
 
 func isPDFSpace(r rune) bool { return r == 0 || unicode.IsSpace(r) }
