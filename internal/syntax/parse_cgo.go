@@ -49,10 +49,19 @@ func Parse(ctx context.Context, lang string, src []byte, leaf int) (*Tree, error
 		defs = "ts"
 	}
 	t := &Tree{Language: lang, text: string(src)}
+	// A node's kind is its symbol's name: one string a symbol, not an
+	// allocation a node.
+	kinds := map[sitter.Symbol]string{}
 	var add func(n *sitter.Node) int32
 	add = func(n *sitter.Node) int32 {
 		i := int32(len(t.Nodes))
-		t.Nodes = append(t.Nodes, Node{Start: int(n.StartByte()), End: int(n.EndByte()), Kind: n.Type(), Named: n.IsNamed()})
+		sym := n.Symbol()
+		kind, ok := kinds[sym]
+		if !ok {
+			kind = n.Type()
+			kinds[sym] = kind
+		}
+		t.Nodes = append(t.Nodes, Node{Start: int(n.StartByte()), End: int(n.EndByte()), Kind: kind, Named: n.IsNamed()})
 		count := int(n.ChildCount())
 		if count == 0 || t.Nodes[i].End-t.Nodes[i].Start <= leaf {
 			return i
@@ -64,7 +73,38 @@ func Parse(ctx context.Context, lang string, src []byte, leaf int) (*Tree, error
 		t.Nodes[i].Children = kids
 		return i
 	}
-	add(st.RootNode())
+	// The binding keeps a Go value for every node it hands out until its
+	// tree is dropped (about 100 bytes a node, more than the node's copy
+	// here), and finds a node's k-th child from its first. So the root's
+	// children are walked with a cursor, and each one's subtree through a
+	// copy of the tree (which shares its nodes) dropped after it: the
+	// values handed out are those of one top-level node at a time.
+	root := st.RootNode()
+	top := func(n *sitter.Node) int32 {
+		if n.ChildCount() == 0 || int(n.EndByte()-n.StartByte()) <= leaf {
+			return add(n)
+		}
+		cp := st.Copy()
+		defer cp.Close()
+		c := sitter.NewTreeCursor(cp.RootNode())
+		defer c.Close()
+		if c.GoToFirstChildForByte(n.StartByte()) >= 0 {
+			if m := c.CurrentNode(); m.StartByte() == n.StartByte() && m.EndByte() == n.EndByte() && m.Symbol() == n.Symbol() {
+				return add(m)
+			}
+		}
+		return add(n)
+	}
+	t.Nodes = append(t.Nodes, Node{Start: int(root.StartByte()), End: int(root.EndByte()), Kind: root.Type(), Named: root.IsNamed()})
+	if count := int(root.ChildCount()); count > 0 && t.Nodes[0].End-t.Nodes[0].Start > leaf {
+		kids := make([]int32, 0, count)
+		c := sitter.NewTreeCursor(root)
+		for ok := c.GoToFirstChild(); ok; ok = c.GoToNextSibling() {
+			kids = append(kids, top(c.CurrentNode()))
+		}
+		c.Close()
+		t.Nodes[0].Children = kids
+	}
 	if err := t.definitions(defs, g(), st.RootNode(), src); err != nil {
 		return nil, err
 	}
