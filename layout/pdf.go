@@ -28,6 +28,15 @@ var (
 	ErrNoText    = errors.New("no text layer: the PDF holds only images (run OCR first, for example with ocrmypdf)")
 )
 
+// errNoTextNoImage is ErrNoText for a PDF whose pages draw no image
+// either: there is nothing for OCR to read.
+var errNoTextNoImage error = noTextError("no text layer: the PDF's pages hold no text and no image (its text may be drawn as shapes, or its pages are blank); OCR of its drawn pages may read it (ocrmypdf --force-ocr)")
+
+type noTextError string
+
+func (e noTextError) Error() string        { return string(e) }
+func (e noTextError) Is(target error) bool { return target == ErrNoText }
+
 // PDFOptions configure PDF extraction.
 type PDFOptions struct {
 	// PagesPerBatch bounds the pages Poppler reads at once (memory), and
@@ -204,7 +213,12 @@ func extract(ctx context.Context, src pdfSource, opt PDFOptions) ([]gochunk.Elem
 		}
 		opt.warn("all its text is in headers and footers (repeated in the top or bottom margin, or page numbers): kept as its text")
 	case !hasText:
-		return nil, ErrNoText
+		for _, p := range pages {
+			if !p.blank {
+				return nil, ErrNoText
+			}
+		}
+		return nil, errNoTextNoImage
 	}
 	return els, nil
 }
@@ -258,7 +272,8 @@ type pageBlocks struct {
 	page          int
 	width, height float64
 	blocks        []block
-	chars         int // characters read
+	chars         int  // characters read
+	blank         bool // no text and no image (PDFium)
 }
 
 // parseBBoxLayout reads pdftotext's -bbox-layout XHTML.

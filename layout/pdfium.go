@@ -612,6 +612,11 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, max
 		run.size = run.y1 - run.y0
 		classes[q] = append(classes[q], run)
 	}
+	// Form fields' values and text boxes are annotations, not content.
+	classes[0] = append(classes[0], annotationRuns(inst, page, rot, p.width, p.height)...)
+	if n.Count == 0 {
+		p.blank = !hasImage(inst, page)
+	}
 	for q, runs := range classes {
 		var blocks []block
 		if q == 0 {
