@@ -51,26 +51,37 @@ func Parse(ctx context.Context, lang string, src []byte, leaf int) (*Tree, error
 	t := &Tree{Language: lang, text: string(src)}
 	// A node's kind is its symbol's name: one string a symbol, not an
 	// allocation a node.
-	kinds := map[sitter.Symbol]string{}
+	kinds := map[sitter.Symbol]uint16{}
+	node := func(n *sitter.Node) Node {
+		sym := n.Symbol()
+		k, ok := kinds[sym]
+		if !ok {
+			k = uint16(len(t.kinds))
+			kinds[sym] = k
+			t.kinds = append(t.kinds, n.Type())
+		}
+		return Node{Start: int(n.StartByte()), End: int(n.EndByte()), kind: k, Named: n.IsNamed()}
+	}
+	// children reserves the places of count children of node i in t.kids.
+	children := func(i int32, count int) int32 {
+		first := int32(len(t.kids))
+		t.kids = append(t.kids, make([]int32, count)...)
+		t.Nodes[i].first, t.Nodes[i].count = first, int32(count)
+		return first
+	}
 	var add func(n *sitter.Node) int32
 	add = func(n *sitter.Node) int32 {
 		i := int32(len(t.Nodes))
-		sym := n.Symbol()
-		kind, ok := kinds[sym]
-		if !ok {
-			kind = n.Type()
-			kinds[sym] = kind
-		}
-		t.Nodes = append(t.Nodes, Node{Start: int(n.StartByte()), End: int(n.EndByte()), Kind: kind, Named: n.IsNamed()})
+		t.Nodes = append(t.Nodes, node(n))
 		count := int(n.ChildCount())
 		if count == 0 || t.Nodes[i].End-t.Nodes[i].Start <= leaf {
 			return i
 		}
-		kids := make([]int32, 0, count)
+		first := children(i, count)
 		for k := range count {
-			kids = append(kids, add(n.Child(k)))
+			c := add(n.Child(k)) // t.kids may move while the child is added
+			t.kids[int(first)+k] = c
 		}
-		t.Nodes[i].Children = kids
 		return i
 	}
 	// The binding keeps a Go value for every node it hands out until its
@@ -95,15 +106,20 @@ func Parse(ctx context.Context, lang string, src []byte, leaf int) (*Tree, error
 		}
 		return add(n)
 	}
-	t.Nodes = append(t.Nodes, Node{Start: int(root.StartByte()), End: int(root.EndByte()), Kind: root.Type(), Named: root.IsNamed()})
+	t.Nodes = append(t.Nodes, node(root))
 	if count := int(root.ChildCount()); count > 0 && t.Nodes[0].End-t.Nodes[0].Start > leaf {
-		kids := make([]int32, 0, count)
+		first := children(0, count)
 		c := sitter.NewTreeCursor(root)
-		for ok := c.GoToFirstChild(); ok; ok = c.GoToNextSibling() {
-			kids = append(kids, top(c.CurrentNode()))
+		k := 0
+		for ok := c.GoToFirstChild(); ok && k < count; ok = c.GoToNextSibling() {
+			i := top(c.CurrentNode())
+			t.kids[int(first)+k] = i
+			k++
 		}
 		c.Close()
-		t.Nodes[0].Children = kids
+		if k != count {
+			return nil, fmt.Errorf("parse %s: the root has %d children, its cursor saw %d", lang, count, k)
+		}
 	}
 	if err := t.definitions(defs, g(), st.RootNode(), src); err != nil {
 		return nil, err

@@ -14,12 +14,14 @@ import (
 // tree-sitter grammars are not compiled in.
 var ErrUnavailable = errors.New("syntax-tree code chunking needs the cgo build of gochunk (go build with CGO_ENABLED=1 and a C compiler); this build splits code by lines and definition patterns")
 
-// Node is a node of a syntax tree.
+// Node is a node of a syntax tree: 32 bytes, its kind and its children
+// held by the tree (Tree.Kind, Tree.Children), where a string and a slice
+// of its own took 40 more and an allocation.
 type Node struct {
-	Start, End int // byte offsets
-	Kind       string
-	Named      bool
-	Children   []int32 // indices into Tree.Nodes, in order
+	Start, End   int // byte offsets
+	kind         uint16
+	Named        bool
+	first, count int32 // its children: Tree.kids[first:first+count]
 }
 
 // Tree is a parsed document; Nodes[0] is the root.
@@ -28,15 +30,27 @@ type Tree struct {
 	Nodes    []Node
 	// Defs are the definitions (functions, classes, methods, types), in
 	// order of their start.
-	Defs []Definition
-	text string
+	Defs  []Definition
+	text  string
+	kinds []string // the kinds of nodes, by Node.kind
+	kids  []int32  // the children of every node, indices into Nodes
+}
+
+// Kind returns the kind of node n (function_declaration, identifier, {).
+func (t *Tree) Kind(n int) string { return t.kinds[t.Nodes[n].kind] }
+
+// Children returns the indices of node n's children, in order (none for
+// a node kept whole). The slice is the tree's: not to be changed.
+func (t *Tree) Children(n int) []int32 {
+	nd := &t.Nodes[n]
+	return t.kids[nd.first : nd.first+nd.count : nd.first+nd.count]
 }
 
 // Covering returns the deepest node whose span holds [a, b).
 func (t *Tree) Covering(a, b int) int {
 	n := 0
 	for {
-		kids := t.Nodes[n].Children
+		kids := t.Children(n)
 		i := sort.Search(len(kids), func(i int) bool { return t.Nodes[kids[i]].End >= b })
 		if i == len(kids) || t.Nodes[kids[i]].Start > a || t.Nodes[kids[i]].End < b {
 			return n
@@ -83,9 +97,9 @@ func (t *Tree) Cut(a, b int, dst [][2]int) [][2]int {
 	// at its own children, so that the node's header (def f(x):, class C {)
 	// can stay with the first of them.
 	var kids []int32
-	for _, k := range t.Nodes[n].Children {
-		if c := t.Nodes[k]; bodyLike(c.Kind) && len(c.Children) > 0 {
-			kids = append(kids, c.Children...)
+	for _, k := range t.Children(n) {
+		if c := t.Nodes[k]; bodyLike(t.kinds[c.kind]) && c.count > 0 {
+			kids = append(kids, t.Children(int(k))...)
 		} else {
 			kids = append(kids, k)
 		}
@@ -97,7 +111,7 @@ func (t *Tree) Cut(a, b int, dst [][2]int) [][2]int {
 			continue
 		}
 		s, e := max(c.Start, a), min(c.End, b)
-		if attached(c.Kind) || !c.Named && keyword(t.text[c.Start:c.End]) {
+		if attached(t.kinds[c.kind]) || !c.Named && keyword(t.text[c.Start:c.End]) {
 			// Comments, attributes and keywords (export, public, async) go
 			// with the node after them.
 			if pending < 0 {
@@ -163,11 +177,11 @@ func (t *Tree) ErrorShare() float64 {
 	var walk func(n int)
 	walk = func(n int) {
 		nd := t.Nodes[n]
-		if nd.Kind == "ERROR" {
+		if t.kinds[nd.kind] == "ERROR" {
 			bad += nd.End - nd.Start
 			return
 		}
-		for _, k := range nd.Children {
+		for _, k := range t.Children(n) {
 			walk(int(k))
 		}
 	}
