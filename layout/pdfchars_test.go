@@ -92,3 +92,25 @@ func TestPDFLetterSpaced(t *testing.T) {
 		t.Errorf("%q, want %q", text, want)
 	}
 }
+
+func TestJoinLetterSpaced(t *testing.T) {
+	for _, c := range []struct {
+		words []string
+		gaps  []float64 // -1: a space; else a gap in ems
+		want  string
+	}{
+		{[]string{"S", "U", "M", "M", "A", "R", "Y"}, []float64{-1, .6, .6, .6, .6, .6, .6}, "SUMMARY"},
+		{[]string{"S", "U", "M", "O", "F"}, []float64{-1, .6, .6, 1.1, .6}, "SUM OF"},
+		{[]string{"w", "o", "r", "d", "s", "."}, []float64{-1, .4, .4, .4, .4, .4}, "words."},
+		// A receipt's columns: numbers and symbols standing apart.
+		{[]string{"AUDIO-5521", "1", "@", "$349.99"}, []float64{-1, .6, .6, .6}, "AUDIO-5521 1 @ $349.99"},
+		{[]string{"Q", "1", "2", "3"}, []float64{-1, .5, .5, .5}, "Q 1 2 3"},
+		{[]string{"a", "b"}, []float64{-1, .5}, "a b"},
+	} {
+		l := pdfLine{words: c.words, boxes: make([][2]float64, len(c.words))}
+		joinLetterSpaced(&l, c.gaps)
+		if got := strings.Join(l.words, " "); got != c.want || len(l.boxes) != len(l.words) {
+			t.Errorf("%q: %q (%d boxes), want %q", c.words, got, len(l.boxes), c.want)
+		}
+	}
+}

@@ -108,34 +108,65 @@ func groupLines(runs []pdfRun) []pdfLine {
 }
 
 // joinLetterSpaced joins the letters of letter-spaced words ("S U M M A
-// R Y"), which their gaps cut into words of a letter each: where most of
-// the words that a gap cut are single letters, a gap within a little of
-// the narrowest such gap (0.15 em) is a letter's, not a word's.
+// R Y"), which their gaps cut into words of a letter each: on a line with
+// a run of three such letters, a run of two letters or more (a
+// punctuation mark may end it), each cut from the last by a gap within
+// 0.15 em of the narrowest such gap on the line, is a word.
+// Numbers and symbols standing apart ("1 @ $9.99") are not joined.
 func joinLetterSpaced(l *pdfLine, gaps []float64) {
-	narrowest, cut, single := math.Inf(1), 0, 0
-	for k, g := range gaps {
-		if g < 0 {
-			continue
-		}
-		cut++
-		narrowest = math.Min(narrowest, g)
-		if utf8.RuneCountInString(l.words[k]) == 1 {
-			single++
+	letter := func(k int) bool {
+		r, n := utf8.DecodeRuneInString(l.words[k])
+		return n == len(l.words[k]) && unicode.IsLetter(r)
+	}
+	mark := func(k int) bool {
+		r, n := utf8.DecodeRuneInString(l.words[k])
+		return n == len(l.words[k]) && unicode.IsPunct(r)
+	}
+	narrowest := math.Inf(1)
+	for k := 1; k < len(l.words); k++ {
+		if gaps[k] >= 0 && letter(k-1) && letter(k) {
+			narrowest = math.Min(narrowest, gaps[k])
 		}
 	}
-	if cut < 3 || float64(single) < 0.6*float64(cut) {
+	if math.IsInf(narrowest, 1) {
 		return
 	}
-	words, boxes := l.words[:1], l.boxes[:1]
-	for k := 1; k < len(l.words); k++ {
-		if g := gaps[k]; g >= 0 && g < narrowest+0.15 {
-			words[len(words)-1] += l.words[k]
-			boxes[len(boxes)-1][1] = l.boxes[k][1]
-			continue
+	joined := func(k int) bool { // word k goes on a letter-spaced word
+		return gaps[k] >= 0 && gaps[k] < narrowest+0.15 && letter(k-1) && (letter(k) || mark(k))
+	}
+	// Three letters so spaced show the line is; then two make a word.
+	spaced := false
+	for k, run := 1, 1; k < len(l.words) && !spaced; k++ {
+		if run = run*b2i(joined(k)) + 1; run >= 3 {
+			spaced = true
 		}
-		words, boxes = append(words, l.words[k]), append(boxes, l.boxes[k])
+	}
+	if !spaced {
+		return
+	}
+	words := make([]string, 0, len(l.words))
+	boxes := make([][2]float64, 0, len(l.words))
+	for k := 0; k < len(l.words); {
+		j := k + 1
+		for j < len(l.words) && joined(j) {
+			j++
+		}
+		if j-k >= 2 {
+			w := strings.Join(l.words[k:j], "")
+			words, boxes = append(words, w), append(boxes, [2]float64{l.boxes[k][0], l.boxes[j-1][1]})
+		} else {
+			words, boxes = append(words, l.words[k:j]...), append(boxes, l.boxes[k:j]...)
+		}
+		k = j
 	}
 	l.words, l.boxes = words, boxes
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func isPDFSpace(r rune) bool { return r == 0 || unicode.IsSpace(r) }
