@@ -64,7 +64,7 @@ func listMarker(text string) bool {
 	return listNumberRe.MatchString(text)
 }
 
-var listNumberRe = regexp.MustCompile(`^(?:\d{1,3}[.)]|\(\d{1,3}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)])\s`)
+var listNumberRe = regexp.MustCompile(`^(?:\d{1,3}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)])\s`)
 
 // startsItem reports whether a line's first word is a list marker alone
 // (a bullet, "1.", "a)"), which starts a block of its own.
