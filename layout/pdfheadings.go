@@ -51,7 +51,8 @@ func headingLike(b block, text string) bool {
 }
 
 // bulletRunes are the markers a bulleted item starts with.
-const bulletRunes = "•●○◦▪▫■□‣⁃∙·◆◇►▶➢➤✓✔❖-–—*"
+// (not an em dash, which opens a quotation's attribution).
+const bulletRunes = "•●○◦▪▫■□‣⁃∙·◆◇►▶➢➤✓✔❖-–*"
 
 // listMarker reports whether text starts with a list item's marker: a
 // bullet, or a number or letter with a period or parenthesis, then a
@@ -59,7 +60,7 @@ const bulletRunes = "•●○◦▪▫■□‣⁃∙·◆◇►▶➢➤✓✔
 func listMarker(text string) bool {
 	r, n := utf8.DecodeRuneInString(text)
 	if strings.ContainsRune(bulletRunes, r) {
-		return n < len(text) && (text[n] == ' ' || r != '-' && r != '*' && r != '–' && r != '—')
+		return n < len(text) && (text[n] == ' ' || r != '-' && r != '*' && r != '–')
 	}
 	return listNumberRe.MatchString(text)
 }
