@@ -50,8 +50,8 @@ func headingLike(b block, text string) bool {
 	return last != ',' && last != ';' && (last != '.' || strings.HasSuffix(text, "..."))
 }
 
-// bulletRunes are the markers a bulleted item starts with.
-// (not an em dash, which opens a quotation's attribution).
+// bulletRunes are the markers a bulleted item starts with (not an em
+// dash, which opens a quotation's attribution).
 const bulletRunes = "•●○◦▪▫■□‣⁃∙·◆◇►▶➢➤✓✔❖-–*"
 
 // listMarker reports whether text starts with a list item's marker: a
