@@ -48,7 +48,11 @@ func TestIndexAndSearchCommands(t *testing.T) {
 	var sum struct {
 		Documents map[string]int `json:"documents"`
 		Chunks    *int           `json:"chunks_written"`
-		Store     map[string]int `json:"store"`
+		Store     struct {
+			Documents, Chunks int
+			BytesPerChunk     float64 `json:"bytes_per_chunk"`
+			VectorIndex       string  `json:"vector_index"`
+		} `json:"store"`
 	}
 	if err := json.Unmarshal([]byte(out), &sum); err != nil || sum.Chunks == nil || *sum.Chunks == 0 {
 		t.Fatalf("summary %q: %v", out, err)
@@ -58,7 +62,7 @@ func TestIndexAndSearchCommands(t *testing.T) {
 			t.Errorf("summary has no documents.%s: %s", k, out)
 		}
 	}
-	if sum.Documents["added"] != 8 || sum.Store["documents"] != 8 || sum.Store["chunks"] != *sum.Chunks {
+	if sum.Documents["added"] != 8 || sum.Store.Documents != 8 || sum.Store.Chunks != *sum.Chunks || sum.Store.BytesPerChunk <= 0 || sum.Store.VectorIndex != "exact" {
 		t.Errorf("summary %s", out)
 	}
 	out, errOut, code = runCmd(t, "", "search", "--store", db, "--json", "--k", "3", "cats chase mice")
