@@ -96,8 +96,17 @@ func (t *Tree) Cut(a, b int, dst [][2]int) [][2]int {
 	// A body (a block of statements, a class's or struct's members) is cut
 	// at its own children, so that the node's header (def f(x):, class C {)
 	// can stay with the first of them.
+	// Only the children that overlap [a, b) are looked at (children are
+	// in order, so their ends are too): a range of a node with many (a
+	// long file's top-level declarations) was cut over all of them, once
+	// for every range the engine cut there.
+	ch := t.Children(n)
+	lo := sort.Search(len(ch), func(i int) bool { return t.Nodes[ch[i]].End > a })
 	var kids []int32
-	for _, k := range t.Children(n) {
+	for _, k := range ch[lo:] {
+		if t.Nodes[k].Start >= b {
+			break
+		}
 		if c := t.Nodes[k]; bodyLike(t.kinds[c.kind]) && c.count > 0 {
 			kids = append(kids, t.Children(int(k))...)
 		} else {
