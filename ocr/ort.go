@@ -49,6 +49,15 @@ func loadModel(path string, opt Options) (*model, error) {
 	if err := so.SetInterOpNumThreads(1); err != nil {
 		return nil, fmt.Errorf("%w: ONNX Runtime threads: %v", ErrModel, err)
 	}
+	// Every page and line is of another shape: ONNX Runtime's arena and
+	// memory patterns would keep the largest of each (gigabytes over a
+	// run of pages); without them memory is what the page needs.
+	if err := so.SetCpuMemArena(false); err != nil {
+		return nil, fmt.Errorf("%w: ONNX Runtime memory arena: %v", ErrModel, err)
+	}
+	if err := so.SetMemPattern(false); err != nil {
+		return nil, fmt.Errorf("%w: ONNX Runtime memory pattern: %v", ErrModel, err)
+	}
 	s, err := ort.NewDynamicAdvancedSession(path, []string{ins[0].Name}, []string{outs[0].Name}, so)
 	if err != nil {
 		return nil, fmt.Errorf("%w: ONNX Runtime cannot load %s: %v", ErrModel, path, err)
