@@ -2,7 +2,9 @@ package layout
 
 import (
 	"context"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,5 +103,53 @@ func TestPDFTableBesideProse(t *testing.T) {
 	}
 	if text, _ := Assemble(els); !strings.Contains(text, strings.Join(prose, " ")) {
 		t.Errorf("the prose is not a paragraph of %q", text)
+	}
+}
+
+// Whatever the lines, findTables loses no word and invents none: each
+// line's words are in a table's cells or in the lines it leaves.
+func TestFindTablesKeepsEveryWord(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	vocab := []string{"12", "3.5", "North", "total", "and", "the", "•", "1.", "Q1", "x"}
+	found := 0
+	for range 300 {
+		var lines []pdfLine
+		var all []string
+		for i := range 2 + rng.IntN(12) {
+			y := float64(i)*14 + float64(rng.IntN(3))
+			x := 50 + float64(rng.IntN(200))
+			l := pdfLine{y0: y, y1: y + 11, size: 11, x0: x}
+			for range 1 + rng.IntN(6) {
+				w := vocab[rng.IntN(len(vocab))]
+				x += float64(rng.IntN(3)) * 8
+				l.words = append(l.words, w)
+				l.boxes = append(l.boxes, [2]float64{x, x + 6*float64(len(w))})
+				x += 6*float64(len(w)) + 3
+				all = append(all, w)
+			}
+			l.x1 = x
+			lines = append(lines, l)
+		}
+		tables, rest := findTables(lines)
+		found += len(tables)
+		var got []string
+		for _, b := range tables {
+			for _, r := range b.table {
+				for _, c := range r {
+					got = append(got, strings.Fields(c)...)
+				}
+			}
+		}
+		for _, l := range rest {
+			got = append(got, l.words...)
+		}
+		slices.Sort(all)
+		slices.Sort(got)
+		if !slices.Equal(all, got) {
+			t.Fatalf("lines %v: words %q, want %q", lines, got, all)
+		}
+	}
+	if found == 0 {
+		t.Error("no table among the random lines: the test tests nothing")
 	}
 }
