@@ -42,6 +42,10 @@ const (
 	// DefaultPDFiumTotalMemory bounds the memory of all of an engine's
 	// instances together (PDFiumOptions.TotalMemory).
 	DefaultPDFiumTotalMemory = 1 << 30
+	// MinPDFiumMemory is the least an instance (PDFiumOptions.MemoryLimit)
+	// or the engine (PDFiumOptions.TotalMemory) may be given: PDFium's
+	// module takes about 19 MiB before it reads a page.
+	MinPDFiumMemory = 32 << 20
 )
 
 // pageTextFactor: a page whose strings hold more than this many times

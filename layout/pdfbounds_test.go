@@ -342,3 +342,21 @@ func TestPDFFileTruncatedWhileWeighed(t *testing.T) {
 		t.Fatalf("%v, want an error saying the file changed", err)
 	}
 }
+
+// TestPDFiumRefusesMemoryBelowItsStart: an instance bound below what
+// PDFium's module takes to start is refused when the engine is built, with
+// the option named, instead of failing inside the runtime on the first PDF.
+func TestPDFiumRefusesMemoryBelowItsStart(t *testing.T) {
+	for _, opt := range []PDFiumOptions{
+		{Instances: 1, MemoryLimit: 16 << 20},
+		{Instances: 1, TotalMemory: 8 << 20},
+	} {
+		_, err := NewPDFium(context.Background(), opt)
+		if err == nil {
+			t.Fatalf("%+v: no error", opt)
+		}
+		if !strings.Contains(err.Error(), "PDFiumOptions.") || !strings.Contains(err.Error(), "32 MiB") {
+			t.Errorf("%+v: %v, want the option and the 32 MiB it needs named", opt, err)
+		}
+	}
+}

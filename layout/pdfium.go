@@ -97,6 +97,17 @@ func NewPDFium(ctx context.Context, opt PDFiumOptions) (*PDFium, error) {
 	if total <= 0 {
 		total = DefaultPDFiumTotalMemory
 	}
+	// PDFium's module asks for about 19 MiB before it reads anything: an
+	// instance held below that could not start, so such a bound is refused,
+	// and no more instances run at once than the total leaves each its
+	// start.
+	if limit < MinPDFiumMemory {
+		return nil, fmt.Errorf("pdf: PDFiumOptions.MemoryLimit of %d bytes is below the %d MiB PDFium needs to start; give at least that", limit, MinPDFiumMemory>>20)
+	}
+	if total < MinPDFiumMemory {
+		return nil, fmt.Errorf("pdf: PDFiumOptions.TotalMemory of %d bytes is below the %d MiB PDFium needs to start; give at least that", total, MinPDFiumMemory>>20)
+	}
+	n = max(1, min(n, int(total/MinPDFiumMemory)))
 	// The allocator holds an instance to its limit (wazero's own limit,
 	// 4 GiB, would fail a page without a word).
 	limit = min(limit, 1<<32)

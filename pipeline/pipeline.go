@@ -564,7 +564,7 @@ func (r *resources) embed(ctx context.Context) (gochunk.Embedder, error) {
 // about 19 MiB before it reads anything. pdfMemoryPerInstance is the
 // least memory of the engine's for each PDF read at once.
 const (
-	minPDFMemory         = 32 << 20
+	minPDFMemory         = layout.MinPDFiumMemory
 	pdfMemoryPerInstance = 64 << 20
 )
 
