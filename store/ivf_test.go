@@ -432,6 +432,9 @@ func TestSparseRecall(t *testing.T) {
 }
 
 func TestSearchFilters(t *testing.T) {
+	if raceEnabled {
+		t.Skip("builds two stores of 8,592 chunks: minutes under the race detector; run without -race")
+	}
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(13, 13))
 	for _, sparseData := range []bool{true, false} {
