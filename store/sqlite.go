@@ -79,11 +79,36 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1) // one writer; SQLite serialises writes anyway
-	if err := db.PingContext(ctx); err != nil {
+	if err := pingBusy(ctx, db, 10*time.Second); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	return &SQLite{db: db, path: path}, nil
+}
+
+// pingBusy opens the first connection, trying again while SQLite answers
+// that the file is locked, for at most wait. Switching a new file to WAL
+// takes an exclusive lock for which SQLite does not call its busy handler,
+// so two processes opening one new store at once could get SQLITE_BUSY at
+// once, whatever the busy timeout.
+func pingBusy(ctx context.Context, db *sql.DB, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for pause := 5 * time.Millisecond; ; pause = min(2*pause, 200*time.Millisecond) {
+		err := db.PingContext(ctx)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+	}
+}
+
+// isBusy reports whether err is SQLite's "database is locked" (SQLITE_BUSY).
+func isBusy(err error) bool {
+	return strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "database is locked")
 }
 
 // LockRun implements RunLocker with a lock file beside the store
