@@ -172,6 +172,7 @@ type piece struct {
 // budgets and sending batches in parallel.
 func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	var pieces []piece
+	split := make([]bool, len(texts)) // texts sent in pieces
 	for i, t := range texts {
 		if strings.TrimSpace(t) == "" {
 			continue // empty text: zero vector, the API would refuse it
@@ -181,6 +182,7 @@ func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error)
 			pieces = append(pieces, piece{t, i, n})
 			continue
 		}
+		split[i] = true
 		for _, p := range o.splitLong(t) {
 			pieces = append(pieces, piece{p, i, o.counter.Count(p)})
 		}
@@ -265,14 +267,12 @@ func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		for k := range out[i] {
 			out[i][k] /= weights[i]
 		}
-		if o.countOf(texts[i]) > o.limit {
+		if split[i] {
 			vec.Normalize(out[i])
 		}
 	}
 	return out, nil
 }
-
-func (o *OpenAI) countOf(t string) int { return o.counter.Count(t) }
 
 // splitLong cuts text into pieces of at most the limit's tokens at token
 // boundaries that are character boundaries. A piece is counted again on
