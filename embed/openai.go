@@ -289,14 +289,24 @@ func (o *OpenAI) split(text string, budget int, out []string) []string {
 		n++
 		atBoundary := e == len(text) || (text[e]&0xC0) != 0x80
 		if (n >= budget || i == len(ends)-1) && atBoundary && e > start {
-			out = o.fit(text[start:e], out)
+			out = o.fitPart(text, start, e, out)
 			start, n = e, 0
 		}
 	}
 	if start < len(text) {
-		out = o.fit(text[start:], out)
+		out = o.fitPart(text, start, len(text), out)
 	}
 	return out
+}
+
+// fitPart fits text[start:end]; a part that is the whole text (no token
+// end inside it falls on a character boundary) is kept as it is, since
+// cutting it again would find the same part without end.
+func (o *OpenAI) fitPart(text string, start, end int, out []string) []string {
+	if start == 0 && end == len(text) {
+		return append(out, text)
+	}
+	return o.fit(text[start:end], out)
 }
 
 // fit appends piece, or its parts when it counts over the limit alone.
