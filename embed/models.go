@@ -146,20 +146,22 @@ func ServerLimit(ctx context.Context, client *http.Client, baseURL, apiKey, mode
 		client = http.DefaultClient
 	}
 	body, _ := json.Marshal(map[string]string{"model": model})
-	var firstErr error
 	if data, err := apiclient.Post(ctx, client, base+"/api/show", apiKey, body, timeout, 16<<20); err == nil {
 		if n := ollamaLimit(data); n > 0 {
 			return n, "Ollama's /api/show", nil
 		}
 	} else if !isStatus(err) {
-		firstErr = err
+		// The server did not answer (it is down, or silent until the
+		// timeout): asking it again on another path would only double the
+		// wait before the embedder is made.
+		return 0, "", err
 	}
 	if n, err := teiLimit(ctx, client, base+"/info", apiKey, timeout); err == nil && n > 0 {
 		return n, "Text Embeddings Inference's /info", nil
-	} else if err != nil && firstErr == nil && !isStatus(err) {
-		firstErr = err
+	} else if err != nil && !isStatus(err) {
+		return 0, "", err
 	}
-	return 0, "", firstErr
+	return 0, "", nil
 }
 
 // isStatus tells an HTTP error answer (the server is there, and does not

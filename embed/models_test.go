@@ -2,9 +2,13 @@ package embed_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gochunk/gochunk/embed"
 	"github.com/gochunk/gochunk/internal/embedstub"
@@ -201,5 +205,29 @@ func TestOpenAIModelNotSettled(t *testing.T) {
 	}
 	if got, limit := embed.TokenizerOf(em); got != tok || limit != 2048 {
 		t.Errorf("given tokenizer: taken %v, limit %d; want it and 2048 (said: %s)", got == tok, limit, &said)
+	}
+}
+
+// TestServerLimitAsksASilentServerOnce: a server that takes the
+// connection and never answers is asked once, so making an embedder
+// against it waits one timeout, not one per path.
+func TestServerLimitAsksASilentServerOnce(t *testing.T) {
+	var asked atomic.Int32
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	n, _, err := embed.ServerLimit(context.Background(), srv.Client(), srv.URL+"/v1", "", "m", 200*time.Millisecond)
+	if err == nil || n != 0 {
+		t.Fatalf("limit %d, error %v: want the timeout", n, err)
+	}
+	if got := asked.Load(); got != 1 {
+		t.Errorf("the silent server was asked %d times, want 1", got)
 	}
 }
