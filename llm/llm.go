@@ -6,8 +6,10 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -26,7 +28,8 @@ import (
 // Config configures a Client.
 type Config struct {
 	// BaseURL is the API base URL as OpenAI clients take it, e.g.
-	// "http://localhost:11434/v1" for Ollama; empty means OpenAI's.
+	// "http://localhost:11434/v1" for Ollama; empty means
+	// $OPENAI_BASE_URL, else OpenAI's (https://api.openai.com/v1).
 	BaseURL string
 	// Model is the model name the server knows.
 	Model string
@@ -67,10 +70,63 @@ type Config struct {
 	Client *http.Client
 }
 
-// Message is one chat message.
+// Message is one chat message: its text and, for vision models, the
+// images sent after the text.
 type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role    string
+	Content string
+	// Images are sent after Content as image content parts (OpenAI's
+	// "image_url" parts holding a base64 data URL); a message without
+	// images is sent with its text as the content, as every server takes
+	// it.
+	Images []Image
+}
+
+// Image is an image of a message: its encoded bytes, their media type
+// (image/png, image/jpeg) and the detail a vision model looks at it in
+// (OpenAI's "low", "high" or "auto"; empty sends none, the server's
+// default).
+type Image struct {
+	MIME   string
+	Data   []byte
+	Detail string
+}
+
+// DataURL returns the image as a data URL (data:MIME;base64,...).
+func (im Image) DataURL() string {
+	return "data:" + im.MIME + ";base64," + base64.StdEncoding.EncodeToString(im.Data)
+}
+
+// MarshalJSON writes the message as the chat completions API takes it:
+// the content a string, or a list of a text part and image parts when the
+// message has images.
+func (m Message) MarshalJSON() ([]byte, error) {
+	if len(m.Images) == 0 {
+		return json.Marshal(struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		}{m.Role, m.Content})
+	}
+	type imageURL struct {
+		URL    string `json:"url"`
+		Detail string `json:"detail,omitempty"`
+	}
+	type part struct {
+		Type     string    `json:"type"`
+		Text     string    `json:"text,omitempty"`
+		ImageURL *imageURL `json:"image_url,omitempty"`
+	}
+	parts := make([]part, 0, len(m.Images)+1)
+	if m.Content != "" {
+		parts = append(parts, part{Type: "text", Text: m.Content})
+	}
+	for _, im := range m.Images {
+		parts = append(parts, part{Type: "image_url", ImageURL: &imageURL{URL: im.DataURL(), Detail: im.Detail}})
+	}
+	return json.Marshal(struct {
+		Role    string `json:"role"`
+		Content []part `json:"content"`
+	}{m.Role, parts})
 }
 
 // Request is one chat completion.
@@ -96,6 +152,13 @@ type Response struct {
 	// Attempts is the number of HTTP requests the answer took (retries
 	// after 429s, 5xx and network errors included); 0 for a cached one.
 	Attempts int
+	// FinishReason is why the model stopped: "stop", or "length" where
+	// the answer reached MaxTokens and was cut ("" where a server does
+	// not say).
+	FinishReason string `json:",omitempty"`
+	// Refusal is the model's refusal to answer, where it gave one
+	// instead of an answer (OpenAI's message.refusal).
+	Refusal string `json:",omitempty"`
 }
 
 // Usage sums the accounting of several responses (the chunks' typed
@@ -138,7 +201,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("llm: no model")
 	}
 	if cfg.BaseURL == "" {
-		cfg.BaseURL = "https://api.openai.com/v1"
+		cfg.BaseURL = cmp.Or(os.Getenv("OPENAI_BASE_URL"), "https://api.openai.com/v1")
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	if cfg.APIKey == "" {
@@ -181,6 +244,12 @@ func (c *Client) key(req Request) string {
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", c.cfg.BaseURL, c.cfg.Model, temp)
 	for _, m := range req.Messages {
 		fmt.Fprintf(h, "%s\x00%s\x00", m.Role, m.Content)
+		// An image is keyed by its bytes' hash (and how it is sent):
+		// another page is another answer.
+		for _, im := range m.Images {
+			sum := sha256.Sum256(im.Data)
+			fmt.Fprintf(h, "image\x00%s\x00%s\x00%x\x00", im.MIME, im.Detail, sum)
+		}
 	}
 	h.Write(req.Schema)
 	return hex.EncodeToString(h.Sum(nil))
@@ -268,6 +337,7 @@ type chatResponse struct {
 	Choices []struct {
 		Message struct {
 			Content string `json:"content"`
+			Refusal string `json:"refusal"`
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
@@ -357,8 +427,10 @@ func (c *Client) once(ctx context.Context, req Request) (Response, error) {
 	if err := json.Unmarshal(data, &cr); err != nil || len(cr.Choices) == 0 {
 		return Response{}, fmt.Errorf("the answer is not a chat completion: %.200s", data)
 	}
-	return Response{Content: cr.Choices[0].Message.Content, PromptTokens: cr.Usage.PromptTokens,
-		CompletionTokens: cr.Usage.CompletionTokens, CachedPromptTokens: cr.Usage.PromptTokensDetails.CachedTokens, Latency: time.Since(start)}, nil
+	ch := cr.Choices[0]
+	return Response{Content: ch.Message.Content, PromptTokens: cr.Usage.PromptTokens,
+		CompletionTokens: cr.Usage.CompletionTokens, CachedPromptTokens: cr.Usage.PromptTokensDetails.CachedTokens, Latency: time.Since(start),
+		FinishReason: ch.FinishReason, Refusal: ch.Message.Refusal}, nil
 }
 
 // ParseJSON decodes the first JSON object in a model's answer into v,

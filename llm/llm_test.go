@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -222,5 +223,86 @@ func TestRequestsPerMinute(t *testing.T) {
 	slow.Complete(context.Background(), Request{Messages: []Message{{Role: "user", Content: "first"}}})
 	if _, err := slow.Complete(ctx, Request{Messages: []Message{{Role: "user", Content: "second"}}}); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled wait gave %v", err)
+	}
+}
+
+// A message with images is sent as a text part and image_url parts
+// holding base64 data URLs; a message without is sent as a string, as
+// before. The cache key holds the images' bytes: another image is asked
+// again, the same one answered from the cache.
+func TestImageParts(t *testing.T) {
+	var mu sync.Mutex
+	var got []map[string]any
+	srv, calls := chatServer(t, func(n int64, req map[string]any, w http.ResponseWriter) {
+		mu.Lock()
+		got = append(got, req)
+		mu.Unlock()
+		reply(w, fmt.Sprintf("answer %d", n))
+	})
+	c, _ := New(Config{BaseURL: srv.URL + "/v1", Model: "m"})
+	ask := func(data []byte) Response {
+		t.Helper()
+		r, err := c.Complete(context.Background(), Request{Messages: []Message{{Role: "system", Content: "read"},
+			{Role: "user", Content: "the page", Images: []Image{{MIME: "image/png", Data: data, Detail: "high"}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r1 := ask([]byte("page one"))
+	r2 := ask([]byte("page two"))
+	r3 := ask([]byte("page one"))
+	if r1.Content == r2.Content || r3.Content != r1.Content || !r3.Cached || calls.Load() != 2 {
+		t.Errorf("answers %q %q %q (cached %v), %d calls: another image must be another key, the same one cached", r1.Content, r2.Content, r3.Content, r3.Cached, calls.Load())
+	}
+	msgs := got[0]["messages"].([]any)
+	if s, ok := msgs[0].(map[string]any)["content"].(string); !ok || s != "read" {
+		t.Errorf("a message without images: content %v, want the string", msgs[0])
+	}
+	parts, ok := msgs[1].(map[string]any)["content"].([]any)
+	if !ok || len(parts) != 2 {
+		t.Fatalf("content %v, want a text part and an image part", msgs[1])
+	}
+	text, img := parts[0].(map[string]any), parts[1].(map[string]any)
+	if text["type"] != "text" || text["text"] != "the page" || img["type"] != "image_url" {
+		t.Errorf("parts %v %v", text, img)
+	}
+	iu := img["image_url"].(map[string]any)
+	if iu["url"] != "data:image/png;base64,"+base64.StdEncoding.EncodeToString([]byte("page one")) || iu["detail"] != "high" {
+		t.Errorf("image_url %v", iu)
+	}
+}
+
+// The finish reason and a refusal are kept with the answer.
+func TestFinishReasonAndRefusal(t *testing.T) {
+	srv, _ := chatServer(t, func(n int64, req map[string]any, w http.ResponseWriter) {
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"content": "", "refusal": "no"}, "finish_reason": "length"}}})
+	})
+	c, _ := New(Config{BaseURL: srv.URL + "/v1", Model: "m"})
+	r, err := c.Complete(context.Background(), Request{Messages: []Message{{Role: "user", Content: "x"}}})
+	if err != nil || r.FinishReason != "length" || r.Refusal != "no" {
+		t.Errorf("%+v %v", r, err)
+	}
+}
+
+// A prompt without a schema file asks for a plain answer.
+func TestPlainPrompt(t *testing.T) {
+	p, err := LoadPrompt("ocr_v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := p.Request(nil)
+	if err != nil || req.Schema != nil || len(req.Messages) != 2 || !strings.Contains(req.Messages[0].Content, "reading") && !strings.Contains(req.Messages[0].Content, "reads") {
+		t.Errorf("%+v %v", req, err)
+	}
+}
+
+// An empty base URL is $OPENAI_BASE_URL where it is set.
+func TestBaseURLFromEnvironment(t *testing.T) {
+	srv, calls := chatServer(t, func(n int64, req map[string]any, w http.ResponseWriter) { reply(w, "hi") })
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1/")
+	c, _ := New(Config{Model: "m"})
+	if _, err := c.Complete(context.Background(), Request{Messages: []Message{{Role: "user", Content: "x"}}}); err != nil || calls.Load() != 1 {
+		t.Errorf("%v, %d calls", err, calls.Load())
 	}
 }

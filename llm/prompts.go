@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"text/template"
 )
 
@@ -12,7 +14,8 @@ import (
 var promptFS embed.FS
 
 // Prompt is a versioned prompt: a template with "system" and "user"
-// parts, and the JSON schema of the answer it asks for.
+// parts, and the JSON schema of the answer it asks for (none for a
+// prompt asking for plain text, such as "ocr_v1").
 type Prompt struct {
 	Name   string
 	tmpl   *template.Template
@@ -20,7 +23,8 @@ type Prompt struct {
 }
 
 // LoadPrompt returns the prompt called name (such as "split_v1" or
-// "propositions_v1"), from the templates kept in the repository.
+// "propositions_v1"), from the templates kept in the repository; a
+// prompt without a NAME.schema.json asks for a plain answer.
 func LoadPrompt(name string) (*Prompt, error) {
 	src, err := promptFS.ReadFile("prompts/" + name + ".tmpl")
 	if err != nil {
@@ -31,8 +35,11 @@ func LoadPrompt(name string) (*Prompt, error) {
 		return nil, fmt.Errorf("llm: prompt %q: %w", name, err)
 	}
 	schema, err := promptFS.ReadFile("prompts/" + name + ".schema.json")
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Prompt{Name: name, tmpl: t}, nil // a plain answer
+	}
 	if err != nil {
-		return nil, fmt.Errorf("llm: prompt %q has no schema", name)
+		return nil, fmt.Errorf("llm: prompt %q: %w", name, err)
 	}
 	if !json.Valid(schema) {
 		return nil, fmt.Errorf("llm: prompt %q: schema is not JSON", name)
