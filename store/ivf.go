@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -77,7 +76,6 @@ var ivfSchema = []string{
 	`CREATE TABLE IF NOT EXISTS gochunk_ivf_lists (list INTEGER PRIMARY KEY, centroid BLOB NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS gochunk_ivf (id INTEGER PRIMARY KEY, chunk_id INTEGER NOT NULL, code BLOB NOT NULL)`,
 	`CREATE INDEX IF NOT EXISTS gochunk_ivf_chunk ON gochunk_ivf (chunk_id)`,
-	`CREATE TABLE IF NOT EXISTS gochunk_postings (id INTEGER PRIMARY KEY, weight INTEGER NOT NULL)`,
 	`CREATE TRIGGER IF NOT EXISTS gochunk_chunks_ivf_delete AFTER DELETE ON gochunk_chunks BEGIN
 		DELETE FROM gochunk_ivf WHERE chunk_id = old.id; END`,
 }
@@ -204,11 +202,10 @@ func (x *ivfIndex) nearest(v sparse) int {
 
 // ivfWriter adds the rows of the chunks a transaction inserts.
 type ivfWriter struct {
-	x     *ivfIndex
-	tx    *sql.Tx
-	ins   *sql.Stmt         // into gochunk_ivf
-	multi map[int]*sql.Stmt // into gochunk_postings, by number of rows
-	args  []any
+	x   *ivfIndex
+	tx  *sql.Tx
+	ins *sql.Stmt     // into gochunk_ivf
+	sp  *sparseWriter // a sparse index's (sparse.go)
 }
 
 // ivfWriterFor returns the writer of tx (one that writes nothing when the
@@ -223,7 +220,7 @@ func (s *SQLite) ivfWriterFor(ctx context.Context, tx *sql.Tx) (*ivfWriter, erro
 
 func newIVFWriter(ctx context.Context, tx *sql.Tx, x *ivfIndex) (*ivfWriter, error) {
 	if x.kind == kindSparse {
-		return &ivfWriter{x: x, tx: tx, multi: map[int]*sql.Stmt{}}, nil
+		return &ivfWriter{x: x, tx: tx, sp: newSparseWriter(tx, x)}, nil
 	}
 	ins, err := tx.PrepareContext(ctx, ivfInsert)
 	if err != nil {
@@ -233,10 +230,7 @@ func newIVFWriter(ctx context.Context, tx *sql.Tx, x *ivfIndex) (*ivfWriter, err
 }
 
 const (
-	ivfInsert     = `INSERT INTO gochunk_ivf (id, chunk_id, code) VALUES (?, ?, ?)`
-	postingInsert = `INSERT INTO gochunk_postings (id, weight) VALUES `
-	// postingRows is the most rows one statement inserts.
-	postingRows = 64
+	ivfInsert = `INSERT INTO gochunk_ivf (id, chunk_id, code) VALUES (?, ?, ?)`
 )
 
 // add indexes the chunk id's vector v.
@@ -251,30 +245,7 @@ func (w *ivfWriter) add(ctx context.Context, id int64, v []float32) error {
 		return fmt.Errorf("chunk id %d out of the vector index's range", id)
 	}
 	if w.x.kind == kindSparse {
-		// The dimensions of the stored (float16) vector, which unindex
-		// finds again.
-		u := sparseOf(unit(decodeVector(nil, encodeVector(v))))
-		for len(u.idx) > 0 {
-			n := min(len(u.idx), postingRows)
-			w.args = w.args[:0]
-			for j, d := range u.idx[:n] {
-				w.args = append(w.args, int64(d)<<ivfShift|id, toHalf(u.val[j]))
-			}
-			stmt := w.multi[n]
-			if stmt == nil {
-				var err error
-				q := postingInsert + strings.Repeat("(?, ?), ", n-1) + "(?, ?)"
-				if stmt, err = w.tx.PrepareContext(ctx, q); err != nil {
-					return err
-				}
-				w.multi[n] = stmt
-			}
-			if _, err := stmt.ExecContext(ctx, w.args...); err != nil {
-				return err
-			}
-			u.idx, u.val = u.idx[n:], u.val[n:]
-		}
-		return nil
+		return w.sparseAdd(ctx, id, v)
 	}
 	code := encodeCode(v)
 	if code == nil {
@@ -285,46 +256,6 @@ func (w *ivfWriter) add(ctx context.Context, id int64, v []float32) error {
 	return err
 }
 
-// unindex deletes the postings of document doc's chunks, before the
-// chunks are (a sparse index; the others' rows go by trigger).
-func (w *ivfWriter) unindex(ctx context.Context, doc string) error {
-	if w.x == nil || w.x.kind != kindSparse {
-		return nil
-	}
-	rows, err := w.tx.QueryContext(ctx, `SELECT id, embedding FROM gochunk_chunks WHERE document_id = ? AND embedding IS NOT NULL`, doc)
-	if err != nil {
-		return err
-	}
-	var keys []any
-	var v []float32
-	for rows.Next() {
-		var id int64
-		var b []byte
-		if err := rows.Scan(&id, &b); err != nil {
-			rows.Close()
-			return err
-		}
-		v = decodeVector(v, b)
-		for d, x := range v {
-			if x != 0 {
-				keys = append(keys, int64(d)<<ivfShift|id)
-			}
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for len(keys) > 0 {
-		n := min(len(keys), 256)
-		if _, err := w.tx.ExecContext(ctx, `DELETE FROM gochunk_postings WHERE id IN (?`+strings.Repeat(", ?", n-1)+`)`, keys[:n]...); err != nil {
-			return err
-		}
-		keys = keys[n:]
-	}
-	return nil
-}
-
 func (w *ivfWriter) close() {
 	if w == nil {
 		return
@@ -332,14 +263,15 @@ func (w *ivfWriter) close() {
 	if w.ins != nil {
 		w.ins.Close()
 	}
-	for _, s := range w.multi {
-		s.Close()
-	}
+	w.sp.close()
 }
 
 // ivfReset drops the index (when the vectors' dimension changes).
 func ivfReset(ctx context.Context, tx *sql.Tx) error {
-	for _, stmt := range []string{`DELETE FROM gochunk_ivf`, `DELETE FROM gochunk_ivf_lists`, `DELETE FROM gochunk_postings`,
+	if err := sparseReset(ctx, tx); err != nil {
+		return err
+	}
+	for _, stmt := range []string{`DELETE FROM gochunk_ivf`, `DELETE FROM gochunk_ivf_lists`,
 		`INSERT INTO gochunk_meta VALUES ('ivf_lists', '0') ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
 		`INSERT INTO gochunk_meta VALUES ('ivf_kind', '') ON CONFLICT (key) DO UPDATE SET value = excluded.value`} {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
@@ -480,6 +412,9 @@ func (s *SQLite) ivfTrain(ctx context.Context, tx *sql.Tx) error {
 	}
 	defer w.close()
 	if err := eachVector(ctx, tx, func(id int64, v []float32) error { return w.add(ctx, id, v) }); err != nil {
+		return err
+	}
+	if err := w.flush(ctx); err != nil {
 		return err
 	}
 	for k, v := range map[string]string{"ivf_kind": kind, "ivf_lists": strconv.Itoa(lists), "ivf_version": x.version,
@@ -679,89 +614,6 @@ func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool
 	best, err = s.rescore(ctx, q, coarse.best)
 	return best, true, err
 }
-
-// sparseSearch adds up, for each chunk, the products of the query's
-// nonzero dimensions (the Probes largest in magnitude, when set) with the
-// chunk's rows of gochunk_postings, and re-scores the best; ok is false
-// (scan instead) when fewer than k chunks share a dimension with the
-// query, so that a search still returns k hits when k exist.
-func (s *SQLite) sparseSearch(ctx context.Context, q Query, qv query, keep map[int64]bool) ([]candidate, bool, error) {
-	dims := slices.Clone(qv.idx)
-	weight := map[int32]float32{}
-	for j, d := range qv.idx {
-		weight[d] = qv.val[j]
-	}
-	slices.SortFunc(dims, func(a, b int32) int { return cmp.Compare(abs(weight[b]), abs(weight[a])) })
-	if q.Probes > 0 {
-		dims = dims[:min(q.Probes, len(dims))]
-	}
-	stmt, err := s.db.PrepareContext(ctx, `SELECT id, weight FROM gochunk_postings WHERE id BETWEEN ? AND ?`)
-	if err != nil {
-		return nil, true, err
-	}
-	defer stmt.Close()
-	// The sums, by chunk id: in an array while the ids are few enough
-	// (4 MB for a million), else a map.
-	var top int64
-	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM gochunk_chunks`).Scan(&top); err != nil {
-		return nil, true, err
-	}
-	var dense []float32
-	var touched []int64
-	var acc map[int64]float32
-	if top < 1<<23 {
-		dense = make([]float32, top+1)
-	} else {
-		acc = map[int64]float32{}
-	}
-	for _, d := range dims {
-		rows, err := stmt.QueryContext(ctx, int64(d)<<ivfShift, int64(d+1)<<ivfShift-1)
-		if err != nil {
-			return nil, true, err
-		}
-		w := weight[d]
-		for rows.Next() {
-			var id int64
-			var h uint16
-			if err := rows.Scan(&id, &h); err != nil {
-				rows.Close()
-				return nil, true, err
-			}
-			id &= 1<<ivfShift - 1
-			switch {
-			case keep != nil && !keep[id]:
-			case acc != nil:
-				acc[id] += w * fromHalf(h)
-			case id < int64(len(dense)):
-				if dense[id] == 0 {
-					touched = append(touched, id)
-				}
-				dense[id] += w * fromHalf(h)
-				if dense[id] == 0 {
-					dense[id] = math.SmallestNonzeroFloat32 // still touched
-				}
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, true, err
-		}
-	}
-	if len(acc)+len(touched) < q.K {
-		return nil, false, nil
-	}
-	coarse := topK{k: max(ivfRescore, 4*q.K)}
-	for id, score := range acc {
-		coarse.offer(candidate{rowid: id, score: float64(score)})
-	}
-	for _, id := range touched {
-		coarse.offer(candidate{rowid: id, score: float64(dense[id])})
-	}
-	best, err := s.rescore(ctx, q, coarse.best)
-	return best, true, err
-}
-
-func abs(f float32) float32 { return max(f, -f) }
 
 // rescore returns the k best of the candidates by the cosine of their
 // stored vectors; a chunk deleted since is skipped.

@@ -182,6 +182,11 @@ func (s *SQLite) Prepare(ctx context.Context, dims int) error {
 		default:
 			return err
 		}
+		for _, stmt := range sparseSchema {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("create the store's sparse index: %w", err)
+			}
+		}
 		return sqliteDims(ctx, tx, dims)
 	})
 }
@@ -264,7 +269,7 @@ func (s *SQLite) Replace(ctx context.Context, puts ...Put) error {
 				return err
 			}
 		}
-		return nil
+		return ivf.flush(ctx)
 	})
 	if err != nil {
 		return err
@@ -366,7 +371,7 @@ func (s *SQLite) Delete(ctx context.Context, ids ...string) error {
 				return err
 			}
 		}
-		return nil
+		return ivf.flush(ctx)
 	})
 }
 
