@@ -262,7 +262,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 	c.mu.Lock()
 	if r, ok := c.cache[key]; ok {
 		c.mu.Unlock()
-		r.Cached, r.Latency = true, 0
+		r.Cached, r.Latency, r.Attempts = true, 0, 0
 		return r, nil
 	}
 	c.mu.Unlock()
@@ -271,7 +271,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 			var r Response
 			if json.Unmarshal(b, &r) == nil {
 				c.remember(key, r)
-				r.Cached, r.Latency = true, 0
+				r.Cached, r.Latency, r.Attempts = true, 0, 0
 				return r, nil
 			}
 		}
@@ -318,7 +318,7 @@ func (c *Client) withRetries(ctx context.Context, req Request) (Response, error)
 	case err == nil:
 		return resp, nil
 	case errors.As(err, &r) && ctx.Err() == nil:
-		return Response{}, fmt.Errorf("%w: llm: %v", ErrUnreachable, err)
+		return Response{}, fmt.Errorf("%w: llm: %w", ErrUnreachable, err)
 	}
 	return Response{}, fmt.Errorf("llm: %w", err)
 }

@@ -252,7 +252,7 @@ func TestImageParts(t *testing.T) {
 	r1 := ask([]byte("page one"))
 	r2 := ask([]byte("page two"))
 	r3 := ask([]byte("page one"))
-	if r1.Content == r2.Content || r3.Content != r1.Content || !r3.Cached || calls.Load() != 2 {
+	if r1.Content == r2.Content || r3.Content != r1.Content || !r3.Cached || r3.Attempts != 0 || calls.Load() != 2 {
 		t.Errorf("answers %q %q %q (cached %v), %d calls: another image must be another key, the same one cached", r1.Content, r2.Content, r3.Content, r3.Cached, calls.Load())
 	}
 	msgs := got[0]["messages"].([]any)
