@@ -220,7 +220,11 @@ func (s *SQLite) ivfWriterFor(ctx context.Context, tx *sql.Tx) (*ivfWriter, erro
 
 func newIVFWriter(ctx context.Context, tx *sql.Tx, x *ivfIndex) (*ivfWriter, error) {
 	if x.kind == kindSparse {
-		return &ivfWriter{x: x, tx: tx, sp: newSparseWriter(tx, x)}, nil
+		sp, err := newSparseWriter(ctx, tx)
+		if err != nil {
+			return nil, err
+		}
+		return &ivfWriter{x: x, tx: tx, sp: sp}, nil
 	}
 	ins, err := tx.PrepareContext(ctx, ivfInsert)
 	if err != nil {

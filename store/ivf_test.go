@@ -158,23 +158,7 @@ func checkIndex(t testing.TB, s *SQLite) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := s.db.Query(`SELECT id FROM gochunk_postings`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		n := 0
-		for rows.Next() {
-			var id int64
-			rows.Scan(&id)
-			if !want[id] {
-				t.Fatalf("a posting of chunk %d, dimension %d, that its stored vector has not", id&(1<<ivfShift-1), id>>ivfShift)
-			}
-			n++
-		}
-		if n != len(want) {
-			t.Fatalf("%d postings for %d nonzero dimensions", n, len(want))
-		}
+		checkBlocks(t, s, want)
 		return
 	}
 	var vectors, rows, orphans, missing int

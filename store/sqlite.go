@@ -25,6 +25,8 @@ type SQLite struct {
 	db   *sql.DB
 	path string
 	ivf  ivfCache // the vector index's centroids (ivf.go)
+	// sparse keeps the sparse index's search arrays (sparse.go).
+	sparse sparseCache
 }
 
 var sqliteSchema = []string{
@@ -186,6 +188,9 @@ func (s *SQLite) Prepare(ctx context.Context, dims int) error {
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("create the store's sparse index: %w", err)
 			}
+		}
+		if err := sparseMigrate(ctx, tx); err != nil {
+			return fmt.Errorf("bring the store %s's vector index up to date: %w", s.path, err)
 		}
 		return sqliteDims(ctx, tx, dims)
 	})
