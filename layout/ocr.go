@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -68,20 +69,23 @@ const ocrSize = 1.15
 
 // ocrBlocks groups an OCR'd page's lines into blocks (paragraphs) as a
 // PDF page's lines are grouped. Coordinates are in page units, in the
-// upright page.
-func ocrBlocks(p OCRPage) pageBlocks {
+// upright page turned by the page's skew (see deskew): the second result
+// is that skew, in radians, for the blocks' boxes to be turned back.
+func ocrBlocks(p OCRPage) (pageBlocks, float64) {
 	u := p.Unit
 	if u <= 0 {
 		u = 1
 	}
 	pb := pageBlocks{page: p.Number, width: float64(p.Page.Width) * u, height: float64(p.Page.Height) * u}
+	skew := pageSkew(p.Page.Lines)
+	boxes := deskew(p.Page, skew)
 	// A line's box is as tall as its letters reach (a line without
 	// ascenders or descenders is shorter): heights within a third of the
 	// page's median are the median, so that a paragraph's lines are of
 	// one size and headings stand out.
-	hs := make([]float64, len(p.Page.Lines))
-	for i, l := range p.Page.Lines {
-		hs[i] = l.Box[3] - l.Box[1]
+	hs := make([]float64, 0, len(boxes))
+	for _, b := range boxes {
+		hs = append(hs, b.box[3]-b.box[1])
 	}
 	slices.Sort(hs)
 	median := 0.0
@@ -91,23 +95,209 @@ func ocrBlocks(p OCRPage) pageBlocks {
 	// Each piece the detector found is a line: it already joins words
 	// at a word's spacing and parts at a gutter's or a table cell's, which
 	// the band rule of a PDF's runs (2.5 em) would join across a narrow
-	// gutter.
-	lines := make([]pdfLine, 0, len(p.Page.Lines))
-	for _, l := range p.Page.Lines {
-		b := l.Box
+	// gutter. Pieces of one line the detector cut apart (on a skewed
+	// page, where a line's letters drift across its band) are joined
+	// first (joinPieces).
+	lines := make([]pdfLine, 0, len(boxes))
+	for _, l := range joinPieces(boxes) {
+		b := l.box
 		h := b[3] - b[1]
 		if h > 0.66*median && h < 1.33*median {
 			h = median
 		}
+		if len(l.words) == 0 {
+			continue
+		}
+		lines = append(lines, pdfLine{x0: b[0] * u, y0: b[1] * u, x1: b[2] * u, y1: b[3] * u, size: ocrSize * h * u, words: l.words})
+		pb.chars += l.chars
+	}
+	pb.blocks = linesToBlocks(lines)
+	return pb, skew
+}
+
+// ocrLine is a line OCR read, its box in the deskewed page's pixels.
+type ocrLine struct {
+	box   [4]float64
+	words []string
+	chars int
+}
+
+// Skew bounds: a page turned less than minSkew is read as it is; one
+// whose lines run at more than maxSkew is not a skewed scan (the lines'
+// slopes are those of rotated text, or noise) and is read as it is.
+const (
+	minSkew = 0.1 * math.Pi / 180
+	maxSkew = 10 * math.Pi / 180
+)
+
+// pageSkew estimates how far a page's text is turned clockwise, in
+// radians: the median slope of its lines' top and bottom edges, over the
+// lines at least four times as long as they are tall (a short line's
+// edges say little of its slope). It is 0 when fewer than three lines
+// can tell, or the slope is within minSkew or past maxSkew.
+func pageSkew(lines []ocr.Line) float64 {
+	var angles []float64
+	for _, l := range lines {
+		q := l.Quad
+		dx, dy := q[1].X-q[0].X, q[1].Y-q[0].Y
+		h := math.Hypot(q[3].X-q[0].X, q[3].Y-q[0].Y)
+		if dx <= 0 || h <= 0 || math.Hypot(dx, dy) < 4*h {
+			continue
+		}
+		top := math.Atan2(dy, dx)
+		bottom := math.Atan2(q[2].Y-q[3].Y, q[2].X-q[3].X)
+		angles = append(angles, (top+bottom)/2)
+	}
+	if len(angles) < 3 {
+		return 0
+	}
+	slices.Sort(angles)
+	a := angles[len(angles)/2]
+	if math.Abs(a) < minSkew || math.Abs(a) > maxSkew {
+		return 0
+	}
+	return a
+}
+
+// turnAbout turns (x, y) by angle radians (clockwise on the page, y
+// down) about (cx, cy).
+func turnAbout(x, y, cx, cy, angle float64) (float64, float64) {
+	s, c := math.Sincos(angle)
+	dx, dy := x-cx, y-cy
+	return cx + dx*c - dy*s, cy + dx*s + dy*c
+}
+
+// deskew returns the page's lines with their boxes in the page turned
+// back by skew about its centre: the upright box of each line's
+// quadrilateral turned, so that a line's box is as tall as its letters
+// and not its drift across the page.
+func deskew(p *ocr.Page, skew float64) []ocrLine {
+	cx, cy := float64(p.Width)/2, float64(p.Height)/2
+	out := make([]ocrLine, 0, len(p.Lines))
+	for _, l := range p.Lines {
 		words := strings.Fields(l.Text)
 		if len(words) == 0 {
 			continue
 		}
-		lines = append(lines, pdfLine{x0: b[0] * u, y0: b[1] * u, x1: b[2] * u, y1: b[3] * u, size: ocrSize * h * u, words: words})
-		pb.chars += len(l.Text)
+		b := l.Box
+		if skew != 0 && l.Quad != [4]ocr.Point{} {
+			b = [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+			for _, q := range l.Quad {
+				x, y := turnAbout(q.X, q.Y, cx, cy, -skew)
+				b = [4]float64{math.Min(b[0], x), math.Min(b[1], y), math.Max(b[2], x), math.Max(b[3], y)}
+			}
+		}
+		out = append(out, ocrLine{box: b, words: words, chars: len(l.Text)})
 	}
-	pb.blocks = linesToBlocks(lines)
-	return pb
+	return out
+}
+
+// skewBack turns an upright box of the deskewed page (in page units)
+// back onto the page as read, and returns the upright box around it,
+// within the page.
+func skewBack(b [4]float64, skew, w, h float64) [4]float64 {
+	if skew == 0 {
+		return b
+	}
+	out := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	for _, c := range [4][2]float64{{b[0], b[1]}, {b[2], b[1]}, {b[2], b[3]}, {b[0], b[3]}} {
+		x, y := turnAbout(c[0], c[1], w/2, h/2, skew)
+		out = [4]float64{math.Min(out[0], x), math.Min(out[1], y), math.Max(out[2], x), math.Max(out[3], y)}
+	}
+	return [4]float64{max(0, out[0]), max(0, out[1]), min(w, out[2]), min(h, out[3])}
+}
+
+// Pieces of one line: two lines are one when they share most of a band
+// (their vertical overlap is over pieceOverlap of the lower's height),
+// their heights are within pieceHeight of each other, and the gap from
+// the first's end to the second's start is under pieceGap of their
+// height (a word space is a third of one; the ocr package cuts a line
+// at a gap of twice its letters' height, a gutter or a table's cell, which
+// this keeps apart).
+const (
+	pieceOverlap = 0.5
+	pieceHeight  = 1.5
+	pieceGap     = 1.0
+)
+
+// joinPieces joins the pieces of one line the detector found apart, as
+// they read left to right, and returns the lines top to bottom (then left
+// to right among lines whose tops are within half a line's height), as
+// the ocr package orders them, in the deskewed page.
+func joinPieces(lines []ocrLine) []ocrLine {
+	// Pieces to the right of a line, nearest first: sorted by x within
+	// the line's band, checked among the few lines about its height.
+	idx := make([]int, len(lines))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return cmp.Compare(lines[a].box[0], lines[b].box[0])
+	})
+	joined := make([]bool, len(lines))
+	next := make([]int, len(lines)) // the piece that continues a line, +1
+	for _, i := range idx {
+		if joined[i] {
+			continue
+		}
+		// Follow the line right, piece by piece.
+		for cur := i; ; {
+			a := lines[cur].box
+			best, bestGap := -1, math.Inf(1)
+			for _, j := range idx {
+				if j == cur || joined[j] || j == i {
+					continue
+				}
+				b := lines[j].box
+				ha, hb := a[3]-a[1], b[3]-b[1]
+				if ha <= 0 || hb <= 0 || ha > pieceHeight*hb || hb > pieceHeight*ha {
+					continue
+				}
+				overlap := math.Min(a[3], b[3]) - math.Max(a[1], b[1])
+				if overlap <= pieceOverlap*math.Min(ha, hb) {
+					continue
+				}
+				gap := b[0] - a[2]
+				if gap < -0.5*math.Min(ha, hb) || gap > pieceGap*math.Max(ha, hb) || b[2] <= a[2] {
+					continue
+				}
+				if gap < bestGap {
+					best, bestGap = j, gap
+				}
+			}
+			if best < 0 {
+				break
+			}
+			joined[best] = true
+			next[cur] = best + 1
+			cur = best
+		}
+	}
+	out := make([]ocrLine, 0, len(lines))
+	for i, l := range lines {
+		if joined[i] {
+			continue
+		}
+		for j := next[i] - 1; j >= 0; j = next[j] - 1 {
+			p := lines[j]
+			l.box = [4]float64{math.Min(l.box[0], p.box[0]), math.Min(l.box[1], p.box[1]), math.Max(l.box[2], p.box[2]), math.Max(l.box[3], p.box[3])}
+			l.words = append(slices.Clip(l.words), p.words...)
+			l.chars += 1 + p.chars
+		}
+		out = append(out, l)
+	}
+	slices.SortStableFunc(out, func(a, b ocrLine) int { return cmp.Compare(a.box[1], b.box[1]) })
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0; j-- {
+			a, b := &out[j-1], &out[j]
+			h := math.Min(a.box[3]-a.box[1], b.box[3]-b.box[1])
+			if math.Abs(b.box[1]-a.box[1]) >= h/2 || b.box[0] >= a.box[0] {
+				break
+			}
+			*a, *b = *b, *a
+		}
+	}
+	return out
 }
 
 // OCRElements turns OCR'd pages into elements as ExtractPDF does a
@@ -119,14 +309,21 @@ func ocrBlocks(p OCRPage) pageBlocks {
 func OCRElements(pages []OCRPage) []gochunk.Element {
 	pbs := make([]pageBlocks, len(pages))
 	byNumber := map[int]OCRPage{}
+	skews := map[int]float64{}
 	for i, p := range pages {
-		pbs[i] = ocrBlocks(p)
+		pbs[i], skews[p.Number] = ocrBlocks(p)
 		byNumber[p.Number] = p
 	}
 	els := order(pbs)
 	for i := range els {
 		p, ok := byNumber[els[i].Page]
-		if !ok || p.Page.Rotation == 0 {
+		if !ok {
+			continue
+		}
+		if s := skews[p.Number]; s != 0 {
+			els[i].BBox = skewBack(els[i].BBox, s, els[i].PageWidth, els[i].PageHeight)
+		}
+		if p.Page.Rotation == 0 {
 			continue
 		}
 		u := p.Unit

@@ -2,16 +2,20 @@ package layout
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"image"
 	"image/png"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/go-pdf/fpdf"
 
 	"github.com/gochunk/gochunk/internal/ocrtest"
+	"github.com/gochunk/gochunk/ocr"
 )
 
 // A US Letter page at 200 dpi: a title across it, then two columns of
@@ -153,5 +157,136 @@ func TestOCRScannedPDF(t *testing.T) {
 	cancel()
 	if _, err := e.OCRPDF(cctx, out.Bytes(), nil, OCROptions{Reader: ocrtest.Engine(t)}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// skewedPage is an ocr.Page of lines drawn upright at the boxes given
+// (x0, y0, x1, y1 in pixels) and turned deg degrees clockwise about the
+// page's centre, as the detector finds a skewed scan's lines: each line's
+// quadrilateral turned, its upright box around that.
+func skewedPage(w, h int, deg float64, lines []ocrtest.Text, boxes [][4]float64) *ocr.Page {
+	p := &ocr.Page{Width: w, Height: h}
+	a := deg * math.Pi / 180
+	for i, b := range boxes {
+		var q [4]ocr.Point
+		box := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+		for k, c := range [4][2]float64{{b[0], b[1]}, {b[2], b[1]}, {b[2], b[3]}, {b[0], b[3]}} {
+			x, y := turnAbout(c[0], c[1], float64(w)/2, float64(h)/2, a)
+			q[k] = ocr.Point{X: x, Y: y}
+			box = [4]float64{math.Min(box[0], x), math.Min(box[1], y), math.Max(box[2], x), math.Max(box[3], y)}
+		}
+		p.Lines = append(p.Lines, ocr.Line{Text: lines[i].Text, Quad: q, Box: box, Confidence: 0.95})
+	}
+	// The detector's order: by the upright box's top.
+	slices.SortStableFunc(p.Lines, func(a, b ocr.Line) int { return cmp.Compare(a.Box[1], b.Box[1]) })
+	return p
+}
+
+// TestOCRSkewedLines: the lines of a page turned 1.8° (their upright
+// boxes taller than their letters by the drift across the page), one of
+// them cut by the detector in two pieces, are read as the paragraphs they
+// are: the page's skew is measured from the lines, their boxes turned
+// back before layout, the pieces joined, and the elements' boxes turned
+// onto the page as read.
+func TestOCRSkewedLines(t *testing.T) {
+	paras := [][]string{
+		{"The first paragraph runs across the whole page from margin to margin", "and its second line is as long as the first one was before", "it ends."},
+		{"The second paragraph starts here and runs across the page as well", "with a line the detector cut in two pieces on the skewed scan", "and a short end."},
+		{"A third paragraph closes the page with a line of its own."},
+	}
+	var texts []ocrtest.Text
+	var boxes [][4]float64
+	var want []string
+	y := 300.0
+	for _, p := range paras {
+		for _, l := range p {
+			w := 17 * float64(len(l))
+			if strings.HasPrefix(l, "with a line") { // cut in two pieces a word space apart
+				cut := strings.Index(l, " two ")
+				texts = append(texts, ocrtest.Text{Text: l[:cut]}, ocrtest.Text{Text: l[cut+1:]})
+				boxes = append(boxes, [4]float64{200, y, 200 + 17*float64(cut), y + 40}, [4]float64{200 + 17*float64(cut+1), y + 2, 200 + w, y + 40})
+			} else {
+				texts = append(texts, ocrtest.Text{Text: l})
+				boxes = append(boxes, [4]float64{200, y, 200 + w, y + 40})
+			}
+			y += 50
+		}
+		y += 60
+		want = append(want, strings.Join(p, " "))
+	}
+	for _, deg := range []float64{1.8, -1.5, 0} {
+		pg := skewedPage(1700, 2200, deg, texts, boxes)
+		if got := pageSkew(pg.Lines) * 180 / math.Pi; math.Abs(got-deg) > 0.05 {
+			t.Errorf("turned %g°: skew measured %.3f°", deg, got)
+		}
+		text, els := Assemble(OCRElements([]OCRPage{{Number: 1, Page: pg, Unit: 1}}))
+		if w := strings.Join(want, "\n\n"); text != w {
+			t.Errorf("turned %g°:\n got %q\nwant %q", deg, text, w)
+		}
+		for _, e := range els {
+			b := e.BBox
+			// The element's box on the page as read holds its lines'
+			// boxes: the first paragraph's first line starts at x 200
+			// turned about the centre.
+			if b[0] < 0 || b[1] < 0 || b[2] > 1700 || b[3] > 2200 || b[0] >= b[2] || b[1] >= b[3] {
+				t.Errorf("turned %g°: %q: box %v outside the page", deg, e.Text, b)
+			}
+		}
+		if len(els) > 0 {
+			first := pg.Lines[0].Box
+			if b := els[0].BBox; b[0] > first[0]+1 || b[1] > first[1]+1 || b[2] < first[2]-1 {
+				t.Errorf("turned %g°: first element's box %v does not hold its first line's %v", deg, b, first)
+			}
+		}
+	}
+}
+
+// TestOCRSkewedPage: a page of long lines scanned 1.5 to 2 degrees
+// askew reads in order, each paragraph whole: the short last line of a
+// paragraph is not set apart by the height the skew adds to the long
+// lines' boxes, nor a piece of a line put into the next paragraph.
+func TestOCRSkewedPage(t *testing.T) {
+	paras := [][]string{
+		{"Scanned reports are often fed into the scanner at a small angle, so that", "each line of text drifts down the page by a few pixels from its left end", "to its right."},
+		{"The detector then finds boxes that are taller than their letters, and the", "layout must still read the paragraphs in the order they were written,", "one after the other."},
+		{"A last paragraph of two lines closes the page and ends with a line that", "is shorter."},
+	}
+	var texts []ocrtest.Text
+	var want []string
+	y := 300.0
+	for _, p := range paras {
+		texts = append(texts, ocrtest.Lines(150, y, 30, p...)...)
+		y += float64(len(p))*45 + 60
+		want = append(want, strings.Join(p, " "))
+	}
+	page := ocrtest.Draw(t, 1700, 2200, texts...)
+	for _, deg := range []float64{1.75, -1.5} {
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, ocrtest.Rotate(page, deg)); err != nil {
+			t.Fatal(err)
+		}
+		els, err := ExtractImages(context.Background(), buf.Bytes(), OCROptions{Reader: ocrtest.Engine(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, els := Assemble(els)
+		if c := ocrtest.CER(text, strings.Join(want, " ")); c > 0.02 {
+			t.Errorf("turned %g°: CER %.3f:\n got %q\nwant %q", deg, c, text, strings.Join(want, "\n\n"))
+		}
+		var paras []string
+		for _, e := range els {
+			if !e.Excluded {
+				paras = append(paras, e.Text)
+			}
+		}
+		if len(paras) != len(want) {
+			t.Errorf("turned %g°: %d paragraphs, want %d:\n%q", deg, len(paras), len(want), paras)
+			continue
+		}
+		for i := range want {
+			if c := ocrtest.CER(paras[i], want[i]); c > 0.03 {
+				t.Errorf("turned %g°: paragraph %d CER %.3f: %q", deg, i+1, c, paras[i])
+			}
+		}
 	}
 }

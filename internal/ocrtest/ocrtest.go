@@ -9,6 +9,7 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,6 +98,35 @@ func Lines(x, y, size float64, lines ...string) []Text {
 	out := make([]Text, len(lines))
 	for i, l := range lines {
 		out[i] = Text{X: x, Y: y + float64(i)*1.5*size, Size: size, Text: l}
+	}
+	return out
+}
+
+// Rotate returns the page turned deg degrees clockwise about its centre,
+// as a scan fed in askew is: the same size, white where the turned page
+// leaves the frame, grey levels interpolated.
+func Rotate(src *image.Gray, deg float64) *image.Gray {
+	b := src.Rect
+	w, h := b.Dx(), b.Dy()
+	out := image.NewGray(image.Rect(0, 0, w, h))
+	s, c := math.Sincos(deg * math.Pi / 180)
+	cx, cy := float64(w)/2, float64(h)/2
+	at := func(x, y int) float64 {
+		if x < 0 || y < 0 || x >= w || y >= h {
+			return 255
+		}
+		return float64(src.Pix[y*src.Stride+x])
+	}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			// The source point that lands on (x, y): (x, y) turned back.
+			dx, dy := float64(x)-cx, float64(y)-cy
+			sx, sy := cx+dx*c+dy*s, cy-dx*s+dy*c
+			x0, y0 := int(math.Floor(sx)), int(math.Floor(sy))
+			fx, fy := sx-float64(x0), sy-float64(y0)
+			v := (at(x0, y0)*(1-fx)+at(x0+1, y0)*fx)*(1-fy) + (at(x0, y0+1)*(1-fx)+at(x0+1, y0+1)*fx)*fy
+			out.Pix[y*out.Stride+x] = uint8(math.Round(v))
+		}
 	}
 	return out
 }
