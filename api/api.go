@@ -322,6 +322,19 @@ type SearchRequest struct {
 	// out (see index.Expand).
 	Expand string `json:"expand,omitempty"`
 	Merge  int    `json:"merge,omitempty"`
+	// Exact scans every stored vector instead of using the vector index
+	// (what gochunk search --exact does).
+	Exact bool `json:"exact,omitempty"`
+	// Probes is the vector index's lists read (SQLite), or for the
+	// lexical embedder's sparse vectors the query's dimensions used; with
+	// PostgreSQL's pgvector, hnsw.ef_search. 0: the store's default.
+	Probes int `json:"probes,omitempty"`
+	// Source keeps only hits whose source (document id) starts with it.
+	Source string `json:"source,omitempty"`
+	// Where keeps only hits whose metadata, or else their document's, has
+	// each key with the value (a string, number or boolean; compared as
+	// text, booleans as 1 and 0).
+	Where map[string]any `json:"where,omitempty"`
 }
 
 // SearchResponse is the body of a 200 answer to POST /v1/search: the hits,

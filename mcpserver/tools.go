@@ -34,6 +34,11 @@ type SearchInput struct {
 	Mode   string `json:"mode,omitempty" jsonschema:"vector (by meaning), keyword (by words: full-text search) or hybrid (both, fused by rank; the default)"`
 	Expand string `json:"expand,omitempty" jsonschema:"what each hit returns: none (its chunk, the default), parent (its parent chunk; needs an index made with parents), section (from the heading above it to the next heading of its level) or window:N (the chunk with N chunks on each side)"`
 	Merge  int    `json:"merge,omitempty" jsonschema:"when this many (2 or more) hits are children of one parent, return the parent in their place (auto-merging; needs an index made with parents); 0 never"`
+	Source string `json:"source,omitempty" jsonschema:"keep only hits whose source (a file path or document id) starts with this prefix"`
+	// Where's values are strings, numbers or booleans (the schema says so).
+	Where  map[string]any `json:"where,omitempty" jsonschema:"keep only hits whose metadata, or else their document's, has each key with the value (compared as text; booleans as 1 and 0)"`
+	Exact  bool           `json:"exact,omitempty" jsonschema:"scan every stored vector instead of using the vector index (slower; the reference the index is measured against)"`
+	Probes int            `json:"probes,omitempty" jsonschema:"lists of the vector index read (more: nearer the exact scan; fewer: sooner); 0 the store's default"`
 }
 
 // Hit is one search result: the text returned for a chunk that matched
@@ -195,7 +200,8 @@ func (s *Server) addTools() {
 		Description: "Searches the indexed documents for passages about a query and returns the best hits: each with its text, " +
 			"its source, lines (text) or pages (PDF), score and a gochunk:// resource link to its exact span. " +
 			"expand returns more than the matched chunk (its parent, its section, or a window of neighbouring chunks); " +
-			"merge returns a parent in place of several of its children.",
+			"merge returns a parent in place of several of its children. " +
+			"source (a path prefix) and where (metadata values) keep only the hits that match, inside the search: k hits come back when k chunks match.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 		InputSchema: schema[SearchInput](func(sc *jsonschema.Schema) {
 			p := sc.Properties
@@ -207,6 +213,8 @@ func (s *Server) addTools() {
 			p["expand"].Pattern = `^(none|parent|section|window:[1-9][0-9]{0,3})$`
 			p["merge"].Minimum, p["merge"].Maximum = ptr(0.0), ptr(1000.0)
 			p["query"].MinLength = ptr(1)
+			p["probes"].Minimum = ptr(0.0)
+			p["where"].AdditionalProperties = &jsonschema.Schema{Types: []string{"string", "number", "boolean"}}
 		}),
 	}, s.searchTool)
 	mcp.AddTool(s.srv, &mcp.Tool{
@@ -300,11 +308,18 @@ func (s *Server) searchTool(ctx context.Context, req *mcp.CallToolRequest, in Se
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, out, errors.New("query: empty; give words to search for")
 	}
+	if in.Probes < 0 {
+		return nil, out, fmt.Errorf("probes %d: want 1 or more lists of the vector index, or 0 for the default", in.Probes)
+	}
+	meta, err := store.MetadataFilter(in.Where)
+	if err != nil {
+		return nil, out, err
+	}
 	se, err := s.searcher(ctx)
 	if err != nil {
 		return nil, out, s.storeError(err)
 	}
-	hits, err := se.SearchExpand(ctx, store.Query{Text: in.Query, K: k, Mode: mode}, x)
+	hits, err := se.SearchExpand(ctx, store.Query{Text: in.Query, K: k, Mode: mode, Exact: in.Exact, Probes: in.Probes, SourcePrefix: in.Source, Metadata: meta}, x)
 	if err != nil {
 		return nil, out, s.storeError(err)
 	}

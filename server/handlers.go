@@ -618,6 +618,14 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	case req.Merge < 0 || req.Merge > 1000:
 		s.fail(w, r, http.StatusBadRequest, "invalid_request", "merge: want 2 to 1000 children of one parent, or 0 for no merging")
 		return
+	case req.Probes < 0:
+		s.fail(w, r, http.StatusBadRequest, "invalid_request", "probes: want 1 or more lists of the vector index, or 0 for the default")
+		return
+	}
+	meta, err := store.MetadataFilter(req.Where)
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, "invalid_request", err.Error())
+		return
 	}
 	x, err := index.ParseExpand(req.Expand)
 	if err != nil {
@@ -625,7 +633,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	x.Merge = req.Merge
-	hits, err := s.search.SearchExpand(r.Context(), store.Query{Text: req.Query, K: req.K, Mode: mode}, x)
+	hits, err := s.search.SearchExpand(r.Context(), store.Query{Text: req.Query, K: req.K, Mode: mode, Exact: req.Exact, Probes: req.Probes, SourcePrefix: req.Source, Metadata: meta}, x)
 	if errors.Is(err, index.ErrNoText) || errors.Is(err, index.ErrNoParent) {
 		s.fail(w, r, http.StatusBadRequest, "invalid_expand", err.Error())
 		return

@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -88,4 +91,50 @@ func (s *SQLite) filteredVectorSearch(ctx context.Context, q Query) ([]candidate
 		return nil, errors.New("chunks disappeared during the search: search again")
 	}
 	return best, nil
+}
+
+// MetadataFilter returns the Query.Metadata of a filter given as JSON
+// values (an API's or a tool's "where" object): strings as they are,
+// booleans as 1 and 0 and numbers as written without a fraction when
+// whole (3, 2.5), which is how the stores compare metadata. It refuses
+// an empty key and values that are not a string, a number or a boolean.
+func MetadataFilter(where map[string]any) (map[string]string, error) {
+	if len(where) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(where))
+	for k, v := range where {
+		if k == "" {
+			return nil, errors.New("where: an empty key; give metadata keys with the values to keep")
+		}
+		switch v := v.(type) {
+		case string:
+			out[k] = v
+		case bool:
+			out[k] = "0"
+			if v {
+				out[k] = "1"
+			}
+		case float64:
+			out[k] = strconv.FormatFloat(v, 'f', -1, 64)
+		case json.Number:
+			out[k] = v.String()
+		default:
+			return nil, fmt.Errorf("where %q: want a string, a number or a boolean to compare the metadata value with, not %s", k, jsonKind(v))
+		}
+	}
+	return out, nil
+}
+
+// jsonKind names a decoded JSON value's kind for an error.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return "that value"
 }
