@@ -266,6 +266,7 @@ type block struct {
 	lines          []string
 	lineHeight     float64    // mean
 	table          [][]string // a table's cells by row and column (lines are its rows' text)
+	bold, italic   bool       // all its lines set in a bold (italic) font, where the engine tells (PDFium)
 }
 
 type pageBlocks struct {
@@ -380,9 +381,10 @@ func order(pages []pageBlocks) []gochunk.Element {
 	need := max(2, (len(pages)+1)/2)
 	// The body text's size, for headings.
 	median := bodySize(pages)
+	boldOK := boldDistinct(pages) // bold sets headings apart
 	compounds := hyphenated(pages)
 	var out []gochunk.Element
-	var sizes []float64 // each element's line height
+	var keys []headingKey // each element's size and style
 	titled := false
 	for _, p := range pages {
 		for _, b := range readingOrder(p) {
@@ -411,17 +413,19 @@ func order(pages []pageBlocks) []gochunk.Element {
 					e.Type = "title"
 				}
 			default:
-				if depth, ok := numberedHeading(b, trimmed, median); ok {
+				if depth, ok := numberedHeading(b, trimmed, median, boldOK); ok {
 					e.Type, e.Level = "heading", depth
+				} else if boldHeading(b, trimmed, median, boldOK) {
+					e.Type = "heading"
 				} else if listMarker(trimmed) {
 					e.Type = "list_item"
 				}
 			}
 			out = append(out, e)
-			sizes = append(sizes, b.lineHeight)
+			keys = append(keys, headingKey{b.lineHeight, b.bold, b.italic})
 		}
 	}
-	setLevels(out, sizes)
+	setLevels(out, keys)
 	return out
 }
 

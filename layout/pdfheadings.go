@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -8,6 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/gochunk/gochunk"
+	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/references"
+	"github.com/klippa-app/go-pdfium/requests"
 )
 
 // Headings and list items of a PDF, from what its text looks like: a
@@ -18,7 +22,7 @@ import (
 // or a list number, and nests by its indentation under the items above it.
 
 // sectionRe matches a section number and the heading's first letter.
-var sectionRe = regexp.MustCompile(`^(?:(\d{1,2}(?:\.\d{1,2}){0,5})\.?|([A-Z])\.|([IVX]{1,5})\.)\s+\S`)
+var sectionRe = regexp.MustCompile(`^(?:((?:\d{1,2}|[A-Z])(?:\.\d{1,2}){1,5}|\d{1,2})\.?|([A-Z])\.|([IVX]{1,5})\.)\s+\S`)
 
 // sectionDepth returns the depth of a heading's section number (1 for
 // "2." or "A.", 2 for "2.1") and whether text starts with one; dotted
@@ -100,17 +104,27 @@ func bodySize(pages []pageBlocks) float64 {
 	return 0
 }
 
-// setLevels gives headings their levels (numbered ones their numbering's
-// depth, the others the rank of their size among the headings' sizes,
-// sizes within 5% one rank; one more under a title, which is 1) and list items theirs (1, and
-// one more for each indentation past the item above, within a run of
-// items on a page), indenting a nested item's text by two spaces a level
-// as markdown does.
-func setLevels(els []gochunk.Element, sizes []float64) {
+// headingKey is what ranks a heading without a number: its size, then
+// its weight, then its slant.
+type headingKey struct {
+	size         float64
+	bold, italic bool
+}
+
+// setLevels gives headings their levels and list items theirs. A
+// heading's level is its rank among the document's headings by size
+// (sizes within 5% one size), then weight (bold above plain, upright
+// above italic), then numbering depth ("2.1" under "2." where both look
+// alike; a heading without a number takes the depth of the numbered ones
+// that look as it does); one more under a title, which is 1. A list item's
+// level is 1, and one more for each indentation past the item above,
+// within a run of items on a page; a nested item's text is indented by
+// two spaces a level as markdown does.
+func setLevels(els []gochunk.Element, keys []headingKey) {
 	var distinct []float64
 	for i, e := range els {
-		if e.Type == "heading" && e.Level == 0 {
-			distinct = append(distinct, sizes[i])
+		if e.Type == "heading" {
+			distinct = append(distinct, keys[i].size)
 		}
 	}
 	sort.Sort(sort.Reverse(sort.Float64Slice(distinct)))
@@ -118,6 +132,68 @@ func setLevels(els []gochunk.Element, sizes []float64) {
 	for _, s := range distinct {
 		if len(ranks) == 0 || s < 0.95*ranks[len(ranks)-1] {
 			ranks = append(ranks, s)
+		}
+	}
+	type look struct{ size, style int }
+	lookOf := func(k headingKey) look {
+		l := look{size: sort.Search(len(ranks), func(j int) bool { return ranks[j] <= k.size*1.0001 })}
+		if !k.bold {
+			l.style += 2
+		}
+		if k.italic {
+			l.style++
+		}
+		return l
+	}
+	type slot struct {
+		look
+		depth int
+	}
+	minDepth := map[look]int{} // the shallowest numbering of each look
+	for i, e := range els {
+		if e.Type == "heading" && e.Level > 0 {
+			l := lookOf(keys[i])
+			if d, ok := minDepth[l]; !ok || e.Level < d {
+				minDepth[l] = e.Level
+			}
+		}
+	}
+	slotOf := func(i int) slot {
+		l := lookOf(keys[i])
+		d := els[i].Level
+		if d == 0 {
+			d = minDepth[l]
+		}
+		return slot{l, d}
+	}
+	seen := map[slot]bool{}
+	for i, e := range els {
+		if e.Type == "heading" {
+			seen[slotOf(i)] = true
+		}
+	}
+	var slots []slot
+	for s := range seen {
+		slots = append(slots, s)
+	}
+	sort.Slice(slots, func(a, b int) bool {
+		x, y := slots[a], slots[b]
+		if x.size != y.size {
+			return x.size < y.size
+		}
+		if x.style != y.style {
+			return x.style < y.style
+		}
+		return x.depth < y.depth
+	})
+	rankOf := map[slot]int{}
+	for r, s := range slots {
+		rankOf[s] = r + 1
+	}
+	levels := make([]int, len(els))
+	for i, e := range els {
+		if e.Type == "heading" {
+			levels[i] = rankOf[slotOf(i)]
 		}
 	}
 	titled := false
@@ -132,9 +208,7 @@ func setLevels(els []gochunk.Element, sizes []float64) {
 		case "title":
 			e.Level = 1
 		case "heading":
-			if e.Level == 0 {
-				e.Level = sort.Search(len(ranks), func(k int) bool { return ranks[k] <= sizes[i]*1.0001 }) + 1
-			}
+			e.Level = levels[i]
 			if titled {
 				e.Level++ // under the title
 			}
@@ -170,14 +244,144 @@ func isHeadingSize(h, body float64) bool {
 
 // numberedHeading reports whether a block is a numbered heading: a
 // section number, not set smaller than the body (a dotted number), or a
-// little larger (a single one, which list items share).
-func numberedHeading(b block, text string, body float64) (int, bool) {
+// little larger or in bold (a single one, which list items share).
+func numberedHeading(b block, text string, body float64, boldOK bool) (int, bool) {
 	depth, dotted, ok := sectionDepth(text)
 	if !ok || body <= 0 || !headingLike(b, text) || len(b.lines) > 1 && !dotted {
 		return 0, false
 	}
-	if dotted && b.lineHeight >= 0.97*body || b.lineHeight >= 1.1*body {
+	if dotted && b.lineHeight >= 0.97*body || b.lineHeight >= 1.1*body || boldOK && b.bold && b.lineHeight >= 0.97*body {
 		return depth, true
 	}
 	return 0, false
 }
+
+// boldHeading reports whether a block is a heading by its weight: set in
+// bold, where bold sets lines apart, not smaller than the body, a line or
+// two of a few words without a sentence's or a label's end, not a list
+// item.
+func boldHeading(b block, text string, body float64, boldOK bool) bool {
+	if !boldOK || !b.bold || body <= 0 || b.lineHeight < 0.9*body || b.table != nil || !headingLike(b, text) || listMarker(text) {
+		return false
+	}
+	if strings.HasSuffix(text, ":") || !strings.ContainsFunc(text, unicode.IsLetter) {
+		return false
+	}
+	return true
+}
+
+// boldDistinct reports whether bold sets lines apart in a document: at
+// most a quarter of its lines outside tables are bold.
+func boldDistinct(pages []pageBlocks) bool {
+	bold, all := 0, 0
+	for _, p := range pages {
+		for _, b := range p.blocks {
+			if b.table == nil {
+				all += len(b.lines)
+				if b.bold {
+					bold += len(b.lines)
+				}
+			}
+		}
+	}
+	return all > 0 && 4*bold <= all
+}
+
+// Font styles: a run's style tells whether its font is bold or italic.
+const (
+	styleKnown  uint8 = 1 << iota // the style was read
+	styleBold                     // a bold font (by name or weight)
+	styleItalic                   // an italic font (by name or flags)
+)
+
+// fontStyle returns the style of a font from its name (without a subset's
+// "ABCDEF+" prefix, "Arial,Bold", "TimesNewRomanPS-BoldItalicMT",
+// "NimbusRomNo9L-Medi", TeX's "CMBX10"), its descriptor flags (italic) and
+// its weight (600 and over is bold; -1 where PDFium tells none).
+func fontStyle(name string, flags, weight int) uint8 {
+	if i := strings.IndexByte(name, '+'); i >= 0 && i <= 7 {
+		name = name[i+1:]
+	}
+	n := strings.ToLower(name)
+	s := styleKnown
+	if weight >= 600 || strings.Contains(n, "bold") || strings.Contains(n, "black") || strings.Contains(n, "heavy") ||
+		strings.Contains(n, "semibold") || strings.Contains(n, "demi") || strings.HasSuffix(n, "-medi") ||
+		strings.HasSuffix(n, "-bd") || strings.HasPrefix(n, "cmbx") || strings.HasPrefix(n, "sfbx") || strings.HasPrefix(n, "cmb10") {
+		s |= styleBold
+	}
+	if flags&64 != 0 || strings.Contains(n, "italic") || strings.Contains(n, "oblique") || strings.HasSuffix(n, "-it") ||
+		strings.HasPrefix(n, "cmti") || strings.HasPrefix(n, "sfti") {
+		s |= styleItalic
+	}
+	return s
+}
+
+// styleProbe reads the style of a page's characters at the start of each
+// word (after a space, or where the text goes back left or to another
+// line), each read one WebAssembly call for the character's font weight;
+// the font's name is asked for only when the page shows a weight not seen
+// before (a page draws a few fonts). Characters inside a word take the
+// word's first character's style.
+type styleProbe struct {
+	inst    pdfium.Pdfium
+	tp      references.FPDF_TEXTPAGE
+	byWt    map[int]uint8 // style by font weight, on this page
+	cur     uint8
+	fresh   bool
+	px, pcy float64
+}
+
+func newStyleProbe(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE) *styleProbe {
+	return &styleProbe{inst: inst, tp: tp, byWt: map[int]uint8{}, fresh: true}
+}
+
+// space marks the start of a word.
+func (s *styleProbe) space() { s.fresh = true }
+
+// at returns the style of character i, whose box is (x0, y0, x1, y1) in
+// the page's PDF space.
+func (s *styleProbe) at(i int, x0, y0, x1, y1 float64) uint8 {
+	cy := (y0 + y1) / 2
+	if s.fresh || x0 < s.px-1 || math.Abs(cy-s.pcy) > math.Abs(y1-y0)/2 {
+		s.cur = s.read(i)
+	}
+	s.fresh, s.px, s.pcy = false, x1, cy
+	return s.cur
+}
+
+func (s *styleProbe) read(i int) uint8 {
+	weight := -1
+	if w, err := s.inst.FPDFText_GetFontWeight(&requests.FPDFText_GetFontWeight{TextPage: s.tp, Index: i}); err == nil {
+		weight = w.FontWeight
+	}
+	if st, ok := s.byWt[weight]; ok {
+		return st
+	}
+	st := uint8(0)
+	if f, err := s.inst.FPDFText_GetFontInfo(&requests.FPDFText_GetFontInfo{TextPage: s.tp, Index: i}); err == nil {
+		st = fontStyle(f.FontName, f.Flags, weight)
+	}
+	if len(s.byWt) < 64 {
+		s.byWt[weight] = st
+	}
+	return st
+}
+
+// countStyle counts a run's characters by style into its line.
+func countStyle(l *pdfLine, st uint8) {
+	if st&styleKnown == 0 {
+		return
+	}
+	l.styled++
+	if st&styleBold != 0 {
+		l.bold++
+	}
+	if st&styleItalic != 0 {
+		l.italic++
+	}
+}
+
+// lineBold reports whether all of a line's characters of known style are
+// bold; lineItalic, italic.
+func lineBold(l pdfLine) bool   { return l.styled > 0 && l.bold == l.styled }
+func lineItalic(l pdfLine) bool { return l.styled > 0 && l.italic == l.styled }

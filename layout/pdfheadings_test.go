@@ -61,6 +61,8 @@ func TestSectionDepth(t *testing.T) {
 		{"3.2.1. Results", 3, true, true},
 		{"A. Scope", 1, false, true},
 		{"IV. Discussion", 1, false, true},
+		{"A.1 Scope", 2, true, true},
+		{"B.2.1 Limits", 3, true, true},
 		{"3. the next step", 0, false, false},
 		{"12,000 people came", 0, false, false},
 		{"Introduction", 0, false, false},

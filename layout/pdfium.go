@@ -569,6 +569,7 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, max
 	}
 	p.chars = min(n.Count, maxChars)
 	visible := visibleBox(inst, page)
+	probe := newStyleProbe(inst, tp.TextPage) // bold and italic, a call a word
 	for i := 0; i < p.chars; i++ {
 		u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: i})
 		if err != nil {
@@ -592,6 +593,7 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, max
 		}
 		if r > unicode.MaxRune || isPDFSpace(r) {
 			classes[q] = append(classes[q], pdfRun{text: " "})
+			probe.space()
 			continue
 		}
 		b, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp.TextPage, Index: i})
@@ -616,7 +618,7 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, max
 			x1, y1 := display(rot, p.width, p.height, 1, 0)
 			q = quarter(x1-x0, y1-y0)
 		}
-		run := pdfRun{text: string(buf[:utf8.EncodeRune(buf[:], r)])}
+		run := pdfRun{text: string(buf[:utf8.EncodeRune(buf[:], r)]), style: probe.at(i, l, t, rt, bt)}
 		dx0, dy0 := display(rot, p.width, p.height, l, t)
 		dx1, dy1 := display(rot, p.width, p.height, rt, bt)
 		run.x0, run.y0, run.x1, run.y1 = turn(q, dx0, dy0, dx1, dy1, false)

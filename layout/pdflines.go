@@ -13,6 +13,7 @@ type pdfRun struct {
 	text           string
 	x0, y0, x1, y1 float64
 	size           float64
+	style          uint8 // its font's (styleKnown, styleBold, styleItalic); 0 unknown
 }
 
 // pdfLine is a line of words with its box and its largest font size;
@@ -22,6 +23,8 @@ type pdfLine struct {
 	size           float64
 	words          []string
 	boxes          [][2]float64
+	styled, bold   int // characters of known style, and of them bold
+	italic         int
 }
 
 // groupBlocks groups a page's runs, in the engine's order, into lines and
@@ -91,6 +94,7 @@ func groupLines(runs []pdfRun) []pdfLine {
 		}
 		lastX1 = r.x1
 		wx0, wx1 = math.Min(wx0, r.x0), math.Max(wx1, r.x1)
+		countStyle(&cur, r.style)
 		for _, c := range r.text {
 			switch {
 			case isPDFSpace(c):
@@ -206,17 +210,18 @@ func linesToBlocks(lines []pdfLine) []block {
 			}
 		}
 		text := strings.Join(l.words, " ")
-		if startsItem(l.words) {
-			best = nil // a list item starts a block
+		if startsItem(l.words) || best != nil && best.b.bold != lineBold(l) {
+			best = nil // a list item starts a block, and so does bold text after plain or plain after bold
 		}
 		if best == nil {
-			bs = append(bs, &building{b: block{x0: l.x0, y0: l.y0, x1: l.x1, y1: l.y1, lines: []string{text}}, last: l, sizes: l.size})
+			bs = append(bs, &building{b: block{x0: l.x0, y0: l.y0, x1: l.x1, y1: l.y1, lines: []string{text}, bold: lineBold(l), italic: lineItalic(l)}, last: l, sizes: l.size})
 			continue
 		}
 		b := &best.b
 		b.x0, b.y0 = math.Min(b.x0, l.x0), math.Min(b.y0, l.y0)
 		b.x1, b.y1 = math.Max(b.x1, l.x1), math.Max(b.y1, l.y1)
 		b.lines = append(b.lines, text)
+		b.italic = b.italic && lineItalic(l)
 		best.last = l
 		best.sizes += l.size
 	}

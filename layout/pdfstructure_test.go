@@ -362,7 +362,7 @@ func genDoc(st gtStyle, seed uint64, g *gtText) gtDoc {
 
 // gtScore is what the reader found of a document's structure.
 type gtScore struct {
-	headings, headingsFound, headingsLevel, headingsFalse int
+	headings, headingsFound, headingsLevel, headingsFalse  int
 	items, itemsFound, itemsMarker, itemsLevel, itemsFalse int
 }
 
