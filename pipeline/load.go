@@ -237,6 +237,7 @@ func (p *Pipeline) Load(ctx context.Context, src Source) (_ Loaded, err error) {
 			out.Metadata = pdfMetadata(src.Metadata, popt.Engine, els)
 			if ocrPages > 0 {
 				out.Metadata["ocr_pages"] = ocrPages
+				p.addOCRMetadata(out.Metadata) // pipeline/ocr.go
 			}
 			out.Warning = strings.Join(warns, "; ")
 		}
