@@ -95,121 +95,163 @@ func NewAdaptive(cfg AdaptiveConfig, counter tokenize.Counter) (*Adaptive, error
 	return &Adaptive{cfg: cfg, counter: counterOr(counter)}, nil
 }
 
-// Chunk implements gochunk.Chunker.
+// Chunk implements gochunk.Chunker. A text over 4 GiB is refused: the
+// search keeps its units' offsets in 32 bits.
 func (a *Adaptive) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.Chunk, error) {
+	if len(doc.Text) > math.MaxUint32 {
+		return nil, fmt.Errorf("%w: adaptive: the text is %d bytes; it chunks at most 4 GiB at once (split the document, or use the recursive chunker)", gochunk.ErrConfig, len(doc.Text))
+	}
 	e, err := start(doc, a.counter, Size{Size: a.cfg.Size}, nil)
 	if err != nil || doc.Text == "" {
 		return nil, err
 	}
-	pieces, costs, err := a.pieces(ctx, e)
+	pieces, kinds, err := a.pieces(ctx, e)
 	if err != nil || len(pieces) == 0 {
 		return nil, err
 	}
 	mass := a.density(pieces)
-	pieces, costs, mass = a.units(pieces, costs, mass)
+	pieces, kinds, mass = a.units(pieces, kinds, mass)
+	var coh *cohesionWindows
 	if a.cfg.Cohesion > 0 {
 		window := max(int(a.cfg.Target*float64(a.cfg.Size)/2), 1)
-		if err := addCohesion(ctx, e.Text, pieces, window, a.cfg.Cohesion, costs); err != nil {
+		if coh, err = newCohesion(ctx, e.Text, pieces, window); err != nil {
 			return nil, err
 		}
 	}
-	ranges, err := a.segment(ctx, e, pieces, costs, mass)
+	ranges, err := a.segment(ctx, e, pieces, kinds, mass, coh)
 	if err != nil {
 		return nil, err
 	}
 	return e.Build(ctx, ranges, true)
 }
 
+// unit is a piece of the text the search puts into chunks: a sentence
+// without its surrounding white space, a part of one over the size, or,
+// after units, a run of tiny ones. Its size and the size of the white
+// space after it (gap) are in the size unit. 16 bytes, where a pack.Piece
+// takes 32: half a million of them at 30 MB of mixed text.
+type unit struct {
+	start, end, size, gap uint32
+}
+
+func (u unit) piece() pack.Piece {
+	return pack.Piece{Start: int(u.start), End: int(u.end), Size: int(u.size), Gap: int(u.gap)}
+}
+
+// breakKind is the kind of break after a unit: what ending a chunk there
+// costs (breakCost).
+type breakKind uint8
+
+const (
+	breakParagraph breakKind = iota // a blank line
+	breakLine                       // a line break
+	breakSentence                   // a sentence end inside a line
+	breakCut                        // inside a sentence longer than the size
+	breakEnd                        // the end of the text
+)
+
+// breakCost is the cost of ending a chunk at each kind of break.
+var breakCost = [...]float64{breakParagraph: costParagraph, breakLine: costLine, breakSentence: costSentence, breakCut: costCut, breakEnd: 0}
+
 // pieces returns the text's sentences without their surrounding white
 // space, those over the size cut into parts that fit, measured, and the
-// cost of a chunk ending after each.
-func (a *Adaptive) pieces(ctx context.Context, e *pack.Engine) ([]pack.Piece, []float64, error) {
+// kind of break after each.
+func (a *Adaptive) pieces(ctx context.Context, e *pack.Engine) ([]unit, []breakKind, error) {
 	text := e.Text
-	sentences := a.splitter.Split(text)
 	// A piece a sentence, and room for the parts of a few over the size:
-	// one part too many grew both slices by a quarter (5 MB at 30 MB of
-	// mixed text, held to the end, and both copies while it grew).
-	room := len(sentences) + len(sentences)/16
-	pieces := make([]pack.Piece, 0, room)
-	costs := make([]float64, 0, room)
-	add := func(r pack.Range, cost float64) {
-		if r = pack.Trim(text, r); r.Start < r.End {
-			pieces = append(pieces, pack.Piece{Start: r.Start, End: r.End, Size: e.Size(r)}) // measured by Split when it made r
-			costs = append(costs, cost)
-		}
+	// one part too many grew the slices by a quarter (and both copies
+	// were held while they grew). The sentences are counted first rather
+	// than kept: 16 bytes each, as much as the pieces.
+	sentences := 0
+	for range a.splitter.All(text) {
+		sentences++
 	}
-	for _, s := range sentences {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, fmt.Errorf("chunking cancelled: %w", err)
+	room := sentences + sentences/16
+	pieces := make([]unit, 0, room)
+	kinds := make([]breakKind, 0, room)
+	add := func(r pack.Range, size int, kind breakKind) {
+		pieces = append(pieces, unit{start: uint32(r.Start), end: uint32(r.End), size: uint32(size)})
+		kinds = append(kinds, kind)
+	}
+	var err error
+	for s := range a.splitter.All(text) {
+		if err = ctx.Err(); err != nil {
+			err = fmt.Errorf("chunking cancelled: %w", err)
+			break
 		}
 		r := pack.Trim(text, pack.Range{Start: s.Start, End: s.End})
 		if r.Start >= r.End {
 			continue // white space only: it is part of the gap between its neighbours
 		}
 		if n := e.CountUpTo(r.Start, r.End, a.cfg.Size); n <= a.cfg.Size {
-			pieces = append(pieces, pack.Piece{Start: r.Start, End: r.End, Size: n})
-			costs = append(costs, costSentence)
+			add(r, n, breakSentence)
 			continue
 		}
-		cut, err := e.Split(ctx, r.Start, r.End, nil)
-		if err != nil {
-			return nil, nil, err
+		var cut []pack.Range
+		if cut, err = e.Split(ctx, r.Start, r.End, nil); err != nil {
+			break
 		}
 		n := len(pieces)
 		for _, c := range cut {
-			add(pack.Range{Start: c.Start, End: c.End}, costCut)
+			if c = pack.Trim(text, c); c.Start < c.End {
+				add(c, e.Size(c), breakCut) // measured by Split when it made c
+			}
 		}
 		if len(pieces) > n {
-			costs[len(costs)-1] = costSentence
+			kinds[len(kinds)-1] = breakSentence
 		}
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	for i := range pieces {
 		if i+1 == len(pieces) {
-			costs[i] = 0 // the end of the text
+			kinds[i] = breakEnd
 			break
 		}
 		// Between two pieces is only white space: its size is the gap, its
 		// line breaks say what kind of break it is.
-		between := text[pieces[i].End:pieces[i+1].Start]
+		end, next := int(pieces[i].end), int(pieces[i+1].start)
+		between := text[end:next]
 		if between != "" {
-			pieces[i].Gap = e.Count(pieces[i].End, pieces[i+1].Start)
+			pieces[i].gap = uint32(e.Count(end, next))
 		}
-		if costs[i] == costCut {
+		if kinds[i] == breakCut {
 			continue
 		}
 		switch lines := strings.Count(between, "\n"); {
 		case lines >= 2:
-			costs[i] = costParagraph
+			kinds[i] = breakParagraph
 		case lines == 1:
-			costs[i] = costLine
+			kinds[i] = breakLine
 		}
 	}
-	return pieces, costs, nil
+	return pieces, kinds, nil
 }
 
 // units joins runs of tiny pieces into units of at least
 // 1/unitsPerTarget of the target size (never over the size), in place;
 // a unit ends with the break of its last piece, and its density mass is
 // its pieces' (mass is nil without a density weight).
-func (a *Adaptive) units(pieces []pack.Piece, costs, mass []float64) ([]pack.Piece, []float64, []float64) {
+func (a *Adaptive) units(pieces []unit, kinds []breakKind, mass []float64) ([]unit, []breakKind, []float64) {
 	least := int(a.cfg.Target * float64(a.cfg.Size) / unitsPerTarget)
 	if least <= 1 {
-		return pieces, costs, mass
+		return pieces, kinds, mass
 	}
 	w := 0
 	for i, p := range pieces {
 		if w > 0 {
 			u := &pieces[w-1]
-			if u.Size < least && u.Size+u.Gap+p.Size <= a.cfg.Size {
-				u.End, u.Size, u.Gap = p.End, u.Size+u.Gap+p.Size, p.Gap
-				costs[w-1] = costs[i]
+			if size := int(u.size); size < least && size+int(u.gap)+int(p.size) <= a.cfg.Size {
+				u.end, u.size, u.gap = p.end, u.size+u.gap+p.size, p.gap
+				kinds[w-1] = kinds[i]
 				if mass != nil {
 					mass[w-1] += mass[i]
 				}
 				continue
 			}
 		}
-		pieces[w], costs[w] = p, costs[i]
+		pieces[w], kinds[w] = p, kinds[i]
 		if mass != nil {
 			mass[w] = mass[i]
 		}
@@ -218,7 +260,7 @@ func (a *Adaptive) units(pieces []pack.Piece, costs, mass []float64) ([]pack.Pie
 	if mass != nil {
 		mass = mass[:w]
 	}
-	return pieces[:w], costs[:w], mass
+	return pieces[:w], kinds[:w], mass
 }
 
 // density returns each piece's density mass: its size times its density,
@@ -232,39 +274,42 @@ func (a *Adaptive) units(pieces []pack.Piece, costs, mass []float64) ([]pack.Pie
 // are inside some question's reference, against 21 to 49 % of those of
 // 64 to 255. Pieces are measured before tiny ones are joined into units,
 // so that a heading keeps its density.
-func (a *Adaptive) density(pieces []pack.Piece) []float64 {
+func (a *Adaptive) density(pieces []unit) []float64 {
 	if a.cfg.Density == 0 || len(pieces) == 0 {
 		return nil
 	}
 	mass := make([]float64, len(pieces))
 	mean, total := 0.0, 0.0
 	for i, p := range pieces {
-		mass[i] = math.Log1p(float64(p.Size))
-		mean += float64(p.Size) * mass[i]
-		total += float64(p.Size)
+		mass[i] = math.Log1p(float64(p.size))
+		mean += float64(p.size) * mass[i]
+		total += float64(p.size)
 	}
 	if total == 0 {
 		return nil
 	}
 	mean /= total
 	for i, p := range pieces {
-		mass[i] = float64(p.Size) * (mass[i] - mean)
+		mass[i] = float64(p.size) * (mass[i] - mean)
 	}
 	return mass
 }
+
+// bestRing holds the search's best costs of the last maxPiecesPerChunk
+// ends, all it looks back at: a power of two above it.
+const bestRing = 2048
 
 // segment chooses the chunks: the ranges of consecutive pieces of least
 // total cost, none over the size. Sizes are the pieces' sizes and the
 // gaps between them added up, exact for an additive counter; with another
 // each chunk is counted (once, for Build too), and one over the size (a
 // token merging across a boundary) is packed again greedily, exactly.
-// It turns mass into its running sums.
-func (a *Adaptive) segment(ctx context.Context, e *pack.Engine, pieces []pack.Piece, costs, mass []float64) ([]pack.Range, error) {
+// The cost of ending a chunk after a unit is its break's, plus Cohesion
+// times coh's value there when coh is set. It turns mass into its running
+// sums. Besides the units it keeps two bytes a unit (where the best chunk
+// ending there starts): the best costs it looks back at are a ring.
+func (a *Adaptive) segment(ctx context.Context, e *pack.Engine, pieces []unit, kinds []breakKind, mass []float64, coh *cohesionWindows) ([]pack.Range, error) {
 	n := len(pieces)
-	prefix := make([]int, n+1) // sizes and gaps of the pieces before each
-	for i, p := range pieces {
-		prefix[i+1] = prefix[i] + p.Size + p.Gap
-	}
 	// With a density weight, mass becomes its running sums, in place: the
 	// density mass of pieces[:i] is mass[i-1] (0 for i = 0), where a
 	// second slice took 8 bytes a piece.
@@ -272,26 +317,31 @@ func (a *Adaptive) segment(ctx context.Context, e *pack.Engine, pieces []pack.Pi
 		mass[i] += mass[i-1]
 	}
 	target := max(a.cfg.Target*float64(a.cfg.Size), 1)
-	best := make([]float64, n+1)
-	from := make([]int, n+1)
+	var best [bestRing]float64  // best[i%bestRing]: the least cost of pieces[:i]
+	back := make([]uint16, n+1) // the best chunk ending at i is pieces[i-back[i]:i]
 	for i := 1; i <= n; i++ {
 		if i%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("chunking cancelled: %w", err)
 			}
 		}
-		best[i] = math.Inf(1)
+		cost := breakCost[kinds[i-1]]
+		if coh != nil && i < n {
+			cost += a.cfg.Cohesion * coh.next()
+		}
+		bestI, from := math.Inf(1), 0
 		denseI := 0.0
 		if mass != nil {
 			denseI = mass[i-1]
 		}
+		size := -int(pieces[i-1].gap) // sizes and gaps of pieces[j:i], but the last gap
 		for j := i - 1; j >= max(0, i-maxPiecesPerChunk); j-- {
-			size := prefix[i] - prefix[j] - pieces[i-1].Gap
+			size += int(pieces[j].size) + int(pieces[j].gap)
 			if size > a.cfg.Size && j < i-1 {
 				break
 			}
 			d := (float64(size) - target) / target
-			c := best[j] + d*d + costs[i-1]
+			c := best[j&(bestRing-1)] + d*d + cost
 			if mass != nil && size > 0 {
 				denseJ := 0.0
 				if j > 0 {
@@ -299,30 +349,40 @@ func (a *Adaptive) segment(ctx context.Context, e *pack.Engine, pieces []pack.Pi
 				}
 				c -= a.cfg.Density * (denseI - denseJ) / float64(size)
 			}
-			if c < best[i] {
-				best[i], from[i] = c, j
+			if c < bestI {
+				bestI, from = c, j
 			}
 		}
+		best[i&(bestRing-1)], back[i] = bestI, uint16(i-from)
 	}
 	// The chunks are pieces[j:i] for each end i, back from the last.
 	var ends []int
-	for i := n; i > 0; i = from[i] {
+	for i := n; i > 0; i -= int(back[i]) {
 		ends = append(ends, i)
 	}
 	slices.Reverse(ends)
 	_, runes := e.Counter.(tokenize.Runes)
 	additive := tokenize.IsAdditive(e.Counter)
 	out := make([]pack.Range, 0, len(ends))
+	var merge []pack.Piece
 	for _, i := range ends {
-		j := from[i]
-		r := pack.Range{Start: pieces[j].Start, End: pieces[i-1].End}
-		switch size := prefix[i] - prefix[j] - pieces[i-1].Gap; {
+		j := i - int(back[i])
+		r := pack.Range{Start: int(pieces[j].start), End: int(pieces[i-1].end)}
+		size := -int(pieces[i-1].gap)
+		for _, p := range pieces[j:i] {
+			size += int(p.size) + int(p.gap)
+		}
+		switch {
 		case runes: // Build measures runes by their offsets
 		case additive:
 			e.Measure(r, size)
 		default:
 			if size = e.Count(r.Start, r.End); size > a.cfg.Size {
-				out = e.Merge(pieces[j:i], out)
+				merge = merge[:0]
+				for _, p := range pieces[j:i] {
+					merge = append(merge, p.piece())
+				}
+				out = e.Merge(merge, out)
 				continue
 			}
 			e.Measure(r, size)

@@ -6,8 +6,6 @@ import (
 	"math"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/gochunk/gochunk/internal/pack"
 )
 
 // cohesion returns, for the end of each unit but the last, how alike the
@@ -17,136 +15,175 @@ import (
 // a word's IDF is the log of the number of units over the number holding
 // it. A topic that goes on across an end gives a high value, a shift of
 // topic a low one, as in TextTiling. The windows slide over the units
-// once, so the cost is linear in the text.
-func cohesion(ctx context.Context, text string, units []pack.Piece, window int) ([]float64, error) {
-	if len(units) < 2 {
-		return nil, nil
+// once, so the cost is linear in the text. Adaptive reads the values one
+// at a time (newCohesion); this is for tests.
+func cohesion(ctx context.Context, text string, units []unit, window int) ([]float64, error) {
+	c, err := newCohesion(ctx, text, units, window)
+	if c == nil || err != nil {
+		return nil, err
 	}
 	out := make([]float64, len(units)-1)
-	return out, addCohesion(ctx, text, units, window, 1, out)
+	for i := range out {
+		out[i] = c.next()
+	}
+	return out, nil
 }
 
-// addCohesion adds weight times cohesion's value at each end to costs[i],
-// in place: adaptive's costs, without a slice of the values besides.
-func addCohesion(ctx context.Context, text string, units []pack.Piece, window int, weight float64, costs []float64) error {
+// cohesionWindows slides cohesion's two windows over the units, an end at
+// a time (next). It holds the IDF of each word and the words of the units
+// in the windows only: keeping every unit's words took 2 bytes a word
+// and 8 a unit (17 MB at 30 MB of mixed text), against 16 for the unit.
+type cohesionWindows struct {
+	text   string
+	units  []unit
+	window int
+	table  wordTable
+	idf2   []float64
+	// The left window holds units [l, i], the right one [i+1, r). Counts
+	// of each word in them, and the dot product and squared norms of
+	// their TF-IDF vectors, are kept up to date as units come and go.
+	left, right       []float64
+	dot, normL, normR float64
+	i, l, r           int
+	sizeL, sizeR      int
+	words             wordWindow
+}
+
+// newCohesion reads the words of every unit once, for their IDF, and
+// returns the windows before the first end; nil for fewer than two
+// units, which have no end to score.
+func newCohesion(ctx context.Context, text string, units []unit, window int) (*cohesionWindows, error) {
 	n := len(units)
 	if n < 2 {
-		return nil
+		return nil, nil
 	}
-	ids, starts, vocab, err := unitWords(ctx, text, units)
-	if err != nil {
-		return err
-	}
+	c := &cohesionWindows{text: text, units: units, window: window}
 	// IDF² of each word, from the units that hold it.
-	df := make([]int32, vocab)
-	last := make([]int32, vocab)
-	for i := range last {
-		last[i] = -1
-	}
+	var df, last []int32
+	var ids []int32
 	for u := range n {
-		for p := starts[u]; p < starts[u+1]; {
-			var id int
-			id, p = nextID(ids, p)
+		if u%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("chunking cancelled: %w", err)
+			}
+		}
+		ids = c.table.appendWords(ids[:0], text[units[u].start:units[u].end])
+		for _, id := range ids {
+			if int(id) == len(df) {
+				df, last = append(df, 0), append(last, -1)
+			}
 			if last[id] != int32(u) {
 				last[id] = int32(u)
 				df[id]++
 			}
 		}
 	}
-	idf2 := make([]float64, vocab)
+	c.idf2 = make([]float64, len(df))
 	for id, d := range df {
 		w := math.Log(float64(n) / float64(d))
-		idf2[id] = w * w
+		c.idf2[id] = w * w
 	}
-
-	// The left window holds units [l, i], the right one [i+1, r). Counts of
-	// each word in them, and the dot product and squared norms of their
-	// TF-IDF vectors, are kept up to date as units come and go.
-	left := make([]float64, vocab)
-	right := make([]float64, vocab)
-	var dot, normL, normR float64
-	move := func(u int, mine, other []float64, norm *float64, sign float64) {
-		for p := starts[u]; p < starts[u+1]; {
-			var id int
-			id, p = nextID(ids, p)
-			w := idf2[id]
-			dot += sign * w * other[id]
-			*norm += w * (2*sign*mine[id] + 1)
-			mine[id] += sign
-		}
-	}
-	l, r := 0, 0
-	sizeL, sizeR := 0, 0
-	for i := range n - 1 {
-		if r > i { // unit i leaves the right window for the left one
-			move(i, right, left, &normR, -1)
-			sizeR -= units[i].Size
-		} else {
-			r = i + 1
-		}
-		move(i, left, right, &normL, 1)
-		sizeL += units[i].Size
-		for l < i && sizeL-units[l].Size >= window {
-			move(l, left, right, &normL, -1)
-			sizeL -= units[l].Size
-			l++
-		}
-		for r < n && (r == i+1 || sizeR < window) {
-			move(r, right, left, &normR, 1)
-			sizeR += units[r].Size
-			r++
-		}
-		v := 0.0
-		if normL > 0 && normR > 0 {
-			v = min(max(dot/math.Sqrt(normL*normR), 0), 1)
-		}
-		costs[i] += weight * v
-	}
-	return nil
+	c.left = make([]float64, len(df))
+	c.right = make([]float64, len(df))
+	return c, nil
 }
 
-// unitWords returns the words of each unit as small integer ids, those
-// of unit u in ids[starts[u]:starts[u+1]] (read with nextID), and the
-// number of distinct ids. An id under idEscape takes two bytes, a larger
-// one idEscape and its two halves: int32s took 4 bytes (22 MB for the 5.5
-// million words of 30 MB of mixed text, twice that while the slice grew).
-func unitWords(ctx context.Context, text string, units []pack.Piece) (ids []uint16, starts []int, vocab int, err error) {
-	var table wordTable
-	starts = make([]int, len(units)+1)
-	ids = make([]uint16, 0, len(text)/5)
-	for u, p := range units {
-		if u%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, 0, fmt.Errorf("chunking cancelled: %w", err)
-			}
-		}
-		starts[u] = len(ids)
-		s := text[p.Start:p.End]
-		for i := 0; i < len(s); {
-			h, next := nextWord(s, i)
-			i = next
-			if h != 0 {
-				if id := table.id(h); id < idEscape {
-					ids = append(ids, uint16(id))
-				} else {
-					ids = append(ids, idEscape, uint16(id>>16), uint16(id))
-				}
-			}
-		}
+// move adds unit u's words to the counts mine (sign 1) or takes them
+// away (-1), other being the other window's.
+func (c *cohesionWindows) move(u int, mine, other []float64, norm *float64, sign float64) {
+	for _, id := range c.words.of(u) {
+		w := c.idf2[id]
+		c.dot += sign * w * other[id]
+		*norm += w * (2*sign*mine[id] + 1)
+		mine[id] += sign
 	}
-	starts[len(units)] = len(ids)
-	return ids, starts, table.n, nil
 }
 
-// idEscape marks an id of unitWords that takes three uint16s.
-const idEscape = 0xFFFF
-
-// nextID reads the id at ids[p] and returns it and where the next starts.
-func nextID(ids []uint16, p int) (id, next int) {
-	if v := ids[p]; v != idEscape {
-		return int(v), p + 1
+// next returns the cohesion of the next end: after unit 0, then 1, up to
+// the last but one.
+func (c *cohesionWindows) next() float64 {
+	i, n, units := c.i, len(c.units), c.units
+	c.i++
+	if c.r > i { // unit i leaves the right window for the left one
+		c.move(i, c.right, c.left, &c.normR, -1)
+		c.sizeR -= int(units[i].size)
+	} else {
+		c.r = i + 1
+		c.words.add(&c.table, c.text, units[i])
 	}
-	return int(ids[p+1])<<16 | int(ids[p+2]), p + 3
+	c.move(i, c.left, c.right, &c.normL, 1)
+	c.sizeL += int(units[i].size)
+	for c.l < i && c.sizeL-int(units[c.l].size) >= c.window {
+		c.move(c.l, c.left, c.right, &c.normL, -1)
+		c.sizeL -= int(units[c.l].size)
+		c.l++
+		c.words.drop()
+	}
+	for c.r < n && (c.r == i+1 || c.sizeR < c.window) {
+		c.words.add(&c.table, c.text, units[c.r])
+		c.move(c.r, c.right, c.left, &c.normR, 1)
+		c.sizeR += int(units[c.r].size)
+		c.r++
+	}
+	v := 0.0
+	if c.normL > 0 && c.normR > 0 {
+		v = min(max(c.dot/math.Sqrt(c.normL*c.normR), 0), 1)
+	}
+	return v
+}
+
+// wordWindow holds the word ids of a run of consecutive units, added at
+// its end and dropped from its start: cohesion's windows.
+type wordWindow struct {
+	ids    []int32
+	starts []int // starts[k]: where the words of unit first+k-off start in ids; and, last, where the words end
+	off    int   // starts[:off] are of dropped units
+	first  int   // the unit of starts[off]
+}
+
+// of returns the ids of unit u, which must be held.
+func (w *wordWindow) of(u int) []int32 {
+	k := w.off + u - w.first
+	return w.ids[w.starts[k]:w.starts[k+1]]
+}
+
+// add appends the words of the unit after the last held.
+func (w *wordWindow) add(t *wordTable, text string, u unit) {
+	if len(w.starts) == 0 {
+		w.starts = append(w.starts, 0)
+	}
+	w.ids = t.appendWords(w.ids, text[u.start:u.end])
+	w.starts = append(w.starts, len(w.ids))
+}
+
+// drop forgets the first unit held, moving the others down when the
+// dropped ones are the most.
+func (w *wordWindow) drop() {
+	w.off++
+	w.first++
+	if w.off < 256 || 2*w.off < len(w.starts) {
+		return
+	}
+	base := w.starts[w.off]
+	w.ids = w.ids[:copy(w.ids, w.ids[base:])]
+	for k, s := range w.starts[w.off:] {
+		w.starts[k] = s - base
+	}
+	w.starts = w.starts[:len(w.starts)-w.off]
+	w.off = 0
+}
+
+// appendWords appends the ids of the words of s to dst, numbering new
+// words in the order they come.
+func (t *wordTable) appendWords(dst []int32, s string) []int32 {
+	for i := 0; i < len(s); {
+		h, next := nextWord(s, i)
+		i = next
+		if h != 0 {
+			dst = append(dst, t.id(h))
+		}
+	}
+	return dst
 }
 
 // wordTable numbers word hashes in the order they come: an open-addressing

@@ -9,14 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/gochunk/gochunk/internal/pack"
 )
 
 // sentenceUnits makes one unit per sentence of text (ends at ". "), each
 // of size its length in bytes.
-func sentenceUnits(text string) []pack.Piece {
-	var out []pack.Piece
+func sentenceUnits(text string) []unit {
+	var out []unit
 	start := 0
 	for start < len(text) {
 		end := strings.Index(text[start:], ". ")
@@ -25,35 +23,29 @@ func sentenceUnits(text string) []pack.Piece {
 		} else {
 			end += start + 1
 		}
-		out = append(out, pack.Piece{Start: start, End: end, Size: end - start})
+		out = append(out, unit{start: uint32(start), end: uint32(end), size: uint32(end - start)})
 		start = min(end+1, len(text))
-	}
-	return out
-}
-
-// unitIDs decodes the ids of unit u.
-func unitIDs(ids []uint16, starts []int, u int) []int32 {
-	var out []int32
-	for p := starts[u]; p < starts[u+1]; {
-		var id int
-		id, p = nextID(ids, p)
-		out = append(out, int32(id))
 	}
 	return out
 }
 
 // bruteCohesion computes each end's cosine from scratch, with the windows
 // cohesion slides.
-func bruteCohesion(text string, units []pack.Piece, window int) []float64 {
-	ids, starts, vocab, err := unitWords(context.Background(), text, units)
-	if err != nil {
-		panic(err)
+func bruteCohesion(text string, units []unit, window int) []float64 {
+	var table wordTable
+	words := make([][]int32, len(units))
+	vocab := 0
+	for u, p := range units {
+		words[u] = table.appendWords(nil, text[p.start:p.end])
+		for _, id := range words[u] {
+			vocab = max(vocab, int(id)+1)
+		}
 	}
 	n := len(units)
 	df := make([]float64, vocab)
 	for u := range n {
 		seen := map[int32]bool{}
-		for _, id := range unitIDs(ids, starts, u) {
+		for _, id := range words[u] {
 			if !seen[id] {
 				seen[id] = true
 				df[id]++
@@ -63,7 +55,7 @@ func bruteCohesion(text string, units []pack.Piece, window int) []float64 {
 	bag := func(from, to int) map[int32]float64 {
 		m := map[int32]float64{}
 		for u := from; u < to; u++ {
-			for _, id := range unitIDs(ids, starts, u) {
+			for _, id := range words[u] {
 				m[id]++
 			}
 		}
@@ -71,14 +63,14 @@ func bruteCohesion(text string, units []pack.Piece, window int) []float64 {
 	}
 	out := make([]float64, n-1)
 	for i := range n - 1 {
-		l, size := i, units[i].Size
+		l, size := i, int(units[i].size)
 		for l > 0 && size < window {
 			l--
-			size += units[l].Size
+			size += int(units[l].size)
 		}
-		r, size := i+2, units[i+1].Size
+		r, size := i+2, int(units[i+1].size)
 		for r < n && size < window {
-			size += units[r].Size
+			size += int(units[r].size)
 			r++
 		}
 		left, right := bag(l, i+1), bag(i+1, r)
@@ -154,7 +146,7 @@ func TestCohesionFindsTheShift(t *testing.T) {
 	if shift > 0.05 {
 		t.Errorf("the topic shift has cohesion %.3f: the topics share no content word", shift)
 	}
-	if got, err := cohesion(context.Background(), "One sentence.", []pack.Piece{{Start: 0, End: 13, Size: 13}}, 10); got != nil || err != nil {
+	if got, err := cohesion(context.Background(), "One sentence.", []unit{{start: 0, end: 13, size: 13}}, 10); got != nil || err != nil {
 		t.Errorf("one unit has no end to score: %v, %v", got, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -164,13 +156,13 @@ func TestCohesionFindsTheShift(t *testing.T) {
 	}
 }
 
-// TestUnitWordsRoundTrip reads back the ids of a text with more distinct
+// TestWordIDsInOrder reads back the ids of a text with more distinct
 // words than two bytes number: a word's id is the order in which it first
-// came.
-func TestUnitWordsRoundTrip(t *testing.T) {
+// came, and the windows hold the words of the units they were given.
+func TestWordIDsInOrder(t *testing.T) {
 	var sb strings.Builder
 	var want [][]int32
-	var units []pack.Piece
+	var units []unit
 	first := map[int]int32{}
 	for u := range 1000 {
 		start := sb.Len()
@@ -189,21 +181,30 @@ func TestUnitWordsRoundTrip(t *testing.T) {
 			ids = append(ids, id)
 		}
 		want = append(want, ids)
-		units = append(units, pack.Piece{Start: start, End: sb.Len(), Size: sb.Len() - start})
+		units = append(units, unit{start: uint32(start), end: uint32(sb.Len()), size: uint32(sb.Len() - start)})
 	}
-	ids, starts, vocab, err := unitWords(context.Background(), sb.String(), units)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if vocab != len(first) {
-		t.Errorf("vocab %d, want %d", vocab, len(first))
-	}
-	for u := range units {
-		if got := unitIDs(ids, starts, u); !slices.Equal(got, want[u]) {
+	text := sb.String()
+	var table wordTable
+	for u, p := range units {
+		if got := table.appendWords(nil, text[p.start:p.end]); !slices.Equal(got, want[u]) {
 			t.Fatalf("unit %d: ids %v, want %v", u, got, want[u])
 		}
 	}
-	if vocab <= idEscape {
-		t.Fatalf("%d words: the test needs ids past idEscape", vocab)
+	if table.n != len(first) || table.n <= 1<<16 {
+		t.Fatalf("vocab %d, want %d (over 65,536)", table.n, len(first))
+	}
+	// A window that slides over the units, 7 at a time, reads back what
+	// it was given, through its compactions.
+	var w wordWindow
+	for u := range units {
+		w.add(&table, text, units[u])
+		if u >= 7 {
+			w.drop()
+		}
+		for v := max(0, u-6); v <= u; v++ {
+			if got := w.of(v); !slices.Equal(got, want[v]) {
+				t.Fatalf("after unit %d, unit %d: ids %v, want %v", u, v, got[:min(len(got), 5)], want[v][:5])
+			}
+		}
 	}
 }

@@ -7,9 +7,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/memtest"
 	"github.com/gochunk/gochunk/internal/textgen"
 )
 
@@ -64,18 +64,32 @@ func TestCodeAllocation(t *testing.T) {
 	}
 }
 
-// TestUnitWordsTwoBytesAWord bounds the word ids adaptive's cohesion keeps
-// for the whole text: two bytes a word, room included (an int32 a word,
-// grown by append past its first guess, before).
-func TestUnitWordsTwoBytesAWord(t *testing.T) {
-	text := memoryText(1 << 20)
-	units := sentenceUnits(text)
-	ids, _, _, err := unitWords(context.Background(), text, units)
+// TestAdaptiveLiveHeap bounds the live heap adaptive needs per byte of
+// input, chunks included: its units were 32 bytes (pack.Piece), the
+// search's costs and best costs 8 bytes each and where each chunk starts
+// 8, and cohesion kept every word of the text as an id (1.3 bytes a byte
+// of this text in all: 1.55); units are 16 bytes now, the costs are read as
+// the search goes, the best costs are a ring and the starts two bytes.
+func TestAdaptiveLiveHeap(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory is not the chunker's")
+	}
+	a, err := NewAdaptive(DefaultAdaptiveConfig(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	size := int(unsafe.Sizeof(ids[0])) * cap(ids)
-	if per := float64(size) / float64(len(ids)); per > 2.5 {
-		t.Errorf("%d bytes for %d words: %.2f a word, want at most 2.5", size, len(ids), per)
+	text := memoryText(4 << 20)
+	var chunks []gochunk.Chunk
+	peak := memtest.PeakLive(func() {
+		chunks, err = a.Chunk(context.Background(), gochunk.Document{Text: text})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := float64(peak) / float64(len(text))
+	if per > 0.8 {
+		t.Errorf("adaptive held %.2f bytes a byte of input at its peak (%d chunks); want at most 0.8", per, len(chunks))
+	} else {
+		t.Logf("adaptive held %.2f bytes a byte of input at its peak (%d chunks)", per, len(chunks))
 	}
 }
