@@ -171,6 +171,9 @@ func (p *Pipeline) ocrOptions(ctx context.Context, src Source, warn func(string)
 	opt.Reader = d
 	return opt, func() {
 		u := d.usage
+		if u.Calls == 0 {
+			return // nothing answered (an error says why)
+		}
 		notice(fmt.Sprintf("OCR by %s: %s: %d request(s) (%d answered from the cache), %d prompt tokens, %d completion tokens",
 			eng.name, d.name, u.Calls, u.CachedCalls, u.PromptTokens, u.CompletionTokens))
 	}, nil
