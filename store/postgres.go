@@ -1,12 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -24,6 +26,9 @@ type Postgres struct {
 	// sets it.
 	Vector bool
 	where  string // the connection's host and database, for errors
+
+	once          sync.Once // looks up iterativeScan
+	iterativeScan bool      // pgvector has hnsw.iterative_scan
 }
 
 // OpenPostgres connects to the database at dsn (a URL or key=value
@@ -370,14 +375,21 @@ func (p *Postgres) Vectors(ctx context.Context, id string) (map[string][]float32
 	return out, nil
 }
 
-const pgColumns = `document_id, chunk_index, start_byte, end_byte, start_rune, end_rune, spans, token_count, text, metadata, stats, embed_text, provenance`
+const pgColumns = `c.document_id, c.chunk_index, c.start_byte, c.end_byte, c.start_rune, c.end_rune, c.spans, c.token_count, c.text, c.metadata, c.stats, c.embed_text, c.provenance`
+
+// pgDefaultEF is pgvector's default hnsw.ef_search: the candidates an
+// HNSW search keeps, and so the most hits it returns.
+const pgDefaultEF = 40
 
 // Search implements Store: with pgvector, the HNSW index's approximate
-// nearest neighbours by cosine distance; without it, an exact scan.
+// nearest neighbours by cosine distance (q.Probes sets hnsw.ef_search,
+// the candidates it keeps; at least K); without it, or with q.Exact, an
+// exact scan. q's source prefix and metadata filters are conditions of
+// the query itself; with the index, pgvector 0.8's iterative scan goes on
+// until K chunks that pass them are found, and when the index still
+// returns fewer than K, the exact scan answers, so a filtered search
+// returns K hits when K chunks match, as the SQLite store does.
 func (p *Postgres) Search(ctx context.Context, q Query) ([]Hit, error) {
-	if q.filtered() {
-		return nil, p.errorf(errors.New("search filters (source prefix, metadata) are applied by the SQLite store only so far: search without them"))
-	}
 	hits, err := search(q, func(q Query) ([]Hit, error) { return p.vectorSearch(ctx, q) }, func(q Query) ([]Hit, error) { return p.keywordSearch(ctx, q) })
 	if err != nil {
 		return nil, p.errorf(err)
@@ -385,8 +397,42 @@ func (p *Postgres) Search(ctx context.Context, q Query) ([]Hit, error) {
 	return hits, nil
 }
 
-func (p *Postgres) query(ctx context.Context, sql string, args ...any) ([]Hit, error) {
-	rows, err := p.pool.Query(ctx, sql, args...)
+// pgFilter returns the tables a search reads (the chunks c, joined with
+// their documents d when metadata is filtered) and the condition that a
+// chunk meets q's filters, whose parameters are numbered from $first.
+// Metadata values compare as the SQLite store compares them: as text,
+// booleans as 1 and 0, the chunk's own value first, else its document's.
+func pgFilter(q Query, first int) (from, cond string, args []any) {
+	from, cond = `gochunk_chunks c`, `TRUE`
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d::text", first+len(args)-1)
+	}
+	if q.SourcePrefix != "" {
+		cond += ` AND starts_with(c.document_id, ` + arg(q.SourcePrefix) + `)`
+	}
+	if len(q.Metadata) == 0 {
+		return from, cond, args
+	}
+	from += ` JOIN gochunk_documents d ON d.id = c.document_id`
+	keys := make([]string, 0, len(q.Metadata))
+	for k := range q.Metadata {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		key := arg(k)
+		cond += ` AND (SELECT CASE jsonb_typeof(m) WHEN 'boolean' THEN CASE WHEN m = 'true'::jsonb THEN '1' ELSE '0' END
+			WHEN 'string' THEN m #>> '{}' ELSE m::text END
+			FROM (SELECT coalesce(nullif(c.metadata -> ` + key + `, 'null'::jsonb), nullif(d.metadata -> ` + key + `, 'null'::jsonb)) AS m) AS meta) = ` + arg(q.Metadata[k])
+	}
+	return from, cond, args
+}
+
+func (p *Postgres) query(ctx context.Context, db interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, sql string, args ...any) ([]Hit, error) {
+	rows, err := db.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -394,12 +440,62 @@ func (p *Postgres) query(ctx context.Context, sql string, args ...any) ([]Hit, e
 	return collect(rows)
 }
 
+// iterative tells whether the pgvector extension has iterative index
+// scans (0.8.0 and later), looked up once.
+func (p *Postgres) iterative(ctx context.Context) bool {
+	p.once.Do(func() {
+		var v string
+		if err := p.pool.QueryRow(ctx, `SELECT extversion FROM pg_extension WHERE extname = 'vector'`).Scan(&v); err != nil {
+			return
+		}
+		var major, minor int
+		if _, err := fmt.Sscanf(v, "%d.%d", &major, &minor); err == nil {
+			p.iterativeScan = major > 0 || minor >= 8
+		}
+	})
+	return p.iterativeScan
+}
+
 func (p *Postgres) vectorSearch(ctx context.Context, q Query) ([]Hit, error) {
-	if p.Vector {
-		return p.query(ctx, `SELECT `+pgColumns+`, 1 - (embedding <=> $1::vector) FROM gochunk_chunks
-			WHERE embedding IS NOT NULL ORDER BY embedding <=> $1::vector LIMIT $2`, vectorText(q.Vector), q.K)
+	if !p.Vector {
+		return p.scan(ctx, q)
 	}
-	rows, err := p.pool.Query(ctx, `SELECT document_id, chunk_index, embedding FROM gochunk_chunks WHERE embedding IS NOT NULL`)
+	from, cond, args := pgFilter(q, 3)
+	args = append([]any{vectorText(q.Vector), q.K}, args...)
+	sql := `SELECT ` + pgColumns + `, 1 - (c.embedding <=> $1::vector) FROM ` + from + ` WHERE c.embedding IS NOT NULL AND ` + cond
+	// The exact scan: an order the HNSW index cannot give.
+	exact := sql + ` ORDER BY (c.embedding <=> $1::vector) + 0, c.document_id, c.chunk_index LIMIT $2`
+	if q.Exact {
+		return p.query(ctx, p.pool, exact, args...)
+	}
+	var hits []Hit
+	err := pgx.BeginTxFunc(ctx, p.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		ef := min(1000, max(q.K, cmp.Or(q.Probes, pgDefaultEF)))
+		if _, err := tx.Exec(ctx, `SELECT set_config('hnsw.ef_search', $1, true)`, strconv.Itoa(ef)); err != nil {
+			return fmt.Errorf("set hnsw.ef_search: %w", err)
+		}
+		if q.filtered() && p.iterative(ctx) {
+			if _, err := tx.Exec(ctx, `SELECT set_config('hnsw.iterative_scan', 'strict_order', true)`); err != nil {
+				return fmt.Errorf("set hnsw.iterative_scan: %w", err)
+			}
+		}
+		var err error
+		hits, err = p.query(ctx, tx, sql+` ORDER BY c.embedding <=> $1::vector LIMIT $2`, args...)
+		return err
+	})
+	if err != nil || len(hits) >= q.K {
+		return hits, err
+	}
+	// Fewer than K: the index lost some to the filters (or its candidates
+	// ran out); the scan returns K when K chunks match.
+	return p.query(ctx, p.pool, exact, args...)
+}
+
+// scan is the exact search of a store without pgvector (vectors as
+// real[]): every vector that passes the filters is scored here.
+func (p *Postgres) scan(ctx context.Context, q Query) ([]Hit, error) {
+	from, cond, args := pgFilter(q, 1)
+	rows, err := p.pool.Query(ctx, `SELECT c.document_id, c.chunk_index, c.embedding FROM `+from+` WHERE c.embedding IS NOT NULL AND `+cond, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -419,7 +515,7 @@ func (p *Postgres) vectorSearch(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	hits := make([]Hit, 0, len(best.best))
 	for _, c := range best.best {
-		h, err := p.query(ctx, `SELECT `+pgColumns+`, $3::float8 FROM gochunk_chunks WHERE document_id = $1 AND chunk_index = $2`, c.doc, c.index, c.score)
+		h, err := p.query(ctx, p.pool, `SELECT `+pgColumns+`, $3::float8 FROM gochunk_chunks c WHERE c.document_id = $1 AND c.chunk_index = $2`, c.doc, c.index, c.score)
 		if err != nil {
 			return nil, err
 		}
@@ -435,6 +531,7 @@ func (p *Postgres) keywordSearch(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	// Any of the words (OR), ranked by ts_rank; the words hold only
 	// letters and digits, so the tsquery syntax cannot be broken.
-	return p.query(ctx, `SELECT `+pgColumns+`, ts_rank(tsv, query)::float8 FROM gochunk_chunks, to_tsquery('english', $1) query
-		WHERE tsv @@ query ORDER BY 14 DESC, document_id, chunk_index LIMIT $2`, strings.Join(w, " | "), q.K)
+	from, cond, args := pgFilter(q, 3)
+	return p.query(ctx, p.pool, `SELECT `+pgColumns+`, ts_rank(c.tsv, query)::float8 FROM `+from+`, to_tsquery('english', $1) query
+		WHERE c.tsv @@ query AND `+cond+` ORDER BY 14 DESC, c.document_id, c.chunk_index LIMIT $2`, append([]any{strings.Join(w, " | "), q.K}, args...)...)
 }
