@@ -174,20 +174,45 @@ func (r *Reader) explain(err error) error {
 	return fmt.Errorf("vision OCR: %s: %w", r.Name(), err)
 }
 
-// encode returns the page as a PNG, scaled down to MaxSide.
+// encode returns the page as a PNG, scaled down to MaxSide, in grey
+// where the page has no colour (half the bytes of RGB).
 func (r *Reader) encode(img image.Image) ([]byte, error) {
 	b := img.Bounds()
 	if w, h := b.Dx(), b.Dy(); max(w, h) > r.opt.MaxSide {
-		s := float64(r.opt.MaxSide) / float64(max(w, h))
-		dst := image.NewRGBA(image.Rect(0, 0, max(1, int(float64(w)*s+0.5)), max(1, int(float64(h)*s+0.5))))
+		sw, sh := SentSize(w, h, r.opt.MaxSide)
+		dst := image.NewRGBA(image.Rect(0, 0, sw, sh))
 		xdraw.BiLinear.Scale(dst, dst.Bounds(), img, b, xdraw.Src, nil)
 		img = dst
+	}
+	if rgba, ok := img.(*image.RGBA); ok {
+		if g := grey(rgba); g != nil {
+			img = g
+		}
 	}
 	var buf bytes.Buffer
 	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// grey returns m as a grey image where every pixel is opaque grey, else
+// nil.
+func grey(m *image.RGBA) *image.Gray {
+	b := m.Bounds()
+	g := image.NewGray(b)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		row := m.Pix[(y-b.Min.Y)*m.Stride:]
+		out := g.Pix[(y-b.Min.Y)*g.Stride:]
+		for x := range b.Dx() {
+			p := row[4*x : 4*x+4 : 4*x+4]
+			if p[0] != p[1] || p[1] != p[2] || p[3] != 0xff {
+				return nil
+			}
+			out[x] = p[0]
+		}
+	}
+	return g
 }
 
 // SentSize returns the size of the image sent for a page of w×h pixels.

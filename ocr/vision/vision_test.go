@@ -253,3 +253,33 @@ func TestNewOptions(t *testing.T) {
 		t.Errorf("estimate %+v", e)
 	}
 }
+
+// A page without colour is sent in grey (half the bytes), one with
+// colour as it is.
+func TestEncodeGrey(t *testing.T) {
+	c, _ := llm.New(llm.Config{Model: "m"})
+	r, _ := New(c, Options{})
+	m := image.NewRGBA(image.Rect(0, 0, 64, 48))
+	for i := range m.Pix {
+		m.Pix[i] = 200
+		if i%4 == 3 {
+			m.Pix[i] = 255
+		}
+	}
+	for _, colour := range []bool{false, true} {
+		if colour {
+			m.Set(3, 3, color.RGBA{255, 0, 0, 255})
+		}
+		data, err := r.encode(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, isGrey := img.(*image.Gray); isGrey == colour || img.Bounds().Dx() != 64 {
+			t.Errorf("colour %v: sent as %T %v", colour, img, img.Bounds())
+		}
+	}
+}
