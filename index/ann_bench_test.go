@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,15 +16,20 @@ import (
 	"github.com/gochunk/gochunk/store"
 )
 
-// BenchmarkANN measures a store's vector search through the Searcher
-// (what gochunk search, POST /v1/search, the MCP server and eval call)
-// against the exact scan: recall@10, and each query's latency, p50 and
-// p99 (one client). It reads the store that GOCHUNK_ANN_STORE names (one
-// gochunk index wrote) and the queries of GOCHUNK_ANN_QUERIES (a text
-// per line, held out of the store), at the probes GOCHUNK_ANN_PROBES lists
-// (comma-separated; default 0, the store's default), e.g.
+// BenchmarkANN measures a store's search through the Searcher (what
+// gochunk search, POST /v1/search, the MCP server and eval call) against
+// the exact search: recall@10 of the vector search against the exact
+// scan, and of the keyword search against the unbounded FTS5 ranking
+// (store.Query.Exact), each query's latency, p50 and p99, with 1 client
+// and with the numbers of concurrent clients GOCHUNK_ANN_CLIENTS lists
+// (comma-separated; default 1), the queries per second and the process's
+// CPU time (user+sys) per query. It reads the store that GOCHUNK_ANN_STORE
+// names (one gochunk index wrote) and the queries of GOCHUNK_ANN_QUERIES
+// (a text per line, held out of the store), at the probes
+// GOCHUNK_ANN_PROBES lists (comma-separated; default 0, the store's
+// default), e.g.
 //
-//	GOCHUNK_ANN_STORE=/tmp/s100k.db GOCHUNK_ANN_QUERIES=/tmp/queries.txt GOCHUNK_ANN_PROBES=0,8,32 \
+//	GOCHUNK_ANN_STORE=/tmp/s100k.db GOCHUNK_ANN_QUERIES=/tmp/queries.txt GOCHUNK_ANN_CLIENTS=1,8 \
 //	  go test ./index -run '^$' -bench BenchmarkANN -benchtime 200x
 func BenchmarkANN(b *testing.B) {
 	path, qpath := os.Getenv("GOCHUNK_ANN_STORE"), os.Getenv("GOCHUNK_ANN_QUERIES")
@@ -48,74 +54,121 @@ func BenchmarkANN(b *testing.B) {
 		queries = queries[:n] // the exact scan of a large store is slow
 	}
 	const k = 10
-	exact := make([][]store.Hit, len(queries))
-	var exactTimes []time.Duration
-	for i, q := range queries {
-		t := time.Now()
-		if exact[i], err = se.Search(ctx, store.Query{Text: q, K: k, Mode: store.Vector, Exact: true}); err != nil {
-			b.Fatal(err)
-		}
-		exactTimes = append(exactTimes, time.Since(t))
-	}
-	b.Logf("exact scan of %d queries: p50 %s p99 %s", len(queries), pct(exactTimes, 50), pct(exactTimes, 99))
-	probes := []int{0}
-	if p := os.Getenv("GOCHUNK_ANN_PROBES"); p != "" {
-		probes = probes[:0]
-		for f := range strings.SplitSeq(p, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
+	exact := map[store.Mode][][]store.Hit{}
+	for _, mode := range []store.Mode{store.Vector, store.Keyword} {
+		var times []time.Duration
+		for _, q := range queries {
+			t := time.Now()
+			hits, err := se.Search(ctx, store.Query{Text: q, K: k, Mode: mode, Exact: true})
 			if err != nil {
-				b.Fatalf("GOCHUNK_ANN_PROBES: %v", err)
+				b.Fatal(err)
 			}
-			probes = append(probes, n)
+			times = append(times, time.Since(t))
+			exact[mode] = append(exact[mode], hits)
 		}
+		b.Logf("exact %s search of %d queries: p50 %s p99 %s", mode, len(queries), pct(times, 50), pct(times, 99))
 	}
-	for _, mode := range []store.Mode{store.Vector, store.Hybrid} {
+	probes, err := intList(os.Getenv("GOCHUNK_ANN_PROBES"), 0)
+	if err != nil {
+		b.Fatalf("GOCHUNK_ANN_PROBES: %v", err)
+	}
+	clients, err := intList(os.Getenv("GOCHUNK_ANN_CLIENTS"), 1)
+	if err != nil {
+		b.Fatalf("GOCHUNK_ANN_CLIENTS: %v", err)
+	}
+	for _, mode := range []store.Mode{store.Vector, store.Keyword, store.Hybrid} {
 		for _, p := range probes {
-			b.Run(fmt.Sprintf("%s/probes=%d", mode, p), func(b *testing.B) {
-				var times []time.Duration
-				found, all, near := 0, 0, 0
-				for i := 0; b.Loop(); i++ {
-					j := i % len(queries)
-					t := time.Now()
-					hits, err := se.Search(ctx, store.Query{Text: queries[j], K: k, Mode: mode, Probes: p})
-					if err != nil {
-						b.Fatal(err)
-					}
-					times = append(times, time.Since(t))
-					if mode != store.Vector {
-						continue
-					}
-					got := map[string]bool{}
-					for _, h := range hits {
-						got[fmt.Sprint(h.Source, "#", h.ChunkIndex)] = true
-					}
-					for _, h := range exact[j] {
-						all++
-						if got[fmt.Sprint(h.Source, "#", h.ChunkIndex)] {
-							found++
-						}
-					}
-					// As ann-benchmarks counts: a hit as near as the exact
-					// k-th (within 1e-3) is a right one, whichever of
-					// equally near chunks it is.
-					if len(exact[j]) > 0 {
-						kth := exact[j][len(exact[j])-1].Score
-						for _, h := range hits {
-							if h.Score >= kth-1e-3 {
-								near++
+			for _, c := range clients {
+				b.Run(fmt.Sprintf("%s/probes=%d/clients=%d", mode, p, c), func(b *testing.B) {
+					var mu sync.Mutex
+					var times []time.Duration
+					found, all, near := 0, 0, 0
+					next := make(chan int)
+					var wg sync.WaitGroup
+					var failed error
+					cpu0 := cpuTime()
+					start := time.Now()
+					for range max(c, 1) {
+						wg.Go(func() {
+							for j := range next {
+								t := time.Now()
+								hits, err := se.Search(ctx, store.Query{Text: queries[j], K: k, Mode: mode, Probes: p})
+								took := time.Since(t)
+								mu.Lock()
+								if err != nil {
+									failed = err
+								}
+								times = append(times, took)
+								if ref := exact[mode]; ref != nil {
+									f, a, n := agree(hits, ref[j])
+									found, all, near = found+f, all+a, near+n
+								}
+								mu.Unlock()
 							}
-						}
+						})
 					}
-				}
-				if all > 0 {
-					b.ReportMetric(float64(found)/float64(all), "recall@10")
-					b.ReportMetric(float64(min(near, all))/float64(all), "recall@10-ties")
-				}
-				b.ReportMetric(float64(pct(times, 50).Microseconds())/1000, "p50-ms")
-				b.ReportMetric(float64(pct(times, 99).Microseconds())/1000, "p99-ms")
-			})
+					for i := 0; b.Loop(); i++ {
+						next <- i % len(queries)
+					}
+					close(next)
+					wg.Wait()
+					wall := time.Since(start)
+					if failed != nil {
+						b.Fatal(failed)
+					}
+					if all > 0 {
+						b.ReportMetric(float64(found)/float64(all), "recall@10")
+						b.ReportMetric(float64(min(near, all))/float64(all), "recall@10-ties")
+					}
+					b.ReportMetric(float64(pct(times, 50).Microseconds())/1000, "p50-ms")
+					b.ReportMetric(float64(pct(times, 99).Microseconds())/1000, "p99-ms")
+					b.ReportMetric(float64(len(times))/wall.Seconds(), "qps")
+					b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(len(times)), "cpu-ms/q")
+				})
+			}
 		}
 	}
+}
+
+// agree counts the reference hits that hits has (by chunk), the
+// reference hits, and the hits as near as the reference's k-th (within
+// 1e-3: ann-benchmarks' rule, for equally near chunks).
+func agree(hits, ref []store.Hit) (found, all, near int) {
+	got := map[string]bool{}
+	for _, h := range hits {
+		got[fmt.Sprint(h.Source, "#", h.ChunkIndex)] = true
+	}
+	for _, h := range ref {
+		all++
+		if got[fmt.Sprint(h.Source, "#", h.ChunkIndex)] {
+			found++
+		}
+	}
+	if len(ref) > 0 {
+		kth := ref[len(ref)-1].Score
+		for _, h := range hits {
+			if h.Score >= kth-1e-3 {
+				near++
+			}
+		}
+	}
+	return found, all, near
+}
+
+// intList reads a comma-separated list of integers (def when empty).
+func intList(s string, def int) ([]int, error) {
+	if s == "" {
+		return []int{def}, nil
+	}
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 func readLines(path string) ([]string, error) {

@@ -553,7 +553,19 @@ func (s *SQLite) keywordSearch(ctx context.Context, q Query) ([]Hit, error) {
 	if len(w) == 0 {
 		return nil, nil
 	}
-	match := `"` + strings.Join(w, `" OR "`) + `"`
+	if !q.Exact && !q.filtered() {
+		// The rarest words (keyword.go); a filtered search scores only
+		// the kept chunks' rows already.
+		var err error
+		if w, err = s.keywordWords(ctx, w); err != nil {
+			return nil, err
+		}
+	}
+	quoted := make([]string, len(w))
+	for i, x := range w {
+		quoted[i] = phrase(x)
+	}
+	match := strings.Join(quoted, " OR ")
 	where, args := `gochunk_chunks_fts MATCH ?`, []any{match}
 	if q.filtered() { // the filters' hook (filter.go)
 		cond, fargs := sqliteFilter(q)

@@ -101,7 +101,9 @@ type Query struct {
 	K    int
 	Mode Mode
 	// Exact scans every stored vector instead of using the vector index
-	// (the SQLite store's IVF; it scans by itself while it has no index).
+	// (the SQLite store's IVF; it scans by itself while it has no index),
+	// and has the SQLite store's keyword search rank by all of the
+	// query's words however many rows they match (keyword.go).
 	Exact bool
 	// Probes is the number of the SQLite vector index's lists a vector
 	// search reads (0: IVFProbes of their number), or with an index of
