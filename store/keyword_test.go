@@ -46,8 +46,8 @@ func TestKeywordBounded(t *testing.T) {
 		query string
 		want  []string // the words ranked by; nil: all
 	}{
-		{"zebra okapi", nil},       // 300 + 180 rows
-		{"rare zebra okapi", nil},  // within the budget
+		{"zebra okapi", nil},      // 300 + 180 rows
+		{"rare zebra okapi", nil}, // within the budget
 		{"the zebra filler", []string{"zebra"}},
 		{"okapi zebra of the", []string{"okapi", "zebra"}},
 		{"words common chunk", []string{"common"}}, // every word common: the first, longest first
