@@ -34,8 +34,8 @@ func wordAgreement(a, b string) float64 {
 
 // printPDF has headless Chromium print an HTML page as a PDF (its fonts
 // embedded as subsets, text placed glyph by glyph with kerning, as most
-// PDFs people keep are made), or skips.
-func printPDF(t *testing.T, dir, name, page string) string {
+// PDFs people keep are made), with Chromium's flags added, or skips.
+func printPDF(t *testing.T, dir, name, page string, flags ...string) string {
 	t.Helper()
 	bin := ""
 	for _, n := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -52,8 +52,9 @@ func printPDF(t *testing.T, dir, name, page string) string {
 	if err := os.WriteFile(in, []byte(page), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-		"--no-pdf-header-footer", "--print-to-pdf="+out, "file://"+in)
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+		"--no-pdf-header-footer", "--print-to-pdf=" + out}, flags...)
+	cmd := exec.Command(bin, append(args, "file://"+in)...)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Skipf("skipping: Chromium cannot print here: %v %.300s", err, msg)
 	}

@@ -273,8 +273,9 @@ type pageBlocks struct {
 	page          int
 	width, height float64
 	blocks        []block
-	chars         int  // characters read
-	blank         bool // no text and no image (PDFium)
+	chars         int            // characters read
+	blank         bool           // no text and no image (PDFium)
+	outline       []outlineEntry // the document's bookmarks, on its first page read (PDFium)
 }
 
 // parseBBoxLayout reads pdftotext's -bbox-layout XHTML.
@@ -426,6 +427,9 @@ func order(pages []pageBlocks) []gochunk.Element {
 		}
 	}
 	setLevels(out, keys)
+	if len(pages) > 0 {
+		out = applyOutline(out, keys, pages[0].outline) // the outline wins over the looks
+	}
 	return out
 }
 

@@ -292,6 +292,7 @@ func (e *PDFium) read(ctx context.Context, src pdfSource, opt PDFOptions) ([]pag
 		}
 		costs = nil
 	}
+	outline := readOutline(first.inst, first.doc) // headings where it has bookmarks
 	// A long PDF is read by more instances, one per 8 pages, while the
 	// engine has them free: each opens the PDF and takes the next page.
 	workers := []*pdfiumWorker{first}
@@ -405,6 +406,7 @@ more:
 	if len(out) == 0 {
 		return nil, firstErr
 	}
+	out[0].outline = outline
 	return out, nil
 }
 

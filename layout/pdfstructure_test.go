@@ -524,3 +524,34 @@ func TestPDFStructureGroundTruth(t *testing.T) {
 
 // gtFloors are the figures TestPDFStructureGroundTruth must reach.
 var gtFloors = struct{ headings, headingLevels, items, itemLevels float64 }{0, 0, 0, 0}
+
+// Where a PDF has an outline (bookmarks), its titles make the lines they
+// match headings at the outline's levels: headings set exactly as the
+// body text (same size, same weight), which no look tells apart, are
+// found at their levels when Chromium prints the document's outline, and
+// not without it.
+func TestPDFOutlineHeadings(t *testing.T) {
+	g := loadGTText(t)
+	st := gtStyle{name: "plain-headings", font: "'DejaVu Sans', sans-serif", size: "11pt",
+		hsize: [4]string{"1em", "1em", "1em", "1em"}, hweight: [4]string{"normal", "normal", "normal", "normal"},
+		ul: [3]string{"'• '", "'◦ '", "'▪ '"}, ol: [3]string{"decimal", "lower-alpha", "lower-roman"}}
+	d := genDoc(st, 7, g)
+	dir := t.TempDir()
+	for _, outline := range []bool{false, true} {
+		var flags []string
+		name := d.name
+		if outline {
+			flags, name = []string{"--generate-pdf-document-outline"}, name+"-outline"
+		}
+		path := printPDF(t, dir, name, d.html, flags...)
+		els := extractElements(t, path)
+		s := scoreDoc(d, els, t.Logf)
+		t.Logf("outline %v: %v", outline, s)
+		switch {
+		case outline && (s.headingsLevel != s.headings || s.headingsFalse > 0):
+			t.Errorf("with the outline: %d of %d headings found at their level, %d false; want all, none false", s.headingsLevel, s.headings, s.headingsFalse)
+		case !outline && s.headingsFound == s.headings:
+			t.Errorf("without the outline all %d headings were found: the test tells nothing", s.headings)
+		}
+	}
+}
