@@ -189,7 +189,7 @@ func (s *contextStage) embedTexts(ctx context.Context, doc gochunk.Document, chu
 }
 
 // headingPaths returns each chunk's title and heading path: the chunk's
-// own "headings" metadata (the markdown chunker's), else the headings
+// own (Chunk.Headings, the markdown chunker's, or "headings" metadata), else the headings
 // above its start (markdown text, or a laid-out document's title and
 // heading elements); for code chunks, the file's path and the definition
 // the chunk is within.
@@ -228,7 +228,9 @@ func headingPaths(doc gochunk.Document, chunks []gochunk.Chunk) []ContextFields 
 	next := 0
 	for i, c := range chunks {
 		var path []string
-		if hs, ok := c.Metadata["headings"].([]string); ok {
+		if len(c.Headings) > 0 {
+			path = c.Headings
+		} else if hs, ok := c.Metadata["headings"].([]string); ok {
 			path = hs
 		} else if enc, ok := c.Metadata["enclosing"].([]string); ok && len(enc) > 0 {
 			path = enc

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/bits"
 	"strconv"
@@ -80,9 +81,16 @@ func (r Record) Embedded() string {
 	return r.Text
 }
 
-// FromChunk returns the record of chunk c of the input named source.
+// FromChunk returns the record of chunk c of the input named source. The
+// chunk's heading path (Chunk.Headings) is in the record's metadata under
+// "headings", unless its metadata sets that key itself.
 func FromChunk(c gochunk.Chunk, source string) Record {
 	r := Record{Text: c.Text, TokenCount: c.TokenCount, ChunkIndex: c.Index, Source: source, Stats: c.Stats, Metadata: c.Metadata}
+	if _, set := c.Metadata["headings"]; len(c.Headings) > 0 && !set {
+		r.Metadata = make(map[string]any, len(c.Metadata)+1)
+		maps.Copy(r.Metadata, c.Metadata)
+		r.Metadata["headings"] = c.Headings
+	}
 	if len(c.Spans) > 0 {
 		first, last := c.Spans[0], c.Spans[len(c.Spans)-1]
 		r.Start, r.StartRune, r.End, r.EndRune = first.Start, first.StartRune, last.End, last.EndRune

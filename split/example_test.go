@@ -24,7 +24,7 @@ func ExampleMarkdown() {
 		panic(err)
 	}
 	for _, ch := range chunks {
-		fmt.Printf("%v %q\n", ch.Metadata["headings"], ch.Text)
+		fmt.Printf("%v %q\n", ch.Headings, ch.Text)
 	}
 	// Output:
 	// [Guide] "# Guide\n\nIntro text."

@@ -312,11 +312,11 @@ func TestMarkdownStructure(t *testing.T) {
 	if code == nil || !strings.Contains(code.Text, "```go") || !strings.Contains(code.Text, "return append(out, text)\n}\n```") {
 		t.Fatalf("code block not kept whole: %+v", code)
 	}
-	if got := code.Metadata["headings"]; !slices.Equal(got.([]string), []string{"Chunking for retrieval", "Why boundaries matter", "Code stays whole"}) {
+	if got := code.Headings; !slices.Equal(got, []string{"Chunking for retrieval", "Why boundaries matter", "Code stays whole"}) {
 		t.Errorf("heading path = %v", got)
 	}
 	last := chunks[len(chunks)-1]
-	if got := last.Metadata["headings"]; !slices.Equal(got.([]string), []string{"Appendix"}) {
+	if got := last.Headings; !slices.Equal(got, []string{"Appendix"}) {
 		t.Errorf("last heading path = %v", got)
 	}
 	// A table is cut between rows only.

@@ -90,8 +90,8 @@ func TestMarkdownTables(t *testing.T) {
 		if !strings.HasPrefix(ch.Text, "| name | score |\n|---|---:|\n") {
 			t.Errorf("chunk %d does not start with the header: %.50q", k, ch.Text)
 		}
-		if h, _ := ch.Metadata["headings"].([]string); len(h) != 1 || h[0] != "Scores" {
-			t.Errorf("chunk %d headings %v", k, ch.Metadata["headings"])
+		if h := ch.Headings; len(h) != 1 || h[0] != "Scores" {
+			t.Errorf("chunk %d headings %v", k, ch.Headings)
 		}
 	}
 	if parts < 3 || rows != 40 {
