@@ -632,10 +632,16 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, max
 	if n.Count == 0 {
 		p.blank = !hasImage(inst, page)
 	}
+	// Ruling lines are read only where text runs across the page: a
+	// ruled table needs a few words in its cells.
+	var rules pageRules
+	if len(classes[0]) >= 4 {
+		rules = readRules(inst, page, rot, p.width, p.height)
+	}
 	for q, runs := range classes {
 		var blocks []block
 		if q == 0 {
-			blocks = groupBlocks(runs)
+			blocks = groupBlocksRuled(runs, rules)
 		} else {
 			// Turned text comes in whatever order the page draws it:
 			// its lines are taken top to bottom of their frame.

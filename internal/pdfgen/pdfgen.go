@@ -18,10 +18,20 @@ type Line struct {
 	Text       string
 }
 
-// Page is a page of lines; a page with no lines has no text layer.
+// Rect is a rectangle, X and Y its top left corner in points from the
+// page's top left: filled (a thin one is how many PDFs draw a rule), or
+// its outline stroked 0.5 points wide.
+type Rect struct {
+	X, Y, W, H float64
+	Stroke     bool
+}
+
+// Page is a page of lines; a page with no lines has no text layer. Rects
+// are drawn under the lines.
 type Page struct {
 	Width, Height float64
 	Lines         []Line
+	Rects         []Rect
 }
 
 // Write writes pages as a PDF to w, with go-pdf/fpdf. Text must be
@@ -51,6 +61,14 @@ func write(w io.Writer, pages []Page, password string) error {
 		if len(p.Lines) == 0 {
 			// An image-only page: a drawn box, no text layer.
 			pdf.Rect(50, 50, p.Width-100, p.Height-100, "F")
+		}
+		for _, r := range p.Rects {
+			style := "F"
+			if r.Stroke {
+				style = "D"
+				pdf.SetLineWidth(0.5)
+			}
+			pdf.Rect(r.X, r.Y, r.W, r.H, style)
 		}
 		for _, l := range p.Lines {
 			pdf.SetFont("Helvetica", "", l.Size)
