@@ -5,16 +5,21 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/png"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-pdf/fpdf"
 
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/internal/budget"
 	"github.com/gochunk/gochunk/internal/ocrtest"
+	"github.com/gochunk/gochunk/internal/pdfgen"
 	"github.com/gochunk/gochunk/ocr"
 )
 
@@ -286,6 +291,217 @@ func TestOCRSkewedPage(t *testing.T) {
 		for i := range want {
 			if c := ocrtest.CER(paras[i], want[i]); c > 0.03 {
 				t.Errorf("turned %g°: paragraph %d CER %.3f: %q", deg, i+1, c, paras[i])
+			}
+		}
+	}
+}
+
+// imagePDF returns a one-page US Letter PDF of the page image alone.
+func imagePDF(t *testing.T, img image.Image) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: 612, Ht: 792}})
+	pdf.AddPage()
+	pdf.RegisterImageOptionsReader("scan", fpdf.ImageOptions{ImageType: "PNG"}, &buf)
+	pdf.ImageOptions("scan", 0, 0, 612, 792, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+	var out bytes.Buffer
+	if err := pdf.Output(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// heldReader reads pages with an OCR engine and notes, for each page,
+// the bytes the reservation of the context it is given holds while it
+// reads (0 without one).
+type heldReader struct {
+	OCRReader
+	held []int64
+}
+
+func (r *heldReader) Read(ctx context.Context, img image.Image) (*ocr.Page, error) {
+	var n int64 // 0 without a reservation
+	if res := budget.FromContext(ctx); res != nil {
+		n = res.Size()
+	}
+	r.held = append(r.held, n)
+	return r.OCRReader.Read(ctx, img)
+}
+
+// TestOCRPageBudget: each page read by OCR, an image's or a PDF's, is
+// reserved (OCRPageMemory of its pixels) from the memory budget the
+// context carries while it is read, and given back after; a budget too
+// small for a page refuses it with budget.ErrTooLarge before it is read.
+func TestOCRPageBudget(t *testing.T) {
+	img := ocrtest.Draw(t, 1700, 2200, ocrtest.Lines(200, 300, 30, "A page read within the memory budget.")...)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	pdf := imagePDF(t, img)
+	ctx := context.Background()
+	e, err := NewPDFium(ctx, PDFiumOptions{Instances: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	page := OCRPageMemory(1700 * 2200)
+	if page < 1<<30 {
+		t.Errorf("a 200-dpi page reserves %d bytes, less than the 1 GiB measured", page)
+	}
+	// Too small a budget: refused before the page is read.
+	small := budget.New(512<<20, 4)
+	for name, read := range map[string]func(context.Context, OCROptions) error{
+		"image": func(ctx context.Context, o OCROptions) error {
+			_, err := ExtractImages(ctx, buf.Bytes(), o)
+			return err
+		},
+		"pdf": func(ctx context.Context, o OCROptions) error { _, err := e.OCRPDF(ctx, pdf, nil, o); return err },
+	} {
+		res, err := small.Take(ctx, 1<<20, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &heldReader{OCRReader: refuseReader{t}}
+		err = read(budget.NewContext(ctx, res), OCROptions{Reader: r})
+		if !errors.Is(err, budget.ErrTooLarge) || !strings.Contains(err.Error(), "OCRPageMemory") {
+			t.Errorf("%s, budget of 512 MiB: %v, want ErrTooLarge naming OCRPageMemory", name, err)
+		}
+		if res.Size() != 1<<20 || small.Reserved() != 1<<20 {
+			t.Errorf("%s: %d bytes held after, want the 1 MiB taken", name, res.Size())
+		}
+		res.Release()
+	}
+	// A budget that holds it: the page is reserved while it is read.
+	eng := ocrtest.Engine(t)
+	big := budget.New(4<<30, 4)
+	for name, read := range map[string]func(context.Context, OCROptions) ([]gochunk.Element, error){
+		"image": func(ctx context.Context, o OCROptions) ([]gochunk.Element, error) {
+			return ExtractImages(ctx, buf.Bytes(), o)
+		},
+		"pdf": func(ctx context.Context, o OCROptions) ([]gochunk.Element, error) { return e.OCRPDF(ctx, pdf, nil, o) },
+	} {
+		res, err := big.Take(ctx, 1<<20, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &heldReader{OCRReader: eng}
+		els, err := read(budget.NewContext(ctx, res), OCROptions{Reader: r})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(els) == 0 || !strings.Contains(els[0].Text, "memory budget") {
+			t.Errorf("%s: read %+v", name, els)
+		}
+		if len(r.held) != 1 || r.held[0] < 1<<20+page {
+			t.Errorf("%s: held %v while the page was read, want 1 MiB and %d", name, r.held, page)
+		}
+		if res.Size() != 1<<20 {
+			t.Errorf("%s: %d bytes held after, want the 1 MiB taken", name, res.Size())
+		}
+		res.Release()
+	}
+}
+
+// refuseReader fails the test if a page reaches it.
+type refuseReader struct{ t *testing.T }
+
+func (r refuseReader) Read(context.Context, image.Image) (*ocr.Page, error) {
+	r.t.Error("a page over the budget was read")
+	return &ocr.Page{}, nil
+}
+
+// TestOCRPDFWeighsPages: OCRPDF weighs a PDF's pages as ExtractPDF and
+// Render do: a page that draws forms nested past the bound is not drawn
+// (nor read), a warning names it and its bound, and the others are read.
+func TestOCRPDFWeighsPages(t *testing.T) {
+	r := &heldReader{OCRReader: ocrtest.Engine(t)}
+	var warns []string
+	// Drawn at 30 dpi: the pages are read fast, their text or not.
+	_, err := pdfiumEngine(t).OCRPDF(context.Background(), pdfgen.WithFormBombPage(5, 3, 20), nil,
+		OCROptions{Reader: r, DPI: 30, Warn: func(s string) { warns = append(warns, s) }})
+	if err != nil && !errors.Is(err, ErrNoText) {
+		t.Fatal(err)
+	}
+	if len(r.held) != 4 {
+		t.Errorf("%d pages read, want 4", len(r.held))
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "page 3") || !strings.Contains(warns[0], "MaxFormDepth") {
+		t.Errorf("warnings %q, want one naming page 3 and its bound", warns)
+	}
+}
+
+// TestOCRImagesOnTextPages: a page with a text layer and a pasted scan
+// of text gets the scan's text read by OCR, placed between the text above
+// it and the caption below; a small image (a logo) is not read; a scanned
+// page under its own invisible text (as ocrmypdf makes) is not read
+// again, its text not doubled.
+func TestOCRImagesOnTextPages(t *testing.T) {
+	scanLines := []string{"The pasted scan holds two lines of text", "that only OCR can read from its pixels."}
+	scan := ocrtest.Draw(t, 1000, 250, ocrtest.Lines(20, 80, 30, scanLines...)...)
+	logo := ocrtest.Draw(t, 60, 60, ocrtest.Text{X: 5, Y: 40, Size: 30, Text: "Co"})
+	var pageLines []string
+	for i := range 20 {
+		pageLines = append(pageLines, fmt.Sprintf("Line %d of a scanned page under its own invisible text layer.", i+1))
+	}
+	page := ocrtest.Draw(t, 1700, 2200, ocrtest.Lines(200, 300, 30, pageLines...)...)
+	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: 612, Ht: 792}})
+	pdf.SetFont("Helvetica", "", 12)
+	image := func(name string, img image.Image, x, y, w, h float64) {
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, img); err != nil {
+			t.Fatal(err)
+		}
+		pdf.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "PNG"}, &buf)
+		pdf.ImageOptions(name, x, y, w, h, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+	}
+	pdf.AddPage()
+	pdf.Text(72, 100, "A page with its own text layer, above a pasted scan.")
+	image("scan", scan, 72, 150, 360, 90)
+	pdf.Text(72, 270, "The caption under the scan is in the text layer.")
+	image("logo", logo, 500, 60, 30, 30)
+	pdf.AddPage()
+	image("page", page, 0, 0, 612, 792)
+	pdf.SetTextRenderingMode(3) // invisible, over the scan's lines
+	pdf.SetFontSize(10.8)
+	for i, l := range pageLines {
+		pdf.Text(72, 108+float64(i)*16.2, l)
+	}
+	var out bytes.Buffer
+	if err := pdf.Output(&out); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	e := pdfiumEngine(t)
+	els, err := ExtractPDFReader(ctx, bytes.NewReader(out.Bytes()), PDFOptions{Engine: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &heldReader{OCRReader: ocrtest.Engine(t)}
+	all, read, err := e.OCRImages(ctx, out.Bytes(), []int{1, 2}, els, OCROptions{Reader: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(read) != 1 || read[0] != 1 {
+		t.Errorf("OCR found text on pages %v, want [1]", read)
+	}
+	if len(r.held) != 1 {
+		t.Errorf("%d images read, want 1 (the scan; not the logo nor the page under its text)", len(r.held))
+	}
+	text, all := Assemble(all)
+	want := "A page with its own text layer, above a pasted scan.\n\n" + strings.Join(scanLines, " ") +
+		"\n\nThe caption under the scan is in the text layer.\n\n" + strings.Join(pageLines, " ")
+	if c := ocrtest.CER(text, want); c > 0.02 {
+		t.Errorf("CER %.3f:\n got %q\nwant %q", c, text, want)
+	}
+	for _, el := range all {
+		if strings.Contains(el.Text, "pasted scan holds") {
+			// The scan is at (72, 150) to (432, 240) points.
+			if b := el.BBox; el.Page != 1 || b[0] < 72 || b[1] < 150 || b[2] > 432 || b[3] > 240 {
+				t.Errorf("the scan's text: page %d, box %v, want within (72, 150, 432, 240)", el.Page, b)
 			}
 		}
 	}

@@ -715,20 +715,51 @@ func turn(q int, x0, y0, x1, y1 float64, back bool) (float64, float64, float64, 
 // left out and the others drawn; the error is the first page's when none
 // could be.
 func (e *PDFium) Render(ctx context.Context, pdf []byte, dpi, maxPages int) ([]PageImage, error) {
+	var out []PageImage
+	var firstErr error
+	err := drawPages(ctx, e, pdf, nil, maxPages,
+		func(w *pdfiumWorker, i int) ([]byte, error) { return renderPage(w, i, dpi) },
+		func(page int, img []byte) error {
+			out = append(out, PageImage{Page: page, PNG: img})
+			return nil
+		},
+		func(page int, err error) {
+			firstErr = cmp.Or(firstErr, fmt.Errorf("pdf: drawing page %d: %w", page, err))
+		})
+	if err != nil {
+		return nil, fmt.Errorf("pdf: %w", err)
+	}
+	if len(out) == 0 && firstErr != nil {
+		return nil, firstErr
+	}
+	return out, nil
+}
+
+// drawPages opens a PDF in one PDFium instance and draws its pages one at
+// a time, in order: pages (1-based; nil means the first maxPages, or all
+// when maxPages is 0) past the PDF's end are passed over; a page over the
+// bounds (weighed as ExtractPDF weighs pages) is not drawn, nor one draw
+// fails on (the next is drawn by a new instance, since the failure may
+// leave this one broken): skip hears why. A draw error of type
+// stopDrawing stops the work instead, and is returned unwrapped. Each page drawn is handed to
+// use, whose error stops the work and is returned. The context is checked
+// between pages.
+func drawPages[T any](ctx context.Context, e *PDFium, pdf []byte, pages []int, maxPages int,
+	draw func(w *pdfiumWorker, index int) (T, error), use func(page int, v T) error, skip func(page int, err error)) error {
 	b := PDFOptions{}.bounds()
 	costs, err := weigh(pdf, b)
 	if err != nil {
-		return nil, fmt.Errorf("pdf: %w", err)
+		return err
 	}
 	select {
 	case e.sem <- struct{}{}:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	defer func() { <-e.sem }()
 	w, err := e.open(ctx, pdfSource{data: pdf})
 	if err != nil {
-		return nil, fmt.Errorf("pdf: %w", err)
+		return err
 	}
 	defer func() {
 		if w != nil {
@@ -738,48 +769,73 @@ func (e *PDFium) Render(ctx context.Context, pdf []byte, dpi, maxPages int) ([]P
 	count, err := w.inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: w.doc})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err() // the instance was killed
+			return ctx.Err() // the instance was killed
 		}
-		return nil, fmt.Errorf("pdf: %w (PDFium: %v)", ErrCorrupt, err)
+		return fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
 	}
-	n := min(count.PageCount, maxPages)
 	if len(costs) != count.PageCount {
+		// The scan and PDFium see other pages: a page over a bound
+		// refuses the PDF, as ExtractPDF does.
 		if err := b.checkAll(costs); err != nil {
-			return nil, fmt.Errorf("pdf: %w", err)
+			return err
 		}
 		costs = nil
 	}
-	var out []PageImage
-	var firstErr error
-	for i := 0; i < n && w != nil; i++ {
+	if pages == nil {
+		n := count.PageCount
+		if maxPages > 0 {
+			n = min(n, maxPages)
+		}
+		pages = make([]int, n)
+		for i := range pages {
+			pages[i] = i + 1
+		}
+	}
+	for _, n := range pages {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
+		}
+		if n < 1 || n > count.PageCount {
+			continue
+		}
+		if w == nil {
+			skip(n, fmt.Errorf("%w: PDFium could not open the PDF again after an earlier page failed", ErrCorrupt))
+			continue
 		}
 		if costs != nil {
-			if err := b.check(costs[i]); err != nil {
-				firstErr = cmp.Or(firstErr, fmt.Errorf("pdf: drawing page %d: %w", i+1, err))
+			if err := b.check(costs[n-1]); err != nil {
+				skip(n, err)
 				continue
 			}
 		}
-		img, err := renderPage(w, i, dpi)
+		v, err := draw(w, n-1)
 		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if stop, ok := err.(stopDrawing); ok {
+				return stop.err
+			}
 			if w.mem != nil && w.mem.refused.Load() {
 				err = e.memoryError()
 			}
-			firstErr = cmp.Or(firstErr, fmt.Errorf("pdf: drawing page %d: %w", i+1, err))
-			// The instance may be left broken: the next page is drawn
-			// by a new one.
+			skip(n, err)
 			w.close()
 			w, _ = e.open(ctx, pdfSource{data: pdf})
 			continue
 		}
-		out = append(out, PageImage{Page: i + 1, PNG: img})
+		if err := use(n, v); err != nil {
+			return err
+		}
 	}
-	if len(out) == 0 && firstErr != nil {
-		return nil, firstErr
-	}
-	return out, nil
+	return nil
 }
+
+// stopDrawing is an error of drawPages' draw that is not the page's
+// (a memory reservation refused): it stops the work.
+type stopDrawing struct{ err error }
+
+func (s stopDrawing) Error() string { return s.err.Error() }
 
 // renderPage draws page i as a PNG.
 func renderPage(w *pdfiumWorker, i, dpi int) ([]byte, error) {
