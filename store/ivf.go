@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -575,13 +577,13 @@ func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool
 		order[i] = listScore{i, qv.dot(c)}
 	}
 	slices.SortFunc(order, func(a, b listScore) int { return cmp.Compare(b.score, a.score) })
-	stmt, err := s.db.PrepareContext(ctx, `SELECT chunk_id, code FROM gochunk_ivf WHERE id BETWEEN ? AND ?`)
+	stmt, err := s.db.PrepareContext(ctx, `SELECT id, code FROM gochunk_ivf WHERE id BETWEEN ? AND ?`)
 	if err != nil {
 		return nil, true, err
 	}
 	defer stmt.Close()
 	coarse := topK{k: max(ivfRescore, 4*q.K)}
-	var code []byte
+	var code sql.RawBytes // the driver's copy, valid until Next: nothing allocated per row
 	seen := 0
 	for i, l := range order {
 		// The lists nearest the query, and more while they hold fewer
@@ -599,10 +601,14 @@ func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool
 				rows.Close()
 				return nil, true, err
 			}
+			id &= 1<<ivfShift - 1
 			if keep != nil && !keep[id] {
 				continue
 			}
-			score, ok := qv.dotCode(code)
+			score, ok := dotDenseCode(qv.dense, code)
+			if !ok {
+				score, ok = qv.dotCode(code)
+			}
 			if !ok {
 				rows.Close()
 				return nil, true, fmt.Errorf("chunk %d's vector index entry is not of %d dimensions: re-index the store", id, x.dims)
@@ -619,24 +625,89 @@ func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool
 	return best, true, err
 }
 
+// dotDenseCode is q·x for a dense int8 code (quant.go's encodeCode) and
+// the dense unit query q, in four running sums (what the code's format
+// allows without the query's sparse form); ok is false for another form
+// or length, which dotCode then reads.
+func dotDenseCode(q []float32, code []byte) (float32, bool) {
+	if len(code) != 5+len(q) || code[0] != codeDense {
+		return 0, false
+	}
+	scale := math.Float32frombits(binary.LittleEndian.Uint32(code[1:]))
+	c := code[5:]
+	c = c[:len(q)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(q); i += 4 {
+		s0 += q[i] * float32(int8(c[i]))
+		s1 += q[i+1] * float32(int8(c[i+1]))
+		s2 += q[i+2] * float32(int8(c[i+2]))
+		s3 += q[i+3] * float32(int8(c[i+3]))
+	}
+	for ; i < len(q); i++ {
+		s0 += q[i] * float32(int8(c[i]))
+	}
+	return (s0 + s1 + s2 + s3) * scale, true
+}
+
+// rescoreBatch is the most candidates one statement of rescore reads.
+const rescoreBatch = 128
+
 // rescore returns the k best of the candidates by the cosine of their
-// stored vectors; a chunk deleted since is skipped.
+// stored vectors, read rescoreBatch at a time; a chunk deleted since is
+// skipped.
 func (s *SQLite) rescore(ctx context.Context, q Query, cands []candidate) ([]candidate, error) {
 	fine := topK{k: q.K}
 	var v []float32
-	for _, c := range cands {
-		var b []byte
-		err := s.db.QueryRowContext(ctx, `SELECT embedding FROM gochunk_chunks WHERE id = ?`, c.rowid).Scan(&b)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && b == nil) {
-			continue
+	var stmt *sql.Stmt
+	args := make([]any, 0, rescoreBatch)
+	for len(cands) > 0 {
+		n := min(len(cands), rescoreBatch)
+		args = args[:0]
+		for _, c := range cands[:n] {
+			args = append(args, c.rowid)
+		}
+		cands = cands[n:]
+		var rows *sql.Rows
+		var err error
+		if n == rescoreBatch && stmt == nil {
+			// The full batch's statement serves every batch but the last.
+			if stmt, err = s.db.PrepareContext(ctx, rescoreSQL(rescoreBatch)); err != nil {
+				return nil, err
+			}
+			defer stmt.Close()
+		}
+		if n == rescoreBatch {
+			rows, err = stmt.QueryContext(ctx, args...)
+		} else {
+			rows, err = s.db.QueryContext(ctx, rescoreSQL(n), args...)
 		}
 		if err != nil {
 			return nil, err
 		}
-		v = decodeVector(v, b)
-		fine.offer(candidate{rowid: c.rowid, score: cosine(q.Vector, v)})
+		var b sql.RawBytes
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id, &b); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if b == nil {
+				continue
+			}
+			v = decodeVector(v, b)
+			fine.offer(candidate{rowid: id, score: cosine(q.Vector, v)})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
 	}
 	return fine.best, nil
+}
+
+func rescoreSQL(n int) string {
+	return `SELECT id, embedding FROM gochunk_chunks WHERE id IN (?` + strings.Repeat(", ?", n-1) + `)`
 }
 
 // indexName describes the vector index for Counts.

@@ -1,0 +1,351 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gochunk/gochunk/record"
+)
+
+// BenchmarkANNCompare measures the SQLite store's dense vector index and
+// hnswlib-node, usearch and LanceDB side by side, on the same vectors, in
+// one run on the same cores: it exports a store's vectors and held-out
+// query vectors, computes their exact k nearest neighbours (cosine), times
+// BuildIndex (k-means and every vector's row) and each --probes setting
+// (recall@10, p50/p99 of one client, queries per CPU second), then runs
+// testdata/ann_compare.cjs, which does the same for the three libraries.
+// It is driven by the environment:
+//
+//	GOCHUNK_ANN_STORE        the store (a copy is indexed; the file is not changed)
+//	GOCHUNK_ANN_QUERY_STORE  a store of held-out texts' vectors: the queries
+//	GOCHUNK_ANN_GENERATE     N: make GOCHUNK_ANN_STORE of N generated clustered
+//	                         vectors (GOCHUNK_ANN_DIMS, default 384) when it
+//	                         does not exist, and generated queries
+//	GOCHUNK_ANN_QUERIES      number of queries (default 300)
+//	GOCHUNK_ANN_PROBES       gochunk's settings, comma-separated (0: the default)
+//	GOCHUNK_ANN_NODE         directory whose node_modules has the libraries
+//	                         (none: gochunk alone)
+//	GOCHUNK_ANN_OUT          where the vectors and results go (default: a temporary directory)
+//
+// Run it once (-benchtime 1x); the table is in the log and OUT/table.md.
+func BenchmarkANNCompare(b *testing.B) {
+	where := os.Getenv("GOCHUNK_ANN_STORE")
+	if where == "" {
+		b.Skip("set GOCHUNK_ANN_STORE (and GOCHUNK_ANN_QUERY_STORE or GOCHUNK_ANN_GENERATE): see the benchmark's comment")
+	}
+	ctx := context.Background()
+	outDir := cmp.Or(os.Getenv("GOCHUNK_ANN_OUT"), b.TempDir())
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	nq, _ := strconv.Atoi(cmp.Or(os.Getenv("GOCHUNK_ANN_QUERIES"), "300"))
+	dims, _ := strconv.Atoi(cmp.Or(os.Getenv("GOCHUNK_ANN_DIMS"), "384"))
+	var queries [][]float32
+	if n, _ := strconv.Atoi(os.Getenv("GOCHUNK_ANN_GENERATE")); n > 0 {
+		rng := rand.New(rand.NewPCG(53, 53))
+		centres := generatedCentres(max(64, n/500), dims)
+		if _, err := os.Stat(where); err != nil {
+			generateStore(b, where, rng, centres, n, dims)
+		}
+		queries = generateVectors(rand.New(rand.NewPCG(54, 54)), centres, nq, dims)
+	}
+	// The store's copy: BuildIndex rewrites its index.
+	copyPath := filepath.Join(outDir, "store.db")
+	if err := copyFile(where, copyPath); err != nil {
+		b.Fatal(err)
+	}
+	s, err := OpenSQLite(ctx, copyPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	var ids []int64
+	var base [][]float32
+	if err := eachVector(ctx, s.db, func(id int64, v []float32) error {
+		ids = append(ids, id)
+		base = append(base, unit(v))
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	if len(base) == 0 {
+		b.Fatalf("%s holds no vectors", where)
+	}
+	dims = len(base[0])
+	if qs := os.Getenv("GOCHUNK_ANN_QUERY_STORE"); qs != "" {
+		q, err := OpenSQLite(ctx, qs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		err = eachVector(ctx, q.db, func(_ int64, v []float32) error {
+			if len(queries) < nq {
+				queries = append(queries, unit(v))
+			}
+			return nil
+		})
+		q.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if len(queries) == 0 {
+		b.Fatal("no queries: set GOCHUNK_ANN_QUERY_STORE or GOCHUNK_ANN_GENERATE")
+	}
+	const k = 10
+	row := map[int64]int32{}
+	for i, id := range ids {
+		row[id] = int32(i)
+	}
+	truth := exactNeighbours(base, queries, k)
+	if err := writeVectors(filepath.Join(outDir, "base.f32"), base); err != nil {
+		b.Fatal(err)
+	}
+	if err := writeVectors(filepath.Join(outDir, "queries.f32"), queries); err != nil {
+		b.Fatal(err)
+	}
+	gt := make([]byte, 0, 4*len(truth)*k)
+	for _, t := range truth {
+		for _, r := range t {
+			gt = binary.LittleEndian.AppendUint32(gt, uint32(r))
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outDir, "truth.i32"), gt, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	meta, _ := json.Marshal(map[string]any{"n": len(base), "dims": dims, "queries": len(queries), "k": k})
+	if err := os.WriteFile(filepath.Join(outDir, "meta.json"), meta, 0o644); err != nil {
+		b.Fatal(err)
+	}
+
+	var results []annResult
+	b.ResetTimer()
+	wall, cpu := time.Now(), cpuSeconds()
+	if err := s.BuildIndex(ctx); err != nil {
+		b.Fatal(err)
+	}
+	build := [2]float64{time.Since(wall).Seconds(), cpuSeconds() - cpu}
+	desc, _ := s.indexName(ctx)
+	fi, _ := os.Stat(copyPath)
+	b.Logf("gochunk: %d vectors of %d dimensions, %s, store %d bytes (%.0f per vector)", len(base), dims, desc, fi.Size(), float64(fi.Size())/float64(len(base)))
+	probes := []int{0}
+	if p := os.Getenv("GOCHUNK_ANN_PROBES"); p != "" {
+		probes = nil
+		for f := range strings.SplitSeq(p, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				b.Fatalf("GOCHUNK_ANN_PROBES %q: %v", p, err)
+			}
+			probes = append(probes, n)
+		}
+	}
+	for _, p := range probes {
+		lat := make([]float64, 0, len(queries))
+		found := 0
+		cpu := cpuSeconds()
+		for i, q := range queries {
+			t0 := time.Now()
+			best, ok, err := s.ivfSearch(ctx, Query{Vector: q, K: k, Mode: Vector, Probes: p})
+			lat = append(lat, float64(time.Since(t0))/1e6)
+			if err != nil || !ok {
+				b.Fatalf("index search: %v (index %v)", err, ok)
+			}
+			want := map[int32]bool{}
+			for _, r := range truth[i] {
+				want[r] = true
+			}
+			for _, c := range best {
+				if want[row[c.rowid]] {
+					found++
+				}
+			}
+		}
+		setting := fmt.Sprintf("probes=%d", p)
+		if p == 0 {
+			setting = "probes=default"
+		}
+		results = append(results, summarise("gochunk SQLite ("+desc+", int8 codes, float16 re-score)", setting, build, lat, float64(found)/float64(len(queries)*k), cpuSeconds()-cpu))
+	}
+	// The whole search (records read, as gochunk search returns them)
+	// at the default setting.
+	lat := make([]float64, 0, len(queries))
+	cpu = cpuSeconds()
+	for _, q := range queries {
+		t0 := time.Now()
+		if _, err := s.Search(ctx, Query{Vector: q, K: k, Mode: Vector}); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, float64(time.Since(t0))/1e6)
+	}
+	results = append(results, summarise("gochunk SQLite, Search (hits' records read)", "probes=default", build, lat, math.NaN(), cpuSeconds()-cpu))
+	if dir := os.Getenv("GOCHUNK_ANN_NODE"); dir != "" {
+		script, _ := filepath.Abs(filepath.Join("testdata", "ann_compare.cjs"))
+		cmd := exec.Command("node", script, filepath.Join(outDir, "meta.json"))
+		cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(dir, "node_modules"), "RUST_LOG=error")
+		cmd.Stderr = os.Stderr
+		out, err := cmd.Output()
+		if err != nil {
+			b.Fatalf("node %s: %v", script, err)
+		}
+		for line := range strings.SplitSeq(strings.TrimSpace(string(out)), "\n") {
+			var r annResult
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				b.Fatalf("node %s: %q: %v", script, line, err)
+			}
+			results = append(results, r)
+		}
+	}
+	b.StopTimer()
+	var t strings.Builder
+	fmt.Fprintf(&t, "%d vectors of %d dimensions, %d queries, recall@%d against the exact scan (cosine)\n\n", len(base), dims, len(queries), k)
+	t.WriteString("| index | setting | build s (CPU s) | recall@10 | p50 ms | p99 ms | QPS | queries per CPU s |\n|---|---|---|---|---|---|---|---|\n")
+	for _, r := range results {
+		rec := "—"
+		if !math.IsNaN(r.Recall) {
+			rec = fmt.Sprintf("%.3f", r.Recall)
+		}
+		fmt.Fprintf(&t, "| %s | %s | %.1f (%.1f) | %s | %.2f | %.2f | %.0f | %.0f |\n", r.Lib, r.Setting, r.BuildS, r.BuildCPU, rec, r.P50, r.P99, r.QPS, r.CPUQPS)
+	}
+	b.Log("\n" + t.String())
+	if err := os.WriteFile(filepath.Join(outDir, "table.md"), []byte(t.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// annResult is one index at one setting.
+type annResult struct {
+	Lib      string  `json:"lib"`
+	Setting  string  `json:"setting"`
+	BuildS   float64 `json:"build_s"`
+	BuildCPU float64 `json:"build_cpu_s"`
+	Recall   float64 `json:"recall"`
+	P50      float64 `json:"p50_ms"`
+	P99      float64 `json:"p99_ms"`
+	QPS      float64 `json:"qps"`
+	CPUQPS   float64 `json:"cpu_qps"`
+}
+
+func summarise(lib, setting string, build [2]float64, lat []float64, recall, cpu float64) annResult {
+	total := 0.0
+	for _, l := range lat {
+		total += l
+	}
+	slices.Sort(lat)
+	return annResult{Lib: lib, Setting: setting, BuildS: build[0], BuildCPU: build[1], Recall: recall,
+		P50: lat[len(lat)/2], P99: lat[min(len(lat)-1, len(lat)*99/100)], QPS: float64(len(lat)) / (total / 1000), CPUQPS: float64(len(lat)) / cpu}
+}
+
+// cpuSeconds is the process's user and system time so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// exactNeighbours returns each query's k nearest base rows by cosine (the
+// vectors are unit length), nearest first.
+func exactNeighbours(base, queries [][]float32, k int) [][]int32 {
+	out := make([][]int32, len(queries))
+	for i, q := range queries {
+		best := topK{k: k}
+		for r, v := range base {
+			var dot float32
+			for j := range v {
+				dot += q[j] * v[j]
+			}
+			best.offer(candidate{rowid: int64(r), score: float64(dot)})
+		}
+		for _, c := range best.best {
+			out[i] = append(out[i], int32(c.rowid))
+		}
+	}
+	return out
+}
+
+func writeVectors(path string, vs [][]float32) error {
+	b := make([]byte, 0, 4*len(vs)*len(vs[0]))
+	for _, v := range vs {
+		for _, x := range v {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+		}
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o644)
+}
+
+// generatedCentres are the cluster centres of generated vectors.
+func generatedCentres(n, dims int) [][]float32 {
+	rng := rand.New(rand.NewPCG(uint64(dims), uint64(n)))
+	out := make([][]float32, n)
+	for i := range out {
+		out[i] = make([]float32, dims)
+		for j := range out[i] {
+			out[i][j] = float32(rng.NormFloat64())
+		}
+	}
+	return out
+}
+
+// generateVectors draws n vectors around the centres (each dimension the
+// centre's plus normal noise of 0.7).
+func generateVectors(rng *rand.Rand, centres [][]float32, n, dims int) [][]float32 {
+	out := make([][]float32, n)
+	for i := range out {
+		c := centres[rng.IntN(len(centres))]
+		out[i] = make([]float32, dims)
+		for j := range out[i] {
+			out[i][j] = c[j] + float32(0.7*rng.NormFloat64())
+		}
+	}
+	return out
+}
+
+// generateStore writes a store of n generated vectors, in documents of
+// 100 chunks, 50 documents a transaction.
+func generateStore(b *testing.B, path string, rng *rand.Rand, centres [][]float32, n, dims int) {
+	ctx := context.Background()
+	s, err := OpenSQLite(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Prepare(ctx, dims); err != nil {
+		b.Fatal(err)
+	}
+	for d := 0; d*100 < n; d += 50 {
+		var puts []Put
+		for j := d; j < d+50 && j*100 < n; j++ {
+			id := fmt.Sprintf("gen/doc%07d", j)
+			put := Put{Document: Document{ID: id, Source: "gen", ContentHash: "h", ConfigHash: "c"}}
+			for i, v := range generateVectors(rng, centres, min(100, n-j*100), dims) {
+				put.Chunks = append(put.Chunks, record.Record{Source: id, ChunkIndex: i, Text: fmt.Sprintf("chunk %d of %s", i, id), End: 10, EndRune: 10, Embedding: v})
+			}
+			puts = append(puts, put)
+		}
+		if err := s.Replace(ctx, puts...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
