@@ -13,11 +13,17 @@ import (
 // ("the", "return", "err") scores hundreds of thousands of rows in a
 // store of a million chunks (seconds). keywordWords bounds that: it
 // counts, for each of the query's words, the rows that hold it (up to
-// keywordProbe), and keeps the rarest words while the rows they match add
-// up to at most keywordBudget (the rarest always). The words left out
-// are the commonest, whose BM25 weight (their IDF) is the smallest;
-// BenchmarkANN measures the recall@10 of the bounded search against the
-// unbounded one (Query.Exact), which stays available.
+// keywordProbe), and splits them into the rarest, while the rows they
+// match add up to at most keywordBudget (the rarest always), and the
+// common rest. keywordSearch then ranks, with every word's BM25 weight,
+// only the rows that hold a rare word: those that also hold a common
+// word by the query (rare OR-ed) AND (common OR-ed), whose BM25 is the
+// unbounded query's, and the others by the rare words alone (the same
+// score, as they hold no common word); each side's k best, merged, are
+// the unbounded search's k best among the rows holding a rare word. What
+// it misses is a row that holds only common words and outranks them.
+// BenchmarkANN measures the recall@10 against the unbounded search
+// (Query.Exact), which stays available.
 
 const (
 	// keywordProbe is the most rows counted for a word: a word in more
@@ -28,15 +34,15 @@ const (
 	keywordBudget = 16384
 )
 
-// keywordWords returns the words of w to rank by (all when the rows
-// they match are within keywordBudget).
-func (s *SQLite) keywordWords(ctx context.Context, w []string) ([]string, error) {
+// keywordWords splits the words w into the rare and the common (none
+// when the rows they match are within keywordBudget).
+func (s *SQLite) keywordWords(ctx context.Context, w []string) (rare, common []string, err error) {
 	if len(w) <= 1 {
-		return w, nil
+		return w, nil, nil
 	}
-	stmt, err := s.db.PrepareContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM gochunk_chunks_fts WHERE gochunk_chunks_fts MATCH ? LIMIT ?)`)
+	stmt, err := s.rdb.PrepareContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM gochunk_chunks_fts WHERE gochunk_chunks_fts MATCH ? LIMIT ?)`)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer stmt.Close()
 	type counted struct {
@@ -44,32 +50,45 @@ func (s *SQLite) keywordWords(ctx context.Context, w []string) ([]string, error)
 		rows int
 	}
 	cs := make([]counted, len(w))
-	total, common := 0, false
+	total, anyCommon := 0, false
 	for i, x := range w {
 		cs[i].word = x
 		if err := stmt.QueryRowContext(ctx, phrase(x), keywordProbe).Scan(&cs[i].rows); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		total += cs[i].rows
-		common = common || cs[i].rows >= keywordProbe
+		anyCommon = anyCommon || cs[i].rows >= keywordProbe
 	}
-	if total <= keywordBudget && !common {
-		return w, nil
+	if total <= keywordBudget && !anyCommon {
+		return w, nil, nil
 	}
-	// Rarest first (words no row holds left out); among common words
-	// (counted up to the probe), the longest first.
+	// Rarest first (words no row holds left out: they add nothing);
+	// among common words (counted up to the probe), the longest first.
 	cs = slices.DeleteFunc(cs, func(c counted) bool { return c.rows == 0 })
 	slices.SortStableFunc(cs, func(a, b counted) int {
 		return cmp.Or(cmp.Compare(a.rows, b.rows), cmp.Compare(len(b.word), len(a.word)))
 	})
 	// A word counted up to the probe may match any number of rows: it
-	// is kept only as the rarest.
-	kept := []string{cs[0].word}
-	for sum, i := cs[0].rows, 1; i < len(cs) && cs[i].rows < keywordProbe && sum+cs[i].rows <= keywordBudget; i++ {
+	// is rare only as the rarest.
+	rare = []string{cs[0].word}
+	i := 1
+	for sum := cs[0].rows; i < len(cs) && cs[i].rows < keywordProbe && sum+cs[i].rows <= keywordBudget; i++ {
 		sum += cs[i].rows
-		kept = append(kept, cs[i].word)
+		rare = append(rare, cs[i].word)
 	}
-	return kept, nil
+	for _, c := range cs[i:] {
+		common = append(common, c.word)
+	}
+	return rare, common, nil
+}
+
+// orPhrases is the FTS5 query of any of the words.
+func orPhrases(w []string) string {
+	quoted := make([]string, len(w))
+	for i, x := range w {
+		quoted[i] = phrase(x)
+	}
+	return strings.Join(quoted, " OR ")
 }
 
 // phrase quotes a word as an FTS5 phrase.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -18,9 +19,10 @@ func textDoc(id string, texts []string) Put {
 	return put
 }
 
-// TestKeywordBounded: keyword search ranks by the query's rarest words
-// when its words match more rows than keywordBudget, and by all of them
-// otherwise (the unbounded search's results); Exact ranks by all.
+// TestKeywordBounded: keyword search splits the query's words into rare
+// and common when they match more rows than keywordBudget, and ranks the
+// rows holding a rare word with every word's weight: the unbounded
+// search's hits and scores when its k best hold a rare word.
 func TestKeywordBounded(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTemp(t, 4)
@@ -35,51 +37,55 @@ func TestKeywordBounded(t *testing.T) {
 			case d%5 == 0 && i%20 == 0:
 				x += " with an unusual okapi"
 			}
+			if i%7 == 0 {
+				x += " and the filler again"
+			}
 			texts = append(texts, x)
 		}
 		puts = append(puts, textDoc(fmt.Sprintf("d%02d", d), texts))
 	}
+	puts = append(puts, textDoc("z", []string{"zebra", "only a zebra here"}))
 	if err := s.Replace(ctx, puts...); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		query string
-		want  []string // the words ranked by; nil: all
+		rare  []string // nil: all the words, no common ones
 	}{
-		{"zebra okapi", nil},      // 300 + 180 rows
+		{"zebra okapi", nil},      // 302 + 180 rows
 		{"rare zebra okapi", nil}, // within the budget
 		{"the zebra filler", []string{"zebra"}},
-		{"okapi zebra of the", []string{"okapi", "zebra"}},
+		{"okapi zebra of the again", []string{"okapi", "zebra", "again"}},
 		{"words common chunk", []string{"common"}}, // every word common: the first, longest first
 		{"giraffe", nil},
 	} {
 		w := words(c.query)
-		got, err := s.keywordWords(ctx, w)
+		rare, common, err := s.keywordWords(ctx, w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := c.want
+		want := c.rare
 		if want == nil {
 			want = w
 		}
-		if !slices.Equal(got, want) {
-			t.Errorf("%q: ranked by %q, want %q", c.query, got, want)
+		if !slices.Equal(rare, want) || len(rare)+len(common) != len(w) {
+			t.Errorf("%q: rare %q, common %q, want rare %q", c.query, rare, common, want)
 		}
-		bounded, err := s.Search(ctx, Query{Text: c.query, K: 10, Mode: Keyword})
-		if err != nil {
-			t.Fatal(err)
-		}
-		exact, err := s.Search(ctx, Query{Text: c.query, K: 10, Mode: Keyword, Exact: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(bounded) != len(exact) {
-			t.Fatalf("%q: %d hits, unbounded %d", c.query, len(bounded), len(exact))
-		}
-		if c.want == nil {
+		for _, k := range []int{1, 10, 40} {
+			bounded, err := s.Search(ctx, Query{Text: c.query, K: k, Mode: Keyword})
+			if err != nil {
+				t.Fatal(err)
+			}
+			exact, err := s.Search(ctx, Query{Text: c.query, K: k, Mode: Keyword, Exact: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(bounded) != len(exact) {
+				t.Fatalf("%q, k=%d: %d hits, unbounded %d", c.query, k, len(bounded), len(exact))
+			}
 			for i := range exact {
-				if bounded[i].Source != exact[i].Source || bounded[i].ChunkIndex != exact[i].ChunkIndex || bounded[i].Score != exact[i].Score {
-					t.Fatalf("%q: hit %d is %s #%d (%.4f), unbounded %s #%d (%.4f)", c.query, i, bounded[i].Source, bounded[i].ChunkIndex, bounded[i].Score,
+				if bounded[i].Source != exact[i].Source || bounded[i].ChunkIndex != exact[i].ChunkIndex || math.Abs(bounded[i].Score-exact[i].Score) > 1e-9 {
+					t.Fatalf("%q, k=%d: hit %d is %s #%d (%.4f), unbounded %s #%d (%.4f)", c.query, k, i, bounded[i].Source, bounded[i].ChunkIndex, bounded[i].Score,
 						exact[i].Source, exact[i].ChunkIndex, exact[i].Score)
 				}
 			}

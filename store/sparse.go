@@ -493,7 +493,7 @@ type sparseStats struct {
 
 // sparseQuery is sparseSearch, telling in st what it read.
 func (s *SQLite) sparseQuery(ctx context.Context, q Query, qv query, keep map[int64]bool, st *sparseStats) ([]candidate, bool, error) {
-	layout, err := metaOf(ctx, s.db, "sparse_layout")
+	layout, err := metaOf(ctx, s.rdb, "sparse_layout")
 	if err != nil || layout != sparseLayout {
 		return nil, false, err
 	}
@@ -521,12 +521,12 @@ func (s *SQLite) sparseQuery(ctx context.Context, q Query, qv query, keep map[in
 	}
 
 	var top int64
-	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM gochunk_chunks`).Scan(&top); err != nil {
+	if err := s.rdb.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM gochunk_chunks`).Scan(&top); err != nil {
 		return nil, true, err
 	}
 	sc := newSparseScan(s, int(top)+1)
 	defer sc.release()
-	stmt, err := s.db.PrepareContext(ctx, `SELECT id, postings FROM gochunk_sparse_blocks WHERE id BETWEEN ? AND ?`)
+	stmt, err := s.rdb.PrepareContext(ctx, `SELECT id, postings FROM gochunk_sparse_blocks WHERE id BETWEEN ? AND ?`)
 	if err != nil {
 		return nil, true, err
 	}
@@ -578,7 +578,7 @@ func (s *SQLite) sparseBounds(ctx context.Context, dims []qdim) error {
 		args[i] = x.d
 		at[x.d] = i
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT dim, postings, maxw FROM gochunk_sparse_dims WHERE dim IN (?`+strings.Repeat(", ?", len(dims)-1)+`)`, args...)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT dim, postings, maxw FROM gochunk_sparse_dims WHERE dim IN (?`+strings.Repeat(", ?", len(dims)-1)+`)`, args...)
 	if err != nil {
 		return err
 	}
@@ -690,7 +690,7 @@ func (sc *sparseScan) exactScore(ctx context.Context, q Query, id int64) (float6
 	}
 	if sc.get == nil {
 		var err error
-		if sc.get, err = sc.s.db.PrepareContext(ctx, `SELECT embedding FROM gochunk_chunks WHERE id = ?`); err != nil {
+		if sc.get, err = sc.s.rdb.PrepareContext(ctx, `SELECT embedding FROM gochunk_chunks WHERE id = ?`); err != nil {
 			return 0, false, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,7 +23,10 @@ import (
 // float16 blobs; quant.go), an inverted-file index of the vectors once
 // there are enough of them (ivf.go), and an FTS5 index of their text.
 type SQLite struct {
-	db   *sql.DB
+	db *sql.DB
+	// rdb is the searches' connections: readers, which WAL runs beside
+	// the writer and beside each other.
+	rdb  *sql.DB
 	path string
 	ivf  ivfCache // the vector index's centroids (ivf.go)
 	// sparse keeps the sparse index's search arrays (sparse.go).
@@ -85,7 +89,17 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	return &SQLite{db: db, path: path}, nil
+	r := url.Values{}
+	for _, p := range []string{"busy_timeout(10000)", "query_only(1)"} {
+		r.Add("_pragma", p)
+	}
+	rdb, err := sql.Open("sqlite", "file:"+path+"?"+r.Encode())
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	rdb.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
+	return &SQLite{db: db, rdb: rdb, path: path}, nil
 }
 
 // pingBusy opens the first connection, trying again while SQLite answers
@@ -420,7 +434,7 @@ func (s *SQLite) SetMeta(ctx context.Context, key, value string) error {
 }
 
 // Close implements Store.
-func (s *SQLite) Close() error { return s.db.Close() }
+func (s *SQLite) Close() error { return errors.Join(s.rdb.Close(), s.db.Close()) }
 
 // DocumentText implements Store.
 func (s *SQLite) DocumentText(ctx context.Context, id string, start, end int) (string, bool, error) {
@@ -482,7 +496,25 @@ const sqliteColumns = `c.document_id, c.chunk_index, c.start_byte, c.end_byte, c
 // is exact; a file of a few hundred thousand chunks answers in well under
 // a second); keyword search is FTS5's BM25 over the chunks' words.
 func (s *SQLite) Search(ctx context.Context, q Query) ([]Hit, error) {
-	hits, err := search(q, func(q Query) ([]Hit, error) { return s.vectorSearch(ctx, q) }, func(q Query) ([]Hit, error) { return s.keywordSearch(ctx, q) })
+	keyword := func(q Query) ([]Hit, error) { return s.keywordSearch(ctx, q) }
+	if err := q.check(); err == nil && q.Mode == Hybrid {
+		// The keyword half runs beside the vector half, on its own
+		// connection.
+		type result struct {
+			hits []Hit
+			err  error
+		}
+		done := make(chan result, 1)
+		go func() {
+			hits, err := s.keywordSearch(ctx, q)
+			done <- result{hits, err}
+		}()
+		keyword = func(Query) ([]Hit, error) {
+			r := <-done
+			return r.hits, r.err
+		}
+	}
+	hits, err := search(q, func(q Query) ([]Hit, error) { return s.vectorSearch(ctx, q) }, keyword)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", s.path, err)
 	}
@@ -506,7 +538,7 @@ func (s *SQLite) vectorSearch(ctx context.Context, q Query) ([]Hit, error) {
 			return s.hits(ctx, best)
 		}
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, embedding FROM gochunk_chunks WHERE embedding IS NOT NULL`)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id, embedding FROM gochunk_chunks WHERE embedding IS NOT NULL`)
 	if err != nil {
 		return nil, err
 	}
@@ -554,19 +586,17 @@ func (s *SQLite) keywordSearch(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, nil
 	}
 	if !q.Exact && !q.filtered() {
-		// The rarest words (keyword.go); a filtered search scores only
-		// the kept chunks' rows already.
-		var err error
-		if w, err = s.keywordWords(ctx, w); err != nil {
+		// Bounded by the rarest words (keyword.go); a filtered search
+		// scores only the kept chunks' rows already.
+		rare, common, err := s.keywordWords(ctx, w)
+		if err != nil {
 			return nil, err
 		}
+		if len(common) > 0 {
+			return s.keywordBounded(ctx, q, rare, common)
+		}
 	}
-	quoted := make([]string, len(w))
-	for i, x := range w {
-		quoted[i] = phrase(x)
-	}
-	match := strings.Join(quoted, " OR ")
-	where, args := `gochunk_chunks_fts MATCH ?`, []any{match}
+	where, args := `gochunk_chunks_fts MATCH ?`, []any{orPhrases(w)}
 	if q.filtered() { // the filters' hook (filter.go)
 		cond, fargs := sqliteFilter(q)
 		where += ` AND rowid IN (SELECT c.id FROM gochunk_chunks c JOIN gochunk_documents d ON d.id = c.document_id WHERE ` + cond + `)`
@@ -575,7 +605,7 @@ func (s *SQLite) keywordSearch(ctx context.Context, q Query) ([]Hit, error) {
 	// The k best rows are ranked first, then only they are read (joined
 	// before the ranking, every match's row was read: half the time of a
 	// query of common words).
-	rows, err := s.db.QueryContext(ctx, `SELECT `+sqliteColumns+`, r.score FROM (SELECT rowid AS id, -bm25(gochunk_chunks_fts) AS score
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqliteColumns+`, r.score FROM (SELECT rowid AS id, -bm25(gochunk_chunks_fts) AS score
 		FROM gochunk_chunks_fts WHERE `+where+` ORDER BY bm25(gochunk_chunks_fts) LIMIT ?) r
 		JOIN gochunk_chunks c ON c.id = r.id ORDER BY r.score DESC, c.id`, append(args, q.K)...)
 	if err != nil {
@@ -585,8 +615,26 @@ func (s *SQLite) keywordSearch(ctx context.Context, q Query) ([]Hit, error) {
 	return collect(rows)
 }
 
+// keywordBounded ranks the rows that hold a rare word (keyword.go): the
+// k best of those that also hold a common word, by the query of all the
+// words, and of the rest, by the rare words, merged.
+func (s *SQLite) keywordBounded(ctx context.Context, q Query, rare, common []string) ([]Hit, error) {
+	r := "(" + orPhrases(rare) + ")"
+	both := r + " AND (" + orPhrases(common) + ")"
+	const ranked = `SELECT * FROM (SELECT rowid AS id, -bm25(gochunk_chunks_fts) AS score FROM gochunk_chunks_fts
+		WHERE gochunk_chunks_fts MATCH ? ORDER BY bm25(gochunk_chunks_fts) LIMIT ?)`
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqliteColumns+`, r.score FROM (SELECT id, max(score) AS score FROM (`+
+		ranked+` UNION ALL `+ranked+`) GROUP BY id ORDER BY score DESC, id LIMIT ?) r
+		JOIN gochunk_chunks c ON c.id = r.id ORDER BY r.score DESC, c.id`, both, q.K, r, q.K, q.K)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return collect(rows)
+}
+
 func (s *SQLite) hit(ctx context.Context, query string, args ...any) (Hit, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
+	rows, err := s.rdb.QueryContext(ctx, query, args...)
 	if err != nil {
 		return Hit{}, err
 	}
