@@ -270,7 +270,10 @@ func (p *Pipeline) loadImage(ctx context.Context, out *Loaded, src Source, id st
 
 // extractPDF reads a PDF's text with the PDF engine and, where OCR is
 // configured, reads with OCR the pages without text (Mode auto: all of
-// them when the PDF has none) or every page (Mode always).
+// them when the PDF has none) or every page (Mode always). In Mode auto
+// the large images of pages with text (layout.OCRImages: at least
+// layout.MinOCRImageArea square points) are read too, with the PP-OCR
+// models, their text placed among the page's.
 // It returns the elements and how many pages OCR read.
 func (p *Pipeline) extractPDF(ctx context.Context, src Source, popt layout.PDFOptions) ([]gochunk.Element, int, error) {
 	c := p.cfg.OCR
@@ -305,7 +308,9 @@ func (p *Pipeline) extractPDF(ctx context.Context, src Source, popt layout.PDFOp
 			return nil, 0, err
 		}
 	}
-	var pages []int
+	// pages: those OCR reads whole (nil: all of them); withText: those
+	// with text, whose large images it reads (auto).
+	var pages, withText []int
 	if c.Mode != "always" && len(els) > 0 {
 		n, _, err := layout.EstimatePDF(data)
 		if err != nil {
@@ -320,35 +325,64 @@ func (p *Pipeline) extractPDF(ctx context.Context, src Source, popt layout.PDFOp
 		for i := 1; i <= n; i++ {
 			if !has[i] {
 				pages = append(pages, i)
+			} else {
+				withText = append(withText, i)
 			}
-		}
-		if len(pages) == 0 {
-			return els, 0, nil
 		}
 	}
 	pdfium, ok := popt.Engine.(*layout.PDFium)
 	if !ok {
+		if len(pages) == 0 && len(els) > 0 {
+			return els, 0, nil // nothing OCR must read
+		}
 		return nil, 0, fmt.Errorf("%w: OCR of PDF pages needs the pdfium engine to draw them (--pdf-engine pdfium, the default)", gochunk.ErrConfig)
 	}
-	opt, done, err := p.ocrOptions(ctx, src, popt.Warn, data, pages)
-	if err != nil {
-		return nil, 0, err
+	// The images of pages with text are read by the PP-OCR models
+	// only: a vision model would be sent each of them, at a cost the
+	// estimate before reading does not know.
+	if eng, err := p.res.ocrEngine(ctx); err == nil && eng.vision != nil {
+		withText = nil
 	}
-	defer done()
-	read, err := pdfium.OCRPDF(ctx, data, pages, opt)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, 0, ctx.Err()
+	if len(pages) == 0 && len(withText) == 0 && len(els) > 0 {
+		return els, 0, nil
+	}
+	var read []gochunk.Element
+	var imagePages []int
+	if len(pages) > 0 || len(els) == 0 {
+		opt, done, err := p.ocrOptions(ctx, src, popt.Warn, data, pages)
+		if err != nil {
+			return nil, 0, err
 		}
-		if len(els) > 0 && errors.Is(err, layout.ErrNoText) {
-			return els, 0, nil // the pages OCR read hold no text
+		read, err = pdfium.OCRPDF(ctx, data, pages, opt)
+		done()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, 0, ctx.Err()
+			}
+			if len(els) == 0 || !errors.Is(err, layout.ErrNoText) {
+				return nil, 0, err
+			}
+			read = nil // the pages OCR read hold no text
 		}
-		return nil, 0, err
+	}
+	if len(withText) > 0 {
+		opt, done, err := p.ocrOptions(ctx, src, popt.Warn, data, nil)
+		if err != nil {
+			return nil, 0, err
+		}
+		els, imagePages, err = pdfium.OCRImages(ctx, data, withText, els, opt)
+		done()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, 0, ctx.Err()
+			}
+			return nil, 0, err
+		}
 	}
 	// The pages read both ways, in page order.
 	all := append(els, read...)
 	slices.SortStableFunc(all, func(a, b gochunk.Element) int { return a.Page - b.Page })
-	return all, countPages(read), nil
+	return all, countPages(read) + len(imagePages), nil
 }
 
 func countPages(els []gochunk.Element) int {

@@ -152,3 +152,55 @@ func TestOCRMixedPDF(t *testing.T) {
 		}
 	}
 }
+
+// TestOCRImageOnTextPage: in Mode auto, a page with a text layer and a
+// pasted scan of text reads both, the scan's text between the text above
+// and below it; never reads the text layer alone.
+func TestOCRImageOnTextPage(t *testing.T) {
+	scan := ocrtest.Draw(t, 1000, 250, ocrtest.Lines(20, 80, 30, ocrLines...)...)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, scan); err != nil {
+		t.Fatal(err)
+	}
+	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: 612, Ht: 792}})
+	pdf.SetFont("Helvetica", "", 12)
+	pdf.AddPage()
+	pdf.Text(72, 100, "A born-digital page with its own text layer.")
+	pdf.RegisterImageOptionsReader("scan", fpdf.ImageOptions{ImageType: "PNG"}, &buf)
+	pdf.ImageOptions("scan", 72, 150, 360, 90, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+	pdf.Text(72, 300, "Text of the layer below the pasted scan.")
+	var out bytes.Buffer
+	if err := pdf.Output(&out); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, mode := range []string{"auto", "never"} {
+		cfg := Config{OCR: OCRConfig{Mode: mode, Model: ocrtest.Models(t)}}
+		cfg.Embedder.ONNXLibrary = onnxtest.Library(t)
+		p, err := New(ctx, cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := p.Load(ctx, Source{PDF: out.Bytes(), ID: "pasted.pdf"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "A born-digital page with its own text layer.\n\n" + strings.Join(ocrLines, " ") + "\n\nText of the layer below the pasted scan."
+		ocrPages := 1
+		if mode == "never" {
+			want = "A born-digital page with its own text layer.\n\nText of the layer below the pasted scan."
+			ocrPages = 0
+		}
+		if c := ocrtest.CER(l.Text, want); c > 0.02 {
+			t.Errorf("%s: CER %.3f:\n got %q\nwant %q", mode, c, l.Text, want)
+		}
+		if got, _ := l.Metadata["ocr_pages"].(int); got != ocrPages {
+			t.Errorf("%s: ocr_pages %v, want %d", mode, l.Metadata["ocr_pages"], ocrPages)
+		}
+		for _, e := range l.Elements {
+			if !e.Excluded && l.Text[e.Start:e.End] != e.Text {
+				t.Errorf("%s: element offsets [%d, %d) hold %q, not %q", mode, e.Start, e.End, l.Text[e.Start:e.End], e.Text)
+			}
+		}
+	}
+}
