@@ -37,15 +37,10 @@ import (
 // dimensions of 1,024 on source code) defeat partitioning: a short
 // query's nearest chunks are those sharing one of its few words, in any
 // list (recall@10 was 0.61 reading one list in eight, 0.84 half of them).
-// For them the index is inverted by dimension instead ("sparse"):
-// gochunk_postings holds a row per nonzero dimension of each unit vector
-// (its rowid the dimension shifted left by ivfShift bits plus the chunk
-// id, its weight as float16 bits; no other column and no other index: a
-// chunk's rows are found from its stored vector's nonzero dimensions, and
-// deleted so, in the transaction that deletes the chunk, by unindex), and
-// a search adds up the products of
-// the query's dimensions' rows: the exact cosine of every chunk that
-// shares a dimension with the query, reading a few per cent of the rows.
+// For them the index is inverted by dimension instead ("sparse";
+// sparse.go): each dimension's postings, in blocks, and a search adds up
+// the products of the query's dimensions' postings, the exact cosine of
+// every chunk that shares a dimension with the query.
 // Which kind a store gets is decided when it is trained, by the median
 // number of nonzero dimensions in the sample (at most one in eight:
 // sparse).
