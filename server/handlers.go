@@ -257,7 +257,13 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	pl, err := s.base.With(ctx, req.Chunker, req.Config, tok)
+	var pl *pipeline.Pipeline
+	var err error
+	if req.Chunker == "" && s.cfg.Chunking.Chunker != "" {
+		pl, err = s.defaultPipeline(ctx, req.Config, req.Tokenizer, req.Context != nil, req.Parents != nil)
+	} else {
+		pl, err = s.base.With(ctx, req.Chunker, req.Config, tok)
+	}
 	switch {
 	case errors.Is(err, pipeline.ErrNoModel):
 		s.fail(w, r, http.StatusBadRequest, "no_model", fmt.Sprintf("chunker %q needs a language model; start the server with --llm-model (and --llm-url)", req.Chunker))
@@ -821,4 +827,31 @@ func longestRun(text string) int {
 
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'
+}
+
+// defaultPipeline is the pipeline of a chunk request that names no
+// chunker when the server has a default (Config.Chunking): its chunker,
+// with the request's params and tokenizer where given, else the
+// default's, and the default's context and parents unless the request
+// gives its own (ownContext, ownParents), which the caller applies.
+func (s *Server) defaultPipeline(ctx context.Context, params json.RawMessage, tok string, ownContext, ownParents bool) (*pipeline.Pipeline, error) {
+	def := s.cfg.Chunking
+	if len(params) == 0 {
+		params = def.Params
+	}
+	pl, err := s.base.With(ctx, def.Chunker, params, cmp.Or(tok, def.Tokenizer, s.cfg.Pipeline.Tokenizer))
+	if err != nil {
+		return nil, err
+	}
+	if !ownContext && def.Context != (pipeline.ContextConfig{}) {
+		if pl, err = pl.WithContext(def.Context); err != nil {
+			return nil, err
+		}
+	}
+	if !ownParents && def.Parents > 0 {
+		if pl, err = pl.WithParents(def.Parents); err != nil {
+			return nil, err
+		}
+	}
+	return pl, nil
 }

@@ -95,6 +95,14 @@ type Config struct {
 	// (BatchTokens, MAX_BATCH_TOKENS of the reference). Its chunker
 	// settings are taken per request.
 	Pipeline pipeline.Config
+	// Chunking, when its Chunker is set, is how POST /v1/chunk chunks a
+	// request that names no chunker: the chunker, its parameters
+	// (Params), the size unit (Tokenizer; empty: Pipeline's), Context and
+	// Parents; a request's own config, tokenizer, context and parents
+	// replace the parts they give. A request that names a chunker takes
+	// none of it. gochunk serve --config FILE sets it from the file's
+	// chunking keys. New checks that it builds.
+	Chunking pipeline.Config
 	// Embedder, when set, is served instead of the one Pipeline.Embedder
 	// names (a library user's own embedder); it is named "custom" at
 	// /v1/embeddings unless Pipeline.Embedder.Name is set.
@@ -204,6 +212,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.embedCounter, s.dpMemory = dp.Counter(), dp.Spec().Memory
+	if c := cfg.Chunking; c.Chunker != "" {
+		if _, err := s.defaultPipeline(ctx, nil, "", false, false); err != nil {
+			return nil, fmt.Errorf("server: the default chunking (chunker %s): %w", c.Chunker, err)
+		}
+	}
 	if s.cl100k, err = tokenize.NewTikToken("cl100k_base"); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

@@ -44,14 +44,14 @@ func TestServeSettings(t *testing.T) {
 	if err := fs.Parse([]string{"--token", "from-flag"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := pipelineflag.Layer(fs, file, envName); err != nil {
+	if _, err := pipelineflag.Layer(fs, file, envName); err != nil {
 		t.Fatal(err)
 	}
 	if *port != 9000 || *docs != 9 || *emb != "static:x" || *token != "from-flag" || *conc != 64 || read != 90*time.Second {
 		t.Errorf("port %d, documents %d, embedder %s, token %s, concurrent %d, read %v", *port, *docs, *emb, *token, *conc, read)
 	}
 	os.WriteFile(file, []byte("prot: 1\n"), 0o644)
-	if err := pipelineflag.Layer(fs, file, envName); err == nil || !strings.Contains(err.Error(), `unknown setting "prot"`) {
+	if _, err := pipelineflag.Layer(fs, file, envName); err == nil || !strings.Contains(err.Error(), `unknown setting "prot"`) {
 		t.Errorf("unknown setting: %v", err)
 	}
 }

@@ -39,6 +39,14 @@ GOCHUNK_<FLAG> for the others), then --config, then the defaults. SIGTERM
 or SIGINT stops accepting and lets in-flight requests finish. With --mcp it
 also serves MCP (streamable HTTP) at /mcp: gochunk mcp's tools over --store.
 
+--config FILE is the configuration gochunk chunk, index and eval read (and
+gochunk tune writes) with serve's settings beside: its chunker, the
+chunker's parameters (size, overlap, …), tokenizer, context and parents
+are how POST /v1/chunk chunks a request that names no chunker (the
+request's own config, tokenizer, context and parents replace the parts
+they give); a request that names a chunker takes none of them. Without
+it, such a request gets the recursive chunker at its defaults.
+
 It listens on 127.0.0.1 (this machine only) unless --addr (GOCHUNK_ADDR)
 says otherwise: --addr 0.0.0.0 opens it to the network, at --port; set
 --token too, or it warns at start. The log's "serving" line says
@@ -50,7 +58,7 @@ Flags:
 	pf := pipelineFlags(e)
 	pf.RegisterResources(fs)
 	pf.RegisterReading(fs)
-	configPath := fs.String("config", "", "JSON or YAML `FILE` of settings: the flags' names (with - or _), e.g. {\"port\": 9000, \"embedder\": \"static:minishlab/potion-base-8M\"}")
+	configPath := fs.String("config", "", "JSON or YAML `FILE` of settings: the flags' names (with - or _) and the chunking configuration of requests that name no chunker (chunker, its parameters, context, parents: as gochunk chunk --config reads it), e.g. {\"port\": 9000, \"embedder\": \"static:minishlab/potion-base-8M\", \"chunker\": \"markdown\", \"size\": 300, \"parents\": 3000}")
 	port := fs.Int("port", 8080, "port to listen on, at the host of --addr")
 	fs.StringVar(&cfg.Addr, "addr", "", "where to listen: `HOST`, HOST:PORT or :PORT (every interface); a PORT here overrides --port. Default 127.0.0.1, this machine only; 0.0.0.0 opens the server to the network (set --token)")
 	for name, d := range map[string]*time.Duration{"read-timeout": &cfg.ReadTimeout, "write-timeout": &cfg.WriteTimeout,
@@ -73,8 +81,14 @@ Flags:
 	if _, code, ok := parseArgs(fs, args); !ok {
 		return code
 	}
-	if err := pipelineflag.Layer(fs, *configPath, envName); err != nil {
+	chunking, err := pipelineflag.Layer(fs, *configPath, envName)
+	if err != nil {
 		return fail(e, "serve", err)
+	}
+	if chunking != nil {
+		if cfg.Chunking, err = pipelineflag.ChunkingConfig(*configPath, chunking); err != nil {
+			return fail(e, "serve", err)
+		}
 	}
 	pcfg, err := pf.Config()
 	if err != nil {

@@ -53,8 +53,9 @@ func TestFileRoundTrip(t *testing.T) {
 }
 
 // serve's --config (Layer) takes the same keys for what serve has (the
-// tokenizer, the embedder, …) and says why a chunking run's keys are not
-// its.
+// tokenizer, the embedder, …), hands back a chunking run's configuration
+// (the chunker, its parameters, context, parents) for ChunkingConfig, and
+// says why the settings of a chunking run serve does not make are not its.
 func TestLayerNamesChunkingKeys(t *testing.T) {
 	var f Flags
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -63,11 +64,25 @@ func TestLayerNamesChunkingKeys(t *testing.T) {
 	fs.Parse(nil)
 	path := filepath.Join(t.TempDir(), "c.yaml")
 	os.WriteFile(path, []byte("tokenizer: cl100k_base\nembedder: static:org/model\n"), 0o644)
-	if err := Layer(fs, path, func(string) string { return "" }); err != nil || f.Cfg.Tokenizer != "cl100k_base" || f.Cfg.Embedder.Name != "static:org/model" {
-		t.Errorf("resource keys: %v, %+v", err, f.Cfg)
+	if chunking, err := Layer(fs, path, func(string) string { return "" }); err != nil || chunking != nil || f.Cfg.Tokenizer != "cl100k_base" || f.Cfg.Embedder.Name != "static:org/model" {
+		t.Errorf("resource keys: %v, %v, %+v", chunking, err, f.Cfg)
 	}
-	os.WriteFile(path, []byte("tokenizer: cl100k_base\nparents: 3000\n"), 0o644)
-	if err := Layer(fs, path, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), `"parents" is a setting of a chunking run`) {
-		t.Errorf("chunking key: %v", err)
+	os.WriteFile(path, []byte("tokenizer: cl100k_base\nchunker: markdown\nsize: 300\nheading_path: false\nparents: 3000\ncontext: headings\n"), 0o644)
+	chunking, err := Layer(fs, path, func(string) string { return "" })
+	if err != nil || len(chunking) != 5 {
+		t.Fatalf("chunking keys: %v, %v", chunking, err)
+	}
+	c, err := ChunkingConfig(path, chunking)
+	if err != nil || c.Chunker != "markdown" || string(c.Params) != `{"heading_path":false,"size":300}` || c.Parents != 3000 || c.Context.Mode != "headings" {
+		t.Errorf("ChunkingConfig: %+v (params %s), %v", c, c.Params, err)
+	}
+	if _, err := ChunkingConfig(path, map[string]any{"size": 300, "bogus": 1}); err == nil || !strings.Contains(err.Error(), `unknown setting "bogus"`) {
+		t.Errorf("ChunkingConfig of a key recursive does not have: %v", err)
+	}
+	for body, want := range map[string]string{"input: pdf\n": `"input" is a setting of a chunking run`, "prot: 1\n": `unknown setting "prot"`} {
+		os.WriteFile(path, []byte(body), 0o644)
+		if _, err := Layer(fs, path, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %s", body, err, want)
+		}
 	}
 }

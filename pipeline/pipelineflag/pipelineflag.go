@@ -8,6 +8,7 @@ package pipelineflag
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -529,34 +530,46 @@ func setSeconds(d *time.Duration, v string) (err error) {
 // Layer sets the flags of fs not given on the command line from the
 // environment (env names a flag's variable; "" for none), else from the
 // JSON or YAML file at path, whose keys are the flags' names (with - or
-// _; an unknown key is an error naming the known ones).
-func Layer(fs *flag.FlagSet, path string, env func(flag string) string) error {
+// _). The file's keys of a chunking run's configuration that fs has no
+// flag for (the chunker, its parameters, context, context_template,
+// context_document_tokens and parents, as chunk --config reads them) are
+// returned, for ChunkingConfig: gochunk serve takes them as the defaults
+// of requests that name no chunker. Any other key is an error naming the
+// known ones.
+func Layer(fs *flag.FlagSet, path string, env func(flag string) string) (chunking map[string]any, err error) {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if path != "" {
 		file, err := ReadParams(path)
 		if err != nil {
-			return err
+			return nil, err
 		}
+		chunker, _ := file["chunker"].(string)
 		for _, key := range slices.Sorted(maps.Keys(file)) {
 			name := strings.ReplaceAll(key, "_", "-")
+			if fs.Lookup(name) == nil && chunkingKey(chunker, key) {
+				if chunking == nil {
+					chunking = map[string]any{}
+				}
+				chunking[key] = file[key]
+				continue
+			}
 			if fs.Lookup(name) == nil && settingFlags()[name] {
-				return fmt.Errorf("%w: --config %s: %q is a setting of a chunking run, which this command does not make (gochunk serve takes the chunker, its parameters, context and parents per request)", gochunk.ErrConfig, path, key)
+				return nil, fmt.Errorf("%w: --config %s: %q is a setting of a chunking run that this command does not make (gochunk serve takes the chunker, its parameters, context and parents as the defaults of its requests, and reads what requests send)", gochunk.ErrConfig, path, key)
 			}
 			if fs.Lookup(name) == nil || name == "config" {
 				var known []string
 				fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
-				return fmt.Errorf("%w: --config %s: unknown setting %q (known: %s)", gochunk.ErrConfig, path, key, strings.Join(known, ", "))
+				return nil, fmt.Errorf("%w: --config %s: unknown setting %q (known: %s; and chunker, the chunker's parameters, context, context_template, context_document_tokens, parents)", gochunk.ErrConfig, path, key, strings.Join(known, ", "))
 			}
 			if given[name] {
 				continue
 			}
 			if err := fs.Set(name, fmt.Sprint(file[key])); err != nil {
-				return fmt.Errorf("%w: --config %s: %s: %v", gochunk.ErrConfig, path, key, err)
+				return nil, fmt.Errorf("%w: --config %s: %s: %v", gochunk.ErrConfig, path, key, err)
 			}
 		}
 	}
-	var err error
 	fs.VisitAll(func(f *flag.Flag) {
 		name := env(f.Name)
 		if v, ok := os.LookupEnv(name); ok && name != "" && !given[f.Name] && f.Name != "config" && err == nil {
@@ -565,7 +578,62 @@ func Layer(fs *flag.FlagSet, path string, env func(flag string) string) error {
 			}
 		}
 	})
-	return err
+	return chunking, err
+}
+
+// chunkingKey tells whether key of a configuration file is one of a
+// chunking run's configuration that ChunkingConfig reads: the chunker,
+// size, overlap, a setting among the parameters (pipeline.SettingParams)
+// or a parameter of chunker (the file's; recursive when it names none).
+func chunkingKey(chunker, key string) bool {
+	switch key = strings.ReplaceAll(key, "-", "_"); {
+	case key == "chunker" || key == "size" || key == "overlap" || slices.Contains(pipeline.SettingParams, key):
+		return true
+	}
+	spec, ok := chunkers.New().Lookup(cmp.Or(chunker, "recursive"))
+	if !ok {
+		return false
+	}
+	for _, prm := range spec.Params() {
+		if prm.Name == key {
+			return true
+		}
+	}
+	return false
+}
+
+// ChunkingConfig reads the chunking configuration Layer returned from
+// configuration file path, as chunk --config reads it: the chunker
+// (recursive when it names none), its parameters, and the settings that
+// stand among them (context, context_template, context_document_tokens,
+// parents), into a pipeline.Config's Chunker, Params, Context and
+// Parents.
+func ChunkingConfig(path string, keys map[string]any) (pipeline.Config, error) {
+	c := pipeline.Config{Chunker: "recursive"}
+	params := map[string]any{}
+	for key, v := range keys {
+		switch under := strings.ReplaceAll(key, "-", "_"); {
+		case under == "chunker":
+			name, ok := v.(string)
+			if !ok {
+				return c, fmt.Errorf("%w: --config %s: chunker: want a name, not %v", gochunk.ErrConfig, path, v)
+			}
+			c.Chunker = name
+		case slices.Contains(pipeline.SettingParams, under):
+			params[under] = v
+		default:
+			params[key] = v
+		}
+	}
+	if err := checkParams(path, c.Chunker, params); err != nil {
+		return c, err
+	}
+	params, err := c.ApplySettings(params)
+	if err != nil {
+		return c, fmt.Errorf("--config %s: %w", path, err)
+	}
+	c.Params, err = json.Marshal(params)
+	return c, err
 }
 
 // textVar defines a flag whose value set decodes; unlike flag.Func's, its
