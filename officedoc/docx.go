@@ -160,10 +160,46 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 	var cellText strings.Builder
 	gridSpan := 1
 	counters := map[string][]int{} // numbered lists' counters by numId, per level
+	// The document is read as Word shows it with its tracked changes
+	// accepted: deleted and moved-away text (w:del, w:moveFrom) is left
+	// out, as is hidden text (a run whose properties say w:vanish).
+	skip := 0                    // depth inside a w:del or w:moveFrom
+	var hidden []bool            // open runs (w:r; a text box's runs are inside a run): hidden or not
+	inRPr, inPPr := false, false // inside a run's own properties; a paragraph's
+	isHidden := func() bool { return len(hidden) > 0 && hidden[len(hidden)-1] }
 	err = walkXML("word/document.xml", data, func(t xml.Token) error {
+		if skip > 0 {
+			switch t.(type) {
+			case xml.StartElement:
+				skip++
+			case xml.EndElement:
+				skip--
+			}
+			return nil
+		}
 		switch e := t.(type) {
 		case xml.StartElement:
 			switch e.Name.Local {
+			case "del", "moveFrom", "rPrChange", "pPrChange":
+				// Tracked deletions and moves, and the properties a
+				// tracked formatting change replaced.
+				skip = 1
+				return nil
+			case "pPr":
+				inPPr = true
+			case "r":
+				hidden = append(hidden, isHidden())
+			case "rPr":
+				inRPr = len(hidden) > 0 && !inPPr
+			case "vanish":
+				if inRPr {
+					v := attr(e, "val")
+					hidden[len(hidden)-1] = v != "0" && v != "false" && v != "off"
+				}
+			case "noBreakHyphen":
+				if !isHidden() {
+					para.text.WriteByte('-') // a hyphen Word keeps on its line
+				}
 			case "p":
 				para = &paragraph{}
 				open = append(open, para)
@@ -178,11 +214,15 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 			case "numId":
 				para.numID = attr(e, "val")
 			case "t":
-				inText = true
+				inText = !isHidden()
 			case "tab":
-				para.text.WriteByte('\t')
+				if !inPPr && !isHidden() && len(hidden) > 0 { // not a tab stop (w:tabs)
+					para.text.WriteByte('\t')
+				}
 			case "br", "cr":
-				para.text.WriteByte('\n')
+				if !isHidden() {
+					para.text.WriteByte('\n')
+				}
 			case "tbl":
 				if tables++; tables == 1 {
 					tb, row = a.d.newTable(), -1
@@ -211,6 +251,14 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 			switch e.Name.Local {
 			case "t":
 				inText = false
+			case "r":
+				if len(hidden) > 0 {
+					hidden = hidden[:len(hidden)-1]
+				}
+			case "rPr":
+				inRPr = false
+			case "pPr":
+				inPPr = false
 			case "inline":
 				inline = max(inline-1, 0)
 			case "p":

@@ -408,3 +408,32 @@ func TestEmailMalformedHeader(t *testing.T) {
 		t.Errorf("warnings %q", r.Warnings)
 	}
 }
+
+// A document is read as Word shows it with its tracked changes accepted:
+// deleted and moved-away text is left out (moved text is read once, where
+// it went), as is hidden text (w:vanish) and the properties a tracked
+// formatting change replaced; a non-breaking hyphen is a hyphen, a tab
+// stop's definition no tab.
+func TestDOCXTrackedChangesAndHiddenText(t *testing.T) {
+	body := `<w:p><w:pPr><w:tabs><w:tab w:val="left" w:pos="720"/></w:tabs></w:pPr>` +
+		`<w:r><w:t xml:space="preserve">The </w:t></w:r>` +
+		`<w:del w:id="1" w:author="A"><w:r><w:delText>old </w:delText></w:r><w:r><w:t>stale </w:t></w:r></w:del>` +
+		`<w:ins w:id="2" w:author="A"><w:r><w:t xml:space="preserve">new </w:t></w:r></w:ins>` +
+		`<w:r><w:t>text, e</w:t></w:r><w:r><w:noBreakHyphen/><w:t>mail.</w:t></w:r></w:p>` +
+		`<w:moveFrom w:id="3" w:author="A"><w:p><w:r><w:t>Moved paragraph.</w:t></w:r></w:p></w:moveFrom>` +
+		`<w:p><w:r><w:t xml:space="preserve">Shown </w:t></w:r>` +
+		`<w:r><w:rPr><w:vanish/></w:rPr><w:t xml:space="preserve">hidden </w:t></w:r>` +
+		`<w:r><w:rPr><w:vanish w:val="0"/></w:rPr><w:t xml:space="preserve">visible </w:t></w:r>` +
+		`<w:r><w:rPr><w:b/><w:rPrChange w:id="4" w:author="A"><w:rPr><w:vanish/></w:rPr></w:rPrChange></w:rPr><w:t>words.</w:t></w:r></w:p>` +
+		`<w:p><w:pPr><w:rPr><w:vanish/></w:rPr></w:pPr><w:r><w:t>A hidden paragraph mark keeps its text.</w:t></w:r></w:p>` +
+		`<w:moveTo w:id="5" w:author="A"><w:p><w:r><w:t>Moved paragraph.</w:t></w:r></w:p></w:moveTo>`
+	els, err := Elements("docx", docxOf(t, body, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(texts(els), "\n")
+	want := "paragraph The new text, e-mail.\nparagraph Shown visible words.\nparagraph A hidden paragraph mark keeps its text.\nparagraph Moved paragraph."
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
