@@ -191,6 +191,35 @@ func BenchmarkANNCompare(b *testing.B) {
 		lat = append(lat, float64(time.Since(t0))/1e6)
 	}
 	results = append(results, summarise("gochunk SQLite, Search (hits' records read)", "probes=default", build, lat, math.NaN(), cpuSeconds()-cpu))
+	// Eight clients at once, each searching every query: QPS is all the
+	// queries over the wall time.
+	const clients = 8
+	lats := make([][]float64, clients)
+	errs := make(chan error, clients)
+	wall, cpu = time.Now(), cpuSeconds()
+	for c := range clients {
+		go func() {
+			for j := range queries {
+				q := queries[(j+c*len(queries)/clients)%len(queries)]
+				t0 := time.Now()
+				if _, err := s.Search(ctx, Query{Vector: q, K: k, Mode: Vector}); err != nil {
+					errs <- err
+					return
+				}
+				lats[c] = append(lats[c], float64(time.Since(t0))/1e6)
+			}
+			errs <- nil
+		}()
+	}
+	for range clients {
+		if err := <-errs; err != nil {
+			b.Fatal(err)
+		}
+	}
+	elapsed := time.Since(wall).Seconds()
+	r := summarise("gochunk SQLite, Search, 8 clients", "probes=default", build, slices.Concat(lats...), math.NaN(), cpuSeconds()-cpu)
+	r.QPS = float64(clients*len(queries)) / elapsed
+	results = append(results, r)
 	if dir := os.Getenv("GOCHUNK_ANN_NODE"); dir != "" {
 		script, _ := filepath.Abs(filepath.Join("testdata", "ann_compare.cjs"))
 		cmd := exec.Command("node", script, filepath.Join(outDir, "meta.json"))

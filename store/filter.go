@@ -43,7 +43,7 @@ const maxFilterScan = 4096
 // keep.
 func (s *SQLite) allowed(ctx context.Context, q Query) (map[int64]bool, error) {
 	cond, args := sqliteFilter(q)
-	rows, err := s.db.QueryContext(ctx, `SELECT c.id FROM gochunk_chunks c JOIN gochunk_documents d ON d.id = c.document_id
+	rows, err := s.rdb.QueryContext(ctx, `SELECT c.id FROM gochunk_chunks c JOIN gochunk_documents d ON d.id = c.document_id
 		WHERE c.embedding IS NOT NULL AND `+cond, args...)
 	if err != nil {
 		return nil, err

@@ -547,7 +547,7 @@ func (s *SQLite) ivfSearch(ctx context.Context, q Query) (best []candidate, ok b
 
 // ivfSearchKeep is ivfSearch over the chunks of keep (all when nil).
 func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool) (best []candidate, ok bool, err error) {
-	x, err := s.ivf.load(ctx, s.db)
+	x, err := s.ivf.load(ctx, s.rdb)
 	if err != nil || x == nil {
 		return nil, false, err
 	}
@@ -572,7 +572,7 @@ func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool
 		order[i] = listScore{i, qv.dot(c)}
 	}
 	slices.SortFunc(order, func(a, b listScore) int { return cmp.Compare(b.score, a.score) })
-	stmt, err := s.db.PrepareContext(ctx, `SELECT id, code FROM gochunk_ivf WHERE id BETWEEN ? AND ?`)
+	stmt, err := s.rdb.PrepareContext(ctx, `SELECT id, code FROM gochunk_ivf WHERE id BETWEEN ? AND ?`)
 	if err != nil {
 		return nil, true, err
 	}
@@ -667,7 +667,7 @@ func (s *SQLite) rescore(ctx context.Context, q Query, cands []candidate) ([]can
 		var err error
 		if n == rescoreBatch && stmt == nil {
 			// The full batch's statement serves every batch but the last.
-			if stmt, err = s.db.PrepareContext(ctx, rescoreSQL(rescoreBatch)); err != nil {
+			if stmt, err = s.rdb.PrepareContext(ctx, rescoreSQL(rescoreBatch)); err != nil {
 				return nil, err
 			}
 			defer stmt.Close()
@@ -675,7 +675,7 @@ func (s *SQLite) rescore(ctx context.Context, q Query, cands []candidate) ([]can
 		if n == rescoreBatch {
 			rows, err = stmt.QueryContext(ctx, args...)
 		} else {
-			rows, err = s.db.QueryContext(ctx, rescoreSQL(n), args...)
+			rows, err = s.rdb.QueryContext(ctx, rescoreSQL(n), args...)
 		}
 		if err != nil {
 			return nil, err
