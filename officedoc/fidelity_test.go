@@ -437,3 +437,31 @@ func TestDOCXTrackedChangesAndHiddenText(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// The text typed into a slide's footer and date placeholders is shown on
+// the slide and read; the fields PowerPoint fills in there (the date, the
+// slide number) and the slide number placeholder are not, nor the
+// footers of the notes page.
+func TestPPTXFooters(t *testing.T) {
+	sp := func(ph, body string) string {
+		return `<p:sp><p:nvSpPr><p:cNvPr id="2" name="s"/><p:cNvSpPr/><p:nvPr><p:ph ` + ph + `/></p:nvPr></p:nvSpPr><p:txBody><a:bodyPr/>` + body + `</p:txBody></p:sp>`
+	}
+	run := func(s string) string { return `<a:p><a:r><a:t>` + s + `</a:t></a:r></a:p>` }
+	tree := sp(`type="title"`, run("Quarterly results")) + sp(`idx="1"`, run("Revenue grew")) +
+		sp(`type="dt" sz="half" idx="10"`, `<a:p><a:fld id="{1}" type="datetime1"><a:t>3/14/2024</a:t></a:fld></a:p>`) +
+		sp(`type="ftr" sz="quarter" idx="11"`, run("Acme Corp confidential")) +
+		sp(`type="sldNum" sz="quarter" idx="12"`, `<a:p><a:fld id="{2}" type="slidenum"><a:t>7</a:t></a:fld></a:p>`)
+	notes := `<p:notes ` + pmlNS + `><p:cSld><p:spTree>` + sp(`type="body" idx="1"`, run("Say it slowly")) +
+		sp(`type="ftr" idx="4"`, run("Notes footer")) + `</p:spTree></p:cSld></p:notes>`
+	data := pptxOf(t, tree, `<Relationship Id="rId2" Target="../notesSlides/notesSlide1.xml"/>`,
+		map[string]string{"ppt/notesSlides/notesSlide1.xml": notes})
+	els, err := Elements("pptx", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(texts(els), "\n")
+	want := "heading ## Slide 1: Quarterly results\nlist_item - Revenue grew\nparagraph Acme Corp confidential\ncaption Notes: Say it slowly"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -49,7 +49,7 @@ func pptxElements(a *archive) ([]gochunk.Element, error) {
 		if err != nil {
 			return nil, err
 		}
-		title, body, err := pptxSlide(a, part, srels)
+		title, body, err := pptxSlide(a, part, srels, true)
 		if err != nil {
 			return nil, fmt.Errorf("slide %d: %w", n+1, err)
 		}
@@ -71,7 +71,7 @@ func pptxElements(a *archive) ([]gochunk.Element, error) {
 		}
 		for _, target := range sortedTargets(srels) {
 			if strings.Contains(target, "notesSlides/") {
-				_, notes, err := pptxSlide(a, target, nil)
+				_, notes, err := pptxSlide(a, target, nil, false)
 				if err != nil {
 					return nil, fmt.Errorf("notes of slide %d: %w", n+1, err)
 				}
@@ -99,8 +99,12 @@ func pptxElements(a *archive) ([]gochunk.Element, error) {
 // and the other shapes' paragraphs, tables, charts (a caption and a
 // table of their values, from the chart parts rels names) and pictures'
 // descriptions (their alternative text, as figures "![text](file)") in
-// order.
-func pptxSlide(a *archive, part string, rels map[string]string) (string, []gochunk.Element, error) {
+// order. On a slide (slide true), the text typed into its footer, date
+// and header placeholders is read as paragraphs, being shown on the
+// slide, but not the fields in them (a:fld: the date or slide number
+// PowerPoint fills in), nor the slide number placeholder; a notes page's
+// are left out.
+func pptxSlide(a *archive, part string, rels map[string]string, slide bool) (string, []gochunk.Element, error) {
 	data, err := a.part(part)
 	if err != nil {
 		return "", nil, err
@@ -109,7 +113,7 @@ func pptxSlide(a *archive, part string, rels map[string]string) (string, []gochu
 	var els []gochunk.Element
 	var para strings.Builder
 	var phType string
-	hasPh, inText := false, false
+	hasPh, inText, inField := false, false, false
 	lvl := 0
 	var tb *mdtable.Table
 	row, col := -1, 0
@@ -141,6 +145,8 @@ func pptxSlide(a *archive, part string, rels map[string]string) (string, []gochu
 				lvl = min(max(lvl, 0), maxListLevel)
 			case "t":
 				inText = true
+			case "fld":
+				inField = true
 			case "br":
 				para.WriteByte('\n')
 			case "pic":
@@ -160,13 +166,15 @@ func pptxSlide(a *archive, part string, rels map[string]string) (string, []gochu
 				}
 			}
 		case xml.CharData:
-			if inText {
+			if inText && !(inField && hasPh && footer(phType)) {
 				para.Write(e)
 			}
 		case xml.EndElement:
 			switch e.Name.Local {
 			case "t":
 				inText = false
+			case "fld":
+				inField = false
 			case "pic":
 				inPic = false
 				if picDescr != "" {
@@ -193,8 +201,8 @@ func pptxSlide(a *archive, part string, rels map[string]string) (string, []gochu
 					return a.d.budget.Text(int64(len(text)))
 				case hasPh && (phType == "" || phType == "body" || phType == "obj"):
 					return a.d.emit(&els, gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", lvl) + "- " + oneLine(text)})
-				case hasPh && (phType == "sldNum" || phType == "dt" || phType == "ftr" || phType == "hdr"):
-					// slide numbers, dates, footers: not the slide's content
+				case hasPh && (phType == "sldNum" || footer(phType) && !slide):
+					// slide numbers; a notes page's footers
 				default:
 					return a.d.emit(&els, gochunk.Element{Type: "paragraph", Text: text})
 				}
@@ -216,6 +224,10 @@ func pptxSlide(a *archive, part string, rels map[string]string) (string, []gochu
 	})
 	return strings.Join(title, " "), els, err
 }
+
+// footer tells whether a placeholder type is a footer's, a date's or a
+// header's.
+func footer(phType string) bool { return phType == "ftr" || phType == "dt" || phType == "hdr" }
 
 // isNumber tells whether s is a number alone (a slide number in notes).
 func isNumber(s string) bool {
