@@ -395,8 +395,18 @@ func ocrResult(pages []OCRPage) ([]gochunk.Element, error) {
 			return els, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: OCR found no text on its %d page(s)", ErrNoText, len(pages))
+	return nil, noOCRText{len(pages)}
 }
+
+// noOCRText reports pages where OCR found no text. It is ErrNoText
+// (errors.Is) without that error's words, which are a PDF's.
+type noOCRText struct{ pages int }
+
+func (e noOCRText) Error() string {
+	return fmt.Sprintf("OCR found no text on its %d page(s): blank, or text too small or faint to find (scan at 200 dpi or more; a PDF's pages are drawn at --ocr-dpi)", e.pages)
+}
+
+func (e noOCRText) Is(target error) bool { return target == ErrNoText }
 
 // OCRPDF draws the PDF's pages with PDFium at opt.DPI (lower for a page
 // that would be over opt.MaxPixels) and reads them with OCR, one page at a

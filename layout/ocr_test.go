@@ -506,3 +506,55 @@ func TestOCRImagesOnTextPages(t *testing.T) {
 		}
 	}
 }
+
+// TestOCRTurnedImage: a page scanned a quarter turn clockwise reads
+// upright, in the same elements as the upright page; the elements' page
+// is the image as given (2,200 × 1,700) and their boxes are on it.
+func TestOCRTurnedImage(t *testing.T) {
+	img, want := ocrPage(t)
+	// Turned a quarter clockwise: (x, y) goes to (h-1-y, x).
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	turned := image.NewGray(image.Rect(0, 0, h, w))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			turned.Pix[x*turned.Stride+h-1-y] = img.Pix[y*img.Stride+x]
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, turned); err != nil {
+		t.Fatal(err)
+	}
+	els, err := ExtractImages(context.Background(), buf.Bytes(), OCROptions{Reader: ocrtest.Engine(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, els := Assemble(els)
+	var like []elementLike
+	for _, e := range els {
+		like = append(like, elementLike{e.Type, e.Text, e.BBox, e.Excluded})
+		if e.PageWidth != 2200 || e.PageHeight != 1700 {
+			t.Errorf("%q: page of %gx%g, want the image's 2200x1700", e.Text, e.PageWidth, e.PageHeight)
+		}
+	}
+	checkOCRElements(t, text, want, like, 2200, 1700)
+	// The title, drawn upright from x 200 at y 200 to 275, runs down the
+	// turned image's right side: x from 2200-275 to 2200-200.
+	if len(els) > 0 {
+		if b := els[0].BBox; b[0] < 2200-300 || b[2] > 2200-180 || b[1] > 260 {
+			t.Errorf("title's box on the turned image %v, want x in [1900, 2020], y from about 200", b)
+		}
+	}
+}
+
+// TestOCRBlankImage: an image where OCR finds no text is ErrNoText, said
+// in an image's words (not a PDF's "no text layer").
+func TestOCRBlankImage(t *testing.T) {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, ocrtest.Draw(t, 400, 300)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ExtractImages(context.Background(), buf.Bytes(), OCROptions{Reader: ocrtest.Engine(t)})
+	if !errors.Is(err, ErrNoText) || strings.Contains(err.Error(), "no text layer") || !strings.Contains(err.Error(), "OCR found no text") {
+		t.Errorf("a blank image: %v", err)
+	}
+}
