@@ -167,7 +167,7 @@ func xlsxSheet(a *archive, part string, shared []string, st *cellStyles) (*mdtab
 					v = shared[i]
 				} else if typ == "b" {
 					v = map[string]string{"1": "TRUE", "0": "FALSE"}[strings.TrimSpace(v)]
-				} else if (typ == "" || typ == "n") && style != "" {
+				} else if typ == "" || typ == "n" {
 					v = st.number(style, v)
 				}
 				col++ // a cell without a reference follows the one before
@@ -224,13 +224,46 @@ type cellStyles struct {
 func (c *cellStyles) number(style, v string) string {
 	i, err := strconv.Atoi(style)
 	if err != nil || i < 0 || i >= len(c.formats) || c.formats[i] == notDate {
-		return v
+		return excelNumber(v)
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 	if err != nil || f < 0 || f > 2958465 { // 9999-12-31
 		return v
 	}
 	return serialDate(f, c.formats[i], c.date1904)
+}
+
+// excelNumber returns a number as Excel shows it in General format: Excel
+// stores a double with up to 17 significant digits (0.1+0.2 as
+// 0.30000000000000004, 0.01 as 1.0000000000000001E-2), and shows at most
+// 15, which drops the binary noise. A number of 15 significant digits or
+// fewer is returned as written; text that is not a number, unchanged.
+func excelNumber(v string) string {
+	digits, started := 0, false
+	for i := 0; i < len(v) && v[i] != 'E' && v[i] != 'e'; i++ {
+		switch c := v[i]; {
+		case c >= '1' && c <= '9':
+			started = true
+			digits++
+		case c == '0' && started:
+			digits++
+		}
+	}
+	if digits <= 15 {
+		return v
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return v
+	}
+	f, err = strconv.ParseFloat(strconv.FormatFloat(f, 'e', 14, 64), 64)
+	if err != nil {
+		return v
+	}
+	if a := math.Abs(f); a != 0 && (a < 1e-9 || a >= 1e21) {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // serialDate writes a serial date (days since the epoch of the date
