@@ -44,6 +44,11 @@ type OCROptions struct {
 	Warn func(string)
 	// Progress, when set, hears each page read (done of total).
 	Progress func(done, total int)
+	// PageMemory is what reading a page of that many pixels holds, for
+	// the memory budget the context carries (see OCRPDF); nil means
+	// OCRPageMemory, the PP-OCR models' (a reader that sends pages away,
+	// as a vision model's does, holds much less).
+	PageMemory func(pixels int64) int64
 }
 
 func (o OCROptions) withDefaults() OCROptions {
@@ -52,6 +57,9 @@ func (o OCROptions) withDefaults() OCROptions {
 	}
 	if o.MaxPixels <= 0 {
 		o.MaxPixels = ocr.DefaultMaxPixels
+	}
+	if o.PageMemory == nil {
+		o.PageMemory = OCRPageMemory
 	}
 	return o
 }
@@ -371,7 +379,7 @@ func ExtractImages(ctx context.Context, data []byte, opt OCROptions) ([]gochunk.
 		// The page, decoded (its size checked against MaxPixels before),
 		// and its reading are reserved before it is read.
 		b := img.Bounds()
-		release, err := reserve(ctx, OCRPageMemory(int64(b.Dx())*int64(b.Dy())))
+		release, err := reserve(ctx, opt.PageMemory(int64(b.Dx())*int64(b.Dy())))
 		if err != nil {
 			return nil, fmt.Errorf("page %d: %w", i+1, err)
 		}
@@ -434,7 +442,7 @@ func (e *PDFium) OCRPDF(ctx context.Context, pdf []byte, pages []int, opt OCROpt
 			if err != nil {
 				return ocrDrawn{}, err
 			}
-			release, err := reserve(ctx, OCRPageMemory(px))
+			release, err := reserve(ctx, opt.PageMemory(px))
 			if err != nil {
 				return ocrDrawn{}, stopDrawing{err}
 			}
@@ -618,7 +626,7 @@ func (e *PDFium) OCRImages(ctx context.Context, pdf []byte, pages []int, els []g
 			if err != nil {
 				return regions{}, err
 			}
-			release, err := reserve(ctx, OCRPageMemory(px))
+			release, err := reserve(ctx, opt.PageMemory(px))
 			if err != nil {
 				return regions{}, stopDrawing{err}
 			}

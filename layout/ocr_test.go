@@ -332,9 +332,10 @@ func (r *heldReader) Read(ctx context.Context, img image.Image) (*ocr.Page, erro
 }
 
 // TestOCRPageBudget: each page read by OCR, an image's or a PDF's, is
-// reserved (OCRPageMemory of its pixels) from the memory budget the
-// context carries while it is read, and given back after; a budget too
-// small for a page refuses it with budget.ErrTooLarge before it is read.
+// reserved (OCRPageMemory of its pixels, or OCROptions.PageMemory's) from
+// the memory budget the context carries while it is read, and given back
+// after; a budget too small for a page refuses it with budget.ErrTooLarge
+// before it is read.
 func TestOCRPageBudget(t *testing.T) {
 	img := ocrtest.Draw(t, 1700, 2200, ocrtest.Lines(200, 300, 30, "A page read within the memory budget.")...)
 	var buf bytes.Buffer
@@ -403,6 +404,20 @@ func TestOCRPageBudget(t *testing.T) {
 			t.Errorf("%s: %d bytes held after, want the 1 MiB taken", name, res.Size())
 		}
 		res.Release()
+	}
+	// A reader that holds less says so (OCROptions.PageMemory): the
+	// small budget holds its page.
+	res, err := small.Take(ctx, 1<<20, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Release()
+	r := &heldReader{OCRReader: eng}
+	if _, err := ExtractImages(budget.NewContext(ctx, res), buf.Bytes(), OCROptions{Reader: r, PageMemory: func(px int64) int64 { return 1 << 20 }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.held) != 1 || r.held[0] != 2<<20 {
+		t.Errorf("PageMemory 1 MiB: held %v while the page was read, want 2 MiB", r.held)
 	}
 }
 

@@ -158,6 +158,11 @@ func (p *Pipeline) ocrOptions(ctx context.Context, src Source, warn func(string)
 		return layout.OCROptions{}, nil, err
 	}
 	opt := layout.OCROptions{Reader: eng.reader, DPI: p.cfg.OCR.DPI, MaxPixels: p.cfg.OCR.MaxPixels, Warn: warn, Progress: src.Progress}
+	if eng.vision != nil {
+		// A page sent away holds its image, a copy at most 2,048
+		// pixels a side, and its PNG and base64 text while it is sent.
+		opt.PageMemory = func(pixels int64) int64 { return 32<<20 + 8*pixels }
+	}
 	notice := p.res.cfg.Embedder.Notice
 	if eng.vision == nil || notice == nil {
 		return opt, func() {}, nil
