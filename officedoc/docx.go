@@ -26,6 +26,10 @@ type docxStyle struct {
 	list  bool
 	numID string // the list its paragraphs are items of (numPr)
 	ilvl  int    // their list level: numPr's, else the name's ("List Bullet 2": 1)
+
+	basedOn  string // the style it inherits from
+	outlined bool   // it sets its own outline level (9: body text)
+	ownIlvl  bool   // it sets its own list level
 }
 
 // docxStyles reads word/styles.xml: a heading is a style named "heading
@@ -62,13 +66,17 @@ func docxStyles(a *archive) (map[string]docxStyle, error) {
 						st.ilvl = min(n-1, maxListLevel)
 					}
 				}
+			case "basedOn":
+				st.basedOn = attr(e, "val")
 			case "numId":
 				st.numID = attr(e, "val")
 			case "ilvl":
 				if n, err := strconv.Atoi(attr(e, "val")); err == nil {
 					st.ilvl = min(max(n, 0), maxListLevel)
+					st.ownIlvl = true
 				}
 			case "outlineLvl":
+				st.outlined = true
 				if lv, err := strconv.Atoi(attr(e, "val")); err == nil && lv < 9 && st.level == 0 {
 					st.level = lv + 1
 				}
@@ -80,7 +88,36 @@ func docxStyles(a *archive) (map[string]docxStyle, error) {
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	// A style inherits what it does not say from the style it is based
+	// on, as Word applies them: a company's "Chapter" style based on
+	// "Heading 1" is a heading of level 1, one based on a list style a
+	// list item. A style that sets its own outline level (9, body text,
+	// as "TOC Heading" does) is not a heading by inheritance.
+	resolved := make(map[string]docxStyle, len(out))
+	for id, st := range out {
+		base := st.basedOn
+		for depth := 0; base != "" && depth < 16; depth++ {
+			b, ok := out[base]
+			if !ok {
+				break
+			}
+			if st.level == 0 && !st.title && !st.outlined {
+				st.level, st.title, st.outlined = b.level, b.title, b.outlined
+			}
+			if st.numID == "" {
+				st.numID = b.numID
+				if !st.ownIlvl {
+					st.ilvl, st.ownIlvl = b.ilvl, b.ownIlvl
+				}
+			}
+			base = b.basedOn
+		}
+		resolved[id] = st
+	}
+	return resolved, nil
 }
 
 // docxNumbering reads word/numbering.xml: whether each list (numId) level

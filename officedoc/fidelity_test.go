@@ -487,3 +487,50 @@ func TestXLSXNumberNoise(t *testing.T) {
 		t.Errorf("got %q, want %q", texts(els), want)
 	}
 }
+
+// A paragraph style inherits what it does not say from the style it is
+// based on (w:basedOn), as Word applies it: a "Chapter" style based on
+// "Heading 1" makes headings of level 1, through two generations too; a
+// style based on a numbered list style makes list items; a style that
+// sets its own outline level 9 (body text, as Word's "TOC Heading" does)
+// is no heading by inheritance.
+func TestDOCXStyleInheritance(t *testing.T) {
+	styles := `<?xml version="1.0"?><w:styles ` + wordNS + `>` +
+		`<w:style w:styleId="Heading1"><w:name w:val="heading 1"/><w:pPr><w:outlineLvl w:val="0"/></w:pPr></w:style>` +
+		`<w:style w:styleId="Heading2"><w:name w:val="heading 2"/><w:basedOn w:val="Heading1"/><w:pPr><w:outlineLvl w:val="1"/></w:pPr></w:style>` +
+		`<w:style w:styleId="Chapter"><w:name w:val="Chapter"/><w:basedOn w:val="Heading1"/></w:style>` +
+		`<w:style w:styleId="Section"><w:name w:val="Section"/><w:basedOn w:val="SectionBase"/></w:style>` +
+		`<w:style w:styleId="SectionBase"><w:name w:val="Section Base"/><w:basedOn w:val="Heading2"/></w:style>` +
+		`<w:style w:styleId="TOCHeading"><w:name w:val="TOC Heading"/><w:basedOn w:val="Heading1"/><w:pPr><w:outlineLvl w:val="9"/></w:pPr></w:style>` +
+		`<w:style w:styleId="Numbered"><w:name w:val="Numbered"/><w:pPr><w:numPr><w:ilvl w:val="1"/><w:numId w:val="1"/></w:numPr></w:pPr></w:style>` +
+		`<w:style w:styleId="Steps"><w:name w:val="Steps"/><w:basedOn w:val="Numbered"/></w:style>` +
+		`<w:style w:styleId="Loop1"><w:name w:val="Loop one"/><w:basedOn w:val="Loop2"/></w:style>` +
+		`<w:style w:styleId="Loop2"><w:name w:val="Loop two"/><w:basedOn w:val="Loop1"/></w:style>` +
+		`</w:styles>`
+	numbering := `<w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:numFmt w:val="decimal"/></w:lvl>` +
+		`<w:lvl w:ilvl="1"><w:numFmt w:val="decimal"/></w:lvl></w:abstractNum><w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>`
+	p := func(style, text string) string {
+		return `<w:p><w:pPr><w:pStyle w:val="` + style + `"/></w:pPr><w:r><w:t>` + text + `</w:t></w:r></w:p>`
+	}
+	body := p("TOCHeading", "Contents") + p("Chapter", "Introduction") + p("Section", "Scope") + p("Steps", "Unpack") +
+		p("Steps", "Install") + p("Loop1", "Plain words")
+	data := docxOf(t, body, numbering)
+	parts := map[string][]byte{"word/styles.xml": []byte(styles)}
+	z, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range z.File {
+		r, _ := f.Open()
+		b, _ := io.ReadAll(r)
+		parts[f.Name] = b
+	}
+	els, err := Elements("docx", zipOf(t, parts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "paragraph Contents\ntitle # Introduction\nheading ## Scope\nlist_item   1. Unpack\nlist_item   2. Install\nparagraph Plain words"
+	if got := strings.Join(texts(els), "\n"); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
