@@ -534,3 +534,31 @@ func TestDOCXStyleInheritance(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A paragraph's bullet decides whether it is a list item: a bulleted
+// (a:buChar) paragraph of a plain text box is one, by its own properties
+// or its text body's list style (a:lstStyle), a content placeholder's
+// paragraph is one unless it says a:buNone, and numbered ones
+// (a:buAutoNum) are numbered per level from their startAt.
+func TestPPTXBullets(t *testing.T) {
+	para := func(pPr, s string) string { return `<a:p>` + pPr + `<a:r><a:t>` + s + `</a:t></a:r></a:p>` }
+	box := `<p:sp><p:nvSpPr><p:cNvPr id="3" name="TextBox 2"/><p:cNvSpPr txBox="1"/><p:nvPr/></p:nvSpPr><p:txBody><a:bodyPr/>` +
+		`<a:lstStyle><a:lvl3pPr><a:buChar char="•"/></a:lvl3pPr></a:lstStyle>` +
+		para("", "Plain box text") + para(`<a:pPr lvl="2"/>`, "Listed by the box's style") + para(`<a:pPr marL="285750" indent="-285750"><a:buFont typeface="Arial"/><a:buChar char="•"/></a:pPr>`, "Boxed bullet") +
+		para(`<a:pPr lvl="1"><a:buChar char="o"/></a:pPr>`, "Nested bullet") + `</p:txBody></p:sp>`
+	body := `<p:sp><p:nvSpPr><p:cNvPr id="4" name="Content"/><p:cNvSpPr/><p:nvPr><p:ph idx="1"/></p:nvPr></p:nvSpPr><p:txBody><a:bodyPr/>` +
+		para("", "Inherited bullet") + para(`<a:pPr marL="0" indent="0"><a:buNone/></a:pPr>`, "No bullet here") +
+		para(`<a:pPr><a:buAutoNum type="arabicPeriod" startAt="3"/></a:pPr>`, "Third") +
+		para(`<a:pPr lvl="1"><a:buAutoNum type="alphaLcParenR"/></a:pPr>`, "Sub one") +
+		para(`<a:pPr lvl="1"><a:buAutoNum type="alphaLcParenR"/></a:pPr>`, "Sub two") +
+		para(`<a:pPr><a:buAutoNum type="arabicPeriod" startAt="3"/></a:pPr>`, "Fourth") + `</p:txBody></p:sp>`
+	els, err := Elements("pptx", pptxOf(t, box+body, "", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "heading ## Slide 1\nparagraph Plain box text\nlist_item     - Listed by the box's style\nlist_item - Boxed bullet\nlist_item   - Nested bullet\n" +
+		"list_item - Inherited bullet\nparagraph No bullet here\nlist_item 3. Third\nlist_item   1. Sub one\nlist_item   2. Sub two\nlist_item 4. Fourth"
+	if got := strings.Join(texts(els), "\n"); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -134,9 +134,11 @@ func TestPPTX(t *testing.T) {
 	got := texts(els)
 	// pandoc makes a title slide, a slide for the level-1 heading, then a
 	// slide per section; bodies are content placeholders, their
-	// paragraphs list items.
-	w := []string{"heading ## Slide 1: Annual Report", "heading ## Slide 3: Revenue", "list_item - Revenue grew", "list_item - North",
-		"list_item   - Oslo", "list_item - South", "table | Region | Sales |", "heading ## Slide 4: Outlook", "list_item - We expect growth."}
+	// paragraphs list items but where they say a:buNone (pandoc's
+	// paragraphs), numbered where they say a:buAutoNum.
+	w := []string{"heading ## Slide 1: Annual Report", "heading ## Slide 3: Revenue", "paragraph Revenue grew", "list_item - North",
+		"list_item   - Oslo", "list_item - South", "list_item 1. First step", "list_item 2. Second step", "table | Region | Sales |",
+		"heading ## Slide 4: Outlook", "paragraph We expect growth."}
 	if miss := inOrder(got, w); miss != "" {
 		t.Errorf("missing %q in\n%s", miss, strings.Join(got, "\n"))
 	}

@@ -114,6 +114,10 @@ func pptxSlide(a *archive, part string, rels map[string]string, slide bool) (str
 	var para strings.Builder
 	var phType string
 	hasPh, inText, inField := false, false, false
+	bullet, startAt := "", 1   // the open paragraph's bullet (a:buChar, a:buAutoNum, a:buNone) and first number
+	var numbers []int          // the shape's numbered paragraphs' last numbers, per level
+	var levelBullets [9]string // the shape's list style's bullets, per level
+	inLstStyle, lstLevel := false, -1
 	lvl := 0
 	var tb *mdtable.Table
 	row, col := -1, 0
@@ -127,6 +131,8 @@ func pptxSlide(a *archive, part string, rels map[string]string, slide bool) (str
 			switch e.Name.Local {
 			case "sp":
 				hasPh, phType = false, ""
+				numbers = numbers[:0]
+				levelBullets = [9]string{}
 			case "ph":
 				hasPh, phType = true, attr(e, "type")
 			case "tbl":
@@ -139,10 +145,28 @@ func pptxSlide(a *archive, part string, rels map[string]string, slide bool) (str
 				cellText.Reset()
 			case "p":
 				para.Reset()
-				lvl = 0
+				lvl, bullet, startAt = 0, "", 1
 			case "pPr":
 				lvl, _ = strconv.Atoi(attr(e, "lvl"))
 				lvl = min(max(lvl, 0), maxListLevel)
+			case "lstStyle":
+				inLstStyle = true
+			case "lvl1pPr", "lvl2pPr", "lvl3pPr", "lvl4pPr", "lvl5pPr", "lvl6pPr", "lvl7pPr", "lvl8pPr", "lvl9pPr":
+				lstLevel = int(e.Name.Local[3] - '1')
+			case "buChar", "buBlip", "buAutoNum", "buNone":
+				b := map[string]string{"buChar": "char", "buBlip": "char", "buAutoNum": "number", "buNone": "none"}[e.Name.Local]
+				if inLstStyle {
+					// The text body's own list style: its levels'
+					// bullets, for its paragraphs that say none.
+					if lstLevel >= 0 {
+						levelBullets[lstLevel] = b
+					}
+					return nil
+				}
+				bullet = b
+				if n, err := strconv.Atoi(attr(e, "startAt")); err == nil && b == "number" && n > 0 && n < 1<<20 {
+					startAt = n
+				}
 			case "t":
 				inText = true
 			case "fld":
@@ -187,8 +211,13 @@ func pptxSlide(a *archive, part string, rels map[string]string, slide bool) (str
 					}
 					return a.d.emit(&els, gochunk.Element{Type: "figure", Text: text})
 				}
+			case "lstStyle":
+				inLstStyle, lstLevel = false, -1
 			case "p":
 				text := strings.TrimSpace(para.String())
+				if bullet == "" {
+					bullet = levelBullets[lvl]
+				}
 				switch {
 				case text == "":
 				case inTable:
@@ -199,10 +228,28 @@ func pptxSlide(a *archive, part string, rels map[string]string, slide bool) (str
 				case hasPh && (phType == "title" || phType == "ctrTitle"):
 					title = append(title, oneLine(text))
 					return a.d.budget.Text(int64(len(text)))
-				case hasPh && (phType == "" || phType == "body" || phType == "obj"):
-					return a.d.emit(&els, gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", lvl) + "- " + oneLine(text)})
 				case hasPh && (phType == "sldNum" || footer(phType) && !slide):
 					// slide numbers; a notes page's footers
+				case bullet == "number":
+					// A numbered paragraph (a:buAutoNum): numbered in
+					// its shape, per level, from startAt.
+					for len(numbers) <= lvl {
+						numbers = append(numbers, 0)
+					}
+					numbers = numbers[:lvl+1]
+					if numbers[lvl] == 0 {
+						numbers[lvl] = startAt
+					} else {
+						numbers[lvl]++
+					}
+					return a.d.emit(&els, gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", lvl) + strconv.Itoa(numbers[lvl]) + ". " + oneLine(text)})
+				case bullet == "char" && !(hasPh && footer(phType)) ||
+					bullet == "" && hasPh && (phType == "" || phType == "body" || phType == "obj"):
+					// A bulleted paragraph (a:buChar) anywhere, and one
+					// of a content placeholder, whose bullets its
+					// layout gives, unless it says a:buNone.
+					numbers = numbers[:min(len(numbers), lvl)]
+					return a.d.emit(&els, gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", lvl) + "- " + oneLine(text)})
 				default:
 					return a.d.emit(&els, gochunk.Element{Type: "paragraph", Text: text})
 				}
