@@ -37,8 +37,10 @@ func epubElements(a *archive) ([]gochunk.Element, error) {
 	}
 	items := map[string]string{} // id -> part, for XHTML items
 	var spine []string
-	var title strings.Builder
-	inTitle := false
+	var title, text strings.Builder
+	var authors []string
+	var description string
+	inTitle, inMeta := false, ""
 	err = walkXML(opf, data, func(t xml.Token) error {
 		switch e := t.(type) {
 		case xml.StartElement:
@@ -51,14 +53,31 @@ func epubElements(a *archive) ([]gochunk.Element, error) {
 				spine = append(spine, attr(e, "idref"))
 			case "title":
 				inTitle = title.Len() == 0
+			case "creator", "description":
+				inMeta = e.Name.Local
+				text.Reset()
 			}
 		case xml.CharData:
 			if inTitle {
 				title.Write(e)
 			}
+			if inMeta != "" {
+				text.Write(e)
+			}
 		case xml.EndElement:
-			if e.Name.Local == "title" {
+			switch e.Name.Local {
+			case "title":
 				inTitle = false
+			case "creator":
+				if t := oneLine(text.String()); t != "" && len(authors) < 64 {
+					authors = append(authors, t)
+				}
+				inMeta = ""
+			case "description":
+				if description == "" {
+					description = text.String()
+				}
+				inMeta = ""
 			}
 		}
 		return nil
@@ -71,6 +90,20 @@ func epubElements(a *archive) ([]gochunk.Element, error) {
 		if err := a.d.emit(&els, heading(1, t)); err != nil {
 			return nil, err
 		}
+	}
+	// The book's authors and description (its blurb, often HTML), as
+	// the package's metadata gives them.
+	if len(authors) > 0 {
+		if err := a.d.emit(&els, gochunk.Element{Type: "paragraph", Text: "Authors: " + strings.Join(authors, ", ")}); err != nil {
+			return nil, err
+		}
+	}
+	if strings.TrimSpace(description) != "" {
+		blurb, err := htmldoc.ElementsWithin(strings.NewReader(description), a.d.budget)
+		if err != nil {
+			return nil, fmt.Errorf("the book's description: %w", err)
+		}
+		els = append(els, blurb...) // counted by htmldoc
 	}
 	for _, id := range spine {
 		part, ok := items[id]
