@@ -109,16 +109,15 @@ func (a *Adaptive) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.C
 	if err != nil || len(pieces) == 0 {
 		return nil, err
 	}
-	mass := a.density(pieces)
-	pieces, kinds, mass = a.units(pieces, kinds, mass)
+	units := a.units(pieces, kinds)
 	var coh *cohesionWindows
 	if a.cfg.Cohesion > 0 {
 		window := max(int(a.cfg.Target*float64(a.cfg.Size)/2), 1)
-		if coh, err = newCohesion(ctx, e.Text, pieces, window); err != nil {
+		if coh, err = newCohesion(ctx, e.Text, func() unitSource { u := units(); return &u }, window); err != nil {
 			return nil, err
 		}
 	}
-	ranges, err := a.segment(ctx, e, pieces, kinds, mass, coh)
+	ranges, err := a.segment(ctx, e, units, len(pieces), coh)
 	if err != nil {
 		return nil, err
 	}
@@ -229,123 +228,150 @@ func (a *Adaptive) pieces(ctx context.Context, e *pack.Engine) ([]unit, []breakK
 	return pieces, kinds, nil
 }
 
-// units joins runs of tiny pieces into units of at least
-// 1/unitsPerTarget of the target size (never over the size), in place;
-// a unit ends with the break of its last piece, and its density mass is
-// its pieces' (mass is nil without a density weight).
-func (a *Adaptive) units(pieces []unit, kinds []breakKind, mass []float64) ([]unit, []breakKind, []float64) {
-	least := int(a.cfg.Target * float64(a.cfg.Size) / unitsPerTarget)
-	if least <= 1 {
-		return pieces, kinds, mass
-	}
-	w := 0
-	for i, p := range pieces {
-		if w > 0 {
-			u := &pieces[w-1]
-			if size := int(u.size); size < least && size+int(u.gap)+int(p.size) <= a.cfg.Size {
-				u.end, u.size, u.gap = p.end, u.size+u.gap+p.size, p.gap
-				kinds[w-1] = kinds[i]
-				if mass != nil {
-					mass[w-1] += mass[i]
-				}
-				continue
-			}
-		}
-		pieces[w], kinds[w] = p, kinds[i]
-		if mass != nil {
-			mass[w] = mass[i]
-		}
-		w++
-	}
-	if mass != nil {
-		mass = mass[:w]
-	}
-	return pieces[:w], kinds[:w], mass
+// unitizer hands out the units the search chooses chunks of, in order:
+// runs of tiny pieces joined into units of at least 1/unitsPerTarget of
+// the target size (never over the size), the rest as they are. A unit
+// ends with the break of its last piece, and its density mass is its
+// pieces' (see Adaptive.units). It reads the pieces as it goes, so that
+// the units need no memory of their own: they are read three times (for
+// cohesion's IDF, as its windows slide, and by the search), and the
+// chunks the search chose are read again for their ranges.
+type unitizer struct {
+	pieces []unit
+	kinds  []breakKind
+	least  int // 0: no joining
+	limit  int
+	mean   float64 // of the density's logs
+	dense  bool    // with a density weight
+	i      int     // the next piece
 }
 
-// density returns each piece's density mass: its size times its density,
-// the log of its size less the mean of those logs over the text (by size,
-// so that the text's density is zero); nil without a density weight. A
-// chunk's density is its pieces' mass over its size, and the search
-// rewards Density times it. That makes chunks smaller where density is
-// high and larger where it is low: on Chroma's evaluation
-// (docs/adaptive-chunking.md) 1 to 11 % of the characters of sentences
-// under 64 characters (headings, list items, table rows, interjections)
-// are inside some question's reference, against 21 to 49 % of those of
-// 64 to 255. Pieces are measured before tiny ones are joined into units,
-// so that a heading keeps its density.
-func (a *Adaptive) density(pieces []unit) []float64 {
-	if a.cfg.Density == 0 || len(pieces) == 0 {
-		return nil
+// units returns a function that makes a unitizer of pieces: the
+// search's units of Adaptive's text. The density mass of a piece is its
+// size times its density, the log of its size less the mean of those
+// logs over the text (by size, so that the text's density is zero); 0
+// throughout without a density weight. A chunk's density is its units'
+// mass over its size, and the search rewards Density times it. That
+// makes chunks smaller where density is high and larger where it is low:
+// on Chroma's evaluation (docs/adaptive-chunking.md) 1 to 11 % of the
+// characters of sentences under 64 characters (headings, list items,
+// table rows, interjections) are inside some question's reference,
+// against 21 to 49 % of those of 64 to 255. Pieces are measured before
+// tiny ones are joined into units, so that a heading keeps its density.
+func (a *Adaptive) units(pieces []unit, kinds []breakKind) func() unitizer {
+	z := unitizer{pieces: pieces, kinds: kinds, limit: a.cfg.Size}
+	if least := int(a.cfg.Target * float64(a.cfg.Size) / unitsPerTarget); least > 1 {
+		z.least = least
 	}
-	mass := make([]float64, len(pieces))
-	mean, total := 0.0, 0.0
-	for i, p := range pieces {
-		mass[i] = math.Log1p(float64(p.size))
-		mean += float64(p.size) * mass[i]
-		total += float64(p.size)
+	if a.cfg.Density != 0 {
+		mean, total := 0.0, 0.0
+		for _, p := range pieces {
+			mean += float64(p.size) * math.Log1p(float64(p.size))
+			total += float64(p.size)
+		}
+		if total != 0 {
+			z.mean, z.dense = mean/total, true
+		}
 	}
-	if total == 0 {
-		return nil
-	}
-	mean /= total
-	for i, p := range pieces {
-		mass[i] = float64(p.size) * (mass[i] - mean)
-	}
-	return mass
+	return func() unitizer { return z }
 }
 
-// bestRing holds the search's best costs of the last maxPiecesPerChunk
-// ends, all it looks back at: a power of two above it.
+// mass is piece p's density mass.
+func (z *unitizer) mass(p unit) float64 {
+	return float64(p.size) * (math.Log1p(float64(p.size)) - z.mean)
+}
+
+// nextUnit returns the next unit, the kind of break after it and its
+// density mass (0 without a density weight); false after the last.
+func (z *unitizer) nextUnit() (u unit, kind breakKind, mass float64, ok bool) {
+	if z.i >= len(z.pieces) {
+		return unit{}, 0, 0, false
+	}
+	u, kind = z.pieces[z.i], z.kinds[z.i]
+	if z.dense {
+		mass = z.mass(u)
+	}
+	for z.i++; z.i < len(z.pieces); z.i++ {
+		p := z.pieces[z.i]
+		if size := int(u.size); size >= z.least || size+int(u.gap)+int(p.size) > z.limit {
+			break
+		}
+		u.end, u.size, u.gap = p.end, u.size+u.gap+p.size, p.gap
+		kind = z.kinds[z.i]
+		if z.dense {
+			mass += z.mass(p)
+		}
+	}
+	return u, kind, mass, true
+}
+
+// next returns the next unit (a unitSource).
+func (z *unitizer) next() (unit, bool) {
+	u, _, _, ok := z.nextUnit()
+	return u, ok
+}
+
+// bestRing holds what the search looks back at of the last
+// maxPiecesPerChunk units: a power of two above it.
 const bestRing = 2048
 
-// segment chooses the chunks: the ranges of consecutive pieces of least
-// total cost, none over the size. Sizes are the pieces' sizes and the
+// segment chooses the chunks: the ranges of consecutive units of least
+// total cost, none over the size. Sizes are the units' sizes and the
 // gaps between them added up, exact for an additive counter; with another
 // each chunk is counted (once, for Build too), and one over the size (a
 // token merging across a boundary) is packed again greedily, exactly.
 // The cost of ending a chunk after a unit is its break's, plus Cohesion
-// times coh's value there when coh is set. It turns mass into its running
-// sums. Besides the units it keeps two bytes a unit (where the best chunk
-// ending there starts): the best costs it looks back at are a ring.
-func (a *Adaptive) segment(ctx context.Context, e *pack.Engine, pieces []unit, kinds []breakKind, mass []float64, coh *cohesionWindows) ([]pack.Range, error) {
-	n := len(pieces)
-	// With a density weight, mass becomes its running sums, in place: the
-	// density mass of pieces[:i] is mass[i-1] (0 for i = 0), where a
-	// second slice took 8 bytes a piece.
-	for i := 1; i < len(mass); i++ {
-		mass[i] += mass[i-1]
-	}
+// times coh's value there when coh is set. It reads the units once, as it
+// goes, keeping two bytes a unit (where the best chunk ending there
+// starts); the units it looks back at, the running sums of their density
+// mass and the best costs are rings. pieces bounds the number of units.
+func (a *Adaptive) segment(ctx context.Context, e *pack.Engine, units func() unitizer, pieces int, coh *cohesionWindows) ([]pack.Range, error) {
+	const mask = bestRing - 1
 	target := max(a.cfg.Target*float64(a.cfg.Size), 1)
-	var best [bestRing]float64  // best[i%bestRing]: the least cost of pieces[:i]
-	back := make([]uint16, n+1) // the best chunk ending at i is pieces[i-back[i]:i]
-	for i := 1; i <= n; i++ {
+	var best [bestRing]float64 // best[i&mask]: the least cost of the first i units
+	// ring[k&mask]: unit k's size and gap, and the density mass of units
+	// 0 to k.
+	var ring [bestRing]struct {
+		size, gap uint32
+		mass      float64
+	}
+	back := make([]uint16, 1, pieces+1) // the best chunk ending at i is units [i-back[i], i)
+	z := units()
+	dense := z.dense
+	n := 0
+	for i := 1; ; i++ {
 		if i%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("chunking cancelled: %w", err)
 			}
 		}
-		cost := breakCost[kinds[i-1]]
-		if coh != nil && i < n {
+		u, kind, m, ok := z.nextUnit()
+		if !ok {
+			break
+		}
+		n = i
+		if i > 1 {
+			m += ring[(i-2)&mask].mass
+		}
+		ring[(i-1)&mask].size, ring[(i-1)&mask].gap, ring[(i-1)&mask].mass = u.size, u.gap, m
+		cost := breakCost[kind]
+		if coh != nil && i < coh.n {
 			cost += a.cfg.Cohesion * coh.next()
 		}
 		bestI, from := math.Inf(1), 0
-		denseI := 0.0
-		if mass != nil {
-			denseI = mass[i-1]
-		}
-		size := -int(pieces[i-1].gap) // sizes and gaps of pieces[j:i], but the last gap
+		denseI := m
+		size := -int(u.gap) // sizes and gaps of units [j, i), but the last gap
 		for j := i - 1; j >= max(0, i-maxPiecesPerChunk); j-- {
-			size += int(pieces[j].size) + int(pieces[j].gap)
+			size += int(ring[j&mask].size) + int(ring[j&mask].gap)
 			if size > a.cfg.Size && j < i-1 {
 				break
 			}
 			d := (float64(size) - target) / target
-			c := best[j&(bestRing-1)] + d*d + cost
-			if mass != nil && size > 0 {
+			c := best[j&mask] + d*d + cost
+			if dense && size > 0 {
 				denseJ := 0.0
 				if j > 0 {
-					denseJ = mass[j-1]
+					denseJ = ring[(j-1)&mask].mass
 				}
 				c -= a.cfg.Density * (denseI - denseJ) / float64(size)
 			}
@@ -353,9 +379,10 @@ func (a *Adaptive) segment(ctx context.Context, e *pack.Engine, pieces []unit, k
 				bestI, from = c, j
 			}
 		}
-		best[i&(bestRing-1)], back[i] = bestI, uint16(i-from)
+		best[i&mask] = bestI
+		back = append(back, uint16(i-from))
 	}
-	// The chunks are pieces[j:i] for each end i, back from the last.
+	// The chunks are units [j, i) for each end i, back from the last.
 	var ends []int
 	for i := n; i > 0; i -= int(back[i]) {
 		ends = append(ends, i)
@@ -364,13 +391,19 @@ func (a *Adaptive) segment(ctx context.Context, e *pack.Engine, pieces []unit, k
 	_, runes := e.Counter.(tokenize.Runes)
 	additive := tokenize.IsAdditive(e.Counter)
 	out := make([]pack.Range, 0, len(ends))
-	var merge []pack.Piece
+	var chunk []pack.Piece
+	z = units()
 	for _, i := range ends {
-		j := i - int(back[i])
-		r := pack.Range{Start: int(pieces[j].start), End: int(pieces[i-1].end)}
-		size := -int(pieces[i-1].gap)
-		for _, p := range pieces[j:i] {
-			size += int(p.size) + int(p.gap)
+		chunk = chunk[:0]
+		for range int(back[i]) {
+			u, _ := z.next()
+			chunk = append(chunk, u.piece())
+		}
+		last := chunk[len(chunk)-1]
+		r := pack.Range{Start: chunk[0].Start, End: last.End}
+		size := -last.Gap
+		for _, p := range chunk {
+			size += p.Size + p.Gap
 		}
 		switch {
 		case runes: // Build measures runes by their offsets
@@ -378,11 +411,7 @@ func (a *Adaptive) segment(ctx context.Context, e *pack.Engine, pieces []unit, k
 			e.Measure(r, size)
 		default:
 			if size = e.Count(r.Start, r.End); size > a.cfg.Size {
-				merge = merge[:0]
-				for _, p := range pieces[j:i] {
-					merge = append(merge, p.piece())
-				}
-				out = e.Merge(merge, out)
+				out = e.Merge(chunk, out)
 				continue
 			}
 			e.Measure(r, size)

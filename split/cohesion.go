@@ -18,7 +18,7 @@ import (
 // once, so the cost is linear in the text. Adaptive reads the values one
 // at a time (newCohesion); this is for tests.
 func cohesion(ctx context.Context, text string, units []unit, window int) ([]float64, error) {
-	c, err := newCohesion(ctx, text, units, window)
+	c, err := newCohesion(ctx, text, func() unitSource { return &sliceUnits{units: units} }, window)
 	if c == nil || err != nil {
 		return nil, err
 	}
@@ -29,13 +29,33 @@ func cohesion(ctx context.Context, text string, units []unit, window int) ([]flo
 	return out, nil
 }
 
+// unitSource hands out units in order; false after the last.
+type unitSource interface {
+	next() (unit, bool)
+}
+
+// sliceUnits is a unitSource of a slice.
+type sliceUnits struct {
+	units []unit
+	i     int
+}
+
+func (s *sliceUnits) next() (unit, bool) {
+	if s.i == len(s.units) {
+		return unit{}, false
+	}
+	s.i++
+	return s.units[s.i-1], true
+}
+
 // cohesionWindows slides cohesion's two windows over the units, an end at
 // a time (next). It holds the IDF of each word and the words of the units
 // in the windows only: keeping every unit's words took 2 bytes a word
 // and 8 a unit (17 MB at 30 MB of mixed text), against 16 for the unit.
 type cohesionWindows struct {
 	text   string
-	units  []unit
+	units  unitSource // the units from r on
+	n      int        // the number of units
 	window int
 	table  wordTable
 	idf2   []float64
@@ -51,23 +71,26 @@ type cohesionWindows struct {
 
 // newCohesion reads the words of every unit once, for their IDF, and
 // returns the windows before the first end; nil for fewer than two
-// units, which have no end to score.
-func newCohesion(ctx context.Context, text string, units []unit, window int) (*cohesionWindows, error) {
-	n := len(units)
-	if n < 2 {
-		return nil, nil
-	}
-	c := &cohesionWindows{text: text, units: units, window: window}
+// units, which have no end to score. units returns a new source of the
+// units each time it is called (it is called twice).
+func newCohesion(ctx context.Context, text string, units func() unitSource, window int) (*cohesionWindows, error) {
+	c := &cohesionWindows{text: text, window: window}
 	// IDF² of each word, from the units that hold it.
 	var df, last []int32
 	var ids []int32
-	for u := range n {
+	src := units()
+	for u := 0; ; u++ {
 		if u%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("chunking cancelled: %w", err)
 			}
 		}
-		ids = c.table.appendWords(ids[:0], text[units[u].start:units[u].end])
+		p, ok := src.next()
+		if !ok {
+			c.n = u
+			break
+		}
+		ids = c.table.appendWords(ids[:0], text[p.start:p.end])
 		for _, id := range ids {
 			if int(id) == len(df) {
 				df, last = append(df, 0), append(last, -1)
@@ -78,13 +101,17 @@ func newCohesion(ctx context.Context, text string, units []unit, window int) (*c
 			}
 		}
 	}
+	if c.n < 2 {
+		return nil, nil
+	}
 	c.idf2 = make([]float64, len(df))
 	for id, d := range df {
-		w := math.Log(float64(n) / float64(d))
+		w := math.Log(float64(c.n) / float64(d))
 		c.idf2[id] = w * w
 	}
 	c.left = make([]float64, len(df))
 	c.right = make([]float64, len(df))
+	c.units = units()
 	return c, nil
 }
 
@@ -99,30 +126,36 @@ func (c *cohesionWindows) move(u int, mine, other []float64, norm *float64, sign
 	}
 }
 
+// take reads the next unit (r) into the windows' words.
+func (c *cohesionWindows) take() {
+	u, _ := c.units.next()
+	c.words.add(&c.table, c.text, u)
+}
+
 // next returns the cohesion of the next end: after unit 0, then 1, up to
 // the last but one.
 func (c *cohesionWindows) next() float64 {
-	i, n, units := c.i, len(c.units), c.units
+	i, n, w := c.i, c.n, &c.words
 	c.i++
 	if c.r > i { // unit i leaves the right window for the left one
 		c.move(i, c.right, c.left, &c.normR, -1)
-		c.sizeR -= int(units[i].size)
+		c.sizeR -= w.size(i)
 	} else {
 		c.r = i + 1
-		c.words.add(&c.table, c.text, units[i])
+		c.take()
 	}
 	c.move(i, c.left, c.right, &c.normL, 1)
-	c.sizeL += int(units[i].size)
-	for c.l < i && c.sizeL-int(units[c.l].size) >= c.window {
+	c.sizeL += w.size(i)
+	for c.l < i && c.sizeL-w.size(c.l) >= c.window {
 		c.move(c.l, c.left, c.right, &c.normL, -1)
-		c.sizeL -= int(units[c.l].size)
+		c.sizeL -= w.size(c.l)
 		c.l++
-		c.words.drop()
+		w.drop()
 	}
 	for c.r < n && (c.r == i+1 || c.sizeR < c.window) {
-		c.words.add(&c.table, c.text, units[c.r])
+		c.take()
 		c.move(c.r, c.right, c.left, &c.normR, 1)
-		c.sizeR += int(units[c.r].size)
+		c.sizeR += w.size(c.r)
 		c.r++
 	}
 	v := 0.0
@@ -132,13 +165,14 @@ func (c *cohesionWindows) next() float64 {
 	return v
 }
 
-// wordWindow holds the word ids of a run of consecutive units, added at
-// its end and dropped from its start: cohesion's windows.
+// wordWindow holds the word ids and sizes of a run of consecutive units,
+// added at its end and dropped from its start: cohesion's windows.
 type wordWindow struct {
 	ids    []int32
-	starts []int // starts[k]: where the words of unit first+k-off start in ids; and, last, where the words end
-	off    int   // starts[:off] are of dropped units
-	first  int   // the unit of starts[off]
+	starts []int    // starts[k]: where the words of unit first+k-off start in ids; and, last, where the words end
+	sizes  []uint32 // sizes[k]: the size of unit first+k-off
+	off    int      // starts[:off] and sizes[:off] are of dropped units
+	first  int      // the unit of starts[off]
 }
 
 // of returns the ids of unit u, which must be held.
@@ -147,6 +181,9 @@ func (w *wordWindow) of(u int) []int32 {
 	return w.ids[w.starts[k]:w.starts[k+1]]
 }
 
+// size returns the size of unit u, which must be held.
+func (w *wordWindow) size(u int) int { return int(w.sizes[w.off+u-w.first]) }
+
 // add appends the words of the unit after the last held.
 func (w *wordWindow) add(t *wordTable, text string, u unit) {
 	if len(w.starts) == 0 {
@@ -154,6 +191,7 @@ func (w *wordWindow) add(t *wordTable, text string, u unit) {
 	}
 	w.ids = t.appendWords(w.ids, text[u.start:u.end])
 	w.starts = append(w.starts, len(w.ids))
+	w.sizes = append(w.sizes, u.size)
 }
 
 // drop forgets the first unit held, moving the others down when the
@@ -170,6 +208,7 @@ func (w *wordWindow) drop() {
 		w.starts[k] = s - base
 	}
 	w.starts = w.starts[:len(w.starts)-w.off]
+	w.sizes = w.sizes[:copy(w.sizes, w.sizes[w.off:])]
 	w.off = 0
 }
 

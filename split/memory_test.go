@@ -66,10 +66,12 @@ func TestCodeAllocation(t *testing.T) {
 
 // TestAdaptiveLiveHeap bounds the live heap adaptive needs per byte of
 // input, chunks included: its units were 32 bytes (pack.Piece), the
-// search's costs and best costs 8 bytes each and where each chunk starts
-// 8, and cohesion kept every word of the text as an id (1.3 bytes a byte
-// of this text in all: 1.55); units are 16 bytes now, the costs are read as
-// the search goes, the best costs are a ring and the starts two bytes.
+// search's costs, density masses, best costs and sizes 8 bytes each and
+// where each chunk starts 8, and cohesion kept every word of the text as
+// an id (1.55 bytes a byte of this text in all). Pieces are 16 bytes now
+// and their break a byte, the units are made from them as they are read,
+// what the search looks back at is a ring, where each chunk starts two
+// bytes, and cohesion holds the words of its windows only: 0.53.
 func TestAdaptiveLiveHeap(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's shadow memory is not the chunker's")
