@@ -453,7 +453,8 @@ func TestOCRPDFWeighsPages(t *testing.T) {
 // of text gets the scan's text read by OCR, placed between the text above
 // it and the caption below; a small image (a logo) is not read; a scanned
 // page under its own invisible text (as ocrmypdf makes) is not read
-// again, its text not doubled.
+// again, its text not doubled; a scanned page with a stamp of the text
+// layer in its margin is read, the stamp once.
 func TestOCRImagesOnTextPages(t *testing.T) {
 	scanLines := []string{"The pasted scan holds two lines of text", "that only OCR can read from its pixels."}
 	scan := ocrtest.Draw(t, 1000, 250, ocrtest.Lines(20, 80, 30, scanLines...)...)
@@ -485,6 +486,14 @@ func TestOCRImagesOnTextPages(t *testing.T) {
 	for i, l := range pageLines {
 		pdf.Text(72, 108+float64(i)*16.2, l)
 	}
+	// A scanned page stamped with a number in its margin (the stamp is
+	// the text layer's): the scan is read, the stamp not doubled.
+	stamped := []string{"A scanned letter stamped with a number", "by the party that produced it."}
+	pdf.SetTextRenderingMode(0)
+	pdf.SetFontSize(9)
+	pdf.AddPage()
+	image("stamped", ocrtest.Draw(t, 1700, 2200, ocrtest.Lines(200, 300, 30, stamped...)...), 0, 0, 612, 792)
+	pdf.Text(480, 770, "ACME-000123")
 	var out bytes.Buffer
 	if err := pdf.Output(&out); err != nil {
 		t.Fatal(err)
@@ -496,21 +505,25 @@ func TestOCRImagesOnTextPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &heldReader{OCRReader: ocrtest.Engine(t)}
-	all, read, err := e.OCRImages(ctx, out.Bytes(), []int{1, 2}, els, OCROptions{Reader: r})
+	all, read, err := e.OCRImages(ctx, out.Bytes(), []int{1, 2, 3}, els, OCROptions{Reader: r})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(read) != 1 || read[0] != 1 {
-		t.Errorf("OCR found text on pages %v, want [1]", read)
+	if len(read) != 2 || read[0] != 1 || read[1] != 3 {
+		t.Errorf("OCR found text on pages %v, want [1 3]", read)
 	}
-	if len(r.held) != 1 {
-		t.Errorf("%d images read, want 1 (the scan; not the logo nor the page under its text)", len(r.held))
+	if len(r.held) != 2 {
+		t.Errorf("%d images read, want 2 (the scans; not the logo nor the page under its text)", len(r.held))
 	}
 	text, all := Assemble(all)
 	want := "A page with its own text layer, above a pasted scan.\n\n" + strings.Join(scanLines, " ") +
-		"\n\nThe caption under the scan is in the text layer.\n\n" + strings.Join(pageLines, " ")
+		"\n\nThe caption under the scan is in the text layer.\n\n" + strings.Join(pageLines, " ") +
+		"\n\n" + strings.Join(stamped, " ") + "\n\nACME-000123"
 	if c := ocrtest.CER(text, want); c > 0.02 {
 		t.Errorf("CER %.3f:\n got %q\nwant %q", c, text, want)
+	}
+	if n := strings.Count(text, "000123"); n != 1 {
+		t.Errorf("the stamp is in the text %d times, want once:\n%s", n, text)
 	}
 	for _, el := range all {
 		if strings.Contains(el.Text, "pasted scan holds") {
