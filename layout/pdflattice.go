@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/klippa-app/go-pdfium"
 	"github.com/klippa-app/go-pdfium/enums"
@@ -741,15 +742,32 @@ func cellLines(ws []cellWord) [][]cellWord {
 	return out
 }
 
-// cellText is a cell's words in reading order, joined by spaces.
+// cellText is a cell's words in reading order: each line's words joined
+// by spaces, a word the PDF draws in two runs (letters that touch) made
+// one again, and the lines joined as a paragraph's are (a word broken by
+// a hyphen at a line's end is joined).
 func cellText(ws []cellWord) string {
-	var parts []string
+	var lines []string
+	var sb strings.Builder
 	for _, line := range cellLines(ws) {
-		for _, w := range line {
-			parts = append(parts, w.text)
+		sb.Reset()
+		for i, w := range line {
+			if i > 0 && !(w.x-line[i-1].x1 < 0.1*w.size && joins(line[i-1].text, w.text)) {
+				sb.WriteByte(' ')
+			}
+			sb.WriteString(w.text)
 		}
+		lines = append(lines, sb.String())
 	}
-	return strings.Join(parts, " ")
+	return joinLines(lines, nil)
+}
+
+// joins reports whether two words that touch are one: letters or digits
+// on both sides (not an accent drawn over a letter as a glyph of its own).
+func joins(a, b string) bool {
+	r, _ := utf8.DecodeRuneInString(b)
+	l := lastRune(a)
+	return (unicode.IsLetter(l) || unicode.IsDigit(l)) && (unicode.IsLetter(r) || unicode.IsDigit(r))
 }
 
 // groupBlocksRuled groups a page's runs into blocks as groupBlocks does,

@@ -276,3 +276,22 @@ func TestLatticeRowsWithoutRules(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A cell's lines are joined as a paragraph's are: a word broken by a
+// hyphen at a line's end is one word; a word the PDF draws in two runs
+// that touch is one word, an accent drawn beside its letter is not
+// glued to it.
+func TestCellText(t *testing.T) {
+	ws := []cellWord{
+		{y: 5, h: 10, x: 0, x1: 30, size: 10, text: "It"},
+		{y: 5, h: 10, x: 33, x1: 60, size: 10, text: "sup-"},
+		{y: 17, h: 10, x: 0, x1: 30, size: 10, text: "ports"},
+		{y: 17, h: 10, x: 33, x1: 60, size: 10, text: "pressur"},
+		{y: 17, h: 10, x: 60.5, x1: 66, size: 10, text: "e"},
+		{y: 29, h: 10, x: 0, x1: 20, size: 10, text: "Pal"},
+		{y: 29, h: 10, x: 20.2, x1: 24, size: 10, text: "˚"},
+	}
+	if got, want := cellText(ws), "It supports pressure Pal ˚"; got != want {
+		t.Errorf("cellText = %q, want %q", got, want)
+	}
+}
