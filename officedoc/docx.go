@@ -177,6 +177,11 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 	if err != nil {
 		return nil, err
 	}
+	rels, err := relationships(a, "word/document.xml")
+	if err != nil {
+		return nil, err
+	}
+	diagrams := map[string]bool{}
 	var els []gochunk.Element
 	// Open paragraphs, innermost last: a text box's paragraphs are inside
 	// the paragraph that anchors it, and are read as paragraphs of their
@@ -232,6 +237,29 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 				if inRPr {
 					v := attr(e, "val")
 					hidden[len(hidden)-1] = v != "0" && v != "false" && v != "off"
+				}
+			case "relIds":
+				// A SmartArt diagram: its text, from its data part
+				// (r:dm), as list items before the paragraph holding
+				// it, or within the cell holding it.
+				target, ok := rels[attr(e, "dm")]
+				if !ok || !a.has(target) || diagrams[target] || isHidden() {
+					return nil
+				}
+				diagrams[target] = true
+				var items []gochunk.Element
+				if err := diagramElements(a, target, &items); err != nil {
+					return err
+				}
+				if tables == 0 {
+					els = append(els, items...) // counted by diagramElements
+					return nil
+				}
+				for _, it := range items {
+					if cellText.Len() > 0 {
+						cellText.WriteString("; ")
+					}
+					cellText.WriteString(strings.TrimLeft(it.Text, " -"))
 				}
 			case "noBreakHyphen":
 				if !isHidden() {

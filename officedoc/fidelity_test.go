@@ -585,3 +585,66 @@ func TestEPUBMetadata(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// smartArtData is a SmartArt diagram's data part: a hierarchy whose
+// points are listed out of order (Plan's children by srcOrd), with
+// presentation points and transitions, which hold no text of the
+// diagram.
+const smartArtData = `<?xml version="1.0"?><dgm:dataModel xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><dgm:ptLst>` +
+	`<dgm:pt modelId="{0}" type="doc"><dgm:prSet/><dgm:t><a:bodyPr/><a:p><a:endParaRPr/></a:p></dgm:t></dgm:pt>` +
+	`<dgm:pt modelId="{3}"><dgm:t><a:bodyPr/><a:p><a:r><a:t>Test</a:t></a:r></a:p></dgm:t></dgm:pt>` +
+	`<dgm:pt modelId="{1}"><dgm:t><a:bodyPr/><a:p><a:r><a:t>Plan</a:t></a:r></a:p></dgm:t></dgm:pt>` +
+	`<dgm:pt modelId="{2}"><dgm:t><a:bodyPr/><a:p><a:r><a:t>Build </a:t></a:r><a:r><a:t>it</a:t></a:r></a:p><a:p><a:r><a:t>twice</a:t></a:r></a:p></dgm:t></dgm:pt>` +
+	`<dgm:pt modelId="{4}"><dgm:t><a:bodyPr/><a:p><a:r><a:t>Ship</a:t></a:r></a:p></dgm:t></dgm:pt>` +
+	`<dgm:pt modelId="{5}" type="parTrans"><dgm:t><a:bodyPr/><a:p><a:endParaRPr/></a:p></dgm:t></dgm:pt>` +
+	`<dgm:pt modelId="{6}" type="pres"><dgm:prSet presName="text"/></dgm:pt>` +
+	`</dgm:ptLst><dgm:cxnLst>` +
+	`<dgm:cxn modelId="{c4}" srcId="{0}" destId="{4}" srcOrd="1" destOrd="0"/>` +
+	`<dgm:cxn modelId="{c1}" srcId="{0}" destId="{1}" srcOrd="0" destOrd="0"/>` +
+	`<dgm:cxn modelId="{c3}" srcId="{1}" destId="{3}" srcOrd="1" destOrd="0"/>` +
+	`<dgm:cxn modelId="{c2}" srcId="{1}" destId="{2}" srcOrd="0" destOrd="0"/>` +
+	`<dgm:cxn modelId="{c6}" type="presOf" srcId="{1}" destId="{6}" srcOrd="0" destOrd="0"/>` +
+	`</dgm:cxnLst></dgm:dataModel>`
+
+// A SmartArt diagram's text (in its data part, which PowerPoint's and
+// Word's graphic frames name by r:dm) is read as list items nested as
+// the diagram's hierarchy, in its order; in Word, before the paragraph
+// holding it.
+func TestSmartArt(t *testing.T) {
+	const graphic = `<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/diagram">` +
+		`<dgm:relIds xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:dm="rId7" r:lo="rId8" r:qs="rId9" r:cs="rId10"/></a:graphicData></a:graphic>`
+	want := "list_item - Plan\nlist_item   - Build it twice\nlist_item   - Test\nlist_item - Ship"
+
+	tree := `<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="5" name="Diagram 4"/><p:cNvGraphicFramePr/><p:nvPr/></p:nvGraphicFramePr>` + graphic + `</p:graphicFrame>`
+	data := pptxOf(t, tree, `<Relationship Id="rId7" Target="../diagrams/data1.xml"/>`, map[string]string{"ppt/diagrams/data1.xml": smartArtData})
+	els, err := Elements("pptx", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(texts(els), "\n"); got != "heading ## Slide 1\n"+want {
+		t.Errorf("pptx: got\n%s\nwant\n%s", got, want)
+	}
+
+	body := `<w:p><w:r><w:t xml:space="preserve">Our process: </w:t></w:r><w:r><w:drawing><wp:inline>` + graphic + `</wp:inline></w:drawing></w:r></w:p>`
+	doc := docxOf(t, body, "")
+	parts := map[string][]byte{
+		"word/diagrams/data1.xml":      []byte(smartArtData),
+		"word/_rels/document.xml.rels": []byte(`<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId7" Target="diagrams/data1.xml"/></Relationships>`),
+	}
+	z, err := zip.NewReader(bytes.NewReader(doc), int64(len(doc)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range z.File {
+		r, _ := f.Open()
+		b, _ := io.ReadAll(r)
+		parts[f.Name] = b
+	}
+	els, err = Elements("docx", zipOf(t, parts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(texts(els), "\n"); got != want+"\nparagraph Our process:" {
+		t.Errorf("docx: got\n%s\nwant\n%s", got, want+"\nparagraph Our process:")
+	}
+}

@@ -99,7 +99,8 @@ func pptxElements(a *archive) ([]gochunk.Element, error) {
 // and the other shapes' paragraphs, tables, charts (a caption and a
 // table of their values, from the chart parts rels names) and pictures'
 // descriptions (their alternative text, as figures "![text](file)") in
-// order. On a slide (slide true), the text typed into its footer, date
+// order, and SmartArt diagrams' text as list items (see
+// diagramElements). On a slide (slide true), the text typed into its footer, date
 // and header placeholders is read as paragraphs, being shown on the
 // slide, but not the fields in them (a:fld: the date or slide number
 // PowerPoint fills in), nor the slide number placeholder; a notes page's
@@ -187,6 +188,12 @@ func pptxSlide(a *archive, part string, rels map[string]string, slide bool) (str
 				if target, ok := rels[rid(e)]; ok && a.has(target) && !charts[target] {
 					charts[target] = true // a chart shown twice is read once
 					return pptxChart(a, target, &els)
+				}
+			case "relIds":
+				// A SmartArt diagram: its data part (r:dm) holds its text.
+				if target, ok := rels[attr(e, "dm")]; ok && a.has(target) && !charts[target] {
+					charts[target] = true
+					return diagramElements(a, target, &els)
 				}
 			}
 		case xml.CharData:
