@@ -267,6 +267,7 @@ type block struct {
 	lineHeight     float64    // mean
 	table          [][]string // a table's cells by row and column (lines are its rows' text)
 	bold, italic   bool       // all its lines set in a bold (italic) font, where the engine tells (PDFium)
+	textX          float64    // a list item's: where its text starts after the marker; 0 unknown
 }
 
 type pageBlocks struct {
@@ -423,7 +424,7 @@ func order(pages []pageBlocks) []gochunk.Element {
 				}
 			}
 			out = append(out, e)
-			keys = append(keys, headingKey{b.lineHeight, b.bold, b.italic})
+			keys = append(keys, headingKey{b.lineHeight, b.bold, b.italic, b.textX})
 		}
 	}
 	setLevels(out, keys)

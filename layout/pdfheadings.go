@@ -47,9 +47,10 @@ func sectionDepth(text string) (depth int, dotted bool, ok bool) {
 // headingLike reports whether a block's text could be a heading at all: a
 // line or two, a few words, no sentence's end.
 func headingLike(b block, text string) bool {
-	if len(b.lines) > 2 || len(strings.Fields(text)) > 14 {
-		return false
+	if len(b.lines) > 2 || len(strings.Fields(text)) > 14 || strings.Contains(text, "....") || strings.Contains(text, "…") {
+		return false // a table of contents' line has dot leaders
 	}
+	text = strings.TrimRight(text, `"'”’»)]`)
 	last, _ := utf8.DecodeLastRuneInString(text)
 	return last != ',' && last != ';' && (last != '.' || strings.HasSuffix(text, "..."))
 }
@@ -109,17 +110,18 @@ func bodySize(pages []pageBlocks) float64 {
 type headingKey struct {
 	size         float64
 	bold, italic bool
+	indent       float64 // a list item's text's start after its marker; 0 unknown
 }
 
 // setLevels gives headings their levels and list items theirs. A
-// heading's level is its rank among the document's headings by size
-// (sizes within 5% one size), then weight (bold above plain, upright
-// above italic), then numbering depth ("2.1" under "2." where both look
-// alike; a heading without a number takes the depth of the numbered ones
-// that look as it does); one more under a title, which is 1. A list item's
-// level is 1, and one more for each indentation past the item above,
-// within a run of items on a page; a nested item's text is indented by
-// two spaces a level as markdown does.
+// numbered heading's level is its numbering's depth; a heading without a
+// number that looks as numbered ones do (size within 5%, weight, slant)
+// takes the shallowest depth of those, and the others rank among
+// themselves by size (sizes within 5% one size), then weight (bold above
+// plain), then slant (upright above italic); one more under a title,
+// which is 1. A list item's level is 1, and one more for each
+// indentation of its text past the item above, within a run of items; a
+// nested item's text is indented by two spaces a level as markdown does.
 func setLevels(els []gochunk.Element, keys []headingKey) {
 	var distinct []float64
 	for i, e := range els {
@@ -145,55 +147,61 @@ func setLevels(els []gochunk.Element, keys []headingKey) {
 		}
 		return l
 	}
-	type slot struct {
-		look
-		depth int
-	}
-	minDepth := map[look]int{} // the shallowest numbering of each look
+	// A look is numbered when at least half its headings are; a number
+	// in a look that mostly has none is taken as a title's words.
+	numbered := map[look]int{}
 	for i, e := range els {
-		if e.Type == "heading" && e.Level > 0 {
-			l := lookOf(keys[i])
+		if e.Type == "heading" {
+			if e.Level > 0 {
+				numbered[lookOf(keys[i])]++
+			} else {
+				numbered[lookOf(keys[i])]--
+			}
+		}
+	}
+	minDepth := map[look]int{} // the shallowest numbering of each numbered look
+	for i, e := range els {
+		if l := lookOf(keys[i]); e.Type == "heading" && e.Level > 0 && numbered[l] >= 0 {
 			if d, ok := minDepth[l]; !ok || e.Level < d {
 				minDepth[l] = e.Level
 			}
 		}
 	}
-	slotOf := func(i int) slot {
-		l := lookOf(keys[i])
-		d := els[i].Level
-		if d == 0 {
-			d = minDepth[l]
-		}
-		return slot{l, d}
-	}
-	seen := map[slot]bool{}
+	seen := map[look]bool{} // the looks not numbered
 	for i, e := range els {
-		if e.Type == "heading" {
-			seen[slotOf(i)] = true
+		if l := lookOf(keys[i]); e.Type == "heading" && numbered[l] < 0 {
+			seen[l] = true
 		}
 	}
-	var slots []slot
-	for s := range seen {
-		slots = append(slots, s)
+	var looks []look
+	for l := range seen {
+		looks = append(looks, l)
 	}
-	sort.Slice(slots, func(a, b int) bool {
-		x, y := slots[a], slots[b]
-		if x.size != y.size {
-			return x.size < y.size
+	sort.Slice(looks, func(a, b int) bool {
+		if looks[a].size != looks[b].size {
+			return looks[a].size < looks[b].size
 		}
-		if x.style != y.style {
-			return x.style < y.style
-		}
-		return x.depth < y.depth
+		return looks[a].style < looks[b].style
 	})
-	rankOf := map[slot]int{}
-	for r, s := range slots {
-		rankOf[s] = r + 1
+	rankOf := map[look]int{}
+	for r, l := range looks {
+		rankOf[l] = r + 1
 	}
 	levels := make([]int, len(els))
 	for i, e := range els {
-		if e.Type == "heading" {
-			levels[i] = rankOf[slotOf(i)]
+		if e.Type != "heading" {
+			continue
+		}
+		l := lookOf(keys[i])
+		switch {
+		case numbered[l] < 0:
+			levels[i] = rankOf[l]
+		case e.Level > 0:
+			levels[i] = e.Level
+		case minDepth[l] > 0:
+			levels[i] = minDepth[l]
+		default:
+			levels[i] = rankOf[l]
 		}
 	}
 	titled := false
@@ -201,7 +209,6 @@ func setLevels(els []gochunk.Element, keys []headingKey) {
 		titled = titled || e.Type == "title"
 	}
 	var indents []float64 // the current run of list items' indentations
-	page := 0
 	for i := range els {
 		e := &els[i]
 		switch e.Type {
@@ -214,10 +221,21 @@ func setLevels(els []gochunk.Element, keys []headingKey) {
 			}
 			e.Level = min(6, e.Level)
 		case "list_item":
-			if e.Page != page {
-				indents, page = indents[:0], e.Page
-			}
+			// Where the item's text starts after its marker (markers
+			// set flush right, "i." to "iii.", start apart).
 			x := e.BBox[0]
+			if keys[i].indent > 0 {
+				x = keys[i].indent
+			}
+			// A list going on in the next column (or on the next page
+			// a column away) keeps the last item's level; one going on
+			// at the next page's margin goes on as on its first.
+			if n := len(indents); n > 0 && e.PageWidth > 0 && math.Abs(x-indents[n-1]) > e.PageWidth/4 {
+				d := x - indents[n-1]
+				for k := range indents {
+					indents[k] += d
+				}
+			}
 			for len(indents) > 0 && x < indents[len(indents)-1]-3 {
 				indents = indents[:len(indents)-1]
 			}
@@ -266,6 +284,14 @@ func boldHeading(b block, text string, body float64, boldOK bool) bool {
 	}
 	if strings.HasSuffix(text, ":") || !strings.ContainsFunc(text, unicode.IsLetter) {
 		return false
+	}
+	// Two bold lines, the first a sentence's end: a bold sentence and
+	// what follows it, not one heading.
+	if len(b.lines) == 2 {
+		first := strings.TrimRight(b.lines[0], `"'”’»)] `)
+		if strings.HasSuffix(first, ".") || strings.HasSuffix(first, "!") || strings.HasSuffix(first, "?") {
+			return false
+		}
 	}
 	return true
 }

@@ -210,11 +210,16 @@ func linesToBlocks(lines []pdfLine) []block {
 			}
 		}
 		text := strings.Join(l.words, " ")
-		if startsItem(l.words) || best != nil && best.b.bold != lineBold(l) {
+		item := startsItem(l.words)
+		if item || best != nil && best.b.bold != lineBold(l) {
 			best = nil // a list item starts a block, and so does bold text after plain or plain after bold
 		}
 		if best == nil {
-			bs = append(bs, &building{b: block{x0: l.x0, y0: l.y0, x1: l.x1, y1: l.y1, lines: []string{text}, bold: lineBold(l), italic: lineItalic(l)}, last: l, sizes: l.size})
+			b := block{x0: l.x0, y0: l.y0, x1: l.x1, y1: l.y1, lines: []string{text}, bold: lineBold(l), italic: lineItalic(l)}
+			if item && len(l.boxes) > 1 {
+				b.textX = l.boxes[1][0]
+			}
+			bs = append(bs, &building{b: b, last: l, sizes: l.size})
 			continue
 		}
 		b := &best.b
