@@ -182,6 +182,7 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 		return nil, err
 	}
 	diagrams := map[string]bool{}
+	dropped := "" // a drop cap's letters, waiting for their paragraph
 	var els []gochunk.Element
 	// Open paragraphs, innermost last: a text box's paragraphs are inside
 	// the paragraph that anchors it, and are read as paragraphs of their
@@ -192,6 +193,7 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 		ilvl         int
 		hasIlvl      bool // ilvl is the paragraph's own
 		boxed        bool // holds an inline text box's text, set apart by spaces
+		dropCap      bool // a drop cap's frame (w:framePr w:dropCap): the first letters of the next paragraph
 	}
 	var open []*paragraph
 	para := &paragraph{}   // the innermost open paragraph
@@ -270,6 +272,10 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 				open = append(open, para)
 			case "inline":
 				inline++
+			case "framePr":
+				if d := attr(e, "dropCap"); d == "drop" || d == "margin" {
+					para.dropCap = true
+				}
 			case "pStyle":
 				para.style = attr(e, "val")
 			case "ilvl":
@@ -363,6 +369,13 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 				if text == "" {
 					return nil
 				}
+				if p.dropCap && len(open) == 0 {
+					// A drop cap is set in a frame of its own, but it
+					// is the first letter(s) of the paragraph after it.
+					dropped += text
+					return nil
+				}
+				text, dropped = dropped+text, ""
 				st := styles[style]
 				if numID == "" {
 					numID = st.numID // a list style's paragraphs
@@ -411,5 +424,8 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 		}
 		return nil
 	})
+	if err == nil && dropped != "" {
+		err = a.d.emit(&els, gochunk.Element{Type: "paragraph", Text: dropped}) // a drop cap that ends the document
+	}
 	return els, err
 }

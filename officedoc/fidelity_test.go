@@ -648,3 +648,20 @@ func TestSmartArt(t *testing.T) {
 		t.Errorf("docx: got\n%s\nwant\n%s", got, want+"\nparagraph Our process:")
 	}
 }
+
+// A drop cap (a paragraph framed with w:dropCap) is the first letter of
+// the paragraph after it: "Once", not "O" and "nce".
+func TestDOCXDropCap(t *testing.T) {
+	body := `<w:p><w:pPr><w:framePr w:dropCap="drop" w:lines="3" w:wrap="around" w:vAnchor="text" w:hAnchor="text"/></w:pPr><w:r><w:t>O</w:t></w:r></w:p>` +
+		`<w:p><w:r><w:t>nce upon a time.</w:t></w:r></w:p>` +
+		`<w:p><w:pPr><w:framePr w:w="2000" w:wrap="around"/></w:pPr><w:r><w:t>A framed note.</w:t></w:r></w:p>` +
+		`<w:p><w:pPr><w:framePr w:dropCap="margin"/></w:pPr><w:r><w:t>T</w:t></w:r></w:p>`
+	els, err := Elements("docx", docxOf(t, body, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "paragraph Once upon a time.\nparagraph A framed note.\nparagraph T"
+	if got := strings.Join(texts(els), "\n"); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
