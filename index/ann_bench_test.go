@@ -23,7 +23,8 @@ import (
 // (store.Query.Exact), each query's latency, p50 and p99, with 1 client
 // and with the numbers of concurrent clients GOCHUNK_ANN_CLIENTS lists
 // (comma-separated; default 1), the queries per second and the process's
-// CPU time (user+sys) per query. It reads the store that GOCHUNK_ANN_STORE
+// CPU time (user+sys) per query, for the modes GOCHUNK_ANN_MODES lists
+// (default vector,keyword,hybrid). It reads the store that GOCHUNK_ANN_STORE
 // names (one gochunk index wrote) and the queries of GOCHUNK_ANN_QUERIES
 // (a text per line, held out of the store), at the probes
 // GOCHUNK_ANN_PROBES lists (comma-separated; default 0, the store's
@@ -54,9 +55,20 @@ func BenchmarkANN(b *testing.B) {
 		queries = queries[:n] // the exact scan of a large store is slow
 	}
 	const k = 10
+	modes := []store.Mode{store.Vector, store.Keyword, store.Hybrid}
+	if m := os.Getenv("GOCHUNK_ANN_MODES"); m != "" {
+		modes = modes[:0]
+		for f := range strings.SplitSeq(m, ",") {
+			modes = append(modes, store.Mode(strings.TrimSpace(f)))
+		}
+	}
 	exact := map[store.Mode][][]store.Hit{}
-	for _, mode := range []store.Mode{store.Vector, store.Keyword} {
+	for _, mode := range modes {
+		if mode == store.Hybrid {
+			continue // no reference: its halves have theirs
+		}
 		var times []time.Duration
+		cpu0 := cpuTime()
 		for _, q := range queries {
 			t := time.Now()
 			hits, err := se.Search(ctx, store.Query{Text: q, K: k, Mode: mode, Exact: true})
@@ -66,7 +78,8 @@ func BenchmarkANN(b *testing.B) {
 			times = append(times, time.Since(t))
 			exact[mode] = append(exact[mode], hits)
 		}
-		b.Logf("exact %s search of %d queries: p50 %s p99 %s", mode, len(queries), pct(times, 50), pct(times, 99))
+		b.Logf("exact %s search of %d queries: p50 %s p99 %s, CPU %s a query", mode, len(queries), pct(times, 50), pct(times, 99),
+			(cpuTime()-cpu0)/time.Duration(max(len(queries), 1)))
 	}
 	probes, err := intList(os.Getenv("GOCHUNK_ANN_PROBES"), 0)
 	if err != nil {
@@ -76,7 +89,7 @@ func BenchmarkANN(b *testing.B) {
 	if err != nil {
 		b.Fatalf("GOCHUNK_ANN_CLIENTS: %v", err)
 	}
-	for _, mode := range []store.Mode{store.Vector, store.Keyword, store.Hybrid} {
+	for _, mode := range modes {
 		for _, p := range probes {
 			for _, c := range clients {
 				b.Run(fmt.Sprintf("%s/probes=%d/clients=%d", mode, p, c), func(b *testing.B) {

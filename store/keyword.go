@@ -40,6 +40,11 @@ func (s *SQLite) keywordWords(ctx context.Context, w []string) (rare, common []s
 	if len(w) <= 1 {
 		return w, nil, nil
 	}
+	// A store of no more rows than the budget needs no counting.
+	var top int64
+	if err := s.rdb.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM gochunk_chunks`).Scan(&top); err != nil || top <= keywordBudget {
+		return w, nil, err
+	}
 	stmt, err := s.rdb.PrepareContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM gochunk_chunks_fts WHERE gochunk_chunks_fts MATCH ? LIMIT ?)`)
 	if err != nil {
 		return nil, nil, err

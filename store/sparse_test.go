@@ -431,3 +431,57 @@ func TestSparseKilled(t *testing.T) {
 	checkIndex(t, s)
 	sameAsExact(t, s, queries, 10)
 }
+
+// TestSparseConcurrent: searches of every mode from several goroutines
+// while documents are replaced and deleted return no error and hits of
+// their mode's count, and the index ends equal to the vectors.
+func TestSparseConcurrent(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(27, 27))
+	const dims = 32
+	s, _ := sparseStore(t, dims)
+	fill(t, s, "d", fewDims(rng, 1500, dims))
+	queries := fewDims(rng, 8, dims)
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				mode := []Mode{Vector, Hybrid, Keyword}[(g+i)%3]
+				hits, err := s.Search(ctx, Query{Vector: queries[(g+i)%len(queries)], Text: "chunk of d3", K: 5, Mode: mode})
+				if err == nil && len(hits) != 5 {
+					err = fmt.Errorf("%s search: %d hits, want 5", mode, len(hits))
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i := range 20 {
+		var err error
+		if i%4 == 3 {
+			err = s.Delete(ctx, fmt.Sprintf("d%d", i/4))
+		} else {
+			err = s.Replace(ctx, putDoc(fmt.Sprintf("d%d", i%15), fewDims(rng, 30+i, dims)))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkIndex(t, s)
+	sameAsExact(t, s, queries, 10)
+}

@@ -496,6 +496,27 @@ const sqliteColumns = `c.document_id, c.chunk_index, c.start_byte, c.end_byte, c
 // is exact; a file of a few hundred thousand chunks answers in well under
 // a second); keyword search is FTS5's BM25 over the chunks' words.
 func (s *SQLite) Search(ctx context.Context, q Query) ([]Hit, error) {
+	// A search reads in several statements, between which a writer may
+	// delete a chunk it ranked: it is run again, after a pause that
+	// grows (a run of writes each deleting a ranked chunk in turn is
+	// unlikely to last).
+	for try := 1; ; try++ {
+		hits, err := s.search(ctx, q)
+		if !errors.Is(err, errChunkGone) || try == 8 {
+			return hits, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(1<<try) * time.Millisecond):
+		}
+	}
+}
+
+// errChunkGone is a chunk a search ranked, deleted before it was read.
+var errChunkGone = errors.New("a chunk disappeared during the search: search again")
+
+func (s *SQLite) search(ctx context.Context, q Query) ([]Hit, error) {
 	keyword := func(q Query) ([]Hit, error) { return s.keywordSearch(ctx, q) }
 	if err := q.check(); err == nil && q.Mode == Hybrid {
 		// The keyword half runs beside the vector half, on its own
@@ -643,7 +664,7 @@ func (s *SQLite) hit(ctx context.Context, query string, args ...any) (Hit, error
 		if err := rows.Err(); err != nil {
 			return Hit{}, err
 		}
-		return Hit{}, errors.New("a chunk disappeared during the search: search again")
+		return Hit{}, errChunkGone
 	}
 	return scanHit(rows, false)
 }
