@@ -120,10 +120,19 @@ func docxStyles(a *archive) (map[string]docxStyle, error) {
 	return resolved, nil
 }
 
-// docxNumbering reads word/numbering.xml: whether each list (numId) level
-// is numbered (true) or bulleted.
-func docxNumbering(a *archive) (map[string]map[int]bool, error) {
-	out := map[string]map[int]bool{}
+// docxLevel is how a list level numbers its items: numbered (or
+// bulleted), from which number.
+type docxLevel struct {
+	numbered bool
+	start    int
+	hasStart bool
+}
+
+// docxNumbering reads word/numbering.xml: how each list (numId) level
+// numbers its items, with the list's own overrides of its abstract
+// definition's start (w:lvlOverride/w:startOverride).
+func docxNumbering(a *archive) (map[string]map[int]docxLevel, error) {
+	out := map[string]map[int]docxLevel{}
 	if !a.has("word/numbering.xml") {
 		return out, nil
 	}
@@ -131,9 +140,12 @@ func docxNumbering(a *archive) (map[string]map[int]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	abstract := map[string]map[int]bool{}
+	abstract := map[string]map[int]docxLevel{}
+	overrides := map[string]map[int]int{} // numId -> level -> start
+	numAbstract := map[string]string{}    // numId -> abstractNumId
+	var numOrder []string
 	var absID, numID string
-	lvl := -1
+	lvl, override := -1, -1
 	err = walkXML("word/numbering.xml", data, func(t xml.Token) error {
 		e, ok := t.(xml.StartElement)
 		if !ok {
@@ -142,23 +154,55 @@ func docxNumbering(a *archive) (map[string]map[int]bool, error) {
 		switch e.Name.Local {
 		case "abstractNum":
 			absID, numID = attr(e, "abstractNumId"), ""
-			abstract[absID] = map[int]bool{}
+			abstract[absID] = map[int]docxLevel{}
 		case "lvl":
 			lvl, _ = strconv.Atoi(attr(e, "ilvl"))
 		case "numFmt":
 			if m := abstract[absID]; m != nil && numID == "" {
 				f := attr(e, "val")
-				m[lvl] = f != "bullet" && f != "none" && f != ""
+				l := m[lvl]
+				l.numbered = f != "bullet" && f != "none" && f != ""
+				m[lvl] = l
+			}
+		case "start":
+			if m := abstract[absID]; m != nil && numID == "" {
+				if n, err := strconv.Atoi(attr(e, "val")); err == nil && n >= 0 && n < 1<<20 {
+					l := m[lvl]
+					l.start, l.hasStart = n, true
+					m[lvl] = l
+				}
 			}
 		case "num":
-			numID = attr(e, "numId")
+			numID, override = attr(e, "numId"), -1
+			numOrder = append(numOrder, numID)
 		case "abstractNumId":
 			if numID != "" {
-				out[numID] = abstract[attr(e, "val")]
+				numAbstract[numID] = attr(e, "val")
+			}
+		case "lvlOverride":
+			override, _ = strconv.Atoi(attr(e, "ilvl"))
+		case "startOverride":
+			if n, err := strconv.Atoi(attr(e, "val")); err == nil && numID != "" && override >= 0 && n >= 0 && n < 1<<20 {
+				if overrides[numID] == nil {
+					overrides[numID] = map[int]int{}
+				}
+				overrides[numID][override] = n
 			}
 		}
 		return nil
 	})
+	for _, id := range numOrder {
+		levels := map[int]docxLevel{}
+		for k, l := range abstract[numAbstract[id]] {
+			levels[k] = l
+		}
+		for k, n := range overrides[id] {
+			l := levels[k]
+			l.start, l.hasStart = n, true
+			levels[k] = l
+		}
+		out[id] = levels
+	}
 	return out, err
 }
 
@@ -390,15 +434,21 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 					return a.d.emit(&els, heading(st.level, text))
 				case numID != "" && numID != "0" || st.list:
 					marker := "- "
-					if numbering[numID][ilvl] {
+					if lv := numbering[numID][ilvl]; lv.numbered {
+						// Counted from the level's start (w:start, or
+						// the list's w:startOverride; 1 when unsaid).
 						c := counters[numID]
 						for len(c) <= ilvl {
 							c = append(c, 0)
 						}
 						c = c[:ilvl+1]
-						c[ilvl]++
+						c[ilvl]++ // the items so far at this level
 						counters[numID] = c
-						marker = strconv.Itoa(c[ilvl]) + ". "
+						start := 1
+						if lv.hasStart {
+							start = lv.start
+						}
+						marker = strconv.Itoa(start+c[ilvl]-1) + ". "
 					}
 					return a.d.emit(&els, gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", ilvl) + marker + oneLine(text)})
 				default:

@@ -665,3 +665,25 @@ func TestDOCXDropCap(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// Numbered list items count from their level's start (w:start), or
+// the list's own override of it (w:startOverride), as Word numbers them.
+func TestDOCXListStart(t *testing.T) {
+	numbering := `<w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:start w:val="5"/><w:numFmt w:val="decimal"/></w:lvl>` +
+		`<w:lvl w:ilvl="1"><w:start w:val="0"/><w:numFmt w:val="decimal"/></w:lvl></w:abstractNum>` +
+		`<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>` +
+		`<w:num w:numId="2"><w:abstractNumId w:val="0"/><w:lvlOverride w:ilvl="0"><w:startOverride w:val="3"/></w:lvlOverride></w:num>`
+	item := func(num, lvl, text string) string {
+		return `<w:p><w:pPr><w:numPr><w:ilvl w:val="` + lvl + `"/><w:numId w:val="` + num + `"/></w:numPr></w:pPr><w:r><w:t>` + text + `</w:t></w:r></w:p>`
+	}
+	body := item("1", "0", "Fifth") + item("1", "1", "Zeroth") + item("1", "1", "First") + item("1", "0", "Sixth") +
+		item("2", "0", "Third")
+	els, err := Elements("docx", docxOf(t, body, numbering))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "list_item 5. Fifth\nlist_item   0. Zeroth\nlist_item   1. First\nlist_item 6. Sixth\nlist_item 3. Third"
+	if got := strings.Join(texts(els), "\n"); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
