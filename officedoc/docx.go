@@ -357,6 +357,14 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 						gridSpan = min(n, maxGridSpan)
 					}
 				}
+			case "gridBefore":
+				// A row that starts further in (w:trPr's gridBefore):
+				// its first cell is in the column after the skipped.
+				if tables == 1 && col == 0 {
+					if n, err := strconv.Atoi(attr(e, "val")); err == nil && n > 0 {
+						col = min(n, maxGridSpan)
+					}
+				}
 			}
 		case xml.CharData:
 			if inText {

@@ -687,3 +687,22 @@ func TestDOCXListStart(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A row that starts further in (w:gridBefore) keeps its cells in the
+// columns they are shown in.
+func TestDOCXGridBefore(t *testing.T) {
+	tc := func(text string) string {
+		return `<w:tc><w:p><w:r><w:t>` + text + `</w:t></w:r></w:p></w:tc>`
+	}
+	body := `<w:tbl><w:tr>` + tc("Item") + tc("Q1") + tc("Q2") + `</w:tr>` +
+		`<w:tr><w:trPr><w:gridBefore w:val="1"/><w:wBefore w:w="1200" w:type="dxa"/></w:trPr>` + tc("7") + tc("9") + `</w:tr>` +
+		`<w:tr>` + tc("Pears") + tc("3") + tc("4") + `</w:tr></w:tbl>`
+	els, err := Elements("docx", docxOf(t, body, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "| Item | Q1 | Q2 |\n| --- | --- | --- |\n|  | 7 | 9 |\n| Pears | 3 | 4 |"
+	if len(els) != 1 || els[0].Text != want {
+		t.Errorf("got %q, want %q", texts(els), want)
+	}
+}
