@@ -468,7 +468,8 @@ func TestPPTXFooters(t *testing.T) {
 
 // Numbers are written as Excel shows them in General format, at most 15
 // significant digits: the binary noise of a stored double (17 digits) is
-// dropped, whatever the cell's style; shorter numbers, text and dates as
+// dropped, whatever the cell's style, and a small number Excel writes
+// with an exponent is a decimal; shorter numbers, text and dates as
 // before.
 func TestXLSXNumberNoise(t *testing.T) {
 	c := func(col, attrs, v string) string {
@@ -476,13 +477,14 @@ func TestXLSXNumberNoise(t *testing.T) {
 	}
 	cells := c("A", "", "0.30000000000000004") + c("B", ` s="1"`, "1.0000000000000001E-2") + c("C", "", "1234.5600000000002") +
 		c("D", "", "-7.0000000000000007E-2") + c("E", "", "12.5") + c("F", "", "1E+22") + c("G", ` t="str"`, "0.30000000000000004") +
-		c("H", "", "2.2204460492503131E-16") + c("I", ` s="2"`, "45292.000000000007") + c("J", "", "123456789012345")
+		c("H", "", "2.2204460492503131E-16") + c("I", ` s="2"`, "45292.000000000007") + c("J", "", "123456789012345") +
+		c("K", "", "1E-3") + c("L", "", "2.5E-12")
 	styles := `<xf numFmtId="0"/><xf numFmtId="10"/><xf numFmtId="14"/>`
 	els, err := Elements("xlsx", styledXLSX(t, cells, "", styles, false))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "| 0.3 | 0.01 | 1234.56 | -0.07 | 12.5 | 1E+22 | 0.30000000000000004 | 2.22044604925031e-16 | 2024-01-01 | 123456789012345 |"
+	want := "| 0.3 | 0.01 | 1234.56 | -0.07 | 12.5 | 1E+22 | 0.30000000000000004 | 2.22044604925031e-16 | 2024-01-01 | 123456789012345 | 0.001 | 2.5E-12 |"
 	if len(els) != 2 || !strings.HasPrefix(els[1].Text, want) {
 		t.Errorf("got %q, want %q", texts(els), want)
 	}

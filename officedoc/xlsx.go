@@ -236,8 +236,10 @@ func (c *cellStyles) number(style, v string) string {
 // excelNumber returns a number as Excel shows it in General format: Excel
 // stores a double with up to 17 significant digits (0.1+0.2 as
 // 0.30000000000000004, 0.01 as 1.0000000000000001E-2), and shows at most
-// 15, which drops the binary noise. A number of 15 significant digits or
-// fewer is returned as written; text that is not a number, unchanged.
+// 15, which drops the binary noise; it writes small numbers with an
+// exponent (1E-3) that it shows as decimals (0.001), as between 1e-9 and
+// 1e21. Other numbers are returned as written; text that is not a
+// number, unchanged.
 func excelNumber(v string) string {
 	digits, started := 0, false
 	for i := 0; i < len(v) && v[i] != 'E' && v[i] != 'e'; i++ {
@@ -249,18 +251,24 @@ func excelNumber(v string) string {
 			digits++
 		}
 	}
-	if digits <= 15 {
+	exp := strings.ContainsAny(v, "Ee")
+	if digits <= 15 && !exp {
 		return v
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
 		return v
 	}
-	f, err = strconv.ParseFloat(strconv.FormatFloat(f, 'e', 14, 64), 64)
-	if err != nil {
-		return v
+	if digits > 15 {
+		f, err = strconv.ParseFloat(strconv.FormatFloat(f, 'e', 14, 64), 64)
+		if err != nil {
+			return v
+		}
 	}
 	if a := math.Abs(f); a != 0 && (a < 1e-9 || a >= 1e21) {
+		if digits <= 15 {
+			return v
+		}
 		return strconv.FormatFloat(f, 'g', -1, 64)
 	}
 	return strconv.FormatFloat(f, 'f', -1, 64)
