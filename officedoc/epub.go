@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/gochunk/gochunk"
@@ -12,7 +13,9 @@ import (
 )
 
 // epubElements reads an EPUB's chapters in reading order (the package's
-// spine), each XHTML part through package htmldoc, after the book's title.
+// spine), each XHTML part through package htmldoc, after the book's
+// title, authors and description; the navigation document (its table of
+// contents) is left out.
 func epubElements(a *archive) ([]gochunk.Element, error) {
 	data, err := a.part("META-INF/container.xml")
 	if err != nil {
@@ -46,7 +49,11 @@ func epubElements(a *archive) ([]gochunk.Element, error) {
 		case xml.StartElement:
 			switch e.Name.Local {
 			case "item":
-				if mt := attr(e, "media-type"); mt == "application/xhtml+xml" || mt == "text/html" {
+				// The EPUB 3 navigation document (properties "nav") is
+				// the table of contents, the chapters' titles again:
+				// not read, even where the spine lists it.
+				mt := attr(e, "media-type")
+				if (mt == "application/xhtml+xml" || mt == "text/html") && !slices.Contains(strings.Fields(attr(e, "properties")), "nav") {
 					items[attr(e, "id")] = resolve(opf, attr(e, "href"))
 				}
 			case "itemref":

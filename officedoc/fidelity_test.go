@@ -566,16 +566,20 @@ func TestPPTXBullets(t *testing.T) {
 }
 
 // An EPUB's authors and description (its blurb, escaped HTML as Calibre
-// writes it) are read after its title, before the chapters.
+// writes it) are read after its title, before the chapters; its
+// navigation document (the table of contents), listed in the spine, is
+// not read.
 func TestEPUBMetadata(t *testing.T) {
 	opf := `<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">` +
 		`<dc:title>Tides</dc:title><dc:creator>Ana Lima</dc:creator><dc:creator id="c2">Bo Berg</dc:creator>` +
 		`<dc:description>&lt;p&gt;A study of &lt;b&gt;coastal&lt;/b&gt; tides.&lt;/p&gt;</dc:description></metadata>` +
-		`<manifest><item id="c1" href="ch1.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c1"/></spine></package>`
+		`<manifest><item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>` +
+		`<item id="c1" href="ch1.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="nav"/><itemref idref="c1"/></spine></package>`
 	data := zipOf(t, map[string][]byte{
 		"mimetype":               []byte("application/epub+zip"),
 		"META-INF/container.xml": []byte(`<?xml version="1.0"?><container xmlns="urn:oasis:names:tc:opendocument:xmlns:container" version="1.0"><rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>`),
 		"OEBPS/content.opf":      []byte(opf),
+		"OEBPS/nav.xhtml":        []byte(`<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><body><nav epub:type="toc"><ol><li><a href="ch1.xhtml">Chapter one</a></li></ol></nav></body></html>`),
 		"OEBPS/ch1.xhtml":        []byte(`<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><body><h2>Chapter one</h2><p>The sea rose.</p></body></html>`),
 	})
 	els, err := Elements("epub", data)
