@@ -56,8 +56,11 @@ func headingLike(b block, text string) bool {
 }
 
 // bulletRunes are the markers a bulleted item starts with (not an em
-// dash, which opens a quotation's attribution).
-const bulletRunes = "•●○◦▪▫■□‣⁃∙·◆◇►▶➢➤✓✔❖-–*"
+// dash, which opens a quotation's attribution), with the bullets Word
+// writes in its Symbol and Wingdings fonts, which PDFs often map to the
+// Private Use Area (U+F0B7 •, U+F0A7 ▪, U+F076 ❖, U+F0D8 ➢, U+F0FC ✓,
+// U+F06E ■, U+F0A8 □).
+const bulletRunes = "•●○◦▪▫■□‣⁃∙·◆◇►▶➢➤✓✔❖⦁◼◾⚫-–*\uf0b7\uf0a7\uf076\uf0d8\uf0fc\uf06e\uf0a8"
 
 // listMarker reports whether text starts with a list item's marker: a
 // bullet, or a number or letter with a period or parenthesis, then a

@@ -77,7 +77,7 @@ func TestSectionDepth(t *testing.T) {
 func TestListMarker(t *testing.T) {
 	for text, want := range map[string]bool{
 		"• Flour": true, "● Eggs": true, "- Salt": true, "1. Preheat": true, "2) Mix": true, "(3) Bake": true,
-		"a) Stir": true, "iv. Serve": true, "(415) 555-0199": false, "— Anonymous": false, "-5.00 off": false, "12,000 people": false, "Flour": false,
+		"a) Stir": true, "\uf0b7 Whisk": true, "\uf0a7 Fold": true, "⦁ Chill": true, "iv. Serve": true, "(415) 555-0199": false, "— Anonymous": false, "-5.00 off": false, "12,000 people": false, "Flour": false,
 	} {
 		if got := listMarker(text); got != want {
 			t.Errorf("listMarker(%q) = %v", text, got)
