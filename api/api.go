@@ -67,7 +67,9 @@ type EmbedChunk struct {
 // ChunkRequest is the body of POST /v1/chunk: any registered chunker by
 // name with its JSON configuration, over one or many documents.
 type ChunkRequest struct {
-	// Chunker is a name from GET /v1/chunkers; empty means "recursive".
+	// Chunker is a name from GET /v1/chunkers; empty means the server's
+	// default (gochunk serve --config's chunker, with its parameters,
+	// context and parents; see server.Config.Chunking), else "recursive".
 	Chunker string `json:"chunker"`
 	// Config holds the chunker's parameters (as in `gochunk chunkers`).
 	// It is kept as JSON, so numbers keep their exact value.
