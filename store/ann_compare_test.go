@@ -63,9 +63,10 @@ func BenchmarkANNCompare(b *testing.B) {
 		}
 		queries = generateVectors(rand.New(rand.NewPCG(54, 54)), centres, nq, dims)
 	}
-	// The store's copy: BuildIndex rewrites its index.
+	// The store's copy (a snapshot, while gochunk index may still write
+	// it): BuildIndex rewrites its index.
 	copyPath := filepath.Join(outDir, "store.db")
-	if err := copyFile(where, copyPath); err != nil {
+	if err := snapshot(ctx, where, copyPath); err != nil {
 		b.Fatal(err)
 	}
 	s, err := OpenSQLite(ctx, copyPath)
@@ -316,12 +317,17 @@ func writeVectors(path string, vs [][]float32) error {
 	return os.WriteFile(path, b, 0o644)
 }
 
-func copyFile(from, to string) error {
-	b, err := os.ReadFile(from)
+// snapshot writes a consistent copy of the store at from to the new file
+// to (VACUUM INTO: the WAL's pages included, a writer's transaction not).
+func snapshot(ctx context.Context, from, to string) error {
+	os.Remove(to)
+	s, err := OpenSQLite(ctx, from)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(to, b, 0o644)
+	defer s.Close()
+	_, err = s.db.ExecContext(ctx, `VACUUM INTO ?`, to)
+	return err
 }
 
 // generatedCentres are the cluster centres of generated vectors.
