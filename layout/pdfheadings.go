@@ -300,16 +300,21 @@ func boldHeading(b block, text string, body float64, boldOK bool) bool {
 }
 
 // boldDistinct reports whether bold sets lines apart in a document: at
-// most a quarter of its lines outside tables are bold.
+// most a quarter of the words outside tables are in bold blocks.
 func boldDistinct(pages []pageBlocks) bool {
 	bold, all := 0, 0
 	for _, p := range pages {
 		for _, b := range p.blocks {
-			if b.table == nil {
-				all += len(b.lines)
-				if b.bold {
-					bold += len(b.lines)
-				}
+			if b.table != nil {
+				continue
+			}
+			n := 0
+			for _, l := range b.lines {
+				n += strings.Count(l, " ") + 1
+			}
+			all += n
+			if b.bold {
+				bold += n
 			}
 		}
 	}
@@ -326,14 +331,20 @@ const (
 // fontStyle returns the style of a font from its name (without a subset's
 // "ABCDEF+" prefix, "Arial,Bold", "TimesNewRomanPS-BoldItalicMT",
 // "NimbusRomNo9L-Medi", TeX's "CMBX10"), its descriptor flags (italic) and
-// its weight (600 and over is bold; -1 where PDFium tells none).
+// its weight (700 and over is bold where the name has no style; -1 where
+// PDFium tells none).
 func fontStyle(name string, flags, weight int) uint8 {
 	if i := strings.IndexByte(name, '+'); i >= 0 && i <= 7 {
 		name = name[i+1:]
 	}
 	n := strings.ToLower(name)
 	s := styleKnown
-	if weight >= 600 || strings.Contains(n, "bold") || strings.Contains(n, "black") || strings.Contains(n, "heavy") ||
+	// A name with a style after the family ("-Oblique", ",Italic",
+	// "-Regular") tells its weight; PDFium's weight, estimated from the
+	// stems where the font does not give it, is trusted only without one
+	// (it reads DejaVu Sans Oblique as 610).
+	styled := strings.ContainsAny(n, "-,")
+	if !styled && weight >= 700 || strings.Contains(n, "bold") || strings.Contains(n, "black") || strings.Contains(n, "heavy") ||
 		strings.Contains(n, "semibold") || strings.Contains(n, "demi") || strings.HasSuffix(n, "-medi") ||
 		strings.HasSuffix(n, "-bd") || strings.HasPrefix(n, "cmbx") || strings.HasPrefix(n, "sfbx") || strings.HasPrefix(n, "cmb10") {
 		s |= styleBold

@@ -84,3 +84,50 @@ func TestListMarker(t *testing.T) {
 		}
 	}
 }
+
+// Headings set at the body's size are found by their weight: bold lines
+// are headings, ranked under the title, bold above bold italic; a
+// paragraph opening with bold words, a bold sentence and an italic line
+// are not headings.
+func TestPDFBoldHeadings(t *testing.T) {
+	got := outline(t, filepath.Join("testdata", "weight.pdf"), "title", "heading")
+	want := "title 1 Field Guide\nheading 2 Shore birds\nheading 3 Where to look\nheading 2 Sea birds\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A PDF's outline makes headings of lines that look like the body text,
+// at the outline's levels (outline.pdf: Chromium's
+// --generate-pdf-document-outline).
+func TestPDFOutlineLevels(t *testing.T) {
+	got := outline(t, filepath.Join("testdata", "outline.pdf"), "title", "heading")
+	want := "heading 1 Harbour Rules\nheading 2 Mooring\nheading 3 Rafting up\nheading 2 Fuel and water\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestFontStyle(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		flags, weight int
+		want          uint8
+	}{
+		{"AAAAAA+DejaVuSans-Bold", 4, 455, styleKnown | styleBold},
+		{"BAAAAA+DejaVuSans", 4, 225, styleKnown},
+		{"DAAAAA+DejaVuSans-Oblique", 68, 610, styleKnown | styleItalic}, // PDFium's weight, from the stems
+		{"CAAAAA+DejaVuSans-BoldOblique", 68, 780, styleKnown | styleBold | styleItalic},
+		{"Arial,Bold", 0, -1, styleKnown | styleBold},
+		{"TimesNewRomanPS-BoldItalicMT", 0, 700, styleKnown | styleBold | styleItalic},
+		{"NimbusRomNo9L-Medi", 0, -1, styleKnown | styleBold},
+		{"CMBX10", 0, -1, styleKnown | styleBold},
+		{"CMR10", 0, 400, styleKnown},
+		{"Helvetica", 0, 700, styleKnown | styleBold}, // no style in the name: the weight tells
+		{"Calibri-Light", 0, 300, styleKnown},
+	} {
+		if got := fontStyle(c.name, c.flags, c.weight); got != c.want {
+			t.Errorf("fontStyle(%q, %d, %d) = %b, want %b", c.name, c.flags, c.weight, got, c.want)
+		}
+	}
+}
