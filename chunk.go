@@ -91,7 +91,9 @@ type Chunk struct {
 	// language-model usage); zero where it measures none.
 	Stats Stats `json:"stats,omitzero"`
 	// Metadata holds chunker-specific facts (the code chunker's language
-	// and enclosing definitions, for example).
+	// and enclosing definitions, for example); nil where the chunker has
+	// none (the markdown chunker's heading path is Headings), so a caller
+	// that adds keys makes the map first.
 	Metadata map[string]any `json:"metadata,omitempty"`
 	// Headings is the path of headings the chunk falls under, outermost
 	// first (the markdown chunker's). The chunks of one section share one
