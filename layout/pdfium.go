@@ -331,6 +331,7 @@ more:
 				}
 				<-e.sem
 			}()
+			handles := 0 // page objects read in w (readRules)
 			for w != nil {
 				i := int(next.Add(1) - 1)
 				if i >= n || ctx.Err() != nil {
@@ -342,15 +343,17 @@ more:
 					err = b.check(costs[i])
 				}
 				if err == nil {
-					p, cut[i], err = readPDFiumPage(w.inst, w.doc, i, b.pageChars)
+					p, cut[i], err = readPDFiumPage(w.inst, w.doc, i, b.pageChars, &handles)
 					if err != nil && w.mem != nil && w.mem.refused.Load() {
 						err = e.memoryError()
 					}
-					if err != nil && ctx.Err() == nil {
-						// The instance may be left broken: the next page
-						// is read by a new one.
+					if err != nil && ctx.Err() == nil || handles > maxInstanceHandles {
+						// The instance may be left broken, or holds
+						// too many handles: the next page is read by
+						// a new one.
 						w.close()
 						w, _ = e.open(ctx, src)
+						handles = 0
 					}
 				}
 				if err != nil {
@@ -533,8 +536,9 @@ func isMemoryError(err error) bool {
 
 // readPDFiumPage reads page index's characters, maxChars at most, and
 // groups them into blocks; it returns how many characters the page holds
-// when that is more than it read.
-func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, maxChars int) (pageBlocks, int, error) {
+// when that is more than it read. It adds to handles the handles of page
+// objects go-pdfium made (kept until inst is closed).
+func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, maxChars int, handles *int) (pageBlocks, int, error) {
 	size, err := inst.FPDF_GetPageSizeByIndexF(&requests.FPDF_GetPageSizeByIndexF{Document: doc, Index: index})
 	if err != nil {
 		return pageBlocks{}, 0, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
@@ -636,7 +640,9 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, max
 	// ruled table needs a few words in its cells.
 	var rules pageRules
 	if len(classes[0]) >= 4 {
-		rules = readRules(inst, page, rot, p.width, p.height)
+		var n int
+		rules, n = readRules(inst, page, rot, p.width, p.height)
+		*handles += n
 	}
 	for q, runs := range classes {
 		var blocks []block

@@ -35,6 +35,14 @@ const (
 	maxPathSegs = 400 // segments read from one path
 	maxPageSegs = 8000
 	maxRules    = 4000 // rules of a page kept for finding grids
+	// maxRuleObjects bounds the objects looked through for rules on a
+	// page (a map or a drawing draws tens of thousands).
+	maxRuleObjects = 5000
+	// maxInstanceHandles bounds the page objects and path segments read
+	// in one PDFium instance: go-pdfium keeps a handle of each (a few
+	// hundred bytes) until the instance is closed, so an instance that
+	// has read this many is replaced by a fresh one.
+	maxInstanceHandles = 200_000
 	// A grid's cells hold prose, not a table, when they hold more than
 	// this many words on average (a page laid out in ruled boxes).
 	latticeMaxWords = 60.0
@@ -80,29 +88,31 @@ type ruleReader struct {
 	inst    pdfium.Pdfium
 	rot     int
 	w, h    float64
-	objects int // objects looked at, at most maxObjects
+	objects int // objects looked at, at most maxRuleObjects
 	segs    int // path segments read, at most maxPageSegs
+	handles int // handles go-pdfium made: objects and segments
 	rules   pageRules
 }
 
 // readRules returns the rules a page draws, on the displayed page (rot
 // quarter turns, w by h points): paths' straight horizontal and vertical
 // lines, stroked or filled thin, and rectangles' edges, within forms too.
-// It reads at most maxObjects objects and maxPageSegs path segments.
-func readRules(inst pdfium.Pdfium, page requests.Page, rot int, w, h float64) pageRules {
+// It reads at most maxRuleObjects objects and maxPageSegs path segments,
+// and returns how many handles go-pdfium made for them.
+func readRules(inst pdfium.Pdfium, page requests.Page, rot int, w, h float64) (pageRules, int) {
 	n, err := inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: page})
 	if err != nil || n.Count == 0 {
-		return pageRules{}
+		return pageRules{}, 0
 	}
 	r := ruleReader{inst: inst, rot: rot, w: w, h: h}
-	for i := 0; i < n.Count && r.objects < maxObjects; i++ {
+	for i := 0; i < n.Count && r.objects < maxRuleObjects; i++ {
 		o, err := inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: page, Index: i})
 		if err != nil {
 			continue
 		}
 		r.object(o.PageObject, identity, false, 0)
 	}
-	return r.rules
+	return r.rules, r.objects + r.segs
 }
 
 // object reads an object's rules; m maps its space to the page's (the
@@ -129,7 +139,7 @@ func (r *ruleReader) object(o references.FPDF_PAGEOBJECT, m matrix, inForm bool,
 		if err != nil {
 			return
 		}
-		for i := 0; i < n.Count && r.objects < maxObjects; i++ {
+		for i := 0; i < n.Count && r.objects < maxRuleObjects; i++ {
 			c, err := r.inst.FPDFFormObj_GetObject(&requests.FPDFFormObj_GetObject{PageObject: o, Index: uint64(i)})
 			if err != nil {
 				continue
