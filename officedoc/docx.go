@@ -1,11 +1,15 @@
 package officedoc
 
 import (
+	"bytes"
 	"encoding/xml"
+	"fmt"
+	"path"
 	"strconv"
 	"strings"
 
 	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/htmldoc"
 	"github.com/gochunk/gochunk/internal/mdtable"
 )
 
@@ -307,6 +311,28 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 					}
 					cellText.WriteString(strings.TrimLeft(it.Text, " -"))
 				}
+			case "altChunk":
+				// An imported chunk (w:altChunk: HTML that a generator
+				// put in, which Word converts when it opens the
+				// document): read where it stands, as HTML is read.
+				target, ok := rels[rid(e)]
+				if !ok || !a.has(target) || tables > 0 || len(open) > 0 {
+					return nil
+				}
+				switch strings.ToLower(path.Ext(target)) {
+				case ".htm", ".html", ".xhtml":
+				default:
+					return nil // MHT, RTF, plain text, DOCX chunks: not read
+				}
+				chunk, err := a.part(target)
+				if err != nil {
+					return err
+				}
+				items, err := htmldoc.ElementsOfType(bytes.NewReader(chunk), "", a.d.budget)
+				if err != nil {
+					return fmt.Errorf("%s: %w", path.Base(target), err)
+				}
+				els = append(els, items...) // counted by htmldoc
 			case "noBreakHyphen":
 				if !isHidden() {
 					para.text.WriteByte('-') // a hyphen Word keeps on its line

@@ -712,3 +712,33 @@ func TestDOCXGridBefore(t *testing.T) {
 		t.Errorf("got %q, want %q", texts(els), want)
 	}
 }
+
+// An imported HTML chunk (w:altChunk, as document generators write it
+// and Word converts it on opening) is read where it stands, as HTML.
+func TestDOCXAltChunk(t *testing.T) {
+	body := `<w:p><w:r><w:t>Before the chunk.</w:t></w:r></w:p>` +
+		`<w:altChunk xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:id="rId5"/>` +
+		`<w:p><w:r><w:t>After the chunk.</w:t></w:r></w:p>`
+	doc := docxOf(t, body, "")
+	parts := map[string][]byte{
+		"word/afchunk.htm":             []byte(`<html><head><meta charset="windows-1252"><title>x</title></head><body><h2>Imported</h2><ul><li>One</li><li>Two</li></ul><p>Caf` + "\xe9" + ` prices</p></body></html>`),
+		"word/_rels/document.xml.rels": []byte(`<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId5" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/aFChunk" Target="afchunk.htm"/></Relationships>`),
+	}
+	z, err := zip.NewReader(bytes.NewReader(doc), int64(len(doc)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range z.File {
+		r, _ := f.Open()
+		b, _ := io.ReadAll(r)
+		parts[f.Name] = b
+	}
+	els, err := Elements("docx", zipOf(t, parts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "paragraph Before the chunk.\nheading ## Imported\nlist_item - One\nlist_item - Two\nparagraph Café prices\nparagraph After the chunk."
+	if got := strings.Join(texts(els), "\n"); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
