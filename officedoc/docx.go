@@ -257,6 +257,7 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 	// out, as is hidden text (a run whose properties say w:vanish).
 	skip := 0                    // depth inside a w:del or w:moveFrom
 	var hidden []bool            // open runs (w:r; a text box's runs are inside a run): hidden or not
+	var symbol []bool            // open runs: set in the Symbol font or not
 	inRPr, inPPr := false, false // inside a run's own properties; a paragraph's
 	isHidden := func() bool { return len(hidden) > 0 && hidden[len(hidden)-1] }
 	err = walkXML("word/document.xml", data, func(t xml.Token) error {
@@ -281,8 +282,23 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 				inPPr = true
 			case "r":
 				hidden = append(hidden, isHidden())
+				symbol = append(symbol, false)
 			case "rPr":
 				inRPr = len(hidden) > 0 && !inPPr
+			case "rFonts":
+				if inRPr && strings.EqualFold(attr(e, "ascii"), "Symbol") {
+					symbol[len(symbol)-1] = true
+				}
+			case "sym":
+				// A symbol inserted from a font (w:sym): the Symbol
+				// font's are characters; pictograph fonts' are not text.
+				if strings.EqualFold(attr(e, "font"), "Symbol") && !isHidden() {
+					if n, err := strconv.ParseUint(attr(e, "char"), 16, 16); err == nil {
+						if r := fromSymbolFont(rune(n)); r != rune(n) {
+							para.text.WriteRune(r)
+						}
+					}
+				}
 			case "vanish":
 				if inRPr {
 					v := attr(e, "val")
@@ -393,7 +409,13 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 				}
 			}
 		case xml.CharData:
-			if inText {
+			if inText && len(symbol) > 0 && symbol[len(symbol)-1] {
+				// Text set in the Symbol font shows its letters as
+				// Greek and its codes as symbols ("a" is α).
+				for _, r := range string(e) {
+					para.text.WriteRune(fromSymbolFont(r))
+				}
+			} else if inText {
 				para.text.Write(e)
 			}
 		case xml.EndElement:
@@ -403,6 +425,7 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 			case "r":
 				if len(hidden) > 0 {
 					hidden = hidden[:len(hidden)-1]
+					symbol = symbol[:len(symbol)-1]
 				}
 			case "rPr":
 				inRPr = false

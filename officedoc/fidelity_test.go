@@ -742,3 +742,22 @@ func TestDOCXAltChunk(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// Symbols inserted from Word's Symbol font (w:sym, codes F020–F0FF) and
+// text set in that font read as the characters they show; symbols of
+// pictograph fonts (Wingdings) are not text.
+func TestDOCXSymbolFont(t *testing.T) {
+	body := `<w:p><w:r><w:t xml:space="preserve">Angle </w:t></w:r><w:r><w:sym w:font="Symbol" w:char="F061"/></w:r>` +
+		`<w:r><w:t xml:space="preserve"> is </w:t></w:r><w:r><w:sym w:font="Symbol" w:char="F0B3"/></w:r><w:r><w:t xml:space="preserve"> 30</w:t></w:r>` +
+		`<w:r><w:sym w:font="Symbol" w:char="F0B0"/></w:r><w:r><w:sym w:font="Wingdings" w:char="F0E0"/></w:r></w:p>` +
+		`<w:p><w:r><w:t xml:space="preserve">Area = </w:t></w:r><w:r><w:rPr><w:rFonts w:ascii="Symbol" w:hAnsi="Symbol"/></w:rPr><w:t>p</w:t></w:r>` +
+		`<w:r><w:t>r2, with r in m and 5 samples.</w:t></w:r></w:p>`
+	els, err := Elements("docx", docxOf(t, body, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "paragraph Angle α is ≥ 30°\nparagraph Area = πr2, with r in m and 5 samples."
+	if got := strings.Join(texts(els), "\n"); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
