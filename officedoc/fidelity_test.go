@@ -761,3 +761,31 @@ func TestDOCXSymbolFont(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// An ODF numbered list that continues the one before it (as LibreOffice
+// writes a list a paragraph interrupts) counts on from it, and an item
+// with a start value restarts the count.
+func TestODTListContinues(t *testing.T) {
+	styles := `<office:automatic-styles><text:list-style style:name="L1"><text:list-level-style-number text:level="1" style:num-format="1"/></text:list-style></office:automatic-styles>`
+	item := func(attrs, s string) string {
+		return `<text:list-item` + attrs + `><text:p>` + s + `</text:p></text:list-item>`
+	}
+	body := `<office:text><text:list xml:id="list1" text:style-name="L1">` + item("", "Mix") + item("", "Stir") + `</text:list>` +
+		`<text:p>Wait ten minutes.</text:p>` +
+		`<text:list text:continue-numbering="true" text:style-name="L1">` + item("", "Bake") + `</text:list>` +
+		`<text:list text:continue-list="list1" text:style-name="L1">` + item("", "Cool") + `</text:list>` +
+		`<text:list text:style-name="L1">` + item(` text:start-value="7"`, "Serve") + item("", "Eat") + `</text:list>` +
+		`<text:list text:style-name="L1">` + item("", "Again") + `</text:list></office:text>`
+	const ns = `xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" ` +
+		`xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0"`
+	data := zipOf(t, map[string][]byte{"mimetype": []byte("application/vnd.oasis.opendocument.text"),
+		"content.xml": []byte(`<office:document-content ` + ns + `>` + styles + `<office:body>` + body + `</office:body></office:document-content>`)})
+	els, err := Elements("odt", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "list_item 1. Mix\nlist_item 2. Stir\nparagraph Wait ten minutes.\nlist_item 3. Bake\nlist_item 4. Cool\nlist_item 7. Serve\nlist_item 8. Eat\nlist_item 1. Again"
+	if got := strings.Join(texts(els), "\n"); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

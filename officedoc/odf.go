@@ -85,6 +85,7 @@ type odfReader struct {
 	style      string   // the open p's style
 	lists      []string // open lists' styles, outermost first
 	counters   []int
+	lastTop    int // the last outermost list's count, for a list that continues it
 	skip       int // inside notes, annotations: not the text
 	tables     int
 	table      *mdtable.Table
@@ -160,7 +161,19 @@ func (r *odfReader) start(e xml.StartElement) {
 			style = r.lists[len(r.lists)-1]
 		}
 		r.lists = append(r.lists, style)
-		r.counters = append(r.counters, 0)
+		// A list that continues the one before it (continue-numbering,
+		// or ODF 1.2's continue-list, as LibreOffice writes a numbered
+		// list a paragraph interrupts) counts on from it.
+		n := 0
+		if len(r.lists) == 1 && (attr(e, "continue-numbering") == "true" || attr(e, "continue-list") != "") {
+			n = r.lastTop
+		}
+		r.counters = append(r.counters, n)
+	case "list-item":
+		// An item that restarts its list's numbering (start-value).
+		if v, err := strconv.Atoi(attr(e, "start-value")); err == nil && len(r.counters) > 0 && v >= 0 && v < 1<<20 {
+			r.counters[len(r.counters)-1] = v - 1
+		}
 	case "table":
 		if strings.Contains(e.Name.Space, "table") {
 			if r.tables++; r.tables == 1 {
@@ -232,6 +245,9 @@ func (r *odfReader) end(local string) {
 		}
 	case "list":
 		if n := len(r.lists); n > 0 {
+			if n == 1 {
+				r.lastTop = r.counters[0]
+			}
 			r.lists, r.counters = r.lists[:n-1], r.counters[:n-1]
 		}
 	case "table-cell", "covered-table-cell":
