@@ -186,7 +186,19 @@ type itemState struct {
 
 type listState struct {
 	ordered bool
-	n       int
+	n       int // the last item's number
+	step    int // 1, or -1 in a reversed list
+}
+
+// attrInt returns an element's integer attribute, and whether it has one.
+func attrInt(n *html.Node, key string) (int, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			v, err := strconv.Atoi(strings.TrimSpace(a.Val))
+			return v, err == nil && v > -1<<30 && v < 1<<30
+		}
+	}
+	return 0, false
 }
 
 // skipped are the elements whose content is not text of the document.
@@ -240,12 +252,40 @@ func (w *walker) walk(n *html.Node, depth int) {
 		} else {
 			w.flush("paragraph")
 		}
-		w.lists = append(w.lists, listState{ordered: a == atom.Ol})
+		l := listState{ordered: a == atom.Ol, step: 1}
+		if l.ordered {
+			// <ol start reversed>, numbered as browsers number it: a
+			// reversed list without a start counts down to 1.
+			rev := false
+			for _, at := range n.Attr {
+				rev = rev || at.Key == "reversed"
+			}
+			start, ok := attrInt(n, "start")
+			if rev {
+				l.step = -1
+				if !ok {
+					start = 0
+					for c := n.FirstChild; c != nil; c = c.NextSibling {
+						if c.Type == html.ElementNode && c.DataAtom == atom.Li {
+							start++
+						}
+					}
+				}
+			} else if !ok {
+				start = 1
+			}
+			l.n = start - l.step
+		}
+		w.lists = append(w.lists, l)
 		w.children(n, depth)
 		w.flushItem()
 		w.lists = w.lists[:len(w.lists)-1]
 	case a == atom.Li:
 		w.flushItem()
+		if v, ok := attrInt(n, "value"); ok && len(w.lists) > 0 && w.lists[len(w.lists)-1].ordered {
+			l := &w.lists[len(w.lists)-1]
+			l.n = v - l.step // <li value>: this item's number
+		}
 		w.items = append(w.items, itemState{})
 		w.children(n, depth)
 		w.flushItem()
@@ -314,7 +354,7 @@ func (w *walker) marker() string {
 	l := &w.lists[len(w.lists)-1]
 	indent := strings.Repeat("  ", len(w.lists)-1)
 	if l.ordered {
-		l.n++
+		l.n += l.step
 		return fmt.Sprintf("%s%d. ", indent, l.n)
 	}
 	return indent + "- "
