@@ -41,11 +41,12 @@ also serves MCP (streamable HTTP) at /mcp: gochunk mcp's tools over --store.
 
 --config FILE is the configuration gochunk chunk, index and eval read (and
 gochunk tune writes) with serve's settings beside: its chunker, the
-chunker's parameters (size, overlap, …), tokenizer, context and parents
-are how POST /v1/chunk chunks a request that names no chunker (the
-request's own config, tokenizer, context and parents replace the parts
-they give); a request that names a chunker takes none of them. Without
-it, such a request gets the recursive chunker at its defaults.
+chunker's parameters (size, overlap, …), context and parents are how
+POST /v1/chunk chunks a request that names no chunker (the request's own
+config, context and parents replace the parts they give); a request that
+names a chunker takes none of them. Without a chunker there, such a
+request gets the recursive chunker at its defaults. Its tokenizer, like
+its embedder, is the server's for every request (--tokenizer).
 
 It listens on 127.0.0.1 (this machine only) unless --addr (GOCHUNK_ADDR)
 says otherwise: --addr 0.0.0.0 opens it to the network, at --port; set
