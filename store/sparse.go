@@ -76,7 +76,7 @@ const (
 	// sparseRescoreAll is the most chunks left after pruning that are
 	// re-scored on their stored vectors instead of reading the
 	// dimensions left.
-	sparseRescoreAll = 512
+	sparseRescoreAll = 256
 )
 
 // sparseSchema is the sparse index's tables, created by Prepare (on new
@@ -611,6 +611,9 @@ type sparseScan struct {
 	ids     []int64
 	ws      []uint16
 	v       []float32
+	// qnorm is the query's squared norm, once qnormSet.
+	qnorm    float64
+	qnormSet bool
 }
 
 func newSparseScan(s *SQLite, n int) *sparseScan {
@@ -703,10 +706,43 @@ func (sc *sparseScan) exactScore(ctx context.Context, q Query, id int64) (float6
 	if err != nil {
 		return 0, false, err
 	}
-	sc.v = decodeVector(sc.v, b)
-	x := cosine(q.Vector, sc.v)
+	x, ok := sc.sparseCosine(q.Vector, b)
+	if !ok {
+		sc.v = decodeVector(sc.v, b)
+		x = cosine(q.Vector, sc.v)
+	}
 	sc.exact[id] = x
 	return x, true, nil
+}
+
+// sparseCosine returns cosine(q, the vector of blob b) for a blob in the
+// sparse float16 form, from its nonzero components alone (the same sums
+// as cosine's, which add only zeros besides); ok is false for another
+// form or dimension.
+func (sc *sparseScan) sparseCosine(q []float32, b []byte) (float64, bool) {
+	if len(b) < 5 || len(b)%2 == 0 || b[0] != half16Sparse || int(binary.LittleEndian.Uint32(b[1:])) != len(q) || (len(b)-5)%4 != 0 {
+		return 0, false
+	}
+	if !sc.qnormSet {
+		for _, x := range q {
+			sc.qnorm += float64(x) * float64(x)
+		}
+		sc.qnormSet = true
+	}
+	var dot, nb float64
+	for k := 5; k+4 <= len(b); k += 4 {
+		i := int(binary.LittleEndian.Uint16(b[k:]))
+		if i >= len(q) {
+			return 0, false
+		}
+		y := float64(fromHalf(binary.LittleEndian.Uint16(b[k+2:])))
+		dot += float64(q[i]) * y
+		nb += y * y
+	}
+	if sc.qnorm == 0 || nb == 0 {
+		return 0, true
+	}
+	return dot / math.Sqrt(sc.qnorm*nb), true
 }
 
 // kthExact re-scores the n best sums and returns the k-th best exact
