@@ -288,6 +288,11 @@ func boldHeading(b block, text string, body float64, boldOK bool) bool {
 	if strings.HasSuffix(text, ":") || !strings.ContainsFunc(text, unicode.IsLetter) {
 		return false
 	}
+	// A web or mail address set in bold is a link, not a heading.
+	if strings.Contains(text, "://") || strings.Contains(text, "www.") || strings.Contains(text, "@") ||
+		!strings.Contains(text, " ") && strings.Contains(strings.TrimRight(text, "."), ".") {
+		return false
+	}
 	// Two bold lines, the first a sentence's end: a bold sentence and
 	// what follows it, not one heading.
 	if len(b.lines) == 2 {

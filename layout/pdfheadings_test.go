@@ -131,3 +131,30 @@ func TestFontStyle(t *testing.T) {
 		}
 	}
 }
+
+func TestBoldHeading(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Shore birds":                  true,
+		"Where to look":                true,
+		"Bring a telescope.":           false, // a sentence
+		"Note:":                        false, // a label
+		"nbcf.org.au":                  false, // an address
+		"www.example.org/help":         false,
+		"Write to help@example.org":    false,
+		"2024":                         false, // no letter
+		"• Pack a torch":               false, // a list item
+		"What is cancer? .......... 3": false, // a table of contents' line
+	} {
+		b := block{lines: []string{text}, lineHeight: 12, bold: true}
+		if got := boldHeading(b, text, 12, true); got != want {
+			t.Errorf("boldHeading(%q) = %v", text, got)
+		}
+	}
+	b := block{lines: []string{"Bring a telescope and a tide table.", "Sea birds"}, lineHeight: 12, bold: true}
+	if boldHeading(b, "Bring a telescope and a tide table. Sea birds", 12, true) {
+		t.Error("two bold lines opening with a sentence make a heading")
+	}
+	if boldHeading(block{lines: []string{"Shore birds"}, lineHeight: 12, bold: true}, "Shore birds", 12, false) {
+		t.Error("a bold line is a heading where bold does not set lines apart")
+	}
+}
