@@ -39,8 +39,10 @@ type dbParams struct {
 // minimum-area rectangle, keeps those whose mean probability reaches
 // boxThresh, and grows them by the unclip distance (the detector is
 // trained on regions shrunk by it). Boxes are in the map's pixels.
-func dbBoxes(prob []float32, w, h int, p dbParams) []quad {
-	label := make([]int32, w*h)
+//
+// label is w × h of scratch space; its contents are overwritten.
+func dbBoxes(prob []float32, w, h int, p dbParams, label []int32) []quad {
+	clear(label)
 	var boxes []quad
 	var stack []int32
 	var pts []Point

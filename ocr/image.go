@@ -159,15 +159,16 @@ var (
 
 // detInput scales the image so that its longest side is at most maxSide
 // and each side a multiple of 32, and returns the detector's input
-// tensor (1, 3, h, w) in BGR order, normalised.
-func detInput(m *rgb, maxSide int) ([]float32, int, int) {
+// tensor (1, 3, h, w) in BGR order, normalised, in buf's memory when it
+// is large enough.
+func detInput(m *rgb, maxSide int, buf []float32) ([]float32, int, int) {
 	ratio := 1.0
 	if s := max(m.w, m.h); s > maxSide {
 		ratio = float64(maxSide) / float64(s)
 	}
 	w := max(32, int(math.Round(float64(m.w)*ratio/32))*32)
 	h := max(32, int(math.Round(float64(m.h)*ratio/32))*32)
-	out := make([]float32, 3*w*h)
+	out := resize(buf, 3*w*h)
 	sx, sy := float64(m.w)/float64(w), float64(m.h)/float64(h)
 	plane := w * h
 	for y := 0; y < h; y++ {
@@ -185,4 +186,13 @@ func detInput(m *rgb, maxSide int) ([]float32, int, int) {
 		}
 	}
 	return out, w, h
+}
+
+// resize returns buf's memory as n values when it holds that many, else
+// a new slice; the values are not cleared.
+func resize[T any](buf []T, n int) []T {
+	if cap(buf) >= n {
+		return buf[:n]
+	}
+	return make([]T, n)
 }

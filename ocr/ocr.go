@@ -200,6 +200,15 @@ type Engine struct {
 	// takes every thread (Options.Threads), and pages read at once
 	// would each hold their memory.
 	busy chan struct{}
+	// scratch is the memory of the page being read (held with busy).
+	scratch scratch
+}
+
+// scratch is memory one page's reading uses and the next reuses.
+type scratch struct {
+	det   []float32 // the detector's input
+	label []int32   // the detector's regions
+	in    []float32 // a classifier's or recogniser's batch
 }
 
 // New loads the models of opt.ModelDir into ONNX Runtime. The error says

@@ -43,20 +43,8 @@ func loadModel(path string, opt Options) (*model, error) {
 		return nil, fmt.Errorf("%w: ONNX Runtime session options: %v", ErrModel, err)
 	}
 	defer so.Destroy()
-	if err := so.SetIntraOpNumThreads(opt.Threads); err != nil {
-		return nil, fmt.Errorf("%w: ONNX Runtime threads: %v", ErrModel, err)
-	}
-	if err := so.SetInterOpNumThreads(1); err != nil {
-		return nil, fmt.Errorf("%w: ONNX Runtime threads: %v", ErrModel, err)
-	}
-	// Every page and line is of another shape: ONNX Runtime's arena and
-	// memory patterns would keep the largest of each (gigabytes over a
-	// run of pages); without them memory is what the page needs.
-	if err := so.SetCpuMemArena(false); err != nil {
-		return nil, fmt.Errorf("%w: ONNX Runtime memory arena: %v", ErrModel, err)
-	}
-	if err := so.SetMemPattern(false); err != nil {
-		return nil, fmt.Errorf("%w: ONNX Runtime memory pattern: %v", ErrModel, err)
+	if err := setOptions(so, opt); err != nil {
+		return nil, fmt.Errorf("%w: ONNX Runtime session options for %s: %v", ErrModel, path, err)
 	}
 	s, err := ort.NewDynamicAdvancedSession(path, []string{ins[0].Name}, []string{outs[0].Name}, so)
 	if err != nil {
@@ -65,24 +53,59 @@ func loadModel(path string, opt Options) (*model, error) {
 	return &model{session: s, path: path}, nil
 }
 
-// run runs the model on one input tensor and returns the output's values
-// and shape.
-func (m *model) run(data []float32, shape ...int64) ([]float32, []int64, error) {
+// setOptions sets a session's threads and memory.
+func setOptions(so *ort.SessionOptions, opt Options) error {
+	if err := so.SetIntraOpNumThreads(opt.Threads); err != nil {
+		return fmt.Errorf("threads: %w", err)
+	}
+	if err := so.SetInterOpNumThreads(1); err != nil {
+		return fmt.Errorf("threads: %w", err)
+	}
+	// Threads that wait for the next operator's work sleep rather than
+	// spin: a spinning thread takes a core from the other work of a
+	// shared machine (and from the thread it waits on).
+	for _, k := range []string{"session.intra_op.allow_spinning", "session.inter_op.allow_spinning"} {
+		if err := so.AddSessionConfigEntry(k, "0"); err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+	}
+	if err := so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll); err != nil {
+		return fmt.Errorf("graph optimisation: %w", err)
+	}
+	// The memory arena keeps the buffers of one run for the next: without
+	// it every operator's output was fresh memory from the system, and
+	// the page faults of touching it took a third of the CPU time. The
+	// arena holds what the largest run needed, which Options.MaxSide
+	// bounds for the detector. Memory patterns (plans for one input
+	// shape) are off: every page and batch of lines is another shape.
+	if err := so.SetCpuMemArena(true); err != nil {
+		return fmt.Errorf("memory arena: %w", err)
+	}
+	if err := so.SetMemPattern(false); err != nil {
+		return fmt.Errorf("memory pattern: %w", err)
+	}
+	return nil
+}
+
+// run runs the model on one input tensor and calls use with the output's
+// values and shape, which are ONNX Runtime's memory, valid only during
+// the call (they are not copied).
+func (m *model) run(data []float32, shape []int64, use func(out []float32, shape []int64) error) error {
 	in, err := ort.NewTensor(ort.NewShape(shape...), data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("ocr: ONNX Runtime input: %w", err)
+		return fmt.Errorf("ocr: ONNX Runtime input: %w", err)
 	}
 	defer in.Destroy()
 	outs := []ort.Value{nil}
 	if err := m.session.Run([]ort.Value{in}, outs); err != nil {
-		return nil, nil, fmt.Errorf("ocr: ONNX Runtime running %s: %w", m.path, err)
+		return fmt.Errorf("ocr: ONNX Runtime running %s: %w", m.path, err)
 	}
 	defer outs[0].Destroy()
 	t, ok := outs[0].(*ort.Tensor[float32])
 	if !ok {
-		return nil, nil, errors.New("ocr: the model's output is not a float tensor")
+		return errors.New("ocr: the model's output is not a float tensor")
 	}
-	return append([]float32(nil), t.GetData()...), t.GetShape(), nil
+	return use(t.GetData(), t.GetShape())
 }
 
 func (m *model) close() error { return m.session.Destroy() }

@@ -18,8 +18,8 @@ func startRuntime(opt Options) (string, error) {
 
 func loadModel(string, Options) (*model, error) { return nil, embed.ErrNoRuntime }
 
-func (m *model) run([]float32, ...int64) ([]float32, []int64, error) {
-	return nil, nil, embed.ErrNoRuntime
+func (m *model) run([]float32, []int64, func([]float32, []int64) error) error {
+	return embed.ErrNoRuntime
 }
 
 func (m *model) close() error { return nil }

@@ -15,15 +15,20 @@ func (e *Engine) detect(ctx context.Context, src *rgb) ([]quad, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	in, w, h := detInput(src, e.opt.MaxSide)
-	out, shape, err := e.det.run(in, 1, 3, int64(h), int64(w))
+	in, w, h := detInput(src, e.opt.MaxSide, e.scratch.det)
+	e.scratch.det = in
+	var boxes []quad
+	err := e.det.run(in, []int64{1, 3, int64(h), int64(w)}, func(out []float32, shape []int64) error {
+		if len(shape) != 4 || shape[2] != int64(h) || shape[3] != int64(w) || len(out) < w*h {
+			return fmt.Errorf("%w: the detector's output is %v for an input of %d×%d: is %s a DB text detector?", ErrModel, shape, w, h, e.files.Detector)
+		}
+		e.scratch.label = resize(e.scratch.label, w*h)
+		boxes = dbBoxes(out[:w*h], w, h, dbParams{thresh: e.opt.Threshold, boxThresh: e.opt.BoxThreshold, unclip: e.opt.Unclip, minSize: 3, maxCandidates: 5000}, e.scratch.label)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if len(shape) != 4 || shape[2] != int64(h) || shape[3] != int64(w) || len(out) < w*h {
-		return nil, fmt.Errorf("%w: the detector's output is %v for an input of %d×%d: is %s a DB text detector?", ErrModel, shape, w, h, e.files.Detector)
-	}
-	boxes := dbBoxes(out[:w*h], w, h, dbParams{thresh: e.opt.Threshold, boxThresh: e.opt.BoxThreshold, unclip: e.opt.Unclip, minSize: 3, maxCandidates: 5000})
 	sx, sy := float64(src.w)/float64(w), float64(src.h)/float64(h)
 	for i := range boxes {
 		for k := range boxes[i] {
@@ -147,28 +152,32 @@ func (e *Engine) recognize(ctx context.Context, src *rgb, boxes []quad) ([]Line,
 				return nil, 0, err
 			}
 			hi := min(lo+recBatch, n)
-			in := make([]float32, (hi-lo)*3*recHeight*clsWidth)
+			in := resize(e.scratch.in, (hi-lo)*3*recHeight*clsWidth)
+			e.scratch.in = in
+			clear(in)
 			for i := lo; i < hi; i++ {
 				c := crops[i].img
 				rw := min(clsWidth, int(math.Ceil(recHeight*float64(c.w)/float64(c.h))))
 				fill(in[(i-lo)*3*recHeight*clsWidth:], c, recHeight, rw, clsWidth)
 			}
-			out, shape, err := e.cls.run(in, int64(hi-lo), 3, recHeight, clsWidth)
+			err := e.cls.run(in, []int64{int64(hi - lo), 3, recHeight, clsWidth}, func(out []float32, shape []int64) error {
+				if len(shape) != 2 || shape[1] != 2 || len(out) < 2*(hi-lo) {
+					return fmt.Errorf("%w: the angle classifier's output is %v, want [batch, 2]: is %s PP-OCR's cls model?", ErrModel, shape, e.files.Classifier)
+				}
+				for i := lo; i < hi; i++ {
+					if p := out[2*(i-lo)+1]; p > out[2*(i-lo)] && p > 0.9 {
+						origin := i
+						if o, ok := alt[i]; ok {
+							origin = o
+						}
+						alt[len(crops)] = origin
+						crops = append(crops, crops[i].flip())
+					}
+				}
+				return nil
+			})
 			if err != nil {
 				return nil, 0, err
-			}
-			if len(shape) != 2 || shape[1] != 2 {
-				return nil, 0, fmt.Errorf("%w: the angle classifier's output is %v, want [batch, 2]: is %s PP-OCR's cls model?", ErrModel, shape, e.files.Classifier)
-			}
-			for i := lo; i < hi; i++ {
-				if p := out[2*(i-lo)+1]; p > out[2*(i-lo)] && p > 0.9 {
-					origin := i
-					if o, ok := alt[i]; ok {
-						origin = o
-					}
-					alt[len(crops)] = origin
-					crops = append(crops, crops[i].flip())
-				}
 			}
 		}
 	}
@@ -191,29 +200,33 @@ func (e *Engine) recognize(ctx context.Context, src *rgb, boxes []quad) ([]Line,
 			maxRatio = math.Max(maxRatio, ratio[i])
 		}
 		ww := int(math.Ceil(recHeight * maxRatio))
-		in := make([]float32, (hi-lo)*3*recHeight*ww)
+		in := resize(e.scratch.in, (hi-lo)*3*recHeight*ww)
+		e.scratch.in = in
+		clear(in)
 		rws := make([]int, hi-lo)
 		for k, i := range idx[lo:hi] {
 			rws[k] = min(ww, max(1, int(math.Ceil(recHeight*ratio[i]))))
 			fill(in[k*3*recHeight*ww:], crops[i].img, recHeight, rws[k], ww)
 		}
-		out, shape, err := e.rec.run(in, int64(hi-lo), 3, recHeight, int64(ww))
+		err := e.rec.run(in, []int64{int64(hi - lo), 3, recHeight, int64(ww)}, func(out []float32, shape []int64) error {
+			if len(shape) != 3 || shape[0] != int64(hi-lo) || int(shape[2]) != len(e.keys)+1 || len(out) < (hi-lo)*int(shape[1]*shape[2]) {
+				return fmt.Errorf("%w: the recogniser's output is %v, want [batch, steps, %d] for %d characters in %s (and blank and space): do the recogniser and the character list belong together?", ErrModel, shape, len(e.keys)+1, len(e.keys)-1, e.files.Characters)
+			}
+			steps, classes := int(shape[1]), int(shape[2])
+			for k, i := range idx[lo:hi] {
+				l := e.decode(out[k*steps*classes:(k+1)*steps*classes], steps, classes, crops[i], float64(ww)/float64(steps)*float64(crops[i].img.w)/float64(rws[k]))
+				if l != nil {
+					l.Quad = quad{crops[i].f.at(0, 0), crops[i].f.at(float64(crops[i].img.w), 0), crops[i].f.at(float64(crops[i].img.w), float64(crops[i].img.h)), crops[i].f.at(0, float64(crops[i].img.h))}
+					l.Box = quad(l.Quad).bounds()
+					l.Flipped = crops[i].flipped
+					l.crop = crops[i]
+					lines[i] = l
+				}
+			}
+			return nil
+		})
 		if err != nil {
 			return nil, 0, err
-		}
-		if len(shape) != 3 || int(shape[2]) != len(e.keys)+1 {
-			return nil, 0, fmt.Errorf("%w: the recogniser's output is %v, want [batch, steps, %d] for %d characters in %s (and blank and space): do the recogniser and the character list belong together?", ErrModel, shape, len(e.keys)+1, len(e.keys)-1, e.files.Characters)
-		}
-		steps, classes := int(shape[1]), int(shape[2])
-		for k, i := range idx[lo:hi] {
-			l := e.decode(out[k*steps*classes:(k+1)*steps*classes], steps, classes, crops[i], float64(ww)/float64(steps)*float64(crops[i].img.w)/float64(rws[k]))
-			if l != nil {
-				l.Quad = quad{crops[i].f.at(0, 0), crops[i].f.at(float64(crops[i].img.w), 0), crops[i].f.at(float64(crops[i].img.w), float64(crops[i].img.h)), crops[i].f.at(0, float64(crops[i].img.h))}
-				l.Box = quad(l.Quad).bounds()
-				l.Flipped = crops[i].flipped
-				l.crop = crops[i]
-				lines[i] = l
-			}
 		}
 	}
 	// The best reading of each box, the alternatives in the order they
