@@ -23,6 +23,7 @@ import (
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/htmldoc"
+	"github.com/gochunk/gochunk/rtfdoc"
 )
 
 // maxParts bounds the MIME parts of a message, nested ones included.
@@ -307,6 +308,10 @@ func (w *mailWalker) part(h textproto.MIMEHeader, body io.Reader, section string
 		els, err = w.d.read(kind, data, w.depth+1)
 	case media == "text/html" || strings.HasSuffix(strings.ToLower(name), ".html") || strings.HasSuffix(strings.ToLower(name), ".htm"):
 		els, err = htmldoc.ElementsWithin(bytes.NewReader(data), w.d.budget)
+	case rtfdoc.Is(data):
+		// An RTF attachment (text/rtf is text, but its markup is not
+		// the document's): read as RTF.
+		els, err = rtfdoc.ElementsWithin(w.d.ctx, data, w.d.budget)
 	case strings.HasPrefix(media, "text/") && utf8.Valid(data):
 		els = []gochunk.Element{{Type: "paragraph", Text: string(data)}}
 		err = w.d.budget.Text(int64(len(data)))

@@ -789,3 +789,20 @@ func TestODTListContinues(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// An RTF attachment read as a section of its message (text/rtf or any
+// media type) is read as RTF, not printed as its markup.
+func TestEmailRTFAttachmentSection(t *testing.T) {
+	rtf := `{\rtf1\ansi\deff0{\fonttbl{\f0 Times;}}{\pard\b Minutes\b0\par}{\pard Caf\'e9 opens at nine.\par}}`
+	msg := "From: ana@example.com\r\nTo: bo@example.com\r\nSubject: Minutes\r\nMIME-Version: 1.0\r\n" +
+		"Content-Type: multipart/mixed; boundary=\"b\"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nSee attached.\r\n" +
+		"--b\r\nContent-Type: text/rtf; name=\"minutes.rtf\"\r\nContent-Disposition: attachment; filename=\"minutes.rtf\"\r\n\r\n" + rtf + "\r\n--b--\r\n"
+	r, err := Read(t.Context(), "eml", []byte(msg), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(texts(r.Elements), "\n")
+	if !strings.Contains(got, "Café opens at nine.") || strings.Contains(got, `\rtf1`) {
+		t.Errorf("the RTF attachment is not read as RTF:\n%s", got)
+	}
+}
