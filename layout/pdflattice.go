@@ -292,7 +292,8 @@ func (r *ruleReader) line(x0, y0, x1, y1 float64) {
 }
 
 func (r *ruleReader) add(vertical bool, pos, lo, hi float64) {
-	if hi-lo < ruleMinLen || len(r.rules.h)+len(r.rules.v) >= maxRules {
+	finite := func(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+	if !finite(pos) || !finite(lo) || !finite(hi) || hi-lo < ruleMinLen || len(r.rules.h)+len(r.rules.v) >= maxRules {
 		return
 	}
 	if vertical {
@@ -440,11 +441,24 @@ func makeGrid(h, v []edge) *grid {
 	if nc*nr > 1<<16 {
 		return nil
 	}
-	// covered reports whether a rule of es at pos covers lo to hi (its
-	// middle, give or take the rules' thickness).
-	covered := func(es []edge, pos, lo, hi float64) bool {
+	// The rules at each column's and row's edge, for telling which slots
+	// they part.
+	at := func(es []edge, ps []float64) [][]edge {
+		out := make([][]edge, len(ps))
 		for _, e := range es {
-			if math.Abs(e.pos-pos) <= ruleSnap && e.lo <= lo+ruleTouch && e.hi >= hi-ruleTouch {
+			k := sort.SearchFloat64s(ps, e.pos-ruleSnap)
+			for ; k < len(ps) && ps[k] <= e.pos+ruleSnap; k++ {
+				out[k] = append(out[k], e)
+			}
+		}
+		return out
+	}
+	vAt, hAt := at(v, xs), at(h, ys)
+	// covered reports whether a rule of es covers lo to hi (its middle,
+	// give or take the rules' thickness).
+	covered := func(es []edge, lo, hi float64) bool {
+		for _, e := range es {
+			if e.lo <= lo+ruleTouch && e.hi >= hi-ruleTouch {
 				return true
 			}
 		}
@@ -470,10 +484,10 @@ func makeGrid(h, v []edge) *grid {
 	}
 	for r := range nr {
 		for c := range nc {
-			if c+1 < nc && !covered(v, xs[c+1], ys[r], ys[r+1]) {
+			if c+1 < nc && !covered(vAt[c+1], ys[r], ys[r+1]) {
 				union(r*nc+c, r*nc+c+1)
 			}
-			if r+1 < nr && !covered(h, ys[r+1], xs[c], xs[c+1]) {
+			if r+1 < nr && !covered(hAt[r+1], xs[c], xs[c+1]) {
 				union(r*nc+c, (r+1)*nc+c)
 			}
 		}
