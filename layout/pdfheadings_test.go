@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gochunk/gochunk"
 )
 
 func outline(t *testing.T, path string, types ...string) string {
@@ -156,5 +158,31 @@ func TestBoldHeading(t *testing.T) {
 	}
 	if boldHeading(block{lines: []string{"Shore birds"}, lineHeight: 12, bold: true}, "Shore birds", 12, false) {
 		t.Error("a bold line is a heading where bold does not set lines apart")
+	}
+}
+
+// Outline titles match the elements on their pages in order; a title
+// that starts a paragraph and is followed by a new sentence is cut off it
+// as a heading; a title pointing nowhere is looked for after the last.
+func TestApplyOutline(t *testing.T) {
+	els := []gochunk.Element{
+		{Type: "title", Text: "Harbour Rules", Page: 1},
+		{Type: "paragraph", Text: "Mooring Moor only at the berth you are given.", Page: 1, BBox: [4]float64{50, 100, 500, 140}},
+		{Type: "paragraph", Text: "Mooring lines must be doubled.", Page: 2},
+		{Type: "footer", Text: "Fuel and water", Page: 2, Excluded: true},
+		{Type: "paragraph", Text: "Fuel and water", Page: 2},
+	}
+	keys := make([]headingKey, len(els))
+	for i := range keys {
+		keys[i] = headingKey{size: 12}
+	}
+	got := applyOutline(els, keys, []outlineEntry{{"Harbour Rules", 1, 1}, {"Mooring", 2, 1}, {"Fuel and Water", 2, 0}})
+	var sb strings.Builder
+	for _, e := range got {
+		fmt.Fprintf(&sb, "%s %d %s\n", e.Type, e.Level, e.Text)
+	}
+	want := "title 0 Harbour Rules\nheading 2 Mooring\nparagraph 0 Moor only at the berth you are given.\nparagraph 0 Mooring lines must be doubled.\nfooter 0 Fuel and water\nheading 2 Fuel and water\n"
+	if sb.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", sb.String(), want)
 	}
 }

@@ -29,6 +29,10 @@ type outlineEntry struct {
 const (
 	maxOutlineEntries = 4096
 	maxOutlineDepth   = 16
+	// A title whose page is unknown is looked for in this many elements
+	// after the last title's, so that a long outline of such titles stays
+	// linear in a long document.
+	maxOutlineScan = 2000
 )
 
 // readOutline returns a document's outline in order, depth first; none
@@ -130,7 +134,11 @@ func applyOutline(els []gochunk.Element, keys []headingKey, outline []outlineEnt
 		if key == "" {
 			continue
 		}
-		for i := from; i < len(els); i++ {
+		end := len(els)
+		if o.page == 0 {
+			end = min(end, from+maxOutlineScan) // a title pointing nowhere is looked for nearby
+		}
+		for i := from; i < end; i++ {
 			e := els[i]
 			if norm[i] == "" || o.page != 0 && e.Page < o.page {
 				continue
