@@ -117,12 +117,12 @@ type headingKey struct {
 }
 
 // setLevels gives headings their levels and list items theirs. A
-// numbered heading's level is its numbering's depth; a heading without a
-// number that looks as numbered ones do (size within 5%, weight, slant)
-// takes the shallowest depth of those, and the others rank among
-// themselves by size (sizes within 5% one size), then weight (bold above
-// plain), then slant (upright above italic); one more under a title,
-// which is 1. A list item's level is 1, and one more for each
+// heading's look is its size (within 5%), weight and slant. In a look
+// where at least half the headings are numbered, a heading's level is its
+// numbering's depth (the shallowest of the look's where it has none); the
+// other looks rank by size, then weight (bold above plain), then slant
+// (upright above italic), each one level under the look above it or under
+// the deepest numbering above it; one more under a title, which is 1. A list item's level is 1, and one more for each
 // indentation of its text past the item above, within a run of items; a
 // nested item's text is indented by two spaces a level as markdown does.
 func setLevels(els []gochunk.Element, keys []headingKey) {
@@ -170,10 +170,19 @@ func setLevels(els []gochunk.Element, keys []headingKey) {
 			}
 		}
 	}
-	seen := map[look]bool{} // the looks not numbered
+	// Looks without numbers rank among all looks, larger and bolder
+	// first: one level under the deepest numbering of the looks above
+	// them, or under the look without numbers just above.
+	maxDepth := map[look]int{}
+	seen := map[look]bool{}
 	for i, e := range els {
-		if l := lookOf(keys[i]); e.Type == "heading" && numbered[l] < 0 {
-			seen[l] = true
+		if e.Type != "heading" {
+			continue
+		}
+		l := lookOf(keys[i])
+		seen[l] = true
+		if numbered[l] >= 0 && e.Level > maxDepth[l] {
+			maxDepth[l] = e.Level
 		}
 	}
 	var looks []look
@@ -187,8 +196,14 @@ func setLevels(els []gochunk.Element, keys []headingKey) {
 		return looks[a].style < looks[b].style
 	})
 	rankOf := map[look]int{}
-	for r, l := range looks {
-		rankOf[l] = r + 1
+	cur := 0
+	for _, l := range looks {
+		if numbered[l] >= 0 {
+			cur = max(cur, maxDepth[l])
+			continue
+		}
+		cur++
+		rankOf[l] = cur
 	}
 	levels := make([]int, len(els))
 	for i, e := range els {

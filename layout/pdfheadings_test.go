@@ -186,3 +186,30 @@ func TestApplyOutline(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", sb.String(), want)
 	}
 }
+
+// Headings without numbers rank under the numbered ones above them: run-in
+// bold headings at the body's size under "1." (14 pt) and "1.1" (12 pt)
+// sit at level 3; two sizes of unnumbered headings rank by size.
+func TestSetLevelsMixed(t *testing.T) {
+	els := []gochunk.Element{
+		{Type: "heading", Level: 1, Text: "1. Scope"},
+		{Type: "heading", Level: 2, Text: "1.1 Terms"},
+		{Type: "heading", Text: "Vessels"},
+		{Type: "heading", Level: 1, Text: "2. Rules"},
+		{Type: "heading", Text: "Moorings"},
+	}
+	keys := []headingKey{{size: 14, bold: true}, {size: 12, bold: true}, {size: 10, bold: true}, {size: 14, bold: true}, {size: 10, bold: true}}
+	setLevels(els, keys)
+	var got []int
+	for _, e := range els {
+		got = append(got, e.Level)
+	}
+	if fmt.Sprint(got) != "[1 2 3 1 3]" {
+		t.Errorf("levels %v, want [1 2 3 1 3]", got)
+	}
+	els = []gochunk.Element{{Type: "heading", Text: "Big"}, {Type: "heading", Text: "Small"}, {Type: "heading", Text: "Small italic"}}
+	setLevels(els, []headingKey{{size: 16}, {size: 12, bold: true}, {size: 12, bold: true, italic: true}})
+	if els[0].Level != 1 || els[1].Level != 2 || els[2].Level != 3 {
+		t.Errorf("levels %d %d %d, want 1 2 3", els[0].Level, els[1].Level, els[2].Level)
+	}
+}
