@@ -42,7 +42,7 @@ const (
 	// in one PDFium instance: go-pdfium keeps a handle of each (a few
 	// hundred bytes) until the instance is closed, so an instance that
 	// has read this many is replaced by a fresh one.
-	maxInstanceHandles = 200_000
+	maxInstanceHandles = 50_000
 	// A grid's cells hold prose, not a table, when they hold more than
 	// this many words on average (a page laid out in ruled boxes).
 	latticeMaxWords = 60.0
