@@ -499,7 +499,7 @@ type ocrDrawn struct {
 // ocrPixelBytes for each of the page's pixels (its image as drawn or
 // decoded, and the copies OCR reads it in).
 const (
-	ocrPageBase   = 1 << 30
+	ocrPageBase   = 1536 << 20
 	ocrPixelBytes = 16
 )
 
@@ -507,9 +507,9 @@ const (
 // OCR holds, at most, for a caller that budgets memory. Measured: the
 // peak resident memory of gochunk extract on a US Letter page at 200 dpi
 // (1,700 × 2,200 pixels) less that of the same process, models loaded, on
-// an image of 2 × 2 pixels: 1,004 MiB for a page of one column, 597 MiB
-// for one of two (ONNX Runtime's memory arena is off, so its peak varies
-// with the lines found); this gives 1,081 MiB for such a page.
+// an image of 2 × 2 pixels: 597 to 1,298 MiB over 20 pages of one and two
+// columns, clean and degraded (ONNX Runtime's memory arena is off, so its
+// peak varies with the lines found); this gives 1,593 MiB for such a page.
 func OCRPageMemory(pixels int64) int64 { return ocrPageBase + ocrPixelBytes*pixels }
 
 // reserve grows the reservation ctx carries (budget.Grow) by n bytes for
