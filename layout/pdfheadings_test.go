@@ -27,7 +27,10 @@ func outline(t *testing.T, path string, types ...string) string {
 // heading, not a list item.
 func TestPDFHeadings(t *testing.T) {
 	got := outline(t, filepath.Join("testdata", "structure.pdf"), "title", "heading", "list_item")
-	want := "title 1 Quarterly Report\nheading 2 1. Sales by region\nheading 2 2. Staff\nheading 3 2.1 Training\n"
+	want := "title 1 Quarterly Report\nheading 2 1. Sales by region\nheading 2 2. Staff\nheading 3 2.1 Training\n" +
+		// its list's bullets are shapes Chromium draws
+		"list_item 1 • First aid, for every office\nlist_item 2   ◦ Refreshers every two years\nlist_item 2   ◦ New staff in their first month\n" +
+		"list_item 1 • Fire safety, twice a year\nlist_item 1 • Data protection, once a year\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -211,5 +214,16 @@ func TestSetLevelsMixed(t *testing.T) {
 	setLevels(els, []headingKey{{size: 16}, {size: 12, bold: true}, {size: 12, bold: true, italic: true}})
 	if els[0].Level != 1 || els[1].Level != 2 || els[2].Level != 3 {
 		t.Errorf("levels %d %d %d, want 1 2 3", els[0].Level, els[1].Level, els[2].Level)
+	}
+}
+
+// The disc, circle and square Chromium draws as shapes for an HTML list
+// are read as the markers of the lines they stand before (bullets.pdf:
+// an unstyled nested list printed by Chromium).
+func TestPDFShapeBullets(t *testing.T) {
+	got := outline(t, filepath.Join("testdata", "bullets.pdf"), "list_item")
+	want := "list_item 1 • Clothes for a week\nlist_item 2   ◦ Two warm jumpers\nlist_item 3     ▪ One of wool\nlist_item 2   ◦ A rain jacket\nlist_item 1 • A sleeping bag rated to five degrees\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

@@ -632,6 +632,8 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, max
 		classes[q] = append(classes[q], run)
 	}
 	// Form fields' values and text boxes are annotations, not content.
+	// List markers Chromium draws as shapes, put before their lines.
+	classes[0] = insertMarks(classes[0], markRuns(inst, doc, page, rot, p.width, p.height, classes[0]))
 	classes[0] = append(classes[0], annotationRuns(inst, page, rot, p.width, p.height)...)
 	if n.Count == 0 {
 		p.blank = !hasImage(inst, page)

@@ -76,6 +76,10 @@ var gtStyles = []gtStyle{
 	{name: "sans-tight-leadins", font: "'DejaVu Sans', sans-serif", size: "10pt",
 		hsize: [4]string{"1.4em", "1.1em", "1em", "1em"}, hweight: [4]string{"bold", "bold", "bold", "bold"},
 		hmargin: "0.6em 0 0.1em", leadIns: true, ul: [3]string{"'• '", "'– '", "'◦ '"}, ol: [3]string{"paren", "lower-alpha", "lower-roman"}},
+	// Chromium's own disc, circle and square: drawn as shapes, not text.
+	{name: "sans-native-bullets", font: "'DejaVu Sans', sans-serif", size: "11pt",
+		hsize: [4]string{"1.8em", "1.4em", "1.15em", "1em"}, hweight: [4]string{"bold", "bold", "bold", "bold"},
+		ul: [3]string{"disc", "circle", "square"}, ol: [3]string{"decimal", "lower-alpha", "lower-roman"}},
 	// Held out: not looked at while the rules were written.
 	{name: "held-sans-report", heldOut: true, font: "'DejaVu Sans Condensed', 'DejaVu Sans', sans-serif", size: "11pt",
 		hsize: [4]string{"1.4em", "1.15em", "1em", "1em"}, hweight: [4]string{"bold", "bold", "bold", "600"},
@@ -222,14 +226,15 @@ func olMarker(typ string, k int) string {
 	return fmt.Sprint(k) + "."
 }
 
-// ulMarker is the bullet Chromium draws for a list-style-type.
+// ulMarker is the bullet Chromium draws for a list-style-type (disc,
+// circle and square as shapes, a string as text).
 func ulMarker(typ string) string {
 	switch typ {
-	case "'• '":
+	case "disc":
 		return "•"
-	case "'◦ '":
+	case "circle":
 		return "◦"
-	case "'▪ '":
+	case "square":
 		return "▪"
 	}
 	return strings.TrimSpace(strings.Trim(typ, "'"))
