@@ -86,9 +86,19 @@ var sparseSchema = []string{
 	`CREATE TABLE IF NOT EXISTS gochunk_sparse_dims (dim INTEGER PRIMARY KEY, postings INTEGER NOT NULL, maxw REAL NOT NULL)`,
 }
 
-// sparseCache keeps the searches' score arrays between searches.
+// sparseCache keeps the searches' arrays between searches.
 type sparseCache struct {
-	acc sync.Pool // *[]float32, all zero
+	scratch sync.Pool // *sparseScratch, its sums all zero
+}
+
+// sparseScratch is a search's arrays, kept for the next: the sums by chunk
+// id (4 bytes a chunk id) and the lists of chunks seen, at the capacity
+// they grew to.
+type sparseScratch struct {
+	acc              []float32
+	touched, dropped []int64
+	ids              []int64
+	ws               []uint16
 }
 
 // postingList is postings of one dimension, in the order added.
@@ -601,10 +611,10 @@ func (s *SQLite) sparseBounds(ctx context.Context, dims []qdim) error {
 // sparseScan is one search's sums by chunk id.
 type sparseScan struct {
 	s       *SQLite
-	accp    *[]float32
+	scratch *sparseScratch
 	acc     []float32 // sums by chunk id; 0: not seen; -Inf: pruned
 	touched []int64   // the chunks seen (not pruned)
-	all     []int64   // every chunk seen, to clear acc
+	dropped []int64   // the chunks pruned
 	best    float64   // the largest sum
 	exact   map[int64]float64
 	get     *sql.Stmt
@@ -617,26 +627,31 @@ type sparseScan struct {
 }
 
 func newSparseScan(s *SQLite, n int) *sparseScan {
-	sc := &sparseScan{s: s, exact: map[int64]float64{}}
-	if p, ok := s.sparse.acc.Get().(*[]float32); ok && len(*p) >= n {
-		sc.accp = p
-	} else {
-		a := make([]float32, n)
-		sc.accp = &a
+	sp, ok := s.sparse.scratch.Get().(*sparseScratch)
+	if !ok {
+		sp = &sparseScratch{}
 	}
-	sc.acc = (*sc.accp)[:n]
-	return sc
+	if len(sp.acc) < n {
+		sp.acc = make([]float32, n)
+	}
+	return &sparseScan{s: s, scratch: sp, acc: sp.acc[:n], touched: sp.touched[:0], dropped: sp.dropped[:0],
+		ids: sp.ids[:0], ws: sp.ws[:0], exact: map[int64]float64{}}
 }
 
-// release clears the sums and keeps the array for the next search.
+// release clears the sums and keeps the arrays for the next search.
 func (sc *sparseScan) release() {
-	for _, id := range sc.all {
+	for _, id := range sc.touched {
+		sc.acc[id] = 0
+	}
+	for _, id := range sc.dropped {
 		sc.acc[id] = 0
 	}
 	if sc.get != nil {
 		sc.get.Close()
 	}
-	sc.s.sparse.acc.Put(sc.accp)
+	sp := sc.scratch
+	sp.touched, sp.dropped, sp.ids, sp.ws = sc.touched[:0], sc.dropped[:0], sc.ids[:0], sc.ws[:0]
+	sc.s.sparse.scratch.Put(sp)
 }
 
 // read adds dimension qd's postings to the sums: of every chunk, or only
@@ -669,7 +684,6 @@ func (sc *sparseScan) read(ctx context.Context, stmt *sql.Stmt, qd qdim, keep ma
 					continue
 				}
 				sc.touched = append(sc.touched, id)
-				sc.all = append(sc.all, id)
 			} else if pruned && math.IsInf(float64(x), -1) {
 				continue
 			}
@@ -768,6 +782,7 @@ func (sc *sparseScan) prune(floor float64) int {
 			kept = append(kept, id)
 		} else {
 			sc.acc[id] = float32(math.Inf(-1))
+			sc.dropped = append(sc.dropped, id)
 		}
 	}
 	sc.touched = kept
