@@ -492,9 +492,11 @@ func (s *SQLite) Vectors(ctx context.Context, id string) (map[string][]float32, 
 
 const sqliteColumns = `c.document_id, c.chunk_index, c.start_byte, c.end_byte, c.start_rune, c.end_rune, c.spans, c.token_count, c.text, c.metadata, c.stats, c.embed_text, c.provenance`
 
-// Search implements Store. Vector search scans every stored vector (it
-// is exact; a file of a few hundred thousand chunks answers in well under
-// a second); keyword search is FTS5's BM25 over the chunks' words.
+// Search implements Store. Vector search uses the store's vector index
+// once it is trained (ivf.go, sparse.go) and scans every stored vector
+// before that or with Query.Exact; keyword search is FTS5's BM25 over the
+// chunks' words, bounded by the query's rarest words in a large store
+// (keyword.go); a hybrid search runs both at once and fuses them.
 func (s *SQLite) Search(ctx context.Context, q Query) ([]Hit, error) {
 	// A search reads in several statements, between which a writer may
 	// delete a chunk it ranked: it is run again, after a pause that
