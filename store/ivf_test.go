@@ -260,9 +260,7 @@ func TestIVFKilled(t *testing.T) {
 			Chunks: []record.Record{{Source: "d3", Text: "new", Embedding: clustered(rng, 1, 16)[0]}},
 			More: func(ctx context.Context) ([]record.Record, error) {
 				if batches++; batches == 3 {
-					p, _ := os.FindProcess(os.Getpid())
-					p.Kill()
-					select {}
+					killSelf()
 				}
 				var rs []record.Record
 				for i, v := range clustered(rng, 50, 16) {
@@ -277,18 +275,8 @@ func TestIVFKilled(t *testing.T) {
 	s, path := openTemp(t, 16)
 	fill(t, s, "d", clustered(rng, ivfMinChunks+100, 16))
 	checkIndex(t, s)
-	cmd := exec.Command(os.Args[0], "-test.run", "^TestIVFKilled$")
-	cmd.Env = append(os.Environ(), "GOCHUNK_TEST_IVF_KILL="+path)
-	if err := cmd.Run(); err == nil || cmd.ProcessState.ExitCode() == 3 || cmd.ProcessState.ExitCode() == 4 {
-		t.Fatalf("the writer was not killed: %v", err)
-	}
-	s.Close()
-	s, err := OpenSQLite(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s = killWriter(t, s, path, "TestIVFKilled", "GOCHUNK_TEST_IVF_KILL")
 	defer s.Close()
-	checkIndex(t, s)
 	hits, err := s.Search(context.Background(), Query{Vector: clustered(rng, 1, 16)[0], K: 200, Mode: Vector})
 	if err != nil {
 		t.Fatal(err)
@@ -518,4 +506,32 @@ func TestSparseGrowth(t *testing.T) {
 	if n, _ := s.Meta(ctx, "ivf_trained"); n == trained {
 		t.Errorf("growth not noted (ivf_trained still %s)", n)
 	}
+}
+
+// killSelf kills this process (SIGKILL where there is one) from the
+// middle of a write, as a crash would end it.
+func killSelf() {
+	p, _ := os.FindProcess(os.Getpid())
+	p.Kill()
+	select {}
+}
+
+// killWriter runs test in a child process with env set to path (the child
+// writes to the store there and kills itself with killSelf; exit codes 3
+// and 4 say it could not open the store or was not killed), closes s, and
+// returns the store at path opened again with its index checked.
+func killWriter(t *testing.T, s *SQLite, path, test, env string) *SQLite {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run", "^"+test+"$")
+	cmd.Env = append(os.Environ(), env+"="+path)
+	if err := cmd.Run(); err == nil || cmd.ProcessState.ExitCode() == 3 || cmd.ProcessState.ExitCode() == 4 {
+		t.Fatalf("the writer was not killed: %v", err)
+	}
+	s.Close()
+	s, err := OpenSQLite(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkIndex(t, s)
+	return s
 }

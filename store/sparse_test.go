@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"slices"
 	"testing"
 
@@ -392,9 +391,7 @@ func TestSparseKilled(t *testing.T) {
 		added := putDoc("k", fewDims(rng, 20, dims))
 		added.More = func(ctx context.Context) ([]record.Record, error) {
 			if batches++; batches == 3 {
-				p, _ := os.FindProcess(os.Getpid())
-				p.Kill()
-				select {}
+				killSelf()
 			}
 			var rs []record.Record
 			for i, v := range fewDims(rng, 50, dims) {
@@ -409,18 +406,8 @@ func TestSparseKilled(t *testing.T) {
 	s, path := sparseStore(t, dims)
 	fill(t, s, "d", fewDims(rng, 2000, dims))
 	checkIndex(t, s)
-	cmd := exec.Command(os.Args[0], "-test.run", "^TestSparseKilled$")
-	cmd.Env = append(os.Environ(), "GOCHUNK_TEST_SPARSE_KILL="+path)
-	if err := cmd.Run(); err == nil || cmd.ProcessState.ExitCode() == 3 || cmd.ProcessState.ExitCode() == 4 {
-		t.Fatalf("the writer was not killed: %v", err)
-	}
-	s.Close()
-	s, err := OpenSQLite(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s = killWriter(t, s, path, "TestSparseKilled", "GOCHUNK_TEST_SPARSE_KILL")
 	defer s.Close()
-	checkIndex(t, s)
 	var n int
 	if err := s.db.QueryRow(`SELECT count(*) FROM gochunk_chunks WHERE document_id = 'k'`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("%d chunks of the killed write (%v)", n, err)
