@@ -67,15 +67,7 @@ func clustered(rng *rand.Rand, n, dims int) [][]float32 {
 			centres[i][j] = float32(crng.NormFloat64())
 		}
 	}
-	out := make([][]float32, n)
-	for i := range out {
-		c := centres[rng.IntN(len(centres))]
-		out[i] = make([]float32, dims)
-		for j := range out[i] {
-			out[i][j] = c[j] + float32(0.7*rng.NormFloat64())
-		}
-	}
-	return out
+	return generateVectors(rng, centres, n, dims)
 }
 
 // fill writes vectors as documents of 100 chunks each, named prefix0, …
