@@ -436,22 +436,7 @@ func (e *PDFium) OCRPDF(ctx context.Context, pdf []byte, pages []int, opt OCROpt
 	}
 	err := drawPages(ctx, e, pdf, pages, 0,
 		func(w *pdfiumWorker, i int) (ocrDrawn, error) {
-			// The page's pixels and their reading are reserved before
-			// it is drawn.
-			px, err := ocrPixels(w, i, opt)
-			if err != nil {
-				return ocrDrawn{}, err
-			}
-			release, err := reserve(ctx, opt.PageMemory(px))
-			if err != nil {
-				return ocrDrawn{}, stopDrawing{err}
-			}
-			img, dpi, err := drawForOCR(w, i, opt)
-			if err != nil {
-				release()
-				return ocrDrawn{}, err
-			}
-			return ocrDrawn{img, dpi, release}, nil
+			return drawReserved(ctx, w, i, opt)
 		},
 		func(n int, d ocrDrawn) error {
 			defer d.release()
@@ -491,6 +476,27 @@ type ocrDrawn struct {
 	img     image.Image
 	dpi     int
 	release func()
+}
+
+// drawReserved draws page i for OCR once the memory its pixels and their
+// reading hold (opt.PageMemory) is reserved from the budget ctx carries; the
+// caller gives it back with the result's release. A budget that cannot
+// reserve the page stops the drawing (stopDrawing).
+func drawReserved(ctx context.Context, w *pdfiumWorker, i int, opt OCROptions) (ocrDrawn, error) {
+	px, err := ocrPixels(w, i, opt)
+	if err != nil {
+		return ocrDrawn{}, err
+	}
+	release, err := reserve(ctx, opt.PageMemory(px))
+	if err != nil {
+		return ocrDrawn{}, stopDrawing{err}
+	}
+	img, dpi, err := drawForOCR(w, i, opt)
+	if err != nil {
+		release()
+		return ocrDrawn{}, err
+	}
+	return ocrDrawn{img, dpi, release}, nil
 }
 
 // OCR's memory for a page: ocrPageBase, the detector's and recogniser's
@@ -622,20 +628,11 @@ func (e *PDFium) OCRImages(ctx context.Context, pdf []byte, pages []int, els []g
 			if len(boxes) == 0 {
 				return regions{}, nil
 			}
-			px, err := ocrPixels(w, i, opt)
+			d, err := drawReserved(ctx, w, i, opt)
 			if err != nil {
 				return regions{}, err
 			}
-			release, err := reserve(ctx, opt.PageMemory(px))
-			if err != nil {
-				return regions{}, stopDrawing{err}
-			}
-			img, dpi, err := drawForOCR(w, i, opt)
-			if err != nil {
-				release()
-				return regions{}, err
-			}
-			return regions{ocrDrawn{img, dpi, release}, boxes}, nil
+			return regions{d, boxes}, nil
 		},
 		func(n int, r regions) error {
 			if r.img == nil {
