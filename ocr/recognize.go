@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // detect runs the detector on the image and returns the text boxes in the
@@ -388,7 +390,15 @@ func (e *Engine) decode(probs []float32, steps, classes int, c crop, step float6
 	if len(l.Words) == 0 {
 		return nil
 	}
-	l.Text = sb.String()
+	if romanNumerals(l.Words) {
+		texts := make([]string, len(l.Words))
+		for i, w := range l.Words {
+			texts[i] = w.Text
+		}
+		l.Text = strings.Join(texts, " ")
+	} else {
+		l.Text = sb.String()
+	}
 	l.Confidence = sum / float64(n)
 	return &l
 }
@@ -526,4 +536,26 @@ func digitLike(w string) bool {
 		}
 	}
 	return digit && letter
+}
+
+// romanNumerals reads a word of two to four l's and I's (trailing
+// punctuation aside) after a capitalised word that ends no sentence as
+// the Roman numeral of I's it looks like ("Chronicles lll" → "Chronicles
+// III", "War ll," → "War II,"); it reports whether it changed a word.
+func romanNumerals(words []Word) bool {
+	changed := false
+	for i := 1; i < len(words); i++ {
+		core := strings.TrimRight(words[i].Text, ".,;:)]")
+		if len(core) < 2 || len(core) > 4 || strings.Trim(core, "lI") != "" || !strings.Contains(core, "l") {
+			continue
+		}
+		prev := words[i-1].Text
+		first, _ := utf8.DecodeRuneInString(prev)
+		if !unicode.IsUpper(first) || strings.ContainsAny(prev[len(prev)-1:], ".!?:;") {
+			continue
+		}
+		words[i].Text = strings.Repeat("I", len(core)) + words[i].Text[len(core):]
+		changed = true
+	}
+	return changed
 }
