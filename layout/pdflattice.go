@@ -363,29 +363,18 @@ func findGrids(rules pageRules) []*grid {
 		return nil
 	}
 	// Rules that meet are of one grid.
-	parent := make([]int, len(h)+len(v))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	sets := newUnionFind(len(h) + len(v))
 	for i, a := range h {
 		for j, b := range v {
 			if meets(a, b) {
-				parent[find(i)] = find(len(h) + j)
+				sets.union(i, len(h)+j)
 			}
 		}
 	}
 	groups := map[int][]int{}
 	var roots []int
-	for i := range parent {
-		k := find(i)
+	for i := range sets {
+		k := sets.find(i)
 		if _, ok := groups[k]; !ok {
 			roots = append(roots, k)
 		}
@@ -464,39 +453,52 @@ func makeGrid(h, v []edge) *grid {
 		}
 		return false
 	}
-	parent := make([]int, nc*nr)
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
-	union := func(a, b int) {
-		ra, rb := find(a), find(b)
-		if ra != rb {
-			parent[max(ra, rb)] = min(ra, rb) // the first slot stays the root
-		}
-	}
+	sets := newUnionFind(nc * nr)
 	for r := range nr {
 		for c := range nc {
 			if c+1 < nc && !covered(vAt[c+1], ys[r], ys[r+1]) {
-				union(r*nc+c, r*nc+c+1)
+				sets.union(r*nc+c, r*nc+c+1)
 			}
 			if r+1 < nr && !covered(hAt[r+1], xs[c], xs[c+1]) {
-				union(r*nc+c, (r+1)*nc+c)
+				sets.union(r*nc+c, (r+1)*nc+c)
 			}
 		}
 	}
-	g.cell = make([]int, len(parent))
-	for i := range parent {
-		g.cell[i] = find(i)
+	g.cell = make([]int, len(sets))
+	for i := range sets {
+		g.cell[i] = sets.find(i)
 	}
 	return g
+}
+
+// unionFind is a disjoint-set forest over 0 to n-1; a set's root is its
+// smallest member.
+type unionFind []int
+
+// newUnionFind returns n sets of one member each.
+func newUnionFind(n int) unionFind {
+	u := make(unionFind, n)
+	for i := range u {
+		u[i] = i
+	}
+	return u
+}
+
+// find returns the root of i's set, halving the path to it.
+func (u unionFind) find(i int) int {
+	for u[i] != i {
+		u[i] = u[u[i]]
+		i = u[i]
+	}
+	return i
+}
+
+// union joins a's and b's sets under the smaller root.
+func (u unionFind) union(a, b int) {
+	ra, rb := u.find(a), u.find(b)
+	if ra != rb {
+		u[max(ra, rb)] = min(ra, rb)
+	}
 }
 
 // positions sorts ps and merges those within ruleSnap of each other.
