@@ -3,8 +3,6 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"image/png"
 	"net/http"
@@ -35,37 +33,12 @@ func visionStub(t *testing.T, text string) (*httptest.Server, *atomic.Int64, *[]
 			http.NotFound(w, r)
 			return
 		}
-		var req struct {
-			Model    string `json:"model"`
-			Messages []struct {
-				Content json.RawMessage `json:"content"`
-			} `json:"messages"`
-		}
-		json.NewDecoder(r.Body).Decode(&req)
-		var parts []struct {
-			Type     string `json:"type"`
-			ImageURL struct {
-				URL string `json:"url"`
-			} `json:"image_url"`
-		}
-		if len(req.Messages) > 0 {
-			json.Unmarshal(req.Messages[len(req.Messages)-1].Content, &parts)
-		}
-		for _, p := range parts {
-			b64, ok := strings.CutPrefix(p.ImageURL.URL, "data:image/png;base64,")
-			if !ok {
-				continue
-			}
-			data, _ := base64.StdEncoding.DecodeString(b64)
-			img, err := png.Decode(bytes.NewReader(data))
-			if err != nil {
-				break
-			}
+		if _, images := ocrtest.ChatImages(r); len(images) > 0 {
+			b := images[0].Bounds()
 			mu.Lock()
-			sizes = append(sizes, [2]int{img.Bounds().Dx(), img.Bounds().Dy()})
+			sizes = append(sizes, [2]int{b.Dx(), b.Dy()})
 			mu.Unlock()
-			json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"content": text}, "finish_reason": "stop"}},
-				"usage": map[string]any{"prompt_tokens": 900, "completion_tokens": 40}})
+			ocrtest.ChatAnswer(w, text, 900, 40)
 			return
 		}
 		http.Error(w, `{"error": "the request has no PNG image"}`, http.StatusBadRequest)

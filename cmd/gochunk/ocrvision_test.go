@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/base64"
-	"encoding/json"
 	"image/png"
 	"net/http"
 	"net/http/httptest"
@@ -33,29 +31,9 @@ func TestOCRVisionChunk(t *testing.T) {
 			http.Error(w, `{"error": {"message": "Incorrect API key provided"}}`, http.StatusUnauthorized)
 			return
 		}
-		var req struct {
-			Model    string `json:"model"`
-			Messages []struct {
-				Content json.RawMessage `json:"content"`
-			} `json:"messages"`
-		}
-		json.NewDecoder(r.Body).Decode(&req)
-		var parts []struct {
-			Type     string `json:"type"`
-			ImageURL struct {
-				URL string `json:"url"`
-			} `json:"image_url"`
-		}
-		json.Unmarshal(req.Messages[len(req.Messages)-1].Content, &parts)
-		for _, p := range parts {
-			if b64, ok := strings.CutPrefix(p.ImageURL.URL, "data:image/png;base64,"); ok && req.Model == "vis" {
-				data, _ := base64.StdEncoding.DecodeString(b64)
-				if _, err := png.Decode(bytes.NewReader(data)); err == nil {
-					json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"content": answer}, "finish_reason": "stop"}},
-						"usage": map[string]any{"prompt_tokens": 850, "completion_tokens": 30}})
-					return
-				}
-			}
+		if model, images := ocrtest.ChatImages(r); model == "vis" && len(images) > 0 {
+			ocrtest.ChatAnswer(w, answer, 850, 30)
+			return
 		}
 		http.Error(w, `{"error": "no PNG image for model vis"}`, http.StatusBadRequest)
 	}))
