@@ -1,11 +1,8 @@
 package officedoc
 
 import (
-	"archive/zip"
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 )
@@ -21,9 +18,18 @@ const wordNS = `xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006
 // w:body), with numbering when given.
 func docxOf(t *testing.T, body, numbering string) []byte {
 	t.Helper()
-	parts := map[string][]byte{
-		"word/document.xml": []byte(`<?xml version="1.0"?><w:document ` + wordNS + `><w:body>` + body + `</w:body></w:document>`),
+	return docxWith(t, body, numbering, nil)
+}
+
+// docxWith is docxOf with more parts (styles, relationships, the parts
+// they name), by their names in the package.
+func docxWith(t *testing.T, body, numbering string, more map[string]string) []byte {
+	t.Helper()
+	parts := map[string][]byte{}
+	for name, text := range more {
+		parts[name] = []byte(text)
 	}
+	parts["word/document.xml"] = []byte(`<?xml version="1.0"?><w:document ` + wordNS + `><w:body>` + body + `</w:body></w:document>`)
 	if numbering != "" {
 		parts["word/numbering.xml"] = []byte(`<?xml version="1.0"?><w:numbering ` + wordNS + `>` + numbering + `</w:numbering>`)
 	}
@@ -374,18 +380,7 @@ func TestDOCXListStyles(t *testing.T) {
 	p := func(style, text string) string {
 		return `<w:p><w:pPr><w:pStyle w:val="` + style + `"/></w:pPr><w:r><w:t>` + text + `</w:t></w:r></w:p>`
 	}
-	data := docxOf(t, p("ListBullet", "Fruit")+p("ListBullet2", "Apple")+p("ListBullet", "Nuts"), numbering)
-	parts := map[string][]byte{"word/styles.xml": []byte(styles)}
-	z, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range z.File {
-		r, _ := f.Open()
-		b, _ := io.ReadAll(r)
-		parts[f.Name] = b
-	}
-	els, err := Elements("docx", zipOf(t, parts))
+	els, err := Elements("docx", docxWith(t, p("ListBullet", "Fruit")+p("ListBullet2", "Apple")+p("ListBullet", "Nuts"), numbering, map[string]string{"word/styles.xml": styles}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -516,18 +511,7 @@ func TestDOCXStyleInheritance(t *testing.T) {
 	}
 	body := p("TOCHeading", "Contents") + p("Chapter", "Introduction") + p("Section", "Scope") + p("Steps", "Unpack") +
 		p("Steps", "Install") + p("Loop1", "Plain words")
-	data := docxOf(t, body, numbering)
-	parts := map[string][]byte{"word/styles.xml": []byte(styles)}
-	z, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range z.File {
-		r, _ := f.Open()
-		b, _ := io.ReadAll(r)
-		parts[f.Name] = b
-	}
-	els, err := Elements("docx", zipOf(t, parts))
+	els, err := Elements("docx", docxWith(t, body, numbering, map[string]string{"word/styles.xml": styles}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -632,21 +616,11 @@ func TestSmartArt(t *testing.T) {
 	}
 
 	body := `<w:p><w:r><w:t xml:space="preserve">Our process: </w:t></w:r><w:r><w:drawing><wp:inline>` + graphic + `</wp:inline></w:drawing></w:r></w:p>`
-	doc := docxOf(t, body, "")
-	parts := map[string][]byte{
-		"word/diagrams/data1.xml":      []byte(smartArtData),
-		"word/_rels/document.xml.rels": []byte(`<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId7" Target="diagrams/data1.xml"/></Relationships>`),
-	}
-	z, err := zip.NewReader(bytes.NewReader(doc), int64(len(doc)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range z.File {
-		r, _ := f.Open()
-		b, _ := io.ReadAll(r)
-		parts[f.Name] = b
-	}
-	els, err = Elements("docx", zipOf(t, parts))
+	doc := docxWith(t, body, "", map[string]string{
+		"word/diagrams/data1.xml":      smartArtData,
+		"word/_rels/document.xml.rels": `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId7" Target="diagrams/data1.xml"/></Relationships>`,
+	})
+	els, err = Elements("docx", doc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -719,21 +693,11 @@ func TestDOCXAltChunk(t *testing.T) {
 	body := `<w:p><w:r><w:t>Before the chunk.</w:t></w:r></w:p>` +
 		`<w:altChunk xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:id="rId5"/>` +
 		`<w:p><w:r><w:t>After the chunk.</w:t></w:r></w:p>`
-	doc := docxOf(t, body, "")
-	parts := map[string][]byte{
-		"word/afchunk.htm":             []byte(`<html><head><meta charset="windows-1252"><title>x</title></head><body><h2>Imported</h2><ul><li>One</li><li>Two</li></ul><p>Caf` + "\xe9" + ` prices</p></body></html>`),
-		"word/_rels/document.xml.rels": []byte(`<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId5" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/aFChunk" Target="afchunk.htm"/></Relationships>`),
-	}
-	z, err := zip.NewReader(bytes.NewReader(doc), int64(len(doc)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range z.File {
-		r, _ := f.Open()
-		b, _ := io.ReadAll(r)
-		parts[f.Name] = b
-	}
-	els, err := Elements("docx", zipOf(t, parts))
+	doc := docxWith(t, body, "", map[string]string{
+		"word/afchunk.htm":             `<html><head><meta charset="windows-1252"><title>x</title></head><body><h2>Imported</h2><ul><li>One</li><li>Two</li></ul><p>Caf` + "\xe9" + ` prices</p></body></html>`,
+		"word/_rels/document.xml.rels": `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId5" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/aFChunk" Target="afchunk.htm"/></Relationships>`,
+	})
+	els, err := Elements("docx", doc)
 	if err != nil {
 		t.Fatal(err)
 	}
