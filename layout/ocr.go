@@ -457,13 +457,7 @@ func (e *PDFium) OCRPDF(ctx context.Context, pdf []byte, pages []int, opt OCROpt
 			}
 		})
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if errors.Is(err, budget.ErrTooLarge) || errors.Is(err, budget.ErrBusy) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("pdf: %w", err)
+		return nil, drawingError(ctx, err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%w: no page could be drawn for OCR", ErrNoText)
@@ -476,6 +470,19 @@ type ocrDrawn struct {
 	img     image.Image
 	dpi     int
 	release func()
+}
+
+// drawingError is what OCR's drawing of pages ends with when it fails:
+// the context's error when it ended, the budget's refusal as it is, else
+// err said of the PDF.
+func drawingError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if errors.Is(err, budget.ErrTooLarge) || errors.Is(err, budget.ErrBusy) {
+		return err
+	}
+	return fmt.Errorf("pdf: %w", err)
 }
 
 // drawReserved draws page i for OCR once the memory its pixels and their
@@ -662,13 +669,7 @@ func (e *PDFium) OCRImages(ctx context.Context, pdf []byte, pages []int, els []g
 			}
 		})
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
-		}
-		if errors.Is(err, budget.ErrTooLarge) || errors.Is(err, budget.ErrBusy) {
-			return nil, nil, err
-		}
-		return nil, nil, fmt.Errorf("pdf: %w", err)
+		return nil, nil, drawingError(ctx, err)
 	}
 	if len(read) == 0 {
 		return els, nil, nil
