@@ -90,15 +90,7 @@ type elementLike struct {
 
 func TestOCRImageElements(t *testing.T) {
 	img, want := ocrPage(t)
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	els, err := ExtractImages(context.Background(), buf.Bytes(), OCROptions{Reader: ocrtest.Engine(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, els := Assemble(els)
+	text, els := ocrImage(t, img)
 	var like []elementLike
 	for _, e := range els {
 		like = append(like, elementLike{e.Type, e.Text, e.BBox, e.Excluded})
@@ -118,29 +110,17 @@ func TestOCRImageElements(t *testing.T) {
 
 func TestOCRScannedPDF(t *testing.T) {
 	img, want := ocrPage(t)
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	// A PDF of the page image alone, US Letter (612 × 792 points).
-	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: 612, Ht: 792}})
-	pdf.AddPage()
-	pdf.RegisterImageOptionsReader("scan", fpdf.ImageOptions{ImageType: "PNG"}, &buf)
-	pdf.ImageOptions("scan", 0, 0, 612, 792, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
-	var out bytes.Buffer
-	if err := pdf.Output(&out); err != nil {
-		t.Fatal(err)
-	}
+	scan := imagePDF(t, img)
 	ctx := context.Background()
 	e, err := NewPDFium(ctx, PDFiumOptions{Instances: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	if _, err := ExtractPDFReader(ctx, bytes.NewReader(out.Bytes()), PDFOptions{Engine: e}); !errors.Is(err, ErrNoText) {
+	if _, err := ExtractPDFReader(ctx, bytes.NewReader(scan), PDFOptions{Engine: e}); !errors.Is(err, ErrNoText) {
 		t.Fatalf("the scan has a text layer? %v", err)
 	}
-	els, err := e.OCRPDF(ctx, out.Bytes(), nil, OCROptions{Reader: ocrtest.Engine(t)})
+	els, err := e.OCRPDF(ctx, scan, nil, OCROptions{Reader: ocrtest.Engine(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +140,7 @@ func TestOCRScannedPDF(t *testing.T) {
 	// Cancelled between pages.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := e.OCRPDF(cctx, out.Bytes(), nil, OCROptions{Reader: ocrtest.Engine(t)}); !errors.Is(err, context.Canceled) {
+	if _, err := e.OCRPDF(cctx, scan, nil, OCROptions{Reader: ocrtest.Engine(t)}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
@@ -266,15 +246,7 @@ func TestOCRSkewedPage(t *testing.T) {
 	}
 	page := ocrtest.Draw(t, 1700, 2200, texts...)
 	for _, deg := range []float64{1.75, -1.5} {
-		var buf bytes.Buffer
-		if err := png.Encode(&buf, ocrtest.Rotate(page, deg)); err != nil {
-			t.Fatal(err)
-		}
-		els, err := ExtractImages(context.Background(), buf.Bytes(), OCROptions{Reader: ocrtest.Engine(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		text, els := Assemble(els)
+		text, els := ocrImage(t, ocrtest.Rotate(page, deg))
 		if c := ocrtest.CER(text, strings.Join(want, " ")); c > 0.02 {
 			t.Errorf("turned %g°: CER %.3f:\n got %q\nwant %q", deg, c, text, strings.Join(want, "\n\n"))
 		}
@@ -294,6 +266,21 @@ func TestOCRSkewedPage(t *testing.T) {
 			}
 		}
 	}
+}
+
+// ocrImage reads img, as a PNG, with the test engine and returns the
+// assembled text and elements.
+func ocrImage(t *testing.T, img image.Image) (string, []gochunk.Element) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	els, err := ExtractImages(context.Background(), buf.Bytes(), OCROptions{Reader: ocrtest.Engine(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Assemble(els)
 }
 
 // imagePDF returns a one-page US Letter PDF of the page image alone.
@@ -548,15 +535,7 @@ func TestOCRTurnedImage(t *testing.T) {
 			turned.Pix[x*turned.Stride+h-1-y] = img.Pix[y*img.Stride+x]
 		}
 	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, turned); err != nil {
-		t.Fatal(err)
-	}
-	els, err := ExtractImages(context.Background(), buf.Bytes(), OCROptions{Reader: ocrtest.Engine(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, els := Assemble(els)
+	text, els := ocrImage(t, turned)
 	var like []elementLike
 	for _, e := range els {
 		like = append(like, elementLike{e.Type, e.Text, e.BBox, e.Excluded})
