@@ -110,7 +110,7 @@ func TestOCRImageElements(t *testing.T) {
 
 func TestOCRScannedPDF(t *testing.T) {
 	img, want := ocrPage(t)
-	scan := imagePDF(t, img)
+	scan := ocrtest.ScanPDF(t, img)
 	ctx := context.Background()
 	e, err := NewPDFium(ctx, PDFiumOptions{Instances: 1})
 	if err != nil {
@@ -272,33 +272,11 @@ func TestOCRSkewedPage(t *testing.T) {
 // assembled text and elements.
 func ocrImage(t *testing.T, img image.Image) (string, []gochunk.Element) {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	els, err := ExtractImages(context.Background(), buf.Bytes(), OCROptions{Reader: ocrtest.Engine(t)})
+	els, err := ExtractImages(context.Background(), ocrtest.PNG(t, img), OCROptions{Reader: ocrtest.Engine(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return Assemble(els)
-}
-
-// imagePDF returns a one-page US Letter PDF of the page image alone.
-func imagePDF(t *testing.T, img image.Image) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: 612, Ht: 792}})
-	pdf.AddPage()
-	pdf.RegisterImageOptionsReader("scan", fpdf.ImageOptions{ImageType: "PNG"}, &buf)
-	pdf.ImageOptions("scan", 0, 0, 612, 792, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
-	var out bytes.Buffer
-	if err := pdf.Output(&out); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
 }
 
 // heldReader reads pages with an OCR engine and notes, for each page,
@@ -329,7 +307,7 @@ func TestOCRPageBudget(t *testing.T) {
 	if err := png.Encode(&buf, img); err != nil {
 		t.Fatal(err)
 	}
-	pdf := imagePDF(t, img)
+	pdf := ocrtest.ScanPDF(t, img)
 	ctx := context.Background()
 	e, err := NewPDFium(ctx, PDFiumOptions{Instances: 1})
 	if err != nil {

@@ -26,20 +26,7 @@ var ocrLines = []string{
 // content of a one-page PDF (US Letter at 200 dpi).
 func scans(t *testing.T) (pngData, pdfData []byte) {
 	img := ocrtest.Draw(t, 1700, 2200, ocrtest.Lines(200, 300, 30, ocrLines...)...)
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	pngData = bytes.Clone(buf.Bytes())
-	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: 612, Ht: 792}})
-	pdf.AddPage()
-	pdf.RegisterImageOptionsReader("scan", fpdf.ImageOptions{ImageType: "PNG"}, &buf)
-	pdf.ImageOptions("scan", 0, 0, 612, 792, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
-	var out bytes.Buffer
-	if err := pdf.Output(&out); err != nil {
-		t.Fatal(err)
-	}
-	return pngData, out.Bytes()
+	return ocrtest.PNG(t, img), ocrtest.ScanPDF(t, img)
 }
 
 func TestLoadWithOCR(t *testing.T) {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,8 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/go-pdf/fpdf"
 
 	"github.com/gochunk/gochunk/internal/ocrtest"
 )
@@ -43,20 +39,8 @@ func TestOCRVisionChunk(t *testing.T) {
 
 	dir := t.TempDir()
 	photo := ocrtest.Draw(t, 1200, 1600, ocrtest.Lines(100, 200, 24, "Invoice 2041")...)
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, photo); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "photo.png"), buf.Bytes(), 0o644)
-	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: 612, Ht: 792}})
-	pdf.AddPage()
-	pdf.RegisterImageOptionsReader("scan", fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(buf.Bytes()))
-	pdf.ImageOptions("scan", 0, 0, 612, 792, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
-	var scan bytes.Buffer
-	if err := pdf.Output(&scan); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "scan.pdf"), scan.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(dir, "photo.png"), ocrtest.PNG(t, photo), 0o644)
+	os.WriteFile(filepath.Join(dir, "scan.pdf"), ocrtest.ScanPDF(t, photo), 0o644)
 
 	for _, name := range []string{"photo.png", "scan.pdf"} {
 		before := calls.Load()
