@@ -736,24 +736,19 @@ const maxTextOverImage = 0.1
 // under returns the share of box b's area under the boxes that lie
 // mostly (more than half their area) within it.
 func under(b [4]float64, boxes [][4]float64) float64 {
-	area := (b[2] - b[0]) * (b[3] - b[1])
-	if area <= 0 {
-		return 0
-	}
-	var sum float64
-	for _, t := range boxes {
-		w := math.Min(b[2], t[2]) - math.Max(b[0], t[0])
-		h := math.Min(b[3], t[3]) - math.Max(b[1], t[1])
-		if w > 0 && h > 0 && 2*w*h > (t[2]-t[0])*(t[3]-t[1]) {
-			sum += w * h
-		}
-	}
-	return min(1, sum/area)
+	return shareUnder(b, boxes, true)
 }
 
 // covered returns the share of box b's area under the boxes (their
 // overlaps with b summed, at most 1).
 func covered(b [4]float64, boxes [][4]float64) float64 {
+	return shareUnder(b, boxes, false)
+}
+
+// shareUnder returns the share of box b's area under the boxes, their
+// overlaps with b summed, at most 1; with mostlyWithin, only the boxes
+// more than half of whose area is within b count.
+func shareUnder(b [4]float64, boxes [][4]float64, mostlyWithin bool) float64 {
 	area := (b[2] - b[0]) * (b[3] - b[1])
 	if area <= 0 {
 		return 0
@@ -762,9 +757,10 @@ func covered(b [4]float64, boxes [][4]float64) float64 {
 	for _, t := range boxes {
 		w := math.Min(b[2], t[2]) - math.Max(b[0], t[0])
 		h := math.Min(b[3], t[3]) - math.Max(b[1], t[1])
-		if w > 0 && h > 0 {
-			sum += w * h
+		if w <= 0 || h <= 0 || mostlyWithin && 2*w*h <= (t[2]-t[0])*(t[3]-t[1]) {
+			continue
 		}
+		sum += w * h
 	}
 	return min(1, sum/area)
 }
