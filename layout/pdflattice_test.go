@@ -196,18 +196,7 @@ func TestLatticeKeepsEveryWord(t *testing.T) {
 			rules.v = append(rules.v, edge{float64(rng.IntN(500)), min(a, b), max(a, b)})
 		}
 		tables, rest := latticeTables(lines, rules)
-		var got []string
-		for _, b := range tables {
-			for _, row := range b.table {
-				for _, c := range row {
-					got = append(got, strings.Fields(c)...)
-				}
-			}
-		}
-		for _, l := range rest {
-			got = append(got, l.words...)
-		}
-		slices.Sort(got)
+		got := tableWords(tables, rest)
 		slices.Sort(all)
 		if !slices.Equal(got, all) {
 			t.Fatalf("trial %d: words %v, want %v", trial, got, all)

@@ -132,19 +132,8 @@ func TestFindTablesKeepsEveryWord(t *testing.T) {
 		}
 		tables, rest := findTables(lines)
 		found += len(tables)
-		var got []string
-		for _, b := range tables {
-			for _, r := range b.table {
-				for _, c := range r {
-					got = append(got, strings.Fields(c)...)
-				}
-			}
-		}
-		for _, l := range rest {
-			got = append(got, l.words...)
-		}
+		got := tableWords(tables, rest)
 		slices.Sort(all)
-		slices.Sort(got)
 		if !slices.Equal(all, got) {
 			t.Fatalf("lines %v: words %q, want %q", lines, got, all)
 		}
@@ -152,4 +141,22 @@ func TestFindTablesKeepsEveryWord(t *testing.T) {
 	if found == 0 {
 		t.Error("no table among the random lines: the test tests nothing")
 	}
+}
+
+// tableWords returns, sorted, the words of the tables' cells and of the
+// lines left out of them: a page's words, whatever tables were found.
+func tableWords(tables []block, rest []pdfLine) []string {
+	var words []string
+	for _, b := range tables {
+		for _, row := range b.table {
+			for _, c := range row {
+				words = append(words, strings.Fields(c)...)
+			}
+		}
+	}
+	for _, l := range rest {
+		words = append(words, l.words...)
+	}
+	slices.Sort(words)
+	return words
 }
