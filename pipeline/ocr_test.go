@@ -94,6 +94,24 @@ func TestLoadWithOCR(t *testing.T) {
 	}
 }
 
+// loadOCR loads src with a pipeline whose OCR, in mode, runs on the test
+// models.
+func loadOCR(t *testing.T, mode string, src Source) Loaded {
+	t.Helper()
+	ctx := context.Background()
+	cfg := Config{OCR: OCRConfig{Mode: mode, Model: ocrtest.Models(t)}}
+	cfg.Embedder.ONNXLibrary = onnxtest.Library(t)
+	p, err := New(ctx, cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := p.Load(ctx, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 // TestOCRMixedPDF: a PDF of a page with text and a scanned page reads
 // the first from its text layer and the second by OCR (auto), or both by
 // OCR (always).
@@ -114,18 +132,8 @@ func TestOCRMixedPDF(t *testing.T) {
 	if err := pdf.Output(&out); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 	for _, mode := range []string{"auto", "always"} {
-		cfg := Config{OCR: OCRConfig{Mode: mode, Model: ocrtest.Models(t)}}
-		cfg.Embedder.ONNXLibrary = onnxtest.Library(t)
-		p, err := New(ctx, cfg, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := p.Load(ctx, Source{PDF: out.Bytes(), ID: "mixed.pdf"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := loadOCR(t, mode, Source{PDF: out.Bytes(), ID: "mixed.pdf"})
 		want := "A born-digital page with its own text layer.\n\n" + strings.Join(ocrLines, " ")
 		if c := ocrtest.CER(l.Text, want); c > 0.02 {
 			t.Errorf("%s: CER %.3f: %q", mode, c, l.Text)
@@ -160,18 +168,8 @@ func TestOCRImageOnTextPage(t *testing.T) {
 	if err := pdf.Output(&out); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 	for _, mode := range []string{"auto", "never"} {
-		cfg := Config{OCR: OCRConfig{Mode: mode, Model: ocrtest.Models(t)}}
-		cfg.Embedder.ONNXLibrary = onnxtest.Library(t)
-		p, err := New(ctx, cfg, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := p.Load(ctx, Source{PDF: out.Bytes(), ID: "pasted.pdf"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := loadOCR(t, mode, Source{PDF: out.Bytes(), ID: "pasted.pdf"})
 		want := "A born-digital page with its own text layer.\n\n" + strings.Join(ocrLines, " ") + "\n\nText of the layer below the pasted scan."
 		ocrPages := 1
 		if mode == "never" {
