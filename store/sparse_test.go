@@ -361,17 +361,7 @@ func TestSparseIncremental(t *testing.T) {
 	}
 	queries := sparseVectors(rng, 40, dims, true)
 	sameAsExact(t, s, queries, 10)
-	for _, q := range queries {
-		hits, err := s.Search(ctx, Query{Vector: q, K: 50, Mode: Vector})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, h := range hits {
-			if h.Source == "d1" || h.Source == "d2" {
-				t.Fatalf("a deleted document's chunk found: %s #%d", h.Source, h.ChunkIndex)
-			}
-		}
-	}
+	noneOf(t, s, queries, 50, "d1", "d2")
 }
 
 // TestSparseKilled kills a writer (SIGKILL where there is one) in the
