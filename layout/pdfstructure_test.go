@@ -337,27 +337,22 @@ func genDoc(st gtStyle, seed uint64, g *gtText) gtDoc {
 		sb.WriteString("</table>")
 	}
 	number := func(parts ...int) string {
+		var s string
 		switch st.number {
 		case "decimal":
-			s := fmt.Sprint(parts[0])
-			for _, p := range parts[1:] {
-				s += fmt.Sprintf(".%d", p)
-			}
-			if len(parts) == 1 {
-				s += "."
-			}
-			return s
+			s = fmt.Sprint(parts[0])
 		case "appendix":
-			s := string(rune('A' + parts[0] - 1))
-			for _, p := range parts[1:] {
-				s += fmt.Sprintf(".%d", p)
-			}
-			if len(parts) == 1 {
-				s += "."
-			}
-			return s
+			s = string(rune('A' + parts[0] - 1))
+		default:
+			return ""
 		}
-		return ""
+		for _, p := range parts[1:] {
+			s += fmt.Sprintf(".%d", p)
+		}
+		if len(parts) == 1 {
+			s += "."
+		}
+		return s
 	}
 	sb.WriteString(`<div class="doc">`)
 	heading(1, "")
