@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os/exec"
 	"path/filepath"
@@ -67,5 +68,31 @@ func TestPostgresPGvector(t *testing.T) {
 	}
 	if err := s.pool.QueryRow(ctx, `SELECT indexdef FROM pg_indexes WHERE indexname = 'gochunk_chunks_hnsw'`).Scan(&index); err != nil || !strings.Contains(index, "hnsw") || !strings.Contains(index, "vector_cosine_ops") {
 		t.Errorf("index %q, %v", index, err)
+	}
+}
+
+// TestPGvectorFilteredSearchOneConnection: a filtered search through the
+// HNSW index asks nothing of the pool while its transaction holds the
+// connection, so a pool of one connection answers (it waited forever for
+// a second connection, and PGlite's for two minutes).
+func TestPGvectorFilteredSearchOneConnection(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := OpenPostgres(ctx, startPGlite(t)+"&pool_max_conns=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	filterDocs(t, s)
+	if !s.Vector {
+		t.Fatal("pgvector was not used")
+	}
+	q := clustered(rand.New(rand.NewPCG(7, 7)), 1, 16)[0]
+	hits, err := s.Search(ctx, Query{Vector: q, K: 10, Mode: Vector, SourcePrefix: "dir1/"})
+	if err != nil {
+		t.Fatalf("filtered search on one connection: %v", err)
+	}
+	if len(hits) != 10 {
+		t.Fatalf("%d hits, want 10", len(hits))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -415,12 +416,7 @@ func pgFilter(q Query, first int) (from, cond string, args []any) {
 		return from, cond, args
 	}
 	from += ` JOIN gochunk_documents d ON d.id = c.document_id`
-	keys := make([]string, 0, len(q.Metadata))
-	for k := range q.Metadata {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(q.Metadata)) {
 		key := arg(k)
 		cond += ` AND (SELECT CASE jsonb_typeof(m) WHEN 'boolean' THEN CASE WHEN m = 'true'::jsonb THEN '1' ELSE '0' END
 			WHEN 'string' THEN m #>> '{}' ELSE m::text END
@@ -468,13 +464,17 @@ func (p *Postgres) vectorSearch(ctx context.Context, q Query) ([]Hit, error) {
 	if q.Exact {
 		return p.query(ctx, p.pool, exact, args...)
 	}
+	// Looked up before the transaction: asked inside it, the lookup would
+	// wait for a second connection while the transaction holds one (a
+	// server that serves one connection at a time never gives it).
+	iterative := q.filtered() && p.iterative(ctx)
 	var hits []Hit
 	err := pgx.BeginTxFunc(ctx, p.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		ef := min(1000, max(q.K, cmp.Or(q.Probes, pgDefaultEF)))
 		if _, err := tx.Exec(ctx, `SELECT set_config('hnsw.ef_search', $1, true)`, strconv.Itoa(ef)); err != nil {
 			return fmt.Errorf("set hnsw.ef_search: %w", err)
 		}
-		if q.filtered() && p.iterative(ctx) {
+		if iterative {
 			if _, err := tx.Exec(ctx, `SELECT set_config('hnsw.iterative_scan', 'strict_order', true)`); err != nil {
 				return fmt.Errorf("set hnsw.iterative_scan: %w", err)
 			}
