@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,12 +23,7 @@ func sqliteFilter(q Query) (string, []any) {
 		conds = append(conds, `substr(c.document_id, 1, ?) = ?`)
 		args = append(args, len([]rune(q.SourcePrefix)), q.SourcePrefix)
 	}
-	keys := make([]string, 0, len(q.Metadata))
-	for k := range q.Metadata {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(q.Metadata)) {
 		conds = append(conds, `coalesce(CAST(json_extract(c.metadata, '$.' || json_quote(?)) AS TEXT),
 			CAST(json_extract(d.metadata, '$.' || json_quote(?)) AS TEXT)) = ?`)
 		args = append(args, k, k, q.Metadata[k])
