@@ -512,7 +512,7 @@ func drawReserved(ctx context.Context, w *pdfiumWorker, i int, opt OCROptions) (
 // ocrPixelBytes for each of the page's pixels (its image as drawn or
 // decoded, and the copies OCR reads it in).
 const (
-	ocrPageBase   = 1536 << 20
+	ocrPageBase   = 768 << 20
 	ocrPixelBytes = 16
 )
 
@@ -520,9 +520,10 @@ const (
 // OCR holds, at most, for a caller that budgets memory. Measured: the
 // peak resident memory of gochunk extract on a US Letter page at 200 dpi
 // (1,700 × 2,200 pixels) less that of the same process, models loaded, on
-// an image of 2 × 2 pixels: 597 to 1,298 MiB over 20 pages of one and two
-// columns, clean and degraded (ONNX Runtime's memory arena is off, so its
-// peak varies with the lines found); this gives 1,593 MiB for such a page.
+// an image of 2 × 2 pixels: 316 to 535 MiB over 11 pages of one and two
+// columns, clean and degraded (the detector reads at most 960 pixels a
+// side, ONNX Runtime's arena on); this gives 828 MiB for such a page, half
+// again the largest seen, as the recogniser's batches follow the lines found.
 func OCRPageMemory(pixels int64) int64 { return ocrPageBase + ocrPixelBytes*pixels }
 
 // reserve grows the reservation ctx carries (budget.Grow) by n bytes for

@@ -15,10 +15,10 @@ import (
 )
 
 // A page read by OCR is reserved in the server's memory budget while it
-// is read (layout.OCRPageMemory, 1.6 GiB for a 200-dpi Letter page): a
-// server of 1 GiB refuses the scan (413, naming the reservation) before
+// is read (layout.OCRPageMemory, 828 MiB for a 200-dpi Letter page): a
+// server of 512 MiB refuses the scan (413, naming the reservation) before
 // reading it, and serves clients after; one of 6 GiB reads it (200).
-// Before, OCR's memory was not in the budget: the 1 GiB server read it.
+// Before, OCR's memory was not in the budget: the 512 MiB server read it.
 func TestBudgetCountsOCRPages(t *testing.T) {
 	lines := []string{"A scanned page read within the memory budget."}
 	var buf bytes.Buffer
@@ -30,7 +30,7 @@ func TestBudgetCountsOCRPages(t *testing.T) {
 	for _, c := range []struct {
 		memory int64
 		status int
-	}{{1 << 30, 413}, {6 << 30, 200}} {
+	}{{512 << 20, 413}, {6 << 30, 200}} {
 		_, ts := newTest(t, func(cfg *Config) {
 			cfg.MaxMemory = c.memory
 			cfg.RequestTimeout = 2 * time.Minute
