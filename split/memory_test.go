@@ -3,6 +3,7 @@ package split
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -72,6 +73,24 @@ func TestCodeAllocation(t *testing.T) {
 // and their break a byte, the units are made from them as they are read,
 // what the search looks back at is a ring, where each chunk starts two
 // bytes, and cohesion holds the words of its windows only: 0.53.
+// leastLivePerByte returns the live heap run needs per byte of an n-byte
+// input (memtest.PeakLive), measured up to three times until it is within
+// limit, the least of them: a collection that marks while the machine is
+// busy counts what run allocates meanwhile as live, so a busy machine only
+// adds to the figure (1.21 once for markdown's 0.66 while other packages'
+// tests ran).
+func leastLivePerByte(t *testing.T, n int, limit float64, run func()) float64 {
+	t.Helper()
+	least := math.Inf(1)
+	for range 3 {
+		least = min(least, float64(memtest.PeakLive(run))/float64(n))
+		if least <= limit {
+			break
+		}
+	}
+	return least
+}
+
 func TestAdaptiveLiveHeap(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's shadow memory is not the chunker's")
@@ -82,13 +101,12 @@ func TestAdaptiveLiveHeap(t *testing.T) {
 	}
 	text := memoryText(4 << 20)
 	var chunks []gochunk.Chunk
-	peak := memtest.PeakLive(func() {
+	per := leastLivePerByte(t, len(text), 0.8, func() {
 		chunks, err = a.Chunk(context.Background(), gochunk.Document{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	per := float64(peak) / float64(len(text))
 	if per > 0.8 {
 		t.Errorf("adaptive held %.2f bytes a byte of input at its peak (%d chunks); want at most 0.8", per, len(chunks))
 	} else {
