@@ -33,7 +33,7 @@ type SearchInput struct {
 	K      int    `json:"k,omitempty" jsonschema:"how many hits to return, 1 to 100 (default 10)"`
 	Mode   string `json:"mode,omitempty" jsonschema:"vector (by meaning), keyword (by words: full-text search) or hybrid (both, fused by rank; the default)"`
 	Expand string `json:"expand,omitempty" jsonschema:"what each hit returns: none (its chunk, the default), parent (its parent chunk; needs an index made with parents), section (from the heading above it to the next heading of its level) or window:N (the chunk with N chunks on each side)"`
-	Merge  int    `json:"merge,omitempty" jsonschema:"when this many (2 or more) hits are children of one parent, return the parent in their place (auto-merging; needs an index made with parents); 0 never"`
+	Merge  int    `json:"merge,omitempty" jsonschema:"when this many (2 or more) hits are children of one parent, return the parent in their place if their scores and those of its other children among the candidates add up to more than those of the hits its text would push out (auto-merging; needs an index made with parents); 0 never"`
 	Source string `json:"source,omitempty" jsonschema:"keep only hits whose source (a file path or document id) starts with this prefix"`
 	// Where's values are strings, numbers or booleans (the schema says so).
 	Where  map[string]any `json:"where,omitempty" jsonschema:"keep only hits whose metadata, or else their document's, has each key with the value (compared as text; booleans as 1 and 0)"`
@@ -200,7 +200,7 @@ func (s *Server) addTools() {
 		Description: "Searches the indexed documents for passages about a query and returns the best hits: each with its text, " +
 			"its source, lines (text) or pages (PDF), score and a gochunk:// resource link to its exact span. " +
 			"expand returns more than the matched chunk (its parent, its section, or a window of neighbouring chunks); " +
-			"merge returns a parent in place of several of its children. " +
+			"merge returns a parent in place of several of its children when their scores say it is the better use of the hits. " +
 			"source (a path prefix) and where (metadata values) keep only the hits that match, inside the search: k hits come back when k chunks match.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 		InputSchema: schema[SearchInput](func(sc *jsonschema.Schema) {
