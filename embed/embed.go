@@ -9,10 +9,12 @@
 package embed
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -134,7 +136,8 @@ var (
 
 // Options are the settings New passes to the providers that take them.
 type Options struct {
-	// BaseURL of an OpenAI-compatible API (openai provider).
+	// BaseURL of an OpenAI-compatible API (openai provider); empty means
+	// $OPENAI_BASE_URL, else OpenAI's.
 	BaseURL string
 	// APIKey for the API; empty means the OPENAI_API_KEY environment
 	// variable.
@@ -211,6 +214,8 @@ func New(ctx context.Context, name string, opt Options) (Embedder, error) {
 		if model == "" {
 			return nil, fmt.Errorf("%w %q: want openai:MODEL", ErrName, name)
 		}
+		// As the LLM clients (package llm) do, and OpenAI's own SDKs.
+		opt.BaseURL = cmp.Or(opt.BaseURL, os.Getenv("OPENAI_BASE_URL"))
 		tok, limit, special := openAIModel(ctx, model, opt)
 		o, err := NewOpenAI(OpenAIConfig{BaseURL: opt.BaseURL, APIKey: opt.APIKey, Model: model, Dimensions: opt.Dimensions, Timeout: opt.Timeout,
 			Retries: opt.Retries, Concurrency: opt.Concurrency, Notice: opt.Notice, Client: opt.Client,

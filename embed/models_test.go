@@ -231,3 +231,31 @@ func TestServerLimitAsksASilentServerOnce(t *testing.T) {
 		t.Errorf("the silent server was asked %d times, want 1", got)
 	}
 }
+
+// TestOpenAIBaseURLFromEnvironment: with no base URL given, the openai
+// embedder takes $OPENAI_BASE_URL, as the LLM clients do, and asks that
+// server its limit and its vectors.
+func TestOpenAIBaseURLFromEnvironment(t *testing.T) {
+	file := embedstub.WordPiece(t, "..")
+	tok, err := tokenize.LoadHF(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := embedstub.HubCache(t, "nomic-ai/nomic-embed-text-v1.5", file)
+	srv := embedstub.Ollama(t, tok, 2, 2048, 512)
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	var said notices
+	em, err := embed.New(context.Background(), "openai:nomic-embed-text", embed.Options{CacheDir: cache, Offline: true, Notice: said.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, limit := embed.TokenizerOf(em); limit != 510 {
+		t.Errorf("limit %d, want the server's 512 less 2 special tokens (said: %s)", limit, &said)
+	}
+	if _, err := em.Embed(context.Background(), []string{"a text"}); err != nil {
+		t.Fatal(err)
+	}
+	if inputs, _, _ := srv.Stats(); inputs != 1 {
+		t.Errorf("the server of $OPENAI_BASE_URL embedded %d inputs, want 1", inputs)
+	}
+}

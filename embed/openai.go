@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,8 +20,8 @@ import (
 // OpenAIConfig configures the OpenAI-compatible embeddings client.
 type OpenAIConfig struct {
 	// BaseURL is the API's base URL as OpenAI clients take it, e.g.
-	// "https://api.openai.com/v1" (the default) or
-	// "http://localhost:11434/v1" for Ollama.
+	// "https://api.openai.com/v1" or "http://localhost:11434/v1" for
+	// Ollama; empty means $OPENAI_BASE_URL, else OpenAI's.
 	BaseURL string
 	// APIKey is sent as a bearer token; empty means $OPENAI_API_KEY (and
 	// no key at all when that is empty too, as local servers want).
@@ -91,9 +92,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.Model == "" {
 		return nil, fmt.Errorf("openai embedder: no model")
 	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = "https://api.openai.com/v1"
-	}
+	cfg.BaseURL = cmp.Or(cfg.BaseURL, os.Getenv("OPENAI_BASE_URL"), "https://api.openai.com/v1")
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	if cfg.APIKey == "" {
 		cfg.APIKey = os.Getenv("OPENAI_API_KEY")

@@ -85,7 +85,7 @@ func (p *Flags) RegisterEmbedder(fs *flag.FlagSet) {
 	p.fs = fs
 	e := &p.Cfg.Embedder
 	fs.StringVar(&e.Name, "embedder", "lexical", "embedder: lexical (built in), static:MODEL (Model2Vec directory or hub id), onnx:MODEL, openai:MODEL")
-	fs.StringVar(&e.URL, "embed-url", "", "base URL of an OpenAI-compatible API for openai:MODEL (default https://api.openai.com/v1; key from OPENAI_API_KEY)")
+	fs.StringVar(&e.URL, "embed-url", "", "base URL of an OpenAI-compatible API for openai:MODEL (default $OPENAI_BASE_URL, else https://api.openai.com/v1; key from OPENAI_API_KEY)")
 	fs.IntVar(&e.Dimensions, "embed-dimensions", 0, "ask an openai:MODEL for vectors of this length")
 	fs.DurationVar(&e.Timeout, "embed-timeout", 60*time.Second, "time limit of one request to an openai:MODEL's API")
 	fs.IntVar(&e.Retries, "embed-retries", 0, "retries of a failed request to an openai:MODEL's API (default 5; -1: none)")
