@@ -67,14 +67,11 @@ const (
 	ivfRescore = 64
 )
 
-// ivfSchema is the index's tables and the trigger that deletes a chunk's
-// row with it.
+// ivfSchema is the index's tables: the centroids, and the dense index's
+// blocks of codes (ivf_blocks.go).
 var ivfSchema = []string{
 	`CREATE TABLE IF NOT EXISTS gochunk_ivf_lists (list INTEGER PRIMARY KEY, centroid BLOB NOT NULL)`,
-	`CREATE TABLE IF NOT EXISTS gochunk_ivf (id INTEGER PRIMARY KEY, chunk_id INTEGER NOT NULL, code BLOB NOT NULL)`,
-	`CREATE INDEX IF NOT EXISTS gochunk_ivf_chunk ON gochunk_ivf (chunk_id)`,
-	`CREATE TRIGGER IF NOT EXISTS gochunk_chunks_ivf_delete AFTER DELETE ON gochunk_chunks BEGIN
-		DELETE FROM gochunk_ivf WHERE chunk_id = old.id; END`,
+	`CREATE TABLE IF NOT EXISTS gochunk_ivf_blocks (id INTEGER PRIMARY KEY, codes BLOB NOT NULL)`,
 }
 
 // ivfShift places a row's list above its chunk id in its rowid (chunk
@@ -197,17 +194,21 @@ func (x *ivfIndex) nearest(v sparse) int {
 	return best
 }
 
-// ivfWriter adds the rows of the chunks a transaction inserts.
+// ivfWriter adds the index entries of the chunks a transaction inserts
+// and deletes those of the chunks it deletes.
 type ivfWriter struct {
-	x   *ivfIndex
-	tx  *sql.Tx
-	ins *sql.Stmt     // into gochunk_ivf
-	sp  *sparseWriter // a sparse index's (sparse.go)
+	x  *ivfIndex
+	tx *sql.Tx
+	dn *denseWriter  // a dense index's (ivf_blocks.go)
+	sp *sparseWriter // a sparse index's (sparse.go)
 }
 
 // ivfWriterFor returns the writer of tx (one that writes nothing when the
 // index is not trained).
 func (s *SQLite) ivfWriterFor(ctx context.Context, tx *sql.Tx) (*ivfWriter, error) {
+	if err := ivfMigrate(ctx, tx); err != nil {
+		return nil, err
+	}
 	x, err := s.ivf.load(ctx, tx)
 	if err != nil || x == nil {
 		return &ivfWriter{}, err
@@ -223,16 +224,8 @@ func newIVFWriter(ctx context.Context, tx *sql.Tx, x *ivfIndex) (*ivfWriter, err
 		}
 		return &ivfWriter{x: x, tx: tx, sp: sp}, nil
 	}
-	ins, err := tx.PrepareContext(ctx, ivfInsert)
-	if err != nil {
-		return nil, err
-	}
-	return &ivfWriter{x: x, tx: tx, ins: ins}, nil
+	return &ivfWriter{x: x, tx: tx, dn: newDenseWriter(tx, x.dims)}, nil
 }
-
-const (
-	ivfInsert = `INSERT INTO gochunk_ivf (id, chunk_id, code) VALUES (?, ?, ?)`
-)
 
 // add indexes the chunk id's vector v.
 func (w *ivfWriter) add(ctx context.Context, id int64, v []float32) error {
@@ -248,33 +241,29 @@ func (w *ivfWriter) add(ctx context.Context, id int64, v []float32) error {
 	if w.x.kind == kindSparse {
 		return w.sparseAdd(ctx, id, v)
 	}
-	code := encodeCode(v)
-	if code == nil {
-		code = []byte{codeSparse, 0, 0, 0, 0} // a zero vector: scores 0 everywhere
-	}
-	list := int64(w.x.nearest(sparseOf(unit(v))))
-	_, err := w.ins.ExecContext(ctx, list<<ivfShift|id, id, code)
-	return err
+	// The list and code are of the stored vector, which a delete reads.
+	sv := stored(v)
+	return w.dn.add(ctx, int32(w.x.nearestDense(sv)), id, sv)
 }
 
 func (w *ivfWriter) close() {
 	if w == nil {
 		return
 	}
-	if w.ins != nil {
-		w.ins.Close()
-	}
 	w.sp.close()
 }
 
-// ivfReset drops the index (when the vectors' dimension changes).
+// ivfReset drops the index (when the vectors' dimension changes), leaving
+// its tables in the current layout.
 func ivfReset(ctx context.Context, tx *sql.Tx) error {
 	if err := sparseReset(ctx, tx); err != nil {
 		return err
 	}
-	for _, stmt := range []string{`DELETE FROM gochunk_ivf`, `DELETE FROM gochunk_ivf_lists`,
+	for _, stmt := range slices.Concat(ivfSchema, []string{`DROP TRIGGER IF EXISTS gochunk_chunks_ivf_delete`, `DROP TABLE IF EXISTS gochunk_ivf`,
+		`DELETE FROM gochunk_ivf_blocks`, `DELETE FROM gochunk_ivf_lists`,
+		`INSERT INTO gochunk_meta VALUES ('ivf_layout', '` + ivfLayout + `') ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
 		`INSERT INTO gochunk_meta VALUES ('ivf_lists', '0') ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-		`INSERT INTO gochunk_meta VALUES ('ivf_kind', '') ON CONFLICT (key) DO UPDATE SET value = excluded.value`} {
+		`INSERT INTO gochunk_meta VALUES ('ivf_kind', '') ON CONFLICT (key) DO UPDATE SET value = excluded.value`}) {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return err
 		}
@@ -415,7 +404,7 @@ func (s *SQLite) ivfTrain(ctx context.Context, tx *sql.Tx) error {
 	if err := eachVector(ctx, tx, func(id int64, v []float32) error { return w.add(ctx, id, v) }); err != nil {
 		return err
 	}
-	if err := w.flush(ctx); err != nil {
+	if err := w.finish(ctx); err != nil {
 		return err
 	}
 	for k, v := range map[string]string{"ivf_kind": kind, "ivf_lists": strconv.Itoa(lists), "ivf_version": x.version,
@@ -558,6 +547,9 @@ func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool
 	if x.kind == kindSparse {
 		return s.sparseSearch(ctx, q, qv, keep)
 	}
+	if layout, err := metaOf(ctx, s.rdb, "ivf_layout"); err != nil || layout != ivfLayout {
+		return nil, false, err // the earlier layout: scanned until a write moves it into blocks
+	}
 	probes := q.Probes
 	if probes <= 0 {
 		probes = IVFProbes(len(x.centroids))
@@ -569,16 +561,21 @@ func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool
 	}
 	order := make([]listScore, len(x.centroids))
 	for i, c := range x.centroids {
-		order[i] = listScore{i, qv.dot(c)}
+		order[i] = listScore{i, dotFloat(qv.dense, c)}
 	}
 	slices.SortFunc(order, func(a, b listScore) int { return cmp.Compare(b.score, a.score) })
-	stmt, err := s.rdb.PrepareContext(ctx, `SELECT id, code FROM gochunk_ivf WHERE id BETWEEN ? AND ?`)
+	// The query quantised as the codes are: the coarse score is an
+	// integer dot product, scaled.
+	qcode, qscale := quantise(make([]int8, 0, len(qv.dense)), qv.dense)
+	stmt, err := s.rdb.PrepareContext(ctx, `SELECT id, codes FROM gochunk_ivf_blocks WHERE id BETWEEN ? AND ?`)
 	if err != nil {
 		return nil, true, err
 	}
 	defer stmt.Close()
 	coarse := topK{k: max(ivfRescore, 4*q.K)}
-	var code sql.RawBytes // the driver's copy, valid until Next: nothing allocated per row
+	var blob sql.RawBytes // the driver's copy, valid until Next: nothing allocated per row
+	ids := make([]int64, 0, ivfBlock)
+	dims := x.dims
 	seen := 0
 	for i, l := range order {
 		// The lists nearest the query, and more while they hold fewer
@@ -591,25 +588,26 @@ func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool
 			return nil, true, err
 		}
 		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id, &code); err != nil {
+			var key int64
+			if err := rows.Scan(&key, &blob); err != nil {
 				rows.Close()
 				return nil, true, err
 			}
-			id &= 1<<ivfShift - 1
-			if keep != nil && !keep[id] {
-				continue
-			}
-			score, ok := dotDenseCode(qv.dense, code)
-			if !ok {
-				score, ok = qv.dotCode(code)
-			}
-			if !ok {
+			b, err := viewCodeBlock(blob, key&(1<<ivfShift-1), dims, ids)
+			if err != nil {
 				rows.Close()
-				return nil, true, fmt.Errorf("chunk %d's vector index entry is not of %d dimensions: re-index the store", id, x.dims)
+				return nil, true, err
 			}
-			seen++
-			coarse.offer(candidate{rowid: id, score: float64(score)})
+			ids = b.ids
+			for j, id := range b.ids {
+				if keep != nil && !keep[id] {
+					continue
+				}
+				seen++
+				scale := math.Float32frombits(binary.LittleEndian.Uint32(b.scales[4*j:]))
+				score := float32(dotInt8(qcode, b.codes[j*dims:])) * scale * qscale
+				coarse.offer(candidate{rowid: id, score: float64(score)})
+			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -618,31 +616,6 @@ func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool
 	}
 	best, err = s.rescore(ctx, q, coarse.best)
 	return best, true, err
-}
-
-// dotDenseCode is q·x for a dense int8 code (quant.go's encodeCode) and
-// the dense unit query q, in four running sums (what the code's format
-// allows without the query's sparse form); ok is false for another form
-// or length, which dotCode then reads.
-func dotDenseCode(q []float32, code []byte) (float32, bool) {
-	if len(code) != 5+len(q) || code[0] != codeDense {
-		return 0, false
-	}
-	scale := math.Float32frombits(binary.LittleEndian.Uint32(code[1:]))
-	c := code[5:]
-	c = c[:len(q)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(q); i += 4 {
-		s0 += q[i] * float32(int8(c[i]))
-		s1 += q[i+1] * float32(int8(c[i+1]))
-		s2 += q[i+2] * float32(int8(c[i+2]))
-		s3 += q[i+3] * float32(int8(c[i+3]))
-	}
-	for ; i < len(q); i++ {
-		s0 += q[i] * float32(int8(c[i]))
-	}
-	return (s0 + s1 + s2 + s3) * scale, true
 }
 
 // rescoreBatch is the most candidates one statement of rescore reads.

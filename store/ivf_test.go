@@ -154,18 +154,83 @@ func checkIndex(t testing.TB, s *SQLite) {
 		checkBlocks(t, s, want)
 		return
 	}
-	var vectors, rows, orphans, missing int
-	err := s.db.QueryRow(`SELECT (SELECT count(*) FROM gochunk_chunks WHERE embedding IS NOT NULL), (SELECT count(*) FROM gochunk_ivf),
-		(SELECT count(*) FROM gochunk_ivf WHERE chunk_id NOT IN (SELECT id FROM gochunk_chunks)),
-		(SELECT count(*) FROM gochunk_chunks WHERE embedding IS NOT NULL AND id NOT IN (SELECT chunk_id FROM gochunk_ivf))`).Scan(&vectors, &rows, &orphans, &missing)
+	checkCodeBlocks(t, s)
+}
+
+// checkCodeBlocks fails unless the dense index's blocks hold every stored
+// vector's code exactly once, in the list of the centroid nearest to it,
+// by ascending chunk id, at most ivfBlock to a block, under a key no
+// larger than the block's first chunk id, and nothing else.
+func checkCodeBlocks(t testing.TB, s *SQLite) {
+	t.Helper()
+	ctx := context.Background()
+	if kind, _ := s.Meta(ctx, "ivf_kind"); kind != kindIVF {
+		t.Fatalf("no IVF index trained (kind %q)", kind)
+	}
+	if layout, _ := s.Meta(ctx, "ivf_layout"); layout != ivfLayout {
+		t.Fatalf("the index's layout is %q, want %q", layout, ivfLayout)
+	}
+	var c ivfCache
+	x, err := c.load(ctx, s.db)
+	if err != nil || x == nil {
+		t.Fatalf("load the index: %v", err)
+	}
+	type entry struct {
+		list  int32
+		scale float32
+		code  []int8
+	}
+	got := map[int64]entry{}
+	rows, err := s.db.Query(`SELECT id, codes FROM gochunk_ivf_blocks ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if kind, _ := s.Meta(context.Background(), "ivf_kind"); kind != kindIVF {
-		t.Fatalf("no IVF index trained over %d vectors (kind %q)", vectors, kind)
+	for rows.Next() {
+		var key int64
+		var blob []byte
+		if err := rows.Scan(&key, &blob); err != nil {
+			t.Fatal(err)
+		}
+		b, err := decodeCodeBlock(blob, key, x.dims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		list := int32(key >> ivfShift)
+		if len(b.ids) == 0 || len(b.ids) > ivfBlock {
+			t.Fatalf("block %d of list %d holds %d codes", key&(1<<ivfShift-1), list, len(b.ids))
+		}
+		if b.ids[0] < key&(1<<ivfShift-1) || !slices.IsSorted(b.ids) {
+			t.Fatalf("block %d of list %d: ids %v not ascending from its key", key&(1<<ivfShift-1), list, b.ids)
+		}
+		for j, id := range b.ids {
+			if _, dup := got[id]; dup {
+				t.Fatalf("chunk %d's code is in the index twice", id)
+			}
+			got[id] = entry{list, b.scales[j], b.codes[j*x.dims : (j+1)*x.dims]}
+		}
 	}
-	if vectors != rows || orphans != 0 || missing != 0 {
-		t.Fatalf("%d vectors, %d index rows (%d without a chunk, %d chunks without a row)", vectors, rows, orphans, missing)
+	rows.Close()
+	n := 0
+	err = eachVector(ctx, s.db, func(id int64, v []float32) error {
+		n++
+		e, ok := got[id]
+		if !ok {
+			return fmt.Errorf("chunk %d's vector has no code in the index", id)
+		}
+		if want := int32(x.nearestDense(v)); e.list != want {
+			return fmt.Errorf("chunk %d's code is in list %d, its nearest centroid is %d", id, e.list, want)
+		}
+		code, scale := quantise(nil, v)
+		if scale != e.scale || !slices.Equal(code, e.code) {
+			return fmt.Errorf("chunk %d's code is not its stored vector's", id)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(got) {
+		t.Fatalf("%d vectors, %d codes in the index", n, len(got))
 	}
 }
 
@@ -285,8 +350,8 @@ func TestIVFMigratedStore(t *testing.T) {
 	s, path := openTemp(t, 8)
 	fill(t, s, "d", clustered(rng, ivfMinChunks+50, 8))
 	// Back to what schema 2 wrote: float32 blobs, no index.
-	for _, stmt := range []string{`DELETE FROM gochunk_ivf`, `DELETE FROM gochunk_ivf_lists`, `DELETE FROM gochunk_meta WHERE key LIKE 'ivf_%'`,
-		`DROP TRIGGER gochunk_chunks_ivf_delete`, `DROP TABLE gochunk_ivf`, `DROP TABLE gochunk_ivf_lists`,
+	for _, stmt := range []string{`DELETE FROM gochunk_meta WHERE key LIKE 'ivf_%'`,
+		`DROP TABLE gochunk_ivf_blocks`, `DROP TABLE gochunk_ivf_lists`,
 		`UPDATE gochunk_meta SET value = '2' WHERE key = 'schema_version'`} {
 		if _, err := s.db.Exec(stmt); err != nil {
 			t.Fatal(err)

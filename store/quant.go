@@ -19,11 +19,10 @@ import (
 // dimension and a float16 per component: 5+4·n bytes (69 for 16, against
 // 2,049 dense), also of odd length.
 //
-// The IVF index (ivf.go) scans shorter codes: each vector normalised to
-// unit length, then quantised to int8 with one scale per vector,
-// x ≈ scale·c[i], scale = max|x|/127 (a float32 after the code's tag
-// byte), kept dense or sparse (below). Its candidates are re-scored on
-// the float16 vectors.
+// The IVF index (ivf.go, ivf_blocks.go) scans shorter codes: each vector
+// normalised to unit length, then quantised to int8 with one scale per
+// vector, x ≈ scale·c[i], scale = max|x|/127 (quantise), kept in blocks
+// of a list's codes. Its candidates are re-scored on the float16 vectors.
 const (
 	half16Tag    = 0x01
 	half16Sparse = 0x02
@@ -164,59 +163,7 @@ func fromHalf(h uint16) float32 {
 	return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
 }
 
-// The codes' two forms, told apart by their first byte: dense, one int8
-// per dimension; sparse, a uint16 dimension and an int8 per nonzero one
-// (the lexical embedder's vectors have a few dozen nonzero dimensions of
-// 1,024), whichever is shorter. Either is short enough to stay in its
-// row's page.
-const (
-	codeDense  = 0x01 // tag, scale float32, int8 × d
-	codeSparse = 0x02 // tag, scale float32, (uint16 dimension, int8) × nonzero
-)
-
-// encodeCode quantises v, normalised to unit length, to an int8 code with
-// its scale (nil for a zero vector).
-func encodeCode(v []float32) []byte {
-	var norm, top float64
-	nonzero := 0
-	for _, x := range v {
-		norm += float64(x) * float64(x)
-		top = max(top, math.Abs(float64(x)))
-	}
-	if norm == 0 || top == 0 {
-		return nil
-	}
-	norm = math.Sqrt(norm)
-	scale := top / norm / 127
-	q := make([]int8, len(v))
-	for i, x := range v {
-		q[i] = int8(max(-127, min(127, math.Round(float64(x)/norm/scale))))
-		if q[i] != 0 {
-			nonzero++
-		}
-	}
-	var b []byte
-	if 3*nonzero < len(v) && len(v) <= 1<<16 {
-		b = make([]byte, 5, 5+3*nonzero)
-		b[0] = codeSparse
-		for i, c := range q {
-			if c != 0 {
-				b = binary.LittleEndian.AppendUint16(b, uint16(i))
-				b = append(b, byte(c))
-			}
-		}
-	} else {
-		b = make([]byte, 5+len(v))
-		b[0] = codeDense
-		for i, c := range q {
-			b[5+i] = byte(c)
-		}
-	}
-	binary.LittleEndian.PutUint32(b[1:], math.Float32bits(float32(scale)))
-	return b
-}
-
-// query is a unit query vector, dense and sparse, scored against codes.
+// query is a unit query vector, dense and sparse.
 type query struct {
 	dense []float32
 	sparse
@@ -225,40 +172,6 @@ type query struct {
 func newQuery(v []float32) query {
 	u := unit(v)
 	return query{dense: u, sparse: sparseOf(u)}
-}
-
-// dotCode returns q·x for the unit vector x that code stands for; ok is
-// false for a code of another dimension or form.
-func (q query) dotCode(code []byte) (float32, bool) {
-	if len(code) < 5 {
-		return 0, false
-	}
-	scale := math.Float32frombits(binary.LittleEndian.Uint32(code[1:]))
-	c := code[5:]
-	var dot float32
-	switch code[0] {
-	case codeDense:
-		if len(c) != len(q.dense) {
-			return 0, false
-		}
-		for j, i := range q.idx {
-			dot += q.val[j] * float32(int8(c[i]))
-		}
-	case codeSparse:
-		if len(c)%3 != 0 {
-			return 0, false
-		}
-		for k := 0; k < len(c); k += 3 {
-			i := int(binary.LittleEndian.Uint16(c[k:]))
-			if i >= len(q.dense) {
-				return 0, false
-			}
-			dot += q.dense[i] * float32(int8(c[k+2]))
-		}
-	default:
-		return 0, false
-	}
-	return dot * scale, true
 }
 
 // sparse is a vector's nonzero components, for dot products that cost

@@ -206,6 +206,9 @@ func (s *SQLite) Prepare(ctx context.Context, dims int) error {
 		if err := sparseMigrate(ctx, tx); err != nil {
 			return fmt.Errorf("bring the store %s's vector index up to date: %w", s.path, err)
 		}
+		if err := ivfMigrate(ctx, tx); err != nil {
+			return fmt.Errorf("bring the store %s's vector index up to date: %w", s.path, err)
+		}
 		return sqliteDims(ctx, tx, dims)
 	})
 }
@@ -288,7 +291,7 @@ func (s *SQLite) Replace(ctx context.Context, puts ...Put) error {
 				return err
 			}
 		}
-		return ivf.flush(ctx)
+		return ivf.finish(ctx)
 	})
 	if err != nil {
 		return err
@@ -305,7 +308,7 @@ func sqlitePut(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, ivf *ivfWriter, p
 	if err != nil {
 		return fmt.Errorf("metadata of %s: %w", doc.ID, err)
 	}
-	if err := ivf.unindex(ctx, doc.ID); err != nil {
+	if err := ivf.remove(ctx, doc.ID); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM gochunk_chunks WHERE document_id = ?`, doc.ID); err != nil {
@@ -380,7 +383,7 @@ func (s *SQLite) Delete(ctx context.Context, ids ...string) error {
 		}
 		defer ivf.close()
 		for _, id := range ids {
-			if err := ivf.unindex(ctx, id); err != nil {
+			if err := ivf.remove(ctx, id); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM gochunk_chunks WHERE document_id = ?`, id); err != nil {
@@ -390,7 +393,7 @@ func (s *SQLite) Delete(ctx context.Context, ids ...string) error {
 				return err
 			}
 		}
-		return ivf.flush(ctx)
+		return ivf.finish(ctx)
 	})
 }
 
