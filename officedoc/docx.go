@@ -211,7 +211,12 @@ func docxNumbering(a *archive) (map[string]map[int]docxLevel, error) {
 }
 
 // docxElements reads a Word document's body: headings with their levels,
-// paragraphs, list items with their nesting, tables.
+// paragraphs, list items with their nesting, tables; then its footnotes
+// and endnotes, as pandoc writes them: a marker "[^1]" where the note is
+// referenced and the note, "[^1]: text", at the end of the document, all
+// notes numbered in the order they are referenced. Comments
+// (word/comments.xml) are not read: they are reviewers' remarks, not the
+// document's text (pandoc and mammoth leave them out too).
 func docxElements(a *archive) ([]gochunk.Element, error) {
 	styles, err := docxStyles(a)
 	if err != nil {
@@ -221,14 +226,69 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := a.part("word/document.xml")
+	notes := &docxNotes{texts: map[string]string{}}
+	for _, part := range [...]struct{ kind, name string }{{"footnote", "word/footnotes.xml"}, {"endnote", "word/endnotes.xml"}} {
+		if !a.has(part.name) {
+			continue
+		}
+		notes.reading = part.kind
+		if _, err := docxPart(a, part.name, styles, numbering, notes); err != nil {
+			return nil, err
+		}
+	}
+	notes.reading = ""
+	els, err := docxPart(a, "word/document.xml", styles, numbering, notes)
 	if err != nil {
 		return nil, err
 	}
-	rels, err := relationships(a, "word/document.xml")
+	for i, key := range notes.order {
+		note := gochunk.Element{Type: "footnote", Text: "[^" + strconv.Itoa(i+1) + "]: " + notes.texts[key]}
+		if err := a.d.emit(&els, note); err != nil {
+			return nil, err
+		}
+	}
+	return els, nil
+}
+
+// docxNotes are a Word document's footnotes and endnotes: their texts by
+// kind and id ("footnote 2"), and those the body references, in the order
+// of their first reference.
+type docxNotes struct {
+	texts   map[string]string
+	order   []string
+	reading string // the kind of notes part being read ("footnote"), "" for the body
+}
+
+// ref returns the number of the note of kind and id referenced in the
+// body, from 1, in the order of references; 0 for a note without text or
+// that the document does not hold.
+func (n *docxNotes) ref(kind, id string) int {
+	key := kind + " " + id
+	if n.texts[key] == "" {
+		return 0
+	}
+	for i, k := range n.order {
+		if k == key {
+			return i + 1
+		}
+	}
+	n.order = append(n.order, key)
+	return len(n.order)
+}
+
+// docxPart reads one part of a Word document: the body (word/document.xml)
+// or its notes (word/footnotes.xml, word/endnotes.xml: each note's
+// elements are gathered into notes.texts, one line each).
+func docxPart(a *archive, name string, styles map[string]docxStyle, numbering map[string]map[int]docxLevel, notes *docxNotes) ([]gochunk.Element, error) {
+	data, err := a.part(name)
 	if err != nil {
 		return nil, err
 	}
+	rels, err := relationships(a, name)
+	if err != nil {
+		return nil, err
+	}
+	noteID, noteStart := "", 0 // the note being read (notes parts), where its elements start
 	diagrams := map[string]bool{}
 	dropped := "" // a drop cap's letters, waiting for their paragraph
 	var els []gochunk.Element
@@ -260,7 +320,7 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 	var symbol []bool            // open runs: set in the Symbol font or not
 	inRPr, inPPr := false, false // inside a run's own properties; a paragraph's
 	isHidden := func() bool { return len(hidden) > 0 && hidden[len(hidden)-1] }
-	err = walkXML("word/document.xml", data, func(t xml.Token) error {
+	err = walkXML(name, data, func(t xml.Token) error {
 		if skip > 0 {
 			switch t.(type) {
 			case xml.StartElement:
@@ -349,6 +409,20 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 					return fmt.Errorf("%s: %w", path.Base(target), err)
 				}
 				els = append(els, items...) // counted by htmldoc
+			case "footnote", "endnote":
+				// A note of a notes part; Word's separators (w:type
+				// separator, continuationSeparator) are not notes.
+				if e.Name.Local == notes.reading {
+					if typ := attr(e, "type"); typ == "" || typ == "normal" {
+						noteID, noteStart = attr(e, "id"), len(els)
+					}
+				}
+			case "footnoteReference", "endnoteReference":
+				if notes.reading == "" && !isHidden() {
+					if n := notes.ref(strings.TrimSuffix(e.Name.Local, "Reference"), attr(e, "id")); n > 0 {
+						para.text.WriteString("[^" + strconv.Itoa(n) + "]")
+					}
+				}
 			case "noBreakHyphen":
 				if !isHidden() {
 					para.text.WriteByte('-') // a hyphen Word keeps on its line
@@ -510,6 +584,15 @@ func docxElements(a *archive) ([]gochunk.Element, error) {
 					return a.d.emit(&els, gochunk.Element{Type: "list_item", Text: strings.Repeat("  ", ilvl) + marker + oneLine(text)})
 				default:
 					return a.d.emit(&els, gochunk.Element{Type: "paragraph", Text: text})
+				}
+			case "footnote", "endnote":
+				if e.Name.Local == notes.reading && noteID != "" {
+					var lines []string
+					for _, el := range els[noteStart:] {
+						lines = append(lines, el.Text)
+					}
+					notes.texts[notes.reading+" "+noteID] = strings.Join(lines, "\n")
+					els, noteID = els[:noteStart], ""
 				}
 			case "tc":
 				// A cell spanning columns (gridSpan) holds its text in its

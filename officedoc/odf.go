@@ -66,6 +66,9 @@ func odfElements(a *archive) ([]gochunk.Element, error) {
 	if err := walkXML("content.xml", data, r.token); err != nil {
 		return nil, err
 	}
+	for i, note := range r.footnotes {
+		r.add(gochunk.Element{Type: "footnote", Text: "[^" + strconv.Itoa(i+1) + "]: " + note})
+	}
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -101,6 +104,30 @@ type odfReader struct {
 	inNotes    bool
 	notes      []string
 	sheetName  string
+
+	// Footnotes and endnotes (text:note): read as pandoc writes them, a
+	// marker "[^1]" where the note stands and the note, "[^1]: text", at
+	// the end of the document. Comments (office:annotation) are not read.
+	inNote    int             // inside a text:note
+	noteBody  int             // inside its text:note-body (not its citation)
+	noteText  strings.Builder // the note's paragraph being read
+	noteParas []string        // the note's paragraphs so far
+	footnotes []string        // the notes read, in order
+}
+
+// sink is where text read now goes: the open note's paragraph, the open
+// block's text, or nowhere (nil: an annotation, text outside blocks).
+func (r *odfReader) sink() *strings.Builder {
+	switch {
+	case r.inNote > 0:
+		if r.noteBody > 0 {
+			return &r.noteText
+		}
+		return nil
+	case r.block != "" && r.skip == 0:
+		return &r.text
+	}
+	return nil
 }
 
 // add appends elements, counted against the budget; the first bound
@@ -116,8 +143,8 @@ func (r *odfReader) token(t xml.Token) error {
 	case xml.StartElement:
 		r.start(e)
 	case xml.CharData:
-		if r.block != "" && r.skip == 0 {
-			r.text.Write(e)
+		if w := r.sink(); w != nil {
+			w.Write(e)
 		}
 	case xml.EndElement:
 		r.end(e.Name.Local)
@@ -133,27 +160,37 @@ func (r *odfReader) start(e xml.StartElement) {
 		}
 	case "note", "annotation", "tracked-changes":
 		r.skip++
+		if e.Name.Local == "note" && strings.Contains(e.Name.Space, "text") {
+			if r.inNote++; r.inNote == 1 {
+				r.noteText.Reset()
+				r.noteParas = r.noteParas[:0]
+			}
+		}
+	case "note-body":
+		if r.inNote > 0 {
+			r.noteBody++
+		}
 	case "h", "p":
-		if e.Name.Space != "" && strings.Contains(e.Name.Space, "text") && r.block == "" {
+		if e.Name.Space != "" && strings.Contains(e.Name.Space, "text") && r.block == "" && r.skip == 0 {
 			r.block, r.style = e.Name.Local, attr(e, "style-name")
 			r.level, _ = strconv.Atoi(attr(e, "outline-level"))
 			r.text.Reset()
 		}
 	case "s":
-		if r.block != "" && r.skip == 0 {
+		if w := r.sink(); w != nil {
 			n, err := strconv.Atoi(attr(e, "c"))
 			if err != nil || n < 1 {
 				n = 1
 			}
-			r.text.WriteString(strings.Repeat(" ", min(n, 100)))
+			w.WriteString(strings.Repeat(" ", min(n, 100)))
 		}
 	case "tab":
-		if r.block != "" {
-			r.text.WriteByte('\t')
+		if w := r.sink(); w != nil {
+			w.WriteByte('\t')
 		}
 	case "line-break":
-		if r.block != "" {
-			r.text.WriteByte('\n')
+		if w := r.sink(); w != nil {
+			w.WriteByte('\n')
 		}
 	case "list":
 		style := attr(e, "style-name")
@@ -207,9 +244,30 @@ func (r *odfReader) end(local string) {
 	switch local {
 	case "note", "annotation", "tracked-changes":
 		r.skip--
+		if local == "note" && r.inNote > 0 {
+			if r.inNote--; r.inNote == 0 {
+				r.noteBody = 0
+				if text := strings.Join(r.noteParas, "\n"); text != "" && r.block != "" && r.skip == 0 {
+					r.footnotes = append(r.footnotes, text)
+					r.text.WriteString("[^" + strconv.Itoa(len(r.footnotes)) + "]")
+				}
+			}
+		}
+	case "note-body":
+		if r.inNote > 0 && r.noteBody > 0 {
+			r.noteBody--
+		}
 	case "h", "p":
-		if r.block != local {
+		if r.inNote > 0 {
+			// A paragraph of a note.
+			if t := oneLine(r.noteText.String()); t != "" {
+				r.noteParas = append(r.noteParas, t)
+			}
+			r.noteText.Reset()
 			return
+		}
+		if r.block != local || r.skip > 0 {
+			return // a paragraph of an annotation or of tracked changes: not the block's end
 		}
 		r.block = ""
 		text := strings.TrimSpace(r.text.String())

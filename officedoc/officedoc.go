@@ -3,7 +3,9 @@
 // package htmldoc: headings as "## Title" (with their levels), list items
 // as "- item" or "1. item" indented by nesting, tables as pipe tables with
 // a header row, slides' and sheets' numbers in their headings, speaker
-// notes as captions. The document's text is the elements' texts joined by
+// notes as captions, footnotes and endnotes of Word and OpenDocument texts
+// as pandoc writes them ("[^1]" where referenced, "[^1]: text" at the end
+// of the document; comments are not read). The document's text is the elements' texts joined by
 // blank lines (layout.Assemble), so the markdown and table-aware chunkers
 // see the structure and chunk offsets refer to that text.
 //

@@ -8,7 +8,9 @@
 // text (the font, colour and style tables, document information,
 // pictures, objects' data, field instructions, headers and footers, and
 // every destination marked \* that it does not know) are skipped, hidden
-// text (\v) is left out, and footnotes are kept after the body. Characters
+// text (\v) is left out, and footnotes and endnotes are read as pandoc
+// writes them: a marker "[^1]" in the text, the note "[^1]: text" after
+// the body. Comments (\annotation) are not read. Characters
 // are decoded from \uN (with its \ucN fallback skipped), and from raw and
 // \'hh bytes in the code page of the document (\ansicpg) or of the font in
 // use (\fcharset, \cpg), single-byte and East Asian double-byte ones alike.
@@ -236,10 +238,25 @@ func (r *reader) closeGroup() error {
 		r.style.num, r.style.level = 0, 0
 		r.style.name.Reset()
 	case r.st.dest == destNote && parent.dest != destNote:
-		if t := strings.TrimSpace(r.note.String()); t != "" {
-			r.notes = append(r.notes, gochunk.Element{Type: "footnote", Text: t})
+		// A footnote or endnote (\footnote, \footnote\ftnalt) is read as
+		// pandoc writes notes: a marker "[^1]" where it stands (its
+		// group follows the reference mark, \chftn, in the text) and the
+		// note, "[^1]: text", after the body, its paragraphs a line each.
+		var lines []string
+		for l := range strings.SplitSeq(r.note.String(), "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				lines = append(lines, l)
+			}
 		}
 		r.note.Reset()
+		if len(lines) == 0 {
+			return nil
+		}
+		n := strconv.Itoa(len(r.notes) + 1)
+		r.notes = append(r.notes, gochunk.Element{Type: "footnote", Text: "[^" + n + "]: " + strings.Join(lines, "\n")})
+		if parent.dest == destText && !parent.hidden {
+			r.para.WriteString("[^" + n + "]")
+		}
 	}
 	return nil
 }
