@@ -352,12 +352,14 @@ func read(src Source) (string, func() error, error) {
 		if src.Reader == nil {
 			return "", free, fmt.Errorf("read: no input: give a path or a reader")
 		}
-		data, err = io.ReadAll(src.Reader)
+		// A regular file (a shell's redirect) is mapped, a pipe read
+		// outside the heap at its exact size: as a file named costs.
+		data, free, err = mapfile.ReadAll(src.Reader)
 	} else {
 		data, free, err = mapfile.Read(src.Path)
-		if free == nil {
-			free = func() error { return nil }
-		}
+	}
+	if free == nil {
+		free = func() error { return nil }
 	}
 	if err != nil {
 		return "", free, fmt.Errorf("read: %w", err)
