@@ -206,8 +206,23 @@ func (w *mailWalker) part(h textproto.MIMEHeader, body io.Reader, section string
 	if name != "" {
 		what = fmt.Sprintf("attachment %q (%s)", name, what)
 	}
+	if how := encrypted(media, params); how != "" {
+		// An encrypted message (PGP/MIME, S/MIME): its parts are
+		// ciphertext, not attachments; the message says so.
+		w.d.warn(fmt.Sprintf("%s: encrypted (%s): its text cannot be read without the recipient's key; decrypt the message first", what, how))
+		return w.d.emit(&w.plain, gochunk.Element{Type: "paragraph", Text: fmt.Sprintf("(The message is encrypted (%s): its text cannot be read without the recipient's key.)", how)})
+	}
 	if strings.HasPrefix(media, "multipart/") {
-		mr := multipart.NewReader(body, params["boundary"])
+		raw, err := io.ReadAll(body)
+		if err != nil {
+			w.d.warn(fmt.Sprintf("%s: could not be read (%v): left out", what, err))
+			return nil
+		}
+		raw, fixed := headerlessParts(raw, params["boundary"])
+		if fixed > 0 {
+			w.d.warn(fmt.Sprintf("%s: %d parts without a header (no blank line after their boundary) read as plain text", what, fixed))
+		}
+		mr := multipart.NewReader(bytes.NewReader(raw), params["boundary"])
 		for k := 1; ; k++ {
 			p, err := mr.NextRawPart()
 			if err == io.EOF {
@@ -224,6 +239,9 @@ func (w *mailWalker) part(h textproto.MIMEHeader, body io.Reader, section string
 				}
 				w.d.warn(fmt.Sprintf("%s: the MIME structure is broken after %d parts (%v): the rest of it is left out", what, k-1, err))
 				return nil
+			}
+			if media == "multipart/signed" && k > 1 {
+				continue // a signed message's signature (RFC 1847): not the message's text
 			}
 			sub := strconv.Itoa(k)
 			if section != "" {
@@ -632,6 +650,64 @@ func repairHeader(data []byte) ([]byte, int) {
 		return data, 0
 	}
 	return out, dropped
+}
+
+// encrypted names the encryption of a part that is an encrypted message
+// (RFC 1847's multipart/encrypted, as PGP/MIME writes it; S/MIME's
+// enveloped data), or returns "" for any other part.
+func encrypted(media string, params map[string]string) string {
+	switch media {
+	case "multipart/encrypted":
+		if strings.Contains(strings.ToLower(params["protocol"]), "pgp") {
+			return "PGP/MIME"
+		}
+		return "multipart/encrypted"
+	case "application/pkcs7-mime", "application/x-pkcs7-mime":
+		if t := strings.ToLower(params["smime-type"]); t == "enveloped-data" || t == "authenveloped-data" {
+			return "S/MIME"
+		}
+	}
+	return ""
+}
+
+// headerlessParts returns a multipart body whose parts that start with
+// their text, with no header and no blank line after their boundary (as
+// some S/MIME signers write the signed part), are given the blank line
+// that says they have no header, so that they are read as plain text
+// (RFC 2046) rather than their first line taken for a broken header; and
+// how many it repaired. Other bodies are returned as they are.
+func headerlessParts(body []byte, boundary string) ([]byte, int) {
+	if boundary == "" {
+		return body, 0
+	}
+	delim := []byte("--" + boundary)
+	var out []byte
+	fixed, done := 0, 0 // done: the bytes of body already in out
+	for i := 0; i < len(body); {
+		end := bytes.IndexByte(body[i:], '\n')
+		if end < 0 {
+			break
+		}
+		line := bytes.TrimRight(body[i:i+end], " \t\r")
+		next := i + end + 1
+		if bytes.Equal(line, delim) && next < len(body) {
+			first := body[next:]
+			if j := bytes.IndexByte(first, '\n'); j >= 0 {
+				first = first[:j]
+			}
+			first = bytes.TrimRight(first, "\r")
+			if len(first) > 0 && first[0] != ' ' && first[0] != '\t' && !isFieldName(first) && !bytes.HasPrefix(first, delim) {
+				out = append(append(out, body[done:next]...), '\r', '\n')
+				done = next
+				fixed++
+			}
+		}
+		i = next
+	}
+	if fixed == 0 {
+		return body, 0
+	}
+	return append(out, body[done:]...), fixed
 }
 
 // isFieldName tells whether a header line starts with a field's name and

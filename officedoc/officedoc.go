@@ -272,10 +272,41 @@ func Sniff(data []byte) string {
 			n++
 		}
 	}
-	if n >= 3 {
+	if n >= 3 || mimeEntity(head) {
 		return "eml"
 	}
 	return ""
+}
+
+// mimeEntity tells whether head starts with a MIME entity's header: header
+// fields from the first line on, among them MIME-Version and Content-Type
+// (an S/MIME signed message saved as .p7s, a web archive saved as .mht),
+// though without the sender and subject Sniff looks for in a message.
+func mimeEntity(head string) bool {
+	version, ctype := false, false
+	for i, line := range strings.Split(head, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if line == "" {
+			break
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			if i == 0 {
+				return false
+			}
+			continue // a field's continuation
+		}
+		if !isFieldName([]byte(line)) {
+			return false
+		}
+		name, _, _ := strings.Cut(line, ":")
+		switch strings.ToLower(strings.TrimSpace(name)) {
+		case "mime-version":
+			version = true
+		case "content-type":
+			ctype = true
+		}
+	}
+	return version && ctype
 }
 
 // Elements reads data as a document of kind (see Kinds) within the
