@@ -5,6 +5,7 @@ package ocr
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/gochunk/gochunk/embed"
 	ort "github.com/yalue/onnxruntime_go"
@@ -27,8 +28,25 @@ func startRuntime(opt Options) (string, error) {
 	return lib, nil
 }
 
+// loadModel reads a model file, rewrites it with fewer operators where
+// it can (fuseModel: the same function up to float rounding) and starts
+// a session on it.
 func loadModel(path string, opt Options) (*model, error) {
-	ins, outs, err := ort.GetInputOutputInfo(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrModel, err)
+	}
+	if fused, _, err := fuseModel(data); err == nil {
+		data = fused
+	}
+	// A model fuseModel cannot read goes to ONNX Runtime as it is: its
+	// error says what is wrong with it.
+	return newModel(path, data, opt)
+}
+
+// newModel starts a session on a model's bytes (read from path).
+func newModel(path string, data []byte, opt Options) (*model, error) {
+	ins, outs, err := ort.GetInputOutputInfoWithONNXData(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: read %s: %v", ErrModel, path, err)
 	}
@@ -46,7 +64,7 @@ func loadModel(path string, opt Options) (*model, error) {
 	if err := setOptions(so, opt); err != nil {
 		return nil, fmt.Errorf("%w: ONNX Runtime session options for %s: %v", ErrModel, path, err)
 	}
-	s, err := ort.NewDynamicAdvancedSession(path, []string{ins[0].Name}, []string{outs[0].Name}, so)
+	s, err := ort.NewDynamicAdvancedSessionWithONNXData(data, []string{ins[0].Name}, []string{outs[0].Name}, so)
 	if err != nil {
 		return nil, fmt.Errorf("%w: ONNX Runtime cannot load %s: %v", ErrModel, path, err)
 	}
