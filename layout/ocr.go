@@ -31,6 +31,20 @@ type OCRReader interface {
 	Read(ctx context.Context, img image.Image) (*ocr.Page, error)
 }
 
+// ConcurrentOCRReader is an OCRReader that reads several pages at once:
+// its Read may be called by that many goroutines together (a vision
+// model's reader, whose pages are requests to a server: its client's
+// requests in flight). OCRPDF and ExtractImages draw (or decode) up to
+// Concurrency pages ahead and read them together, each page's memory
+// reserved while it is held; the elements are those of reading the pages
+// one at a time, in page order.
+type ConcurrentOCRReader interface {
+	OCRReader
+	// Concurrency is the pages read at once; less than 2 means one at a
+	// time.
+	Concurrency() int
+}
+
 // OCROptions configure reading images and PDF pages with OCR.
 type OCROptions struct {
 	// Reader reads the pages (an *ocr.Engine).
@@ -355,9 +369,11 @@ func OCRElements(pages []OCRPage) []gochunk.Element {
 // ExtractImages reads an image file's pages (every page of a TIFF) with
 // OCR and returns their elements (OCRElements), boxes in pixels. Each
 // page's declared size is checked against MaxPixels before it is
-// decoded; the context is checked between pages. A file that is not an
-// image of a format read here is an error wrapping ocr.ErrImage; a
-// document where OCR finds no text, ErrNoText.
+// decoded; the context is checked between pages. A reader that reads
+// several pages at once (ConcurrentOCRReader) is given that many,
+// decoded ahead. A file that is not an image of a format read here is an
+// error wrapping ocr.ErrImage; a document where OCR finds no text,
+// ErrNoText.
 func ExtractImages(ctx context.Context, data []byte, opt OCROptions) ([]gochunk.Element, error) {
 	opt = opt.withDefaults()
 	if opt.Reader == nil {
@@ -367,33 +383,178 @@ func ExtractImages(ctx context.Context, data []byte, opt OCROptions) ([]gochunk.
 	if err != nil {
 		return nil, err
 	}
-	var pages []OCRPage
-	for i := range im.Len() {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	q := newPageQueue(ctx, opt, im.Len())
+	err = func() error {
+		for i := range im.Len() {
+			if err := q.take(); err != nil {
+				return err
+			}
+			img, err := im.Page(i)
+			if err != nil {
+				q.give()
+				return err
+			}
+			// The page, decoded (its size checked against MaxPixels
+			// before), and its reading are reserved before it is read.
+			b := img.Bounds()
+			release, err := q.reserve(opt.PageMemory(int64(b.Dx()) * int64(b.Dy())))
+			if err != nil {
+				q.give()
+				return fmt.Errorf("page %d: %w", i+1, err)
+			}
+			q.start(i+1, img, 1, release)
 		}
-		img, err := im.Page(i)
-		if err != nil {
-			return nil, err
+		return nil
+	}()
+	pages, qerr := q.wait()
+	if qerr != nil {
+		return nil, qerr
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		// The page, decoded (its size checked against MaxPixels before),
-		// and its reading are reserved before it is read.
-		b := img.Bounds()
-		release, err := reserve(ctx, opt.PageMemory(int64(b.Dx())*int64(b.Dy())))
-		if err != nil {
-			return nil, fmt.Errorf("page %d: %w", i+1, err)
-		}
-		p, err := opt.Reader.Read(ctx, img)
-		release()
-		if err != nil {
-			return nil, fmt.Errorf("page %d: %w", i+1, err)
-		}
-		pages = append(pages, OCRPage{Number: i + 1, Page: p, Unit: 1})
-		if opt.Progress != nil {
-			opt.Progress(i+1, im.Len())
-		}
+		return nil, err
 	}
 	return ocrResult(pages)
+}
+
+// pageQueue reads pages with OCR, up to the reader's Concurrency
+// (ConcurrentOCRReader) at once, and keeps what it read in the order the
+// pages were started. Its user takes a slot (take) before it draws or
+// decodes a page, reserves the page's memory (reserve), and starts its
+// reading (start), which gives both back when the page is read; a page
+// that is not started gives its slot back (give). wait waits for the
+// pages started and returns them, or the error of the first page (in
+// order) that failed: a page that fails stops the pages after it.
+type pageQueue struct {
+	ctx    context.Context // ends when a page fails
+	cancel context.CancelFunc
+	parent context.Context
+	reader OCRReader
+	slots  chan struct{}
+	wg     sync.WaitGroup
+
+	progress    func(done, total int)
+	total, done int
+
+	mu    sync.Mutex
+	pages []queuedPage
+}
+
+// queuedPage is a page a pageQueue started, and how its reading ended.
+type queuedPage struct {
+	OCRPage
+	err error
+}
+
+func newPageQueue(ctx context.Context, opt OCROptions, total int) *pageQueue {
+	n := 1
+	if c, ok := opt.Reader.(ConcurrentOCRReader); ok {
+		n = max(1, c.Concurrency())
+	}
+	qctx, cancel := context.WithCancel(ctx)
+	return &pageQueue{ctx: qctx, cancel: cancel, parent: ctx, reader: opt.Reader, slots: make(chan struct{}, n), progress: opt.Progress, total: total}
+}
+
+// take waits for a free slot, or for the queue to end (a page failed,
+// or the context ended).
+func (q *pageQueue) take() error {
+	if err := q.ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case q.slots <- struct{}{}:
+		return nil
+	case <-q.ctx.Done():
+		return q.ctx.Err()
+	}
+}
+
+// give gives back a slot taken for a page that is not started.
+func (q *pageQueue) give() { <-q.slots }
+
+// reserve reserves a page's memory from the budget the context carries
+// (see reserve), holding a slot. Pages read ahead are held first: when
+// the budget cannot hold this page beside them, it waits for them to be
+// read and asks again, as reading one page at a time would.
+func (q *pageQueue) reserve(n int64) (func(), error) {
+	release, err := reserve(q.ctx, n)
+	if err == nil || cap(q.slots) == 1 || !(errors.Is(err, budget.ErrTooLarge) || errors.Is(err, budget.ErrBusy)) {
+		return release, err
+	}
+	// Take every other slot: the pages in flight are read and their
+	// memory given back.
+	held := 0
+	defer func() {
+		for range held {
+			<-q.slots
+		}
+	}()
+	for held < cap(q.slots)-1 {
+		select {
+		case q.slots <- struct{}{}:
+			held++
+		case <-q.ctx.Done():
+			return nil, q.ctx.Err()
+		}
+	}
+	return reserve(q.ctx, n)
+}
+
+// start reads page number (its pixels unit page units, as OCRPage's
+// Unit) in a goroutine holding the slot taken for it, and gives back the
+// slot and the page's memory (release) when it is read.
+func (q *pageQueue) start(number int, img image.Image, unit float64, release func()) {
+	q.mu.Lock()
+	i := len(q.pages)
+	q.pages = append(q.pages, queuedPage{OCRPage: OCRPage{Number: number, Unit: unit}})
+	q.mu.Unlock()
+	q.wg.Go(func() {
+		defer q.give()
+		defer release()
+		p, err := q.reader.Read(q.ctx, img)
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		q.pages[i].Page, q.pages[i].err = p, err
+		if err != nil {
+			q.pages[i].err = fmt.Errorf("page %d: %w", number, err)
+			q.cancel() // the pages after it are not read
+			return
+		}
+		q.done++
+		if q.progress != nil {
+			q.progress(q.done, max(q.total, q.done))
+		}
+	})
+}
+
+// wait waits for the pages started, and returns them in the order they
+// were started, or the error that ended the reading: the context's when
+// it ended, else the first page's (in order) that failed but for a page
+// cut short by a failure after it.
+func (q *pageQueue) wait() ([]OCRPage, error) {
+	q.wg.Wait()
+	q.cancel()
+	if err := q.parent.Err(); err != nil {
+		return nil, err
+	}
+	var first error
+	out := make([]OCRPage, 0, len(q.pages))
+	for _, p := range q.pages {
+		switch {
+		case p.err == nil:
+			out = append(out, p.OCRPage)
+		case !errors.Is(p.err, context.Canceled):
+			return nil, p.err
+		case first == nil:
+			first = p.err
+		}
+	}
+	if first != nil {
+		return nil, first
+	}
+	return out, nil
 }
 
 func ocrResult(pages []OCRPage) ([]gochunk.Element, error) {
@@ -418,37 +579,37 @@ func (e noOCRText) Is(target error) bool { return target == ErrNoText }
 
 // OCRPDF draws the PDF's pages with PDFium at opt.DPI (lower for a page
 // that would be over opt.MaxPixels) and reads them with OCR, one page at a
-// time; pages, when not nil, are the page numbers (1-based) to read, else
-// all. A page over the PDF bounds (as ExtractPDF weighs pages), or that
-// PDFium cannot draw, is left out (opt.Warn hears why). Each page's
-// memory (OCRPageMemory) is reserved, while it is read, from the budget
-// ctx carries (budget.NewContext); the context is checked between pages.
-// Elements are as OCRElements makes them, boxes in points.
+// time, or as many at once as a ConcurrentOCRReader reads (drawn ahead,
+// in page order); pages, when not nil, are the page numbers (1-based) to
+// read, else all. A page over the PDF bounds (as ExtractPDF weighs pages),
+// or that PDFium cannot draw, is left out (opt.Warn hears why). Each
+// page's memory (OCRPageMemory) is reserved, from when it is drawn until
+// it is read, from the budget ctx carries (budget.NewContext); the
+// context is checked between pages. Elements are as OCRElements makes
+// them, boxes in points.
 func (e *PDFium) OCRPDF(ctx context.Context, pdf []byte, pages []int, opt OCROptions) ([]gochunk.Element, error) {
 	opt = opt.withDefaults()
 	if opt.Reader == nil {
 		return nil, errors.New("ocr: no OCR engine (give the OCR models: --ocr-model DIR)")
 	}
-	var out []OCRPage
-	total, done := len(pages), 0
+	total := len(pages)
 	if pages == nil {
 		total, _, _ = EstimatePDF(pdf)
 	}
-	err := drawPages(ctx, e, pdf, pages, 0,
+	q := newPageQueue(ctx, opt, total)
+	err := drawPages(q.ctx, e, pdf, pages, 0,
 		func(w *pdfiumWorker, i int) (ocrDrawn, error) {
-			return drawReserved(ctx, w, i, opt)
+			if err := q.take(); err != nil {
+				return ocrDrawn{}, stopDrawing{err}
+			}
+			d, err := drawReserved(w, i, opt, q.reserve)
+			if err != nil {
+				q.give()
+			}
+			return d, err
 		},
 		func(n int, d ocrDrawn) error {
-			defer d.release()
-			p, err := opt.Reader.Read(ctx, d.img)
-			if err != nil {
-				return fmt.Errorf("page %d: %w", n, err)
-			}
-			out = append(out, OCRPage{Number: n, Page: p, Unit: 72 / float64(d.dpi)})
-			done++
-			if opt.Progress != nil {
-				opt.Progress(done, max(total, done))
-			}
+			q.start(n, d.img, 72/float64(d.dpi), d.release)
 			return nil
 		},
 		func(n int, err error) {
@@ -456,10 +617,13 @@ func (e *PDFium) OCRPDF(ctx context.Context, pdf []byte, pages []int, opt OCROpt
 				opt.Warn(fmt.Sprintf("page %d could not be drawn for OCR and is left out: %v", n, err))
 			}
 		})
-	if err != nil {
+	out, qerr := q.wait()
+	switch {
+	case qerr != nil:
+		return nil, qerr
+	case err != nil:
 		return nil, drawingError(ctx, err)
-	}
-	if len(out) == 0 {
+	case len(out) == 0:
 		return nil, fmt.Errorf("%w: no page could be drawn for OCR", ErrNoText)
 	}
 	return ocrResult(out)
@@ -486,15 +650,16 @@ func drawingError(ctx context.Context, err error) error {
 }
 
 // drawReserved draws page i for OCR once the memory its pixels and their
-// reading hold (opt.PageMemory) is reserved from the budget ctx carries; the
-// caller gives it back with the result's release. A budget that cannot
-// reserve the page stops the drawing (stopDrawing).
-func drawReserved(ctx context.Context, w *pdfiumWorker, i int, opt OCROptions) (ocrDrawn, error) {
+// reading hold (opt.PageMemory) is reserved by reserve (from the budget
+// the context carries); the caller gives it back with the result's
+// release. A budget that cannot reserve the page stops the drawing
+// (stopDrawing).
+func drawReserved(w *pdfiumWorker, i int, opt OCROptions, reserve func(int64) (func(), error)) (ocrDrawn, error) {
 	px, err := ocrPixels(w, i, opt)
 	if err != nil {
 		return ocrDrawn{}, err
 	}
-	release, err := reserve(ctx, opt.PageMemory(px))
+	release, err := reserve(opt.PageMemory(px))
 	if err != nil {
 		return ocrDrawn{}, stopDrawing{err}
 	}
@@ -636,7 +801,7 @@ func (e *PDFium) OCRImages(ctx context.Context, pdf []byte, pages []int, els []g
 			if len(boxes) == 0 {
 				return regions{}, nil
 			}
-			d, err := drawReserved(ctx, w, i, opt)
+			d, err := drawReserved(w, i, opt, func(n int64) (func(), error) { return reserve(ctx, n) })
 			if err != nil {
 				return regions{}, err
 			}

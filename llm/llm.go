@@ -232,6 +232,11 @@ func New(cfg Config) (*Client, error) {
 // Model returns the model name.
 func (c *Client) Model() string { return c.cfg.Model }
 
+// Concurrency returns the requests the client sends at once (Config's,
+// 4 by default): what callers reading several things at once may have
+// in flight.
+func (c *Client) Concurrency() int { return c.cfg.Concurrency }
+
 // ID names the endpoint and model, for cache keys of callers.
 func (c *Client) ID() string { return c.cfg.BaseURL + "|" + c.cfg.Model }
 

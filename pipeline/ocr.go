@@ -175,7 +175,9 @@ func (p *Pipeline) ocrOptions(ctx context.Context, src Source, warn func(string)
 		eng.name, d.name, est.Requests, est.PromptTokens, est.PromptTokens/max(est.Requests, 1), sw, sh, vision.ImageTokens(sw, sh, "high"), est.CompletionTokens))
 	opt.Reader = d
 	return opt, func() {
+		d.mu.Lock()
 		u := d.usage
+		d.mu.Unlock()
 		if u.Calls == 0 {
 			return // nothing answered (an error says why)
 		}
@@ -207,17 +209,41 @@ func (p *Pipeline) ocrPageSizes(data []byte, pages []int) (n, w, h int) {
 }
 
 // visionDoc is the vision model's reader for one document, adding up
-// its pages' accounting (pages are read one at a time).
+// its pages' accounting. It reads as many pages at once as the model's
+// client sends requests (layout.ConcurrentOCRReader).
 type visionDoc struct {
 	r     *vision.Reader
 	name  string
+	mu    sync.Mutex
 	usage gochunk.LLMUsage
 }
 
 func (d *visionDoc) Read(ctx context.Context, img image.Image) (*ocr.Page, error) {
 	p, u, err := d.r.ReadPage(ctx, img)
+	d.mu.Lock()
 	d.usage.Merge(u)
+	d.mu.Unlock()
 	return p, err
+}
+
+// Concurrency is the vision reader's: its client's requests in flight.
+func (d *visionDoc) Concurrency() int { return d.r.Concurrency() }
+
+// OCR loads the OCR engine of the configuration (the PP-OCR models,
+// downloaded first when they are on the hub, or the vision model's
+// client) and returns its name in records: pp-ocr or openai:MODEL; ""
+// when OCR is off (no models, no vision model, or Mode never). The
+// engine otherwise loads on the first page that needs it: a server calls
+// this at start, so that models it cannot load are said before it serves.
+func (p *Pipeline) OCR(ctx context.Context) (string, error) {
+	if !p.cfg.OCR.on() {
+		return "", nil
+	}
+	eng, err := p.res.ocrEngine(ctx)
+	if err != nil {
+		return "", err
+	}
+	return eng.name, nil
 }
 
 // ocrMetadata is an OCR'd document's metadata: the source's, with how

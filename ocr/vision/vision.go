@@ -99,6 +99,12 @@ func New(client *llm.Client, opt Options) (*Reader, error) {
 // Name is the engine's name in records: openai:MODEL.
 func (r *Reader) Name() string { return "openai:" + r.client.Model() }
 
+// Concurrency returns the pages the Reader reads at once: its client's
+// requests in flight (--llm-concurrency). It makes the Reader a
+// layout.ConcurrentOCRReader, whose pages are drawn ahead and sent
+// together.
+func (r *Reader) Concurrency() int { return r.client.Concurrency() }
+
 // Usage returns the accounting of every page read so far: the requests,
 // those answered from the cache, and the tokens of the answers the
 // server gave (a cached answer spends none).
