@@ -213,8 +213,11 @@ func (w *mailWalker) part(h textproto.MIMEHeader, body io.Reader, section string
 		return w.d.emit(&w.plain, gochunk.Element{Type: "paragraph", Text: fmt.Sprintf("(The message is encrypted (%s): its text cannot be read without the recipient's key.)", how)})
 	}
 	if strings.HasPrefix(media, "multipart/") {
+		// Read whole (the message is in memory already); a part cut
+		// short keeps what it holds, its multipart reader says where
+		// it ends.
 		raw, err := io.ReadAll(body)
-		if err != nil {
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 			w.d.warn(fmt.Sprintf("%s: could not be read (%v): left out", what, err))
 			return nil
 		}

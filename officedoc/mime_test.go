@@ -61,3 +61,21 @@ func TestEmailEncrypted(t *testing.T) {
 		}
 	}
 }
+
+// A message cut short inside a nested multipart keeps the parts read
+// (its outer multipart is read whole, and the read ends early).
+func TestEmailTruncatedNested(t *testing.T) {
+	msg := "From: ana@example.com\r\nSubject: Summit\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"out\"\r\n\r\n" +
+		"--out\r\nContent-Type: multipart/alternative; boundary=\"in\"\r\n\r\n--in\r\nContent-Type: text/plain\r\n\r\nThe summit is in April.\r\n" +
+		"--in\r\nContent-Type: text/html\r\n\r\n<p>The summit is in April.</p><p>Booth"
+	r, err := Read(t.Context(), "eml", []byte(msg), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(texts(r.Elements), "\n"); !strings.Contains(got, "The summit is in April.") {
+		t.Errorf("the body read before the cut is lost:\n%s", got)
+	}
+	if len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], "truncated") {
+		t.Errorf("warnings %q, want one saying the message is truncated", r.Warnings)
+	}
+}
