@@ -173,6 +173,10 @@ type walker struct {
 	inline strings.Builder // text of the block being read
 	lists  []listState     // open lists, innermost last
 	items  []itemState     // open list items, innermost last
+	// edge says nothing was written since a link's start or end: text
+	// that follows it is set apart by a space when both sides are
+	// letters or digits (see linkEdge).
+	edge bool
 }
 
 // itemState is an open list item: whether its marker was written (its
@@ -308,6 +312,16 @@ func (w *walker) walk(n *html.Node, depth int) {
 				w.text(" " + at.Val + " ")
 			}
 		}
+	case a == atom.A && isLink(n):
+		// Links written one against the other (a menu, a list of tags,
+		// a label and its value: "<a>Docs</a><a>API</a>") are separate
+		// words, as their styles show them; a page sets them apart by
+		// its CSS, not by white space. (An anchor without text or
+		// target, as books mark their print pages inside words, is no
+		// edge.)
+		w.edge = true
+		w.children(n, depth)
+		w.edge = true
 	case blocks[a]:
 		w.flush("paragraph")
 		w.children(n, depth)
@@ -341,8 +355,44 @@ func (w *walker) text(s string) {
 			}
 			continue
 		}
+		if w.edge && linkEdge(w.inline.String(), r) {
+			w.inline.WriteByte(' ')
+		}
+		w.edge = false
 		w.inline.WriteRune(r)
 	}
+}
+
+// isLink tells whether n, an <a>, is a link with text: a target (href)
+// and text other than white space.
+func isLink(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if a.Key == "href" && a.Namespace == "" {
+			return hasText(n)
+		}
+	}
+	return false
+}
+
+// hasText tells whether n holds text other than white space.
+func hasText(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode && strings.TrimSpace(c.Data) != "":
+			return true
+		case c.Type == html.ElementNode && !skipped[c.DataAtom] && hasText(c):
+			return true
+		}
+	}
+	return false
+}
+
+// linkEdge tells whether text written before a link's edge and the rune r
+// written after it would run together into one word: both are letters or
+// digits.
+func linkEdge(before string, r rune) bool {
+	last, _ := utf8.DecodeLastRuneInString(before)
+	return (unicode.IsLetter(last) || unicode.IsDigit(last)) && (unicode.IsLetter(r) || unicode.IsDigit(r))
 }
 
 // marker is the list item marker of the innermost list: "- " or "3. ",
@@ -536,6 +586,7 @@ func spanAttr(n *html.Node, key string, def, limit int) int {
 func cellText(n *html.Node) string {
 	var parts []string
 	var cur strings.Builder
+	edge := 0 // cur's length after a link (see the walker's links)
 	end := func() {
 		if t := strings.Join(strings.Fields(cur.String()), " "); t != "" {
 			parts = append(parts, t)
@@ -547,6 +598,9 @@ func cellText(n *html.Node) string {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			switch {
 			case c.Type == html.TextNode:
+				if r, _ := utf8.DecodeRuneInString(c.Data); edge > 0 && edge == cur.Len() && linkEdge(cur.String(), r) {
+					cur.WriteByte(' ')
+				}
 				cur.WriteString(c.Data)
 			case c.Type != html.ElementNode || skipped[c.DataAtom] || hidden(c):
 			case c.DataAtom == atom.Br:
@@ -561,6 +615,16 @@ func cellText(n *html.Node) string {
 				end()
 				walk(c)
 				end()
+			case c.DataAtom == atom.A && isLink(c):
+				// Links one against the other are separate words (see
+				// the walker's links).
+				if t := inlineText(c); t != "" {
+					if r, _ := utf8.DecodeRuneInString(t); linkEdge(cur.String(), r) {
+						cur.WriteByte(' ')
+					}
+				}
+				walk(c)
+				edge = cur.Len()
 			default:
 				walk(c)
 			}
