@@ -16,11 +16,16 @@ import (
 // unsupportedDocument returns the message of the 415 answer to a request
 // one of whose documents is of a format gochunk recognises and does not
 // read (an image, a Word 97-2003 file, an archive ...): the document's
-// name, the format and what to do. An attachment refused is its own
-// document's error, not the request's.
-func unsupportedDocument(errs []error) (string, bool) {
+// name, the format and what to do; for an image, noOCR (the server's
+// words: what its operator starts it with) replaces the command line's
+// advice. An attachment refused is its own document's error, not the
+// request's.
+func unsupportedDocument(errs []error, noOCR string) (string, bool) {
 	for _, err := range errs {
 		if fe, ok := errors.AsType[*pipeline.FormatError](err); ok && !fe.Attached {
+			if strings.HasPrefix(fe.Format, "an image") && noOCR != "" {
+				return fmt.Sprintf("document %q: %s: gochunk reads an image's text only by OCR, and %s", fe.Name, fe.Format, noOCR), true
+			}
 			return fmt.Sprintf("document %q: %v", fe.Name, fe), true
 		}
 	}

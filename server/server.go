@@ -150,6 +150,7 @@ type Server struct {
 	sem       chan struct{}
 	ready     atomic.Bool
 	handler   http.Handler
+	ocr       string // the OCR engine's name (pp-ocr, openai:MODEL); "" without OCR
 }
 
 //go:embed openapi.json
@@ -205,6 +206,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if s.base, err = pipeline.New(ctx, cfg.Pipeline, pipeline.Options{Embedder: s.embedder}); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	if err := s.loadOCR(ctx); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	// /embed sizes its chunks and reports token_count in the embedder's
 	// tokens, as the reference server does, unless a tokenizer is set.
 	dp, err := s.base.With(ctx, "dp", nil, cfg.Pipeline.Tokenizer)
@@ -232,6 +236,26 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	s.handler = s.routes()
 	s.ready.Store(true)
 	return s, nil
+}
+
+// loadOCR loads the OCR engine of Pipeline.OCR at start (the PP-OCR
+// models, or the vision model's client), so that models the server cannot
+// load are said before it serves rather than at its first scan, and logs
+// it. OCR asked for on every PDF page (mode always) without an engine is
+// an error.
+func (s *Server) loadOCR(ctx context.Context) error {
+	c := s.cfg.Pipeline.OCR
+	name, err := s.base.OCR(ctx)
+	switch {
+	case err != nil:
+		return err
+	case name == "" && c.Mode == "always":
+		return fmt.Errorf("%w: OCR of every PDF page (ocr always) needs an OCR engine: give the OCR models (--ocr-model DIR or hf:REPO, GOCHUNK_OCR_MODEL) or a vision model (--ocr openai:MODEL)", gochunk.ErrConfig)
+	case name != "":
+		s.ocr = name
+		s.log.Info("OCR of images and of PDF pages without text", "engine", name, "mode", cmp.Or(c.Mode, "auto"))
+	}
+	return nil
 }
 
 // observed counts em's calls, texts and errors in the metrics.

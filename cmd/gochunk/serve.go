@@ -48,6 +48,15 @@ names a chunker takes none of them. Without a chunker there, such a
 request gets the recursive chunker at its defaults. Its tokenizer, like
 its embedder, is the server's for every request (--tokenizer).
 
+Images (PNG, JPEG, TIFF, WebP, BMP, GIF) and PDF pages without text are
+read by OCR as gochunk chunk reads them, with the server's OCR settings
+(requests cannot choose them): --ocr-model DIR or hf:REPO (the PP-OCR
+models, GOCHUNK_OCR_MODEL), or --ocr openai:MODEL (a vision chat model at
+--llm-url, a document's pages sent --llm-concurrency at once); --ocr
+always|never|auto, --ocr-dpi and --ocr-max-pixels as chunk's. The models
+load at start; each page read reserves its memory from --max-memory
+while it is read. Without OCR, an image is answered 415.
+
 It listens on 127.0.0.1 (this machine only) unless --addr (GOCHUNK_ADDR)
 says otherwise: --addr 0.0.0.0 opens it to the network, at --port; set
 --token too, or it warns at start. The log's "serving" line says
@@ -59,6 +68,7 @@ Flags:
 	pf := pipelineFlags(e)
 	pf.RegisterResources(fs)
 	pf.RegisterReading(fs)
+	pipelineflag.RegisterOCR(fs, &pf.Cfg.OCR)
 	configPath := fs.String("config", "", "JSON or YAML `FILE` of settings: the flags' names (with - or _) and the chunking configuration of requests that name no chunker (chunker, its parameters, context, parents: as gochunk chunk --config reads it), e.g. {\"port\": 9000, \"embedder\": \"static:minishlab/potion-base-8M\", \"chunker\": \"markdown\", \"size\": 300, \"parents\": 3000}")
 	port := fs.Int("port", 8080, "port to listen on, at the host of --addr")
 	fs.StringVar(&cfg.Addr, "addr", "", "where to listen: `HOST`, HOST:PORT or :PORT (every interface); a PORT here overrides --port. Default 127.0.0.1, this machine only; 0.0.0.0 opens the server to the network (set --token)")

@@ -15,14 +15,16 @@ import (
 // --ocr-model, --ocr-dpi and --ocr-max-pixels (gochunk extract registers
 // them alone).
 func RegisterOCR(fs *flag.FlagSet, c *pipeline.OCRConfig) {
-	textVar(fs, "ocr", "OCR of images (PNG, JPEG, TIFF, WebP, BMP, GIF) and of PDF pages without text: auto (the default: when --ocr-model is given), always (every PDF page, its text layer ignored), never, or openai:MODEL to read the pages with that vision chat model instead of the OCR models (the endpoint of --llm-url, else $OPENAI_BASE_URL, else OpenAI's; key from OPENAI_API_KEY; --llm-cache, --llm-rpm and --llm-concurrency apply; its lines get approximate boxes). Give it twice to combine: --ocr always --ocr openai:gpt-4o", func(v string) error {
-		switch {
-		case v == "auto" || v == "always" || v == "never":
-			c.Mode = v
-		case strings.HasPrefix(v, "openai:") && strings.TrimSpace(strings.TrimPrefix(v, "openai:")) != "":
-			c.Engine = v
-		default:
-			return errors.New("want auto, always, never or openai:MODEL")
+	textVar(fs, "ocr", "OCR of images (PNG, JPEG, TIFF, WebP, BMP, GIF) and of PDF pages without text: auto (the default: when --ocr-model is given), always (every PDF page, its text layer ignored), never, or openai:MODEL to read the pages with that vision chat model instead of the OCR models (the endpoint of --llm-url, else $OPENAI_BASE_URL, else OpenAI's; key from OPENAI_API_KEY; --llm-cache, --llm-rpm and --llm-concurrency apply; its lines get approximate boxes). Give it twice to combine, or both at once with a comma (as a --config file or $GOCHUNK_OCR gives them): --ocr always --ocr openai:gpt-4o, --ocr always,openai:gpt-4o", func(v string) error {
+		for part := range strings.SplitSeq(v, ",") {
+			switch part = strings.TrimSpace(part); {
+			case part == "auto" || part == "always" || part == "never":
+				c.Mode = part
+			case strings.HasPrefix(part, "openai:") && strings.TrimSpace(strings.TrimPrefix(part, "openai:")) != "":
+				c.Engine = part
+			default:
+				return errors.New("want auto, always, never or openai:MODEL, or a mode and openai:MODEL separated by a comma")
+			}
 		}
 		return nil
 	})

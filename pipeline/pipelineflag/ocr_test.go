@@ -18,7 +18,9 @@ func TestOCRFlags(t *testing.T) {
 		{args: []string{"--ocr", "always"}, want: pipeline.OCRConfig{Mode: "always"}},
 		{args: []string{"--ocr", "openai:gpt-4o-mini"}, want: pipeline.OCRConfig{Engine: "openai:gpt-4o-mini"}},
 		{args: []string{"--ocr", "always", "--ocr", "openai:qwen2.5-vl", "--ocr-model", "hf:org/ocr/v4@main"}, want: pipeline.OCRConfig{Mode: "always", Engine: "openai:qwen2.5-vl", Model: "hf:org/ocr/v4@main"}},
+		{args: []string{"--ocr", "always,openai:gpt-4o"}, want: pipeline.OCRConfig{Mode: "always", Engine: "openai:gpt-4o"}},
 		{args: []string{"--ocr", "openai:"}, bad: true},
+		{args: []string{"--ocr", "always,"}, bad: true},
 		{args: []string{"--ocr", "tesseract"}, bad: true},
 	} {
 		fs := flag.NewFlagSet("test", flag.ContinueOnError)

@@ -70,14 +70,14 @@ func (p *Flags) RegisterResources(fs *flag.FlagSet) {
 	p.RegisterEmbedder(fs)
 	fs.IntVar(&c.BatchTokens, "max-batch-tokens", 0, fmt.Sprintf("tokens per embedder call when chunks are embedded (default %d)", embed.DefaultBatchTokens))
 	l := &c.LLM
-	fs.StringVar(&l.URL, "llm-url", "", "base URL of an OpenAI-compatible chat API for llm-split, propositions and --context llm, e.g. http://localhost:11434/v1 (key from OPENAI_API_KEY)")
+	fs.StringVar(&l.URL, "llm-url", "", "base URL of an OpenAI-compatible chat API for llm-split, propositions, --context llm and --ocr openai:MODEL, e.g. http://localhost:11434/v1 (default $OPENAI_BASE_URL, else https://api.openai.com/v1; key from OPENAI_API_KEY)")
 	fs.StringVar(&l.Model, "llm-model", "", "chat model for llm-split, propositions and --context llm")
-	fs.StringVar(&l.CacheDir, "llm-cache", "", "directory keeping the model's answers, so re-runs are free and identical")
+	fs.StringVar(&l.CacheDir, "llm-cache", "", "directory keeping the chat model's answers (llm-split, propositions, --context llm, --ocr openai:MODEL's pages), so re-runs are free and identical")
 	BytesVar(fs, "cache-limit", "bound of each disk cache (--llm-cache, --embed-cache-dir), bytes or with a unit (1GiB); least recently used entries go first; see gochunk cache", &l.CacheBytes, &c.Embedder.DiskCacheBytes)
 	fs.BoolVar(&p.llmJSON, "llm-json", true, "ask for schema-constrained JSON answers (servers that refuse are asked plainly)")
-	fs.DurationVar(&l.Timeout, "llm-timeout", 2*time.Minute, "time limit of one model request")
-	fs.IntVar(&l.Concurrency, "llm-concurrency", 4, "model requests in flight at once")
-	fs.IntVar(&l.RequestsPerMinute, "llm-rpm", 0, "at most this many model requests per minute, for rate-limited APIs (0: no limit; 429s are retried either way)")
+	fs.DurationVar(&l.Timeout, "llm-timeout", 2*time.Minute, "time limit of one chat model request (llm-split, propositions, --context llm, --ocr openai:MODEL)")
+	fs.IntVar(&l.Concurrency, "llm-concurrency", 4, "chat model requests in flight at once (llm-split, propositions, --context llm; --ocr openai:MODEL sends that many pages of a document at once)")
+	fs.IntVar(&l.RequestsPerMinute, "llm-rpm", 0, "at most this many chat model requests per minute (llm-split, propositions, --context llm, --ocr openai:MODEL), for rate-limited APIs (0: no limit; 429s are retried either way)")
 }
 
 // RegisterEmbedder registers the flags that choose the embedder.
