@@ -31,5 +31,20 @@ func TestOCRFlags(t *testing.T) {
 		if (err != nil) != c.bad || !c.bad && got != c.want {
 			t.Errorf("%v: %+v %v, want %+v (an error: %v)", c.args, got, err, c.want, c.bad)
 		}
+		// Its value written back gives the same settings (File, serve's
+		// /mcp pipeline): the mode and the engine both.
+		if !c.bad {
+			again := flag.NewFlagSet("again", flag.ContinueOnError)
+			var back pipeline.OCRConfig
+			RegisterOCR(again, &back)
+			if v := fs.Lookup("ocr").Value.String(); v != "" {
+				if err := again.Set("ocr", v); err != nil {
+					t.Errorf("%v: --ocr %q written back: %v", c.args, v, err)
+				}
+			}
+			if back.Mode != got.Mode || back.Engine != got.Engine {
+				t.Errorf("%v: written back as %q, read %+v", c.args, fs.Lookup("ocr").Value, back)
+			}
+		}
 	}
 }
