@@ -93,6 +93,9 @@ func Read(ctx context.Context, kind string, data []byte, opt Options) (Result, e
 	}
 	els, err := d.read(kind, data, 0)
 	if err != nil {
+		if errors.Is(err, ErrFormat) {
+			return Result{}, fmt.Errorf("%s: %w; %s", kind, err, repairAdvice(kind, data))
+		}
 		return Result{}, fmt.Errorf("%s: %w", kind, err)
 	}
 	// Every text is UTF-8: a reader that let other bytes through (an
@@ -111,6 +114,26 @@ func Read(ctx context.Context, kind string, data []byte, opt Options) (Result, e
 		d.warnings = append(d.warnings, fmt.Sprintf("and %d more warnings", d.dropped))
 	}
 	return Result{Elements: els, Files: d.files, Warnings: d.warnings}, nil
+}
+
+// repairAdvice says what to do with a document of kind that cannot be
+// read (ErrFormat): an empty file, a damaged one or one of another
+// format under the kind's name.
+func repairAdvice(kind string, data []byte) string {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return "the file is empty: check that it was saved or copied whole"
+	}
+	switch kind {
+	case "docx", "pptx", "xlsx":
+		return "the file is damaged, or is not " + strings.ToUpper(kind) + " under that name: open it in Office or LibreOffice and save it again as " + strings.ToUpper(kind) + ", then give that copy"
+	case "odt", "ods", "odp":
+		return "the file is damaged, or is not " + strings.ToUpper(kind) + " under that name: open it in LibreOffice and save it again, then give that copy"
+	case "epub":
+		return "the file is damaged, or is not an EPUB under that name: open it in an e-book editor (for example Calibre) and save it again, then give that copy"
+	case "eml", "mbox":
+		return "the file is damaged, or is not an e-mail message under that name: save the message again from the mail program (as .eml), then give that copy"
+	}
+	return "give a document of a kind this package reads (see Kinds)"
 }
 
 // doc is the state of one document's read: its context, its budget (text
