@@ -412,6 +412,7 @@ func (r *msgReader) message(s *storage, header, depth int) ([]gochunk.Element, e
 	}
 	els = append(els, body...) // counted as they were read
 	var names []string
+	firstFile := len(r.files)
 	for i, a := range s.subs("__attach_version1.0_#") {
 		att, name, err := r.attachment(a, i+1, cp, depth)
 		if err != nil {
@@ -422,12 +423,33 @@ func (r *msgReader) message(s *storage, header, depth int) ([]gochunk.Element, e
 			names = append(names, name)
 		}
 	}
+	if how := encrypted(r.files[firstFile:]); how != "" {
+		// An encrypted message: its attachments are its ciphertext (and
+		// PGP/MIME's version part), not documents.
+		r.files, names = r.files[:firstFile], nil
+		r.warn(fmt.Sprintf("the message is encrypted (%s): its text cannot be read without the recipient's key; decrypt it first", how))
+		if err := r.emit(&els, gochunk.Element{Type: "paragraph", Text: fmt.Sprintf("(The message is encrypted (%s): its text cannot be read without the recipient's key.)", how)}); err != nil {
+			return nil, err
+		}
+	}
 	if len(names) > 0 {
 		if err := r.emit(&els, gochunk.Element{Type: "paragraph", Text: "Attached, each a document of its own: " + strings.Join(names, ", ")}); err != nil {
 			return nil, err
 		}
 	}
 	return els, nil
+}
+
+// encrypted names the encryption of a message whose attachments are
+// files: PGP/MIME (an application/pgp-encrypted part, as Outlook keeps
+// such a message); "" for a message that is not encrypted.
+func encrypted(files []officedoc.File) string {
+	for _, f := range files {
+		if strings.EqualFold(f.Media, "application/pgp-encrypted") {
+			return "PGP/MIME"
+		}
+	}
+	return ""
 }
 
 // headerLines returns the message's sender, recipients and date, a line

@@ -270,3 +270,24 @@ func FuzzRead(f *testing.F) {
 		decompressRTF(data, 1<<20)
 	})
 }
+
+// A PGP/MIME message as Outlook keeps it (its version part and its
+// ciphertext as attachments) says it is encrypted, with a warning, and
+// returns no attachments.
+func TestReadEncrypted(t *testing.T) {
+	m := cfbgen.Message{Subject: "Plans", SenderEmail: "ana@example.com", Attachments: []cfbgen.Attachment{
+		{Name: "ATT00001.pgp-encrypted", Mime: "application/pgp-encrypted", Data: []byte("Version: 1\n")},
+		{Name: "ATT00002.bin", Mime: "application/octet-stream", Data: []byte("-----BEGIN PGP MESSAGE-----\nhQEMA\n-----END PGP MESSAGE-----\n")},
+	}}
+	r, err := Read(context.Background(), m.Msg(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := text(r.Elements)
+	if !strings.Contains(got, "(The message is encrypted (PGP/MIME)") || strings.Contains(got, "Attached") || len(r.Files) != 0 {
+		t.Errorf("got %q, files %d", got, len(r.Files))
+	}
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "decrypt") {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+}
