@@ -185,6 +185,9 @@ func (c *ivfCache) load(ctx context.Context, q querier) (*ivfIndex, error) {
 
 // nearest returns the list whose centroid is nearest to the unit vector v.
 func (x *ivfIndex) nearest(v sparse) int {
+	if len(x.centroids) > 0 && len(v.idx) == len(x.centroids[0]) {
+		return x.nearestDense(v.val) // no zero component: v.val is v
+	}
 	best, bestScore := 0, float32(math.Inf(-1))
 	for i, c := range x.centroids {
 		if s := v.dot(c); s > bestScore {
@@ -564,9 +567,8 @@ func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool
 		order[i] = listScore{i, dotFloat(qv.dense, c)}
 	}
 	slices.SortFunc(order, func(a, b listScore) int { return cmp.Compare(b.score, a.score) })
-	// The query quantised as the codes are: the coarse score is an
-	// integer dot product, scaled.
-	qcode, qscale := quantise(make([]int8, 0, len(qv.dense)), qv.dense)
+	// The coarse score is an integer dot product (ivf_dot.go), scaled.
+	qcode, qscale := quantiseQuery(qv.dense)
 	stmt, err := s.rdb.PrepareContext(ctx, `SELECT id, codes FROM gochunk_ivf_blocks WHERE id BETWEEN ? AND ?`)
 	if err != nil {
 		return nil, true, err
@@ -605,7 +607,7 @@ func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool
 				}
 				seen++
 				scale := math.Float32frombits(binary.LittleEndian.Uint32(b.scales[4*j:]))
-				score := float32(dotInt8(qcode, b.codes[j*dims:])) * scale * qscale
+				score := float32(dotCode(qcode, b.codes[j*dims:])) * scale * qscale
 				coarse.offer(candidate{rowid: id, score: float64(score)})
 			}
 		}

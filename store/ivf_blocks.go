@@ -434,9 +434,9 @@ func (x *ivfIndex) nearestDense(v []float32) int {
 	return best
 }
 
-// dotFloat is a·b over a's length (b at least as long), in four running
-// sums.
-func dotFloat(a, b []float32) float32 {
+// dotFloatGo is a·b over a's length (b at least as long), in four
+// running sums.
+func dotFloatGo(a, b []float32) float32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float32
 	i := 0
@@ -450,28 +450,6 @@ func dotFloat(a, b []float32) float32 {
 		s0 += a[i] * b[i]
 	}
 	return s0 + s1 + s2 + s3
-}
-
-// dotInt8 is q·c for the int8 query q and code c (c at least as long),
-// in eight running sums.
-func dotInt8(q []int8, c []byte) int32 {
-	c = c[:len(q)]
-	var s0, s1, s2, s3, s4, s5, s6, s7 int32
-	i := 0
-	for ; i+8 <= len(q); i += 8 {
-		s0 += int32(q[i]) * int32(int8(c[i]))
-		s1 += int32(q[i+1]) * int32(int8(c[i+1]))
-		s2 += int32(q[i+2]) * int32(int8(c[i+2]))
-		s3 += int32(q[i+3]) * int32(int8(c[i+3]))
-		s4 += int32(q[i+4]) * int32(int8(c[i+4]))
-		s5 += int32(q[i+5]) * int32(int8(c[i+5]))
-		s6 += int32(q[i+6]) * int32(int8(c[i+6]))
-		s7 += int32(q[i+7]) * int32(int8(c[i+7]))
-	}
-	for ; i < len(q); i++ {
-		s0 += int32(q[i]) * int32(int8(c[i]))
-	}
-	return s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7
 }
 
 // ivfMigrate moves a dense index of the earlier layout (a row per code in
