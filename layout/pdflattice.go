@@ -224,6 +224,12 @@ func (r *ruleReader) subpath(pts [][2]float64, straight, stroke bool) {
 	if len(pts) < 2 {
 		return
 	}
+	// A rectangle PDFium closes back to its start has its first point
+	// twice at its end ("re": five points, and the close): once is
+	// enough.
+	for len(pts) > 2 && samePoint(pts[len(pts)-1], pts[len(pts)-2]) {
+		pts = pts[:len(pts)-1]
+	}
 	if straight && (len(pts) == 4 || len(pts) == 5) {
 		x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 		rect := true
@@ -245,6 +251,10 @@ func (r *ruleReader) subpath(pts [][2]float64, straight, stroke bool) {
 	for i := 1; i < len(pts); i++ {
 		r.line(pts[i-1][0], pts[i-1][1], pts[i][0], pts[i][1])
 	}
+}
+
+func samePoint(a, b [2]float64) bool {
+	return math.Abs(a[0]-b[0]) < 0.01 && math.Abs(a[1]-b[1]) < 0.01
 }
 
 // box takes a rectangle of the page's PDF space: a thin one is a rule
@@ -797,12 +807,14 @@ func joins(a, b string) bool {
 }
 
 // groupBlocksRuled groups a page's runs into blocks as groupBlocks does,
-// taking its ruled tables out first.
+// taking its ruled tables out first, then the tables between its
+// horizontal rules (ruleTables).
 func groupBlocksRuled(runs []pdfRun, rules pageRules) []block {
-	if len(rules.v) == 0 || len(rules.h) < 2 || hasRTL(runs) {
+	if len(rules.h) < 2 || hasRTL(runs) {
 		return groupBlocks(runs)
 	}
 	ruled, lines := latticeTables(groupLines(runs), rules)
+	between, lines := ruleTables(lines, rules)
 	tables, rest := findTables(lines)
-	return append(append(linesToBlocks(rest), ruled...), tables...)
+	return append(append(append(linesToBlocks(rest), ruled...), between...), tables...)
 }
