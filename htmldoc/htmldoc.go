@@ -150,6 +150,9 @@ func xmlEncoding(data []byte) string {
 
 func elementsOfType(data []byte, contentType string, b *Budget) ([]gochunk.Element, error) {
 	data, _ = Decode(data, contentType)
+	if isXHTML(data) {
+		data = closeEmpty(data)
+	}
 	root, err := html.Parse(bytes.NewReader(data))
 	if err != nil { // the parser refuses only nesting over its limit
 		root, err = html.Parse(bytes.NewReader(flatten(data, maxDepth)))
