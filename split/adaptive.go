@@ -105,19 +105,19 @@ func (a *Adaptive) Chunk(ctx context.Context, doc gochunk.Document) ([]gochunk.C
 	if err != nil || doc.Text == "" {
 		return nil, err
 	}
-	pieces, kinds, err := a.pieces(ctx, e)
-	if err != nil || len(pieces) == 0 {
+	pieces, err := a.pieces(ctx, e)
+	if err != nil || pieces.n == 0 {
 		return nil, err
 	}
-	units := a.units(pieces, kinds)
+	units := a.units(pieces)
 	var coh *cohesionWindows
 	if a.cfg.Cohesion > 0 {
 		window := max(int(a.cfg.Target*float64(a.cfg.Size)/2), 1)
-		if coh, err = newCohesion(ctx, e.Text, func() unitSource { u := units(); return &u }, window); err != nil {
+		if coh, err = newCohesion(ctx, e.Text, func() unitSource { u := units().plain(); return &u }, window); err != nil {
 			return nil, err
 		}
 	}
-	ranges, err := a.segment(ctx, e, units, len(pieces), coh)
+	ranges, err := a.segment(ctx, e, units, pieces.n, coh)
 	if err != nil {
 		return nil, err
 	}
@@ -152,25 +152,47 @@ const (
 // breakCost is the cost of ending a chunk at each kind of break.
 var breakCost = [...]float64{breakParagraph: costParagraph, breakLine: costLine, breakSentence: costSentence, breakCut: costCut, breakEnd: 0}
 
+// pieceBlock is the number of pieces in a block of a pieceList.
+const pieceBlock = 1 << 12
+
+// pieceList holds pieces and the kind of break after each in blocks, so
+// that it grows without copying them: a slice grown by append holds both
+// copies while it grows, and a quarter more room than it needs after (the
+// pieces take 17 bytes a sentence: 17 MB at 30 MB of mixed text). The first
+// block grows as a slice does, so that a short text takes little.
+type pieceList struct {
+	units [][]unit
+	kinds [][]breakKind
+	n     int
+}
+
+func (l *pieceList) add(u unit, kind breakKind) {
+	b := l.n / pieceBlock
+	if b == len(l.units) {
+		c := pieceBlock
+		if b == 0 {
+			c = 64
+		}
+		l.units, l.kinds = append(l.units, make([]unit, 0, c)), append(l.kinds, make([]breakKind, 0, c))
+	}
+	l.units[b], l.kinds[b] = append(l.units[b], u), append(l.kinds[b], kind)
+	l.n++
+}
+
+// at returns piece i.
+func (l *pieceList) at(i int) *unit { return &l.units[uint(i)/pieceBlock][uint(i)%pieceBlock] }
+
+// kind returns the kind of break after piece i.
+func (l *pieceList) kind(i int) *breakKind { return &l.kinds[uint(i)/pieceBlock][uint(i)%pieceBlock] }
+
 // pieces returns the text's sentences without their surrounding white
 // space, those over the size cut into parts that fit, measured, and the
 // kind of break after each.
-func (a *Adaptive) pieces(ctx context.Context, e *pack.Engine) ([]unit, []breakKind, error) {
+func (a *Adaptive) pieces(ctx context.Context, e *pack.Engine) (*pieceList, error) {
 	text := e.Text
-	// A piece a sentence, and room for the parts of a few over the size:
-	// one part too many grew the slices by a quarter (and both copies
-	// were held while they grew). The sentences are counted first rather
-	// than kept: 16 bytes each, as much as the pieces.
-	sentences := 0
-	for range a.splitter.All(text) {
-		sentences++
-	}
-	room := sentences + sentences/16
-	pieces := make([]unit, 0, room)
-	kinds := make([]breakKind, 0, room)
+	pieces := &pieceList{}
 	add := func(r pack.Range, size int, kind breakKind) {
-		pieces = append(pieces, unit{start: uint32(r.Start), end: uint32(r.End), size: uint32(size)})
-		kinds = append(kinds, kind)
+		pieces.add(unit{start: uint32(r.Start), end: uint32(r.End), size: uint32(size)}, kind)
 	}
 	var err error
 	for s := range a.splitter.All(text) {
@@ -190,42 +212,43 @@ func (a *Adaptive) pieces(ctx context.Context, e *pack.Engine) ([]unit, []breakK
 		if cut, err = e.Split(ctx, r.Start, r.End, nil); err != nil {
 			break
 		}
-		n := len(pieces)
+		n := pieces.n
 		for _, c := range cut {
 			if c = pack.Trim(text, c); c.Start < c.End {
 				add(c, e.Size(c), breakCut) // measured by Split when it made c
 			}
 		}
-		if len(pieces) > n {
-			kinds[len(kinds)-1] = breakSentence
+		if pieces.n > n {
+			*pieces.kind(pieces.n - 1) = breakSentence
 		}
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	for i := range pieces {
-		if i+1 == len(pieces) {
-			kinds[i] = breakEnd
+	for i := range pieces.n {
+		p, kind := pieces.at(i), pieces.kind(i)
+		if i+1 == pieces.n {
+			*kind = breakEnd
 			break
 		}
 		// Between two pieces is only white space: its size is the gap, its
 		// line breaks say what kind of break it is.
-		end, next := int(pieces[i].end), int(pieces[i+1].start)
+		end, next := int(p.end), int(pieces.at(i+1).start)
 		between := text[end:next]
 		if between != "" {
-			pieces[i].gap = uint32(e.Count(end, next))
+			p.gap = uint32(e.Count(end, next))
 		}
-		if kinds[i] == breakCut {
+		if *kind == breakCut {
 			continue
 		}
 		switch lines := strings.Count(between, "\n"); {
 		case lines >= 2:
-			kinds[i] = breakParagraph
+			*kind = breakParagraph
 		case lines == 1:
-			kinds[i] = breakLine
+			*kind = breakLine
 		}
 	}
-	return pieces, kinds, nil
+	return pieces, nil
 }
 
 // unitizer hands out the units the search chooses chunks of, in order:
@@ -237,8 +260,7 @@ func (a *Adaptive) pieces(ctx context.Context, e *pack.Engine) ([]unit, []breakK
 // cohesion's IDF, as its windows slide, and by the search), and the
 // chunks the search chose are read again for their ranges.
 type unitizer struct {
-	pieces []unit
-	kinds  []breakKind
+	pieces *pieceList
 	least  int // 0: no joining
 	limit  int
 	mean   float64 // of the density's logs
@@ -258,16 +280,18 @@ type unitizer struct {
 // table rows, interjections) are inside some question's reference,
 // against 21 to 49 % of those of 64 to 255. Pieces are measured before
 // tiny ones are joined into units, so that a heading keeps its density.
-func (a *Adaptive) units(pieces []unit, kinds []breakKind) func() unitizer {
-	z := unitizer{pieces: pieces, kinds: kinds, limit: a.cfg.Size}
+func (a *Adaptive) units(pieces *pieceList) func() unitizer {
+	z := unitizer{pieces: pieces, limit: a.cfg.Size}
 	if least := int(a.cfg.Target * float64(a.cfg.Size) / unitsPerTarget); least > 1 {
 		z.least = least
 	}
 	if a.cfg.Density != 0 {
 		mean, total := 0.0, 0.0
-		for _, p := range pieces {
-			mean += float64(p.size) * math.Log1p(float64(p.size))
-			total += float64(p.size)
+		for _, b := range pieces.units {
+			for _, p := range b {
+				mean += float64(p.size) * log1pSize(p.size)
+				total += float64(p.size)
+			}
 		}
 		if total != 0 {
 			z.mean, z.dense = mean/total, true
@@ -276,28 +300,52 @@ func (a *Adaptive) units(pieces []unit, kinds []breakKind) func() unitizer {
 	return func() unitizer { return z }
 }
 
+// plain returns z without density mass: the units alone, for the
+// passes that do not read it (a logarithm a piece).
+func (z unitizer) plain() unitizer {
+	z.dense = false
+	return z
+}
+
 // mass is piece p's density mass.
 func (z *unitizer) mass(p unit) float64 {
-	return float64(p.size) * (math.Log1p(float64(p.size)) - z.mean)
+	return float64(p.size) * (log1pSize(p.size) - z.mean)
+}
+
+// log1pSmall holds math.Log1p of the sizes under its length, which most
+// pieces' are: the density reads one a piece.
+var log1pSmall = func() (t [1024]float64) {
+	for i := range t {
+		t[i] = math.Log1p(float64(i))
+	}
+	return
+}()
+
+// log1pSize returns math.Log1p(size).
+func log1pSize(size uint32) float64 {
+	if size < uint32(len(log1pSmall)) {
+		return log1pSmall[size]
+	}
+	return math.Log1p(float64(size))
 }
 
 // nextUnit returns the next unit, the kind of break after it and its
 // density mass (0 without a density weight); false after the last.
 func (z *unitizer) nextUnit() (u unit, kind breakKind, mass float64, ok bool) {
-	if z.i >= len(z.pieces) {
+	if z.i >= z.pieces.n {
 		return unit{}, 0, 0, false
 	}
-	u, kind = z.pieces[z.i], z.kinds[z.i]
+	u, kind = *z.pieces.at(z.i), *z.pieces.kind(z.i)
 	if z.dense {
 		mass = z.mass(u)
 	}
-	for z.i++; z.i < len(z.pieces); z.i++ {
-		p := z.pieces[z.i]
+	for z.i++; z.i < z.pieces.n; z.i++ {
+		p := *z.pieces.at(z.i)
 		if size := int(u.size); size >= z.least || size+int(u.gap)+int(p.size) > z.limit {
 			break
 		}
 		u.end, u.size, u.gap = p.end, u.size+u.gap+p.size, p.gap
-		kind = z.kinds[z.i]
+		kind = *z.pieces.kind(z.i)
 		if z.dense {
 			mass += z.mass(p)
 		}
@@ -392,7 +440,7 @@ func (a *Adaptive) segment(ctx context.Context, e *pack.Engine, units func() uni
 	additive := tokenize.IsAdditive(e.Counter)
 	out := make([]pack.Range, 0, len(ends))
 	var chunk []pack.Piece
-	z = units()
+	z = units().plain()
 	for _, i := range ends {
 		chunk = chunk[:0]
 		for range int(back[i]) {

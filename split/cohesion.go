@@ -58,11 +58,12 @@ type cohesionWindows struct {
 	n      int        // the number of units
 	window int
 	table  wordTable
-	idf2   []float64
-	// The left window holds units [l, i], the right one [i+1, r). Counts
-	// of each word in them, and the dot product and squared norms of
-	// their TF-IDF vectors, are kept up to date as units come and go.
-	left, right       []float64
+	// stats[id] is a word's IDF² and its counts in the left and the
+	// right window (one place, read together as a unit moves). The left
+	// window holds units [l, i], the right one [i+1, r). The counts, and
+	// the dot product and squared norms of the windows' TF-IDF vectors,
+	// are kept up to date as units come and go.
+	stats             []wordStats
 	dot, normL, normR float64
 	i, l, r           int
 	sizeL, sizeR      int
@@ -104,26 +105,48 @@ func newCohesion(ctx context.Context, text string, units func() unitSource, wind
 	if c.n < 2 {
 		return nil, nil
 	}
-	c.idf2 = make([]float64, len(df))
+	c.stats = make([]wordStats, len(df))
 	for id, d := range df {
 		w := math.Log(float64(c.n) / float64(d))
-		c.idf2[id] = w * w
+		c.stats[id].idf2 = w * w
 	}
-	c.left = make([]float64, len(df))
-	c.right = make([]float64, len(df))
 	c.units = units()
 	return c, nil
 }
 
-// move adds unit u's words to the counts mine (sign 1) or takes them
-// away (-1), other being the other window's.
-func (c *cohesionWindows) move(u int, mine, other []float64, norm *float64, sign float64) {
-	for _, id := range c.words.of(u) {
-		w := c.idf2[id]
-		c.dot += sign * w * other[id]
-		*norm += w * (2*sign*mine[id] + 1)
-		mine[id] += sign
+// wordStats is a word's IDF² and its counts in cohesion's two windows,
+// read together as a unit moves.
+type wordStats struct {
+	idf2, left, right float64
+}
+
+// move adds unit u's words to the counts of the left window (toLeft) or
+// of the right one (sign 1), or takes them away (-1), and updates the dot
+// product and the window's squared norm.
+func (c *cohesionWindows) move(u int, toLeft bool, sign float64) {
+	dot, stats, twice := c.dot, c.stats, 2*sign // in registers, not read and written back a word at a time
+	if toLeft {
+		norm := c.normL
+		for _, id := range c.words.of(u) {
+			s := &stats[id]
+			w := s.idf2
+			dot += sign * w * s.right
+			norm += w * (twice*s.left + 1)
+			s.left += sign
+		}
+		c.normL = norm
+	} else {
+		norm := c.normR
+		for _, id := range c.words.of(u) {
+			s := &stats[id]
+			w := s.idf2
+			dot += sign * w * s.left
+			norm += w * (twice*s.right + 1)
+			s.right += sign
+		}
+		c.normR = norm
 	}
+	c.dot = dot
 }
 
 // take reads the next unit (r) into the windows' words.
@@ -138,23 +161,23 @@ func (c *cohesionWindows) next() float64 {
 	i, n, w := c.i, c.n, &c.words
 	c.i++
 	if c.r > i { // unit i leaves the right window for the left one
-		c.move(i, c.right, c.left, &c.normR, -1)
+		c.move(i, false, -1)
 		c.sizeR -= w.size(i)
 	} else {
 		c.r = i + 1
 		c.take()
 	}
-	c.move(i, c.left, c.right, &c.normL, 1)
+	c.move(i, true, 1)
 	c.sizeL += w.size(i)
 	for c.l < i && c.sizeL-w.size(c.l) >= c.window {
-		c.move(c.l, c.left, c.right, &c.normL, -1)
+		c.move(c.l, true, -1)
 		c.sizeL -= w.size(c.l)
 		c.l++
 		w.drop()
 	}
 	for c.r < n && (c.r == i+1 || c.sizeR < c.window) {
 		c.take()
-		c.move(c.r, c.right, c.left, &c.normR, 1)
+		c.move(c.r, false, 1)
 		c.sizeR += w.size(c.r)
 		c.r++
 	}
@@ -213,13 +236,59 @@ func (w *wordWindow) drop() {
 }
 
 // appendWords appends the ids of the words of s to dst, numbering new
-// words in the order they come.
+// words in the order they come. A word is a run of letters and digits; its
+// hash (FNV-1a) is of its lowercased UTF-8. Cohesion reads every word of
+// the text twice (for its IDF, and as its windows slide): this is its
+// hottest loop, a table lookup a byte for ASCII.
 func (t *wordTable) appendWords(dst []int32, s string) []int32 {
+	const offset, prime = 14695981039346656037, 1099511628211
 	for i := 0; i < len(s); {
-		h, next := nextWord(s, i)
-		i = next
-		if h != 0 {
-			dst = append(dst, t.id(h))
+		switch wordByte[s[i]] { // skip to the word
+		case 0:
+			i++
+			continue
+		case nonASCII:
+			if r, size := utf8.DecodeRuneInString(s[i:]); !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				i += size
+				continue
+			}
+		}
+		h, c := uint64(offset), byte(0)
+		for {
+			// The ASCII letters and digits, in a loop of their own (no
+			// call in it: everything stays in registers).
+			for i < len(s) {
+				if c = wordByte[s[i]]; c-1 >= nonASCII-1 {
+					break
+				}
+				h = (h ^ uint64(c)) * prime
+				i++
+			}
+			if c != nonASCII {
+				break
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				break
+			}
+			var buf [utf8.UTFMax]byte
+			for _, b := range buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))] {
+				h = (h ^ uint64(b)) * prime
+			}
+			i += size
+		}
+		// The word's id: most are found where they are first looked
+		// for (the lookup is here, not in a call, for the registers).
+		h = max(h, 1)
+		var id int32
+		if k := (h * 0x9E3779B97F4A7C15) >> 20 & uint64(len(t.keys)-1); len(t.keys) > 0 && t.keys[k] == h {
+			id = t.ids[k]
+		} else {
+			id = t.id(h)
+		}
+		dst = append(dst, id)
+		if c == 0 {
+			i++ // the ASCII byte that ended the word (a space, most often)
 		}
 	}
 	return dst
@@ -234,8 +303,9 @@ type wordTable struct {
 	n    int
 }
 
+// id returns the id of hash h, numbering it when it is new.
 func (t *wordTable) id(h uint64) int32 {
-	if 2*(t.n+1) > len(t.keys) {
+	if len(t.keys) == 0 {
 		t.grow()
 	}
 	mask := uint64(len(t.keys) - 1)
@@ -244,9 +314,12 @@ func (t *wordTable) id(h uint64) int32 {
 		case h:
 			return t.ids[i]
 		case 0:
-			t.keys[i], t.ids[i] = h, int32(t.n)
-			t.n++
-			return t.ids[i]
+			id := int32(t.n)
+			t.keys[i], t.ids[i] = h, id
+			if t.n++; 2*(t.n+1) > len(t.keys) {
+				t.grow()
+			}
+			return id
 		}
 	}
 }
@@ -268,59 +341,16 @@ func (t *wordTable) grow() {
 	}
 }
 
-// nextWord hashes (FNV-1a, lowercased) the word at or after s[i:] and
-// returns the offset after it; the hash is 0 when no word is left.
-func nextWord(s string, i int) (hash uint64, next int) {
-	const offset, prime = 14695981039346656037, 1099511628211
-	for i < len(s) { // skip to the word
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if asciiLower[c] != 0 {
-				break
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			break
-		}
-		i += size
-	}
-	if i == len(s) {
-		return 0, i
-	}
-	hash = offset
-	for i < len(s) {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			l := asciiLower[c]
-			if l == 0 {
-				break
-			}
-			hash = (hash ^ uint64(l)) * prime
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			break
-		}
-		var buf [utf8.UTFMax]byte
-		for _, b := range buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))] {
-			hash = (hash ^ uint64(b)) * prime
-		}
-		i += size
-	}
-	if hash == 0 {
-		hash = 1
-	}
-	return hash, i
-}
+// nonASCII marks in wordByte the bytes of runes beyond ASCII: the rune is
+// decoded to tell whether it is a letter or a digit.
+const nonASCII = 0x80
 
-// asciiLower maps the ASCII letters and digits to their lower case, and
-// every other byte to 0.
-var asciiLower = func() (t [utf8.RuneSelf]byte) {
+// wordByte maps the ASCII letters and digits to their lower case, the
+// other ASCII bytes to 0, and the others to nonASCII.
+var wordByte = func() (t [256]byte) {
+	for c := utf8.RuneSelf; c < len(t); c++ {
+		t[c] = nonASCII
+	}
 	for c := byte('0'); c <= '9'; c++ {
 		t[c] = c
 	}
