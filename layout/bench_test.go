@@ -135,3 +135,29 @@ func BenchmarkPDFAttacks(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPDFLong extracts the longest PDF of the shared collection
+// (DA-619p.pdf, 619 pages) with a shared PDFium engine: pages per second
+// of the whole read, pages split among the engine's instances.
+//
+//	go test ./layout -run '^$' -bench PDFLong -benchtime 3x -cpu 1,2
+func BenchmarkPDFLong(b *testing.B) {
+	path := filepath.Join("..", "..", "shared", "eval", "documents", "unstructured", "pdf", "DA-619p.pdf")
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("the shared collection is not here (%v)", err)
+	}
+	e, err := NewPDFium(context.Background(), PDFiumOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	pages := 0
+	for b.Loop() {
+		els, err := ExtractPDF(context.Background(), path, PDFOptions{Engine: e})
+		if err != nil {
+			b.Fatal(err)
+		}
+		pages = els[len(els)-1].Page
+	}
+	b.ReportMetric(float64(pages)*float64(b.N)/b.Elapsed().Seconds(), "pages/s")
+}

@@ -385,14 +385,15 @@ func fontStyle(name string, flags, weight int) uint8 {
 type styleProbe struct {
 	inst    pdfium.Pdfium
 	tp      references.FPDF_TEXTPAGE
-	byWt    map[int]uint8 // style by font weight, on this page
+	weight  func(i int) (int, bool) // character i's font weight, where PDFium tells one
+	byWt    map[int]uint8           // style by font weight, on this page
 	cur     uint8
 	fresh   bool
 	px, pcy float64
 }
 
-func newStyleProbe(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE) *styleProbe {
-	return &styleProbe{inst: inst, tp: tp, byWt: map[int]uint8{}, fresh: true}
+func newStyleProbe(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, weight func(int) (int, bool)) *styleProbe {
+	return &styleProbe{inst: inst, tp: tp, weight: weight, byWt: map[int]uint8{}, fresh: true}
 }
 
 // space marks the start of a word.
@@ -411,8 +412,8 @@ func (s *styleProbe) at(i int, x0, y0, x1, y1 float64) uint8 {
 
 func (s *styleProbe) read(i int) uint8 {
 	weight := -1
-	if w, err := s.inst.FPDFText_GetFontWeight(&requests.FPDFText_GetFontWeight{TextPage: s.tp, Index: i}); err == nil {
-		weight = w.FontWeight
+	if w, ok := s.weight(i); ok {
+		weight = w
 	}
 	if st, ok := s.byWt[weight]; ok {
 		return st

@@ -80,6 +80,7 @@ type PDFium struct {
 	pool   *poolCloser
 	sem    chan struct{}
 	budget *wasmBudget
+	hooks  *pdfiumHooks
 	limit  int64 // an instance's memory
 }
 
@@ -112,6 +113,7 @@ func NewPDFium(ctx context.Context, opt PDFiumOptions) (*PDFium, error) {
 	// 4 GiB, would fail a page without a word).
 	limit = min(limit, 1<<32)
 	budget := &wasmBudget{limit: total, instance: limit}
+	hooks := &pdfiumHooks{}
 	rc := wazero.NewRuntimeConfig().
 		WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
 		WithCloseOnContextDone(false).
@@ -128,7 +130,7 @@ func NewPDFium(ctx context.Context, opt PDFiumOptions) (*PDFium, error) {
 		opt.Notice("compiling the PDF engine (PDFium) for this machine, a few seconds, once; its code is kept in " + where)
 	}
 	pool, err := webassembly.Init(webassembly.Config{
-		Context:       experimental.WithMemoryAllocator(context.WithoutCancel(ctx), budget),
+		Context:       experimental.WithFunctionListenerFactory(experimental.WithMemoryAllocator(context.WithoutCancel(ctx), budget), hooks),
 		MinIdle:       0,
 		MaxIdle:       0,
 		MaxTotal:      n,
@@ -140,7 +142,7 @@ func NewPDFium(ctx context.Context, opt PDFiumOptions) (*PDFium, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pdf: starting PDFium: %w", err)
 	}
-	e := &PDFium{pool: &poolCloser{pool: pool}, sem: make(chan struct{}, n), budget: budget, limit: limit}
+	e := &PDFium{pool: &poolCloser{pool: pool}, sem: make(chan struct{}, n), budget: budget, hooks: hooks, limit: limit}
 	// An engine dropped without Close frees its runtime when collected.
 	runtime.AddCleanup(e, func(p *poolCloser) { p.Close() }, e.pool)
 	return e, nil
@@ -343,7 +345,7 @@ more:
 					err = b.check(costs[i])
 				}
 				if err == nil {
-					p, cut[i], err = readPDFiumPage(w.inst, w.doc, i, b.pageChars, &handles)
+					p, cut[i], err = readPDFiumPage(w, i, b.pageChars, &handles)
 					if err != nil && w.mem != nil && w.mem.refused.Load() {
 						err = e.memoryError()
 					}
@@ -427,6 +429,25 @@ type pdfiumWorker struct {
 	killed chan struct{} // closed once a cancelled ctx has killed inst
 	file   *os.File
 	mem    *wasmMemory // inst's memory, released by close
+	mod    api.Module  // inst's module, for chars
+	hooks  *pdfiumHooks
+	chars  *charCalls // made by the first page read
+}
+
+// charCalls returns the worker's direct character calls.
+func (w *pdfiumWorker) charCalls() (*charCalls, error) {
+	if w.chars != nil {
+		return w.chars, nil
+	}
+	if w.mod == nil {
+		return nil, errors.New("PDFium's module was not seen starting")
+	}
+	c, err := newCharCalls(w.hooks, w.mod)
+	if err != nil {
+		return nil, err
+	}
+	w.chars = c
+	return c, nil
 }
 
 // open takes an instance and opens the PDF in it. PDFium reads the PDF
@@ -463,9 +484,11 @@ func (e *PDFium) open(ctx context.Context, src pdfSource) (*pdfiumWorker, error)
 	// no call runs in it.
 	e.budget.mu.Lock()
 	e.budget.last = nil
+	e.hooks.take()
 	inst, err := e.pool.GetInstanceWithContext(ctx)
 	mem := e.budget.last
 	e.budget.last = nil
+	mod := e.hooks.take()
 	if mem != nil {
 		mem.mu.Lock()
 		mem.owned = true
@@ -487,7 +510,7 @@ func (e *PDFium) open(ctx context.Context, src pdfSource) (*pdfiumWorker, error)
 		}
 		return nil, fmt.Errorf("starting PDFium: %w", err)
 	}
-	w := &pdfiumWorker{inst: inst, file: file, mem: mem, killed: make(chan struct{})}
+	w := &pdfiumWorker{inst: inst, file: file, mem: mem, mod: mod, hooks: e.hooks, killed: make(chan struct{})}
 	w.stop = context.AfterFunc(ctx, func() {
 		defer close(w.killed)
 		inst.Kill()
@@ -513,6 +536,9 @@ func (e *PDFium) open(ctx context.Context, src pdfSource) (*pdfiumWorker, error)
 // close gives the instance back and frees its memory; no call may run in
 // the instance (a kill ends none).
 func (w *pdfiumWorker) close() {
+	if w.chars != nil {
+		w.chars.close()
+	}
 	if w.stop() { // not killed: close the document, give the instance back
 		if w.doc != "" {
 			w.inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: w.doc})
@@ -538,7 +564,12 @@ func isMemoryError(err error) bool {
 // groups them into blocks; it returns how many characters the page holds
 // when that is more than it read. It adds to handles the handles of page
 // objects go-pdfium made (kept until inst is closed).
-func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, maxChars int, handles *int) (pageBlocks, int, error) {
+func readPDFiumPage(w *pdfiumWorker, index, maxChars int, handles *int) (pageBlocks, int, error) {
+	inst, doc := w.inst, w.doc
+	calls, err := w.charCalls()
+	if err != nil {
+		return pageBlocks{}, 0, fmt.Errorf("reading PDFium's characters: %w", err)
+	}
 	size, err := inst.FPDF_GetPageSizeByIndexF(&requests.FPDF_GetPageSizeByIndexF{Document: doc, Index: index})
 	if err != nil {
 		return pageBlocks{}, 0, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
@@ -553,11 +584,15 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, max
 	// each character asked for its code point and its loose box (the
 	// font's ascent to descent, as drawn), which keeps a line's band whole
 	// where a quote or a period's own box is small.
+	calls.textPage = 0
 	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: page})
 	if err != nil {
 		return pageBlocks{}, 0, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
 	}
 	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
+	if calls.textPage == 0 {
+		return pageBlocks{}, 0, errors.New("reading PDFium's characters: the text page was not seen loaded")
+	}
 	n, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
 	if err != nil {
 		return pageBlocks{}, 0, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
@@ -574,21 +609,21 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, max
 		cut = n.Count
 	}
 	p.chars = min(n.Count, maxChars)
+	classes[0] = make([]pdfRun, 0, p.chars) // most pages' text runs one way
 	visible := visibleBox(inst, page)
-	probe := newStyleProbe(inst, tp.TextPage) // bold and italic, a call a word
+	probe := newStyleProbe(inst, tp.TextPage, calls.weightAt) // bold and italic, a call a word
 	for i := 0; i < p.chars; i++ {
-		u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: i})
+		r, err := calls.unicodeAt(i)
 		if err != nil {
 			return pageBlocks{}, 0, fmt.Errorf("%w (PDFium: %v)", ErrCorrupt, err)
 		}
-		r := rune(u.Unicode)
 		// PDFium hands a character outside the Basic Multilingual Plane
 		// (math italics, emoji, CJK Extension B) over as two UTF-16
 		// code units, each counted as a character.
 		if utf16.IsSurrogate(r) {
 			if r < 0xDC00 && i+1 < p.chars {
-				if v, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: i + 1}); err == nil {
-					if c := utf16.DecodeRune(r, rune(v.Unicode)); c != utf8.RuneError {
+				if v, err := calls.unicodeAt(i + 1); err == nil {
+					if c := utf16.DecodeRune(r, v); c != utf8.RuneError {
 						r = c
 					}
 				}
@@ -602,22 +637,22 @@ func readPDFiumPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, max
 			probe.space()
 			continue
 		}
-		b, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp.TextPage, Index: i})
+		b, ok, err := calls.looseBox(i)
 		if r > 0xFFFF {
 			i++ // its second code unit, read with it
 		}
-		if err != nil {
+		if err != nil || !ok {
 			continue // a character PDFium places nowhere
 		}
-		l, t, rt, bt := float64(b.Rect.Left), float64(b.Rect.Top), float64(b.Rect.Right), float64(b.Rect.Bottom)
+		l, t, rt, bt := float64(b[0]), float64(b[1]), float64(b[2]), float64(b[3])
 		if cx, cy := (l+rt)/2, (t+bt)/2; cx < visible[0] || cx > visible[2] || cy < visible[1] || cy > visible[3] {
 			continue // placed outside the page's visible box: not shown
 		}
 		q = 0
-		if a, err := inst.FPDFText_GetCharAngle(&requests.FPDFText_GetCharAngle{TextPage: tp.TextPage, Index: i}); err == nil && a.CharAngle != 0 {
+		if a, ok := calls.angleAt(i); ok && a != 0 {
 			cx, cy := (l+rt)/2, (t+bt)/2
 			x0, y0 := display(rot, p.width, p.height, cx, cy)
-			x1, y1 := display(rot, p.width, p.height, cx+math.Cos(float64(a.CharAngle)), cy-math.Sin(float64(a.CharAngle))) // PDFium measures the angle clockwise
+			x1, y1 := display(rot, p.width, p.height, cx+math.Cos(float64(a)), cy-math.Sin(float64(a))) // PDFium measures the angle clockwise
 			q = quarter(x1-x0, y1-y0)
 		} else if rot != 0 {
 			x0, y0 := display(rot, p.width, p.height, 0, 0)
