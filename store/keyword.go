@@ -5,6 +5,8 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Keyword search in a SQLite store is FTS5's BM25 over the chunks' words
@@ -99,4 +101,72 @@ func orPhrases(w []string) string {
 // phrase quotes a word as an FTS5 phrase.
 func phrase(w string) string {
 	return `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
+}
+
+// keywordBounded ranks the rows that hold a rare word (keyword.go): the
+// k best of those that also hold a common word, by the query of all the
+// words, and of the rest, by the rare words, merged (the best score of a
+// row both rank: its unbounded one). The two rankings run at once, each
+// on a reader connection of its own: most of a query's time is FTS5's,
+// counting each word's rows for its weight and reading each ranked row's
+// length, in one statement that cannot be split further.
+func (s *SQLite) keywordBounded(ctx context.Context, q Query, rare, common []string) ([]Hit, error) {
+	r := "(" + orPhrases(rare) + ")"
+	matches := [2]string{r + " AND (" + orPhrases(common) + ")", r}
+	var ranked [2][]candidate
+	g, gctx := errgroup.WithContext(ctx)
+	for i, m := range matches {
+		g.Go(func() error {
+			var err error
+			ranked[i], err = s.keywordRanked(gctx, m, q.K)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	best := map[int64]float64{}
+	for _, c := range slices.Concat(ranked[0], ranked[1]) {
+		if old, ok := best[c.rowid]; !ok || c.score > old {
+			best[c.rowid] = c.score
+		}
+	}
+	merged := make([]candidate, 0, len(best))
+	for id, score := range best {
+		merged = append(merged, candidate{rowid: id, score: score})
+	}
+	// Best first, ties by row as the unbounded ranking orders them.
+	slices.SortFunc(merged, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.rowid, b.rowid))
+	})
+	merged = merged[:min(q.K, len(merged))]
+	hits := make([]Hit, 0, len(merged))
+	for _, c := range merged {
+		h, err := s.hit(ctx, `SELECT `+sqliteColumns+` FROM gochunk_chunks c WHERE c.id = ?`, c.rowid)
+		if err != nil {
+			return nil, err
+		}
+		h.Score = c.score
+		hits = append(hits, h)
+	}
+	return hits, nil
+}
+
+// keywordRanked is the k best rows of an FTS5 query by BM25.
+func (s *SQLite) keywordRanked(ctx context.Context, match string, k int) ([]candidate, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT rowid, -bm25(gochunk_chunks_fts) FROM gochunk_chunks_fts
+		WHERE gochunk_chunks_fts MATCH ? ORDER BY bm25(gochunk_chunks_fts) LIMIT ?`, match, k)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []candidate
+	for rows.Next() {
+		var c candidate
+		if err := rows.Scan(&c.rowid, &c.score); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }

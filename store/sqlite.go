@@ -641,24 +641,6 @@ func (s *SQLite) keywordSearch(ctx context.Context, q Query) ([]Hit, error) {
 	return collect(rows)
 }
 
-// keywordBounded ranks the rows that hold a rare word (keyword.go): the
-// k best of those that also hold a common word, by the query of all the
-// words, and of the rest, by the rare words, merged.
-func (s *SQLite) keywordBounded(ctx context.Context, q Query, rare, common []string) ([]Hit, error) {
-	r := "(" + orPhrases(rare) + ")"
-	both := r + " AND (" + orPhrases(common) + ")"
-	const ranked = `SELECT * FROM (SELECT rowid AS id, -bm25(gochunk_chunks_fts) AS score FROM gochunk_chunks_fts
-		WHERE gochunk_chunks_fts MATCH ? ORDER BY bm25(gochunk_chunks_fts) LIMIT ?)`
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqliteColumns+`, r.score FROM (SELECT id, max(score) AS score FROM (`+
-		ranked+` UNION ALL `+ranked+`) GROUP BY id ORDER BY score DESC, id LIMIT ?) r
-		JOIN gochunk_chunks c ON c.id = r.id ORDER BY r.score DESC, c.id`, both, q.K, r, q.K, q.K)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	return collect(rows)
-}
-
 func (s *SQLite) hit(ctx context.Context, query string, args ...any) (Hit, error) {
 	rows, err := s.rdb.QueryContext(ctx, query, args...)
 	if err != nil {
