@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -280,6 +281,88 @@ func TestEncodeGrey(t *testing.T) {
 		}
 		if _, isGrey := img.(*image.Gray); isGrey == colour || img.Bounds().Dx() != 64 {
 			t.Errorf("colour %v: sent as %T %v", colour, img, img.Bounds())
+		}
+	}
+}
+
+// A page larger than MaxSide is sent scaled down by averaging: a page of
+// one grey stays that grey, a checkerboard of single pixels halved
+// becomes its mean (not its black or white pixels, as sampling gives), a
+// colour page stays colour. And it is scaled within the page's
+// reservation (the vision reader's 32 MiB and 8 bytes a pixel, the page
+// as drawn, 4 bytes a pixel, included): a 200-dpi Letter page was scaled
+// by x/image/draw's BiLinear, whose buffer alone took 32 bytes for each
+// of 1,583 × 2,200 pixels (111 MB), four pages at once 450 MB; now
+// encoding it allocates at most 5 bytes a pixel of the page in all (the
+// colour page sent, 3.5 of them).
+func TestEncodeScaled(t *testing.T) {
+	c, _ := llm.New(llm.Config{Model: "m"})
+	r, _ := New(c, Options{})
+	decode := func(m image.Image) image.Image {
+		t.Helper()
+		data, err := r.encode(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img
+	}
+	board := image.NewRGBA(image.Rect(0, 0, 4096, 3000))
+	for y := range 3000 {
+		for x := range 4096 {
+			v := uint8(90)
+			if y >= 1500 { // the lower half a checkerboard of single pixels
+				v = uint8(255 * ((x + y) % 2))
+			}
+			board.SetRGBA(x, y, color.RGBA{v, v, v, 255})
+		}
+	}
+	img := decode(board)
+	g, ok := img.(*image.Gray)
+	if !ok || img.Bounds() != image.Rect(0, 0, 2048, 1500) {
+		t.Fatalf("sent %T %v, want grey 2048×1500", img, img.Bounds())
+	}
+	for _, p := range []image.Point{{0, 0}, {1000, 300}, {2047, 749}} {
+		if v := g.GrayAt(p.X, p.Y).Y; v != 90 {
+			t.Errorf("a page of grey 90 sent as %d at %v", v, p)
+		}
+	}
+	for _, p := range []image.Point{{0, 750}, {101, 900}, {2047, 1499}} {
+		if v := g.GrayAt(p.X, p.Y).Y; v != 128 {
+			t.Errorf("a checkerboard sent as %d at %v, want its mean, 128", v, p)
+		}
+	}
+
+	const w, h = 1700, 2200
+	page := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			v := uint8(250 - 200*((x/7+y/31)%2)) // strokes and gaps
+			page.SetRGBA(x, y, color.RGBA{v, v, v, 255})
+		}
+	}
+	for _, colour := range []bool{false, true} {
+		if colour {
+			page.SetRGBA(10, 10, color.RGBA{255, 0, 0, 255})
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		data, err := r.encode(page)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 5*w*h {
+			t.Errorf("colour %v: encoding a page of %d×%d allocated %d bytes, over 5 a pixel", colour, w, h, n)
+		} else {
+			t.Logf("colour %v: %.2f bytes a pixel", colour, float64(n)/(w*h))
+		}
+		img, err := png.Decode(bytes.NewReader(data))
+		if _, isGrey := img.(*image.Gray); err != nil || isGrey == colour {
+			t.Errorf("colour %v: sent as %T (%v)", colour, img, err)
 		}
 	}
 }
