@@ -286,10 +286,55 @@ func (e *Engine) decode(probs []float32, steps, classes int, c crop, step float6
 	// Latin words: a gap of blank columns between two characters of at
 	// least a quarter of the ink's height and twice the line's median gap
 	// between letters is read as one (in a line where it wrote spaces,
-	// only a gap of 0.32 of the height and 2.5 times the median). A gap
-	// of twice the ink's height (a gutter between columns, cells of a
-	// table the detector took as one line) ends a line and starts another.
-	if blank, inkH := profile(c.img); inkH > 0 && len(chars) > 1 {
+	// only a gap of 0.32 of the height and 2.5 times the median, or one
+	// as wide as the narrowest quarter of the spaces it wrote, see below;
+	// between two digits 0.4 of the height). A gap of twice the ink's
+	// height (a gutter between columns, cells of a table the detector
+	// took as one line) ends a line and starts another.
+	blank, inkH := profile(c.img)
+	if inkH >= minStrokeInk && len(chars) > 1 {
+		// A thin character the recogniser read over two steps or more
+		// may be two or three of it merged (greedy CTC merges repeats
+		// with no blank step between: "Fujii" read "Fuji", "..." ".."):
+		// the separate strokes of ink nearer its steps than its
+		// neighbours' are counted and the character written once for
+		// each.
+		centre := func(ch char) float64 { return float64(ch.t+ch.last+1) / 2 * step }
+		thin := func(ch char) bool { return strings.Contains(thinGlyphs, ch.r) }
+		more := make([]char, 0, len(chars)+4)
+		for i := 0; i < len(chars); {
+			if !thin(chars[i]) {
+				more = append(more, chars[i])
+				i++
+				continue
+			}
+			j := i // chars[i:j] is a run of thin characters
+			for j < len(chars) && thin(chars[j]) {
+				j++
+			}
+			lo, hi := 0.0, float64(len(blank))
+			if i > 0 {
+				lo = (centre(chars[i-1]) + centre(chars[i])) / 2
+			}
+			if j < len(chars) {
+				hi = (centre(chars[j-1]) + centre(chars[j])) / 2
+			}
+			extra := strokes(blank, lo, hi, inkH) - (j - i)
+			for k := i; k < j; k++ {
+				ch := chars[k]
+				more = append(more, ch)
+				// The repeats go to the characters read over two
+				// steps or more, the first first, two at most each.
+				for n := 0; extra > 0 && n < 2 && ch.last > ch.t && ch.r != "," && ch.r != "'"; n++ {
+					more = append(more, ch)
+					extra--
+				}
+			}
+			i = j
+		}
+		chars = more
+	}
+	if inkH > 0 && len(chars) > 1 {
 		var solid []int // the characters that are not spaces
 		for i, ch := range chars {
 			if strings.TrimSpace(ch.r) != "" {
@@ -297,14 +342,17 @@ func (e *Engine) decode(probs []float32, steps, classes int, c crop, step float6
 			}
 		}
 		runs := make([]int, len(solid))
-		var letterGaps []int
+		var letterGaps, wordGaps []int // between letters without and with a space read
 		for k := 1; k < len(solid); k++ {
 			a, b := chars[solid[k-1]], chars[solid[k]]
 			x0 := int(float64(a.t+a.last+1) / 2 * step)
 			x1 := int(float64(b.t+b.last+1) / 2 * step)
 			runs[k] = longestRun(blank, x0, x1)
-			if solid[k] == solid[k-1]+1 && isLatin(a.r) && isLatin(b.r) {
+			switch {
+			case solid[k] == solid[k-1]+1 && isLatin(a.r) && isLatin(b.r):
 				letterGaps = append(letterGaps, runs[k])
+			case isLetter(a.r) && isLetter(b.r):
+				wordGaps = append(wordGaps, runs[k])
 			}
 		}
 		median := 0
@@ -318,6 +366,16 @@ func (e *Engine) decode(probs []float32, steps, classes int, c crop, step float6
 			// only at a wider gap (italics leave blank columns between
 			// letters).
 			cut = max(2, int(math.Ceil(2.5*float64(median))), int(math.Ceil(0.32*float64(inkH))))
+			if len(wordGaps) >= 3 && inkH >= minGapInk {
+				// The spaces it read between letters say how wide
+				// this line's are (a tight or a loose face, a
+				// justified line): a gap as wide as the narrowest
+				// quarter of them is one too, if it is clearly wider
+				// than the gaps between letters.
+				slices.Sort(wordGaps)
+				q := wordGaps[len(wordGaps)/4]
+				cut = max(2, median+2, int(math.Ceil(0.24*float64(inkH))), min(cut, q))
+			}
 		}
 		split := max(cut+1, 2*inkH)
 		spaced := make([]char, 0, 2*len(chars))
@@ -329,7 +387,7 @@ func (e *Engine) decode(probs []float32, steps, classes int, c crop, step float6
 					switch {
 					case runs[k] >= split:
 						spaced = append(spaced, char{r: "\n", p: math.Min(a.p, ch.p), t: a.last, last: a.last})
-					case solid[k] == solid[k-1]+1 && isLatin(a.r) && isLatin(ch.r) && runs[k] >= cut:
+					case solid[k] == solid[k-1]+1 && isLatin(a.r) && isLatin(ch.r) && runs[k] >= spaceCut(a.r, ch.r, cut, inkH):
 						spaced = append(spaced, char{r: " ", p: math.Min(a.p, ch.p), t: a.last, last: a.last})
 					}
 				}
@@ -435,6 +493,73 @@ func profile(c *rgb) ([]bool, int) {
 		return nil, 0
 	}
 	return blank, bottom - top + 1
+}
+
+// minGapInk is the least height of a line's ink (in its crop's pixels)
+// at which its spaces' widths set the gap that is one: 16 pixels is
+// 11-point text at about 110 dpi; below it a word space is two or three
+// pixels, as wide as the gap beside a capital's serif.
+const minGapInk = 16
+
+// thinGlyphs are the characters of one upright stroke (or a dot) whose
+// merged repeats decode counts.
+const thinGlyphs = "iIl1.,:;'!|"
+
+// minStrokeInk is the least height of a line's ink (in its crop's
+// pixels) at which strokes are counted: 24 pixels is 11-point text at
+// about 170 dpi; below it a thin character's stroke and the gaps beside
+// it are a few pixels, and a scan's blur and breaks join or split them.
+const minStrokeInk = 24
+
+// strokes counts the runs of ink columns whose middles lie in [x0, x1)
+// and which are at most a fifth of the ink's height wide (the strokes of
+// thin characters) and at least half as wide as the widest of them
+// (not specks of noise or a serif's tip).
+func strokes(blank []bool, x0, x1 float64, inkH int) int {
+	var widths []int
+	widest := 0
+	for x := 0; x < len(blank); {
+		if blank[x] {
+			x++
+			continue
+		}
+		a := x
+		for x < len(blank) && !blank[x] {
+			x++
+		}
+		if mid := float64(a+x) / 2; mid >= x0 && mid < x1 && 5*(x-a) <= inkH {
+			widths = append(widths, x-a)
+			widest = max(widest, x-a)
+		}
+	}
+	n := 0
+	for _, w := range widths {
+		if 2*w >= widest {
+			n++
+		}
+	}
+	return n
+}
+
+// spaceCut is the least gap of blank columns that writes a space the
+// recogniser missed between a and b, given the line's cut: a digit's
+// side bearings leave wide gaps within a number ("2011": as wide as a
+// word space in some faces), so a space between digits needs 0.4 of the
+// ink's height.
+func spaceCut(a, b string, cut, inkH int) int {
+	switch {
+	case isDigit(a) && isDigit(b):
+		return max(cut, int(math.Ceil(0.4*float64(inkH))))
+	}
+	return cut
+}
+
+func isDigit(s string) bool { return len(s) == 1 && s[0] >= '0' && s[0] <= '9' }
+
+// isLetter reports whether s is one letter.
+func isLetter(s string) bool {
+	r, n := utf8.DecodeRuneInString(s)
+	return n == len(s) && unicode.IsLetter(r)
 }
 
 // longestRun returns the longest run of blank columns in [x0, x1).
