@@ -480,7 +480,8 @@ func (q *pageQueue) give() { <-q.slots }
 // read and asks again, as reading one page at a time would.
 func (q *pageQueue) reserve(n int64) (func(), error) {
 	release, err := reserve(q.ctx, n)
-	if err == nil || cap(q.slots) == 1 || !(errors.Is(err, budget.ErrTooLarge) || errors.Is(err, budget.ErrBusy)) {
+	if err == nil || len(q.slots) <= 1 || !(errors.Is(err, budget.ErrTooLarge) || errors.Is(err, budget.ErrBusy)) {
+		// Reserved, or no other page is held: as one at a time.
 		return release, err
 	}
 	// Take every other slot: the pages in flight are read and their
