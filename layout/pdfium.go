@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -122,7 +123,7 @@ func NewPDFium(ctx context.Context, opt PDFiumOptions) (*PDFium, error) {
 	if cache != nil {
 		rc = rc.WithCompilationCache(cache)
 	}
-	if opt.Notice != nil && !compiled(dir) {
+	if opt.Notice != nil && !(compiled(dir) && marked(dir)) {
 		where := "nowhere: every process compiles it"
 		if cache != nil {
 			where = dir
@@ -141,6 +142,11 @@ func NewPDFium(ctx context.Context, opt PDFiumOptions) (*PDFium, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("pdf: starting PDFium: %w", err)
+	}
+	if cache != nil {
+		// The code compiled now is in the cache: say so for the next
+		// process (a failure only makes it give the notice again).
+		os.WriteFile(filepath.Join(dir, pdfiumCacheMark()), nil, 0o644)
 	}
 	e := &PDFium{pool: &poolCloser{pool: pool}, sem: make(chan struct{}, n), budget: budget, hooks: hooks, limit: limit}
 	// An engine dropped without Close frees its runtime when collected.
@@ -187,6 +193,33 @@ func pdfiumCache(dir string) (wazero.CompilationCache, string) {
 	return c, dir
 }
 
+// pdfiumCacheMark names the file left in the cache once this build's
+// PDFium code is compiled there. wazero keys its compiled code by the
+// module and by which of its functions are listened to (pdfiumHooks), so
+// an older cache holds code this build compiles again: the notice must be
+// given then too. Change the suffix with the functions listened to.
+func pdfiumCacheMark() string {
+	version := "unknown"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range info.Deps {
+			if m.Path == "github.com/klippa-app/go-pdfium" {
+				version = m.Version
+			}
+		}
+	}
+	return "compiled-go-pdfium-" + version + "-listen-init-textpage"
+}
+
+// marked reports whether dir holds the mark this build leaves once it has
+// compiled its code there (pdfiumCacheMark).
+func marked(dir string) bool {
+	if dir == "" {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(dir, pdfiumCacheMark()))
+	return err == nil
+}
+
 // compiled reports whether dir holds compiled code (wazero keeps it in a
 // folder per runtime version, a file per module).
 func compiled(dir string) bool {
@@ -195,7 +228,7 @@ func compiled(dir string) bool {
 	}
 	found := false
 	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
+		if err == nil && !d.IsDir() && !strings.HasPrefix(d.Name(), "compiled-go-pdfium-") { // not a mark
 			found = true
 			return filepath.SkipAll
 		}
@@ -295,23 +328,6 @@ func (e *PDFium) read(ctx context.Context, src pdfSource, opt PDFOptions) ([]pag
 		costs = nil
 	}
 	outline := readOutline(first.inst, first.doc) // headings where it has bookmarks
-	// A long PDF is read by more instances, one per 8 pages, while the
-	// engine has them free: each opens the PDF and takes the next page.
-	workers := []*pdfiumWorker{first}
-more:
-	for len(workers) < n/8 {
-		select {
-		case e.sem <- struct{}{}:
-		default:
-			break more // no instance free
-		}
-		w, err := e.open(ctx, src)
-		if err != nil {
-			<-e.sem
-			break
-		}
-		workers = append(workers, w)
-	}
 	batch := opt.PagesPerBatch
 	if batch <= 0 {
 		batch = 20
@@ -322,61 +338,83 @@ more:
 	var next, done, chars atomic.Int64
 	var mu sync.Mutex
 	var docErr error
-	var wg sync.WaitGroup
-	for _, w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if w != nil {
+	// work reads pages with w, each the next page no worker has taken,
+	// until none is left; then it closes w and gives its instance back.
+	work := func(w *pdfiumWorker) {
+		defer func() {
+			if w != nil {
+				w.close()
+			}
+			<-e.sem
+		}()
+		handles := 0 // page objects read in w (readRules)
+		for w != nil {
+			i := int(next.Add(1) - 1)
+			if i >= n || ctx.Err() != nil {
+				return
+			}
+			var p pageBlocks
+			var err error
+			if costs != nil {
+				err = b.check(costs[i])
+			}
+			if err == nil {
+				p, cut[i], err = readPDFiumPage(w, i, b.pageChars, &handles)
+				if err != nil && w.mem != nil && w.mem.refused.Load() {
+					err = e.memoryError()
+				}
+				if err != nil && ctx.Err() == nil || handles > maxInstanceHandles {
+					// The instance may be left broken, or holds
+					// too many handles: the next page is read by
+					// a new one.
 					w.close()
-				}
-				<-e.sem
-			}()
-			handles := 0 // page objects read in w (readRules)
-			for w != nil {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				var p pageBlocks
-				var err error
-				if costs != nil {
-					err = b.check(costs[i])
-				}
-				if err == nil {
-					p, cut[i], err = readPDFiumPage(w, i, b.pageChars, &handles)
-					if err != nil && w.mem != nil && w.mem.refused.Load() {
-						err = e.memoryError()
-					}
-					if err != nil && ctx.Err() == nil || handles > maxInstanceHandles {
-						// The instance may be left broken, or holds
-						// too many handles: the next page is read by
-						// a new one.
-						w.close()
-						w, _ = e.open(ctx, src)
-						handles = 0
-					}
-				}
-				if err != nil {
-					errs[i] = err
-				} else {
-					pages[i] = p
-					if chars.Add(int64(p.chars)) > int64(b.chars) {
-						mu.Lock()
-						docErr = fmt.Errorf("%w: it holds more than %s characters (the bound, PDFOptions.MaxChars)", ErrTooLarge, thousands(int64(b.chars)))
-						mu.Unlock()
-						next.Store(int64(n))
-						return
-					}
-				}
-				if d := int(done.Add(1)); opt.Progress != nil && (d%batch == 0 || d == n) {
-					mu.Lock()
-					opt.Progress(d, n)
-					mu.Unlock()
+					w, _ = e.open(ctx, src)
+					handles = 0
 				}
 			}
-		}()
+			if err != nil {
+				errs[i] = err
+			} else {
+				pages[i] = p
+				if chars.Add(int64(p.chars)) > int64(b.chars) {
+					mu.Lock()
+					docErr = fmt.Errorf("%w: it holds more than %s characters (the bound, PDFOptions.MaxChars)", ErrTooLarge, thousands(int64(b.chars)))
+					mu.Unlock()
+					next.Store(int64(n))
+					return
+				}
+			}
+			if d := int(done.Add(1)); opt.Progress != nil && (d%batch == 0 || d == n) {
+				mu.Lock()
+				opt.Progress(d, n)
+				mu.Unlock()
+			}
+		}
+	}
+	// A long PDF is read by more instances, one per 8 pages, while the
+	// engine has them free: each opens the PDF in its own goroutine, as
+	// the first reads, and takes the next page; pages go back in order.
+	var wg sync.WaitGroup
+	wg.Go(func() { work(first) })
+more:
+	for range n/8 - 1 {
+		select {
+		case e.sem <- struct{}{}:
+		default:
+			break more // no instance free
+		}
+		wg.Go(func() {
+			if next.Load() >= int64(n) {
+				<-e.sem // the others took every page meanwhile
+				return
+			}
+			w, err := e.open(ctx, src)
+			if err != nil {
+				<-e.sem
+				return
+			}
+			work(w)
+		})
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
