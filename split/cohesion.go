@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/gochunk/gochunk/internal/swar"
 )
 
 // cohesion returns, for the end of each unit but the last, how alike the
@@ -236,12 +239,13 @@ func (w *wordWindow) drop() {
 }
 
 // appendWords appends the ids of the words of s to dst, numbering new
-// words in the order they come. A word is a run of letters and digits; its
-// hash (FNV-1a) is of its lowercased UTF-8. Cohesion reads every word of
-// the text twice (for its IDF, and as its windows slide): this is its
-// hottest loop, a table lookup a byte for ASCII.
+// words in the order they come. A word is a run of letters and digits,
+// told apart from others by the hash of its lowercased UTF-8 (wordHash).
+// Cohesion reads every word of the text twice (for its IDF, and as its
+// windows slide): this is its hottest loop. A word of ASCII is read eight
+// bytes at a time, its end found without a branch a byte.
 func (t *wordTable) appendWords(dst []int32, s string) []int32 {
-	const offset, prime = 14695981039346656037, 1099511628211
+	const low, high = swar.Low, swar.High
 	for i := 0; i < len(s); {
 		switch wordByte[s[i]] { // skip to the word
 		case 0:
@@ -253,45 +257,100 @@ func (t *wordTable) appendWords(dst []int32, s string) []int32 {
 				continue
 			}
 		}
-		h, c := uint64(offset), byte(0)
+		start, h := i, uint64(wordSeed)
 		for {
-			// The ASCII letters and digits, in a loop of their own (no
-			// call in it: everything stays in registers).
-			for i < len(s) {
-				if c = wordByte[s[i]]; c-1 >= nonASCII-1 {
-					break
+			var x uint64
+			if i+8 <= len(s) {
+				x = swar.Load(s, i)
+			} else {
+				for k := len(s) - 1; k >= i; k-- {
+					x = x<<8 | uint64(s[k])
 				}
-				h = (h ^ uint64(c)) * prime
-				i++
 			}
-			if c != nonASCII {
-				break
+			// The high bit of each byte that is an ASCII letter or digit:
+			// a byte a+0x1F of a lowercased is in [0x80, 0x99] for a
+			// letter, a+0x50 in [0x80, 0x89] for a digit (no byte
+			// borrows from the next).
+			a := x &^ high
+			l := (a | 0x20*low | high) - 0x61*low
+			d := (a | high) - 0x30*low
+			word := (l&^(l&^high+(0x80-26)*low) | d&^(d&^high+(0x80-10)*low)) & high &^ x
+			n := uint(bits.TrailingZeros64(^word&high)) / 8 // the word's bytes here
+			chunk := (x | 0x20*low) & (1<<(8*n) - 1)        // lowercased
+			if n == 8 {
+				h = wordMix(h, chunk)
+				i += 8
+				continue
 			}
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-				break
+			if i += int(n); i < len(s) && s[i] >= utf8.RuneSelf {
+				// A rune beyond ASCII: the word may go on.
+				h, i = slowWord(s, start)
+			} else {
+				h = wordSum(h, chunk, i-start)
+				i++ // past the ASCII byte that ended the word (a space, most often), or the end
 			}
-			var buf [utf8.UTFMax]byte
-			for _, b := range buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))] {
-				h = (h ^ uint64(b)) * prime
-			}
-			i += size
+			break
 		}
-		// The word's id: most are found where they are first looked
-		// for (the lookup is here, not in a call, for the registers).
-		h = max(h, 1)
 		var id int32
 		if k := (h * 0x9E3779B97F4A7C15) >> 20 & uint64(len(t.keys)-1); len(t.keys) > 0 && t.keys[k] == h {
-			id = t.ids[k]
+			id = t.ids[k] // most words are found where they are first looked for
 		} else {
 			id = t.id(h)
 		}
 		dst = append(dst, id)
-		if c == 0 {
-			i++ // the ASCII byte that ended the word (a space, most often)
-		}
 	}
 	return dst
+}
+
+// A word's hash: its lowercased UTF-8 in words of eight bytes (little
+// endian, the last one padded with zeros), each mixed into the hash in
+// turn (wordMix), and the last one with the word's length (wordSum). No
+// word has a zero byte, so the padding and the length tell where it ends.
+const wordSeed = 0x243F6A8885A308D3
+
+func wordMix(h, chunk uint64) uint64 {
+	h = (h ^ chunk) * 0x9E3779B97F4A7C15
+	return h ^ h>>32
+}
+
+// wordSum returns the hash of a word of size bytes lowercased, chunk its
+// last bytes (0 when it has a multiple of eight); never 0.
+func wordSum(h, chunk uint64, size int) uint64 {
+	h = (h^chunk)*0x9E3779B97F4A7C15 ^ uint64(size)
+	h = (h ^ h>>29) * 0xBF58476D1CE4E5B9
+	return max(h^h>>32, 1)
+}
+
+// slowWord returns the hash of the word at s[start:], of letters and
+// digits beyond ASCII too, and the offset after it: a rune at a time.
+func slowWord(s string, start int) (uint64, int) {
+	h, chunk, size, i := uint64(wordSeed), uint64(0), 0, start
+	add := func(b byte) { // the size-th byte of the lowercased word
+		chunk |= uint64(b) << (8 * (size % 8))
+		if size++; size%8 == 0 {
+			h, chunk = wordMix(h, chunk), 0
+		}
+	}
+	for i < len(s) {
+		if c := wordByte[s[i]]; c != nonASCII {
+			if c == 0 {
+				break
+			}
+			add(c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			break
+		}
+		var buf [utf8.UTFMax]byte
+		for _, b := range buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))] {
+			add(b)
+		}
+		i += size
+	}
+	return wordSum(h, chunk, size), i
 }
 
 // wordTable numbers word hashes in the order they come: an open-addressing

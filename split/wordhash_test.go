@@ -41,15 +41,20 @@ func refWord(s string, i int) (word string, start, end int, ok bool) {
 // two words alike exactly when they are the same lowercased, across
 // non-ASCII letters and digits, marks and invalid bytes.
 func TestAppendWordsMatchesRunes(t *testing.T) {
-	parts := []string{"a", "B", "z", "Z", "0", "9", "word", "WORDS", "longerwordthaneight", "Mixed123Case", " ", "  ", "\n", ".", ",", "-", "_", "@", "[", "`", "{", "\x00", "\x10", "\x19", "\x7f",
-		"é", "É", "ß", "İ", "Σ", "σ", "中文", "٣", "—", "“", "\u00a0", "\xff", "\xc3", "café", "CAFÉ", "naïve", "x\u0301"}
+	parts := []string{"a", "i", "I", "B", "z", "Z", "0", "9", "word", "WORDS", "longerwordthaneight", "Mixed123Case", " ", "  ", "\n", ".", ",", "-", "_", "@", "[", "`", "{", "\x00", "\x10", "\x19", "\x7f",
+		"é", "É", "ß", "İ", "Σ", "σ", "中文", "٣", "—", "“", "\u00a0", "\xff", "\xc3", "café", "CAFÉ", "naïve", "x\u0301", "1234567", "ABCDEFGH", "abcdefghi"}
 	rng := rand.New(rand.NewPCG(3, 4))
 	var table wordTable
 	ids := map[string]int32{}
-	for range 3000 {
+	for n := range 4000 {
 		var sb strings.Builder
 		for range rng.IntN(40) {
 			sb.WriteString(parts[rng.IntN(len(parts))])
+		}
+		if n >= 3000 { // and any bytes
+			for range rng.IntN(40) {
+				sb.WriteByte(byte(rng.IntN(256)))
+			}
 		}
 		s := sb.String()
 		var want []int32
