@@ -406,11 +406,11 @@ func ExtractImages(ctx context.Context, data []byte, opt OCROptions) ([]gochunk.
 		}
 		return nil
 	}()
-	pages, qerr := q.wait()
-	if qerr != nil {
+	pages, qerr := q.wait(err)
+	switch {
+	case qerr != nil:
 		return nil, qerr
-	}
-	if err != nil {
+	case err != nil:
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -533,8 +533,13 @@ func (q *pageQueue) start(number int, img image.Image, unit float64, release fun
 // wait waits for the pages started, and returns them in the order they
 // were started, or the error that ended the reading: the context's when
 // it ended, else the first page's (in order) that failed but for a page
-// cut short by a failure after it.
-func (q *pageQueue) wait() ([]OCRPage, error) {
+// cut short by a failure after it. stopped, when not nil, is why the
+// drawing of pages stopped: the pages in flight are cancelled, and their
+// cancellation is no error of theirs (the caller reports stopped).
+func (q *pageQueue) wait(stopped error) ([]OCRPage, error) {
+	if stopped != nil {
+		q.cancel()
+	}
 	q.wg.Wait()
 	q.cancel()
 	if err := q.parent.Err(); err != nil {
@@ -552,7 +557,7 @@ func (q *pageQueue) wait() ([]OCRPage, error) {
 			first = p.err
 		}
 	}
-	if first != nil {
+	if first != nil && stopped == nil {
 		return nil, first
 	}
 	return out, nil
@@ -618,7 +623,7 @@ func (e *PDFium) OCRPDF(ctx context.Context, pdf []byte, pages []int, opt OCROpt
 				opt.Warn(fmt.Sprintf("page %d could not be drawn for OCR and is left out: %v", n, err))
 			}
 		})
-	out, qerr := q.wait()
+	out, qerr := q.wait(err)
 	switch {
 	case qerr != nil:
 		return nil, qerr

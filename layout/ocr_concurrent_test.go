@@ -251,3 +251,47 @@ func (r *cancelReader) Read(ctx context.Context, img image.Image) (*ocr.Page, er
 	}
 	return r.markedReader.Read(ctx, img)
 }
+
+// blockingReader holds each page until the reading is cancelled (or a
+// minute passes), noting whether it was cancelled.
+type blockingReader struct {
+	mu        sync.Mutex
+	cancelled int
+}
+
+func (r *blockingReader) Concurrency() int { return 4 }
+
+func (r *blockingReader) Read(ctx context.Context, img image.Image) (*ocr.Page, error) {
+	select {
+	case <-ctx.Done():
+		r.mu.Lock()
+		r.cancelled++
+		r.mu.Unlock()
+		return nil, ctx.Err()
+	case <-time.After(time.Minute):
+		return nil, errors.New("not cancelled")
+	}
+}
+
+// A page that cannot be decoded while pages before it are read stops the
+// reading: the pages in flight are cancelled (not awaited), and the error
+// is the page's, not their cancellation.
+func TestOCRConcurrentPagesStopOnBadPage(t *testing.T) {
+	pages := greyPages(3, 40, 30)
+	tiff := ocrtest.TIFF(pages...)
+	// The second page's strip offset (its directory's sixth entry) points
+	// past the end of the file.
+	le := func(i int) int { return int(tiff[i]) | int(tiff[i+1])<<8 | int(tiff[i+2])<<16 | int(tiff[i+3])<<24 }
+	first := le(4)
+	second := le(first + 2 + 9*12)
+	at := second + 2 + 5*12 + 8
+	tiff[at], tiff[at+1], tiff[at+2], tiff[at+3] = 0xff, 0xff, 0xff, 0x0f
+	r := &blockingReader{}
+	_, err := ExtractImages(context.Background(), tiff, OCROptions{Reader: r})
+	if err == nil || errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "page 2") {
+		t.Errorf("page 2 cannot be decoded: %v, want its error", err)
+	}
+	if r.cancelled != 1 {
+		t.Errorf("%d pages in flight cancelled, want page 1", r.cancelled)
+	}
+}
