@@ -205,7 +205,7 @@ func regionTable(reg region, words []rword, used []bool) (block, []int, bool) {
 			return block{}, nil, false
 		}
 	}
-	cols := bandColumns(bands, gap)
+	cols := mergeLoneColumns(bands, bandColumns(bands, gap), gap)
 	if len(cols) < 2 {
 		return block{}, nil, false
 	}
@@ -234,7 +234,7 @@ func regionTable(reg region, words []rword, used []bool) (block, []int, bool) {
 					k = j
 				}
 			}
-			if k < 0 || c.x1 > cols[len(cols)-1].x1+1 {
+			if k < 0 || c.x1 > reg.x1+1 {
 				return band{}, false
 			}
 			seen[k] = true
@@ -263,7 +263,6 @@ func regionTable(reg region, words []rword, used []bool) (block, []int, bool) {
 	grid := make([][]string, 0, len(rows))
 	cells, nwords, filled := 0, 0, 0
 	markers := make([]int, len(cols))
-	labels := make([]int, len(cols))
 	perCol := make([]int, len(cols))
 	for _, r := range rows {
 		row := make([]string, len(cols))
@@ -279,9 +278,6 @@ func regionTable(reg region, words []rword, used []bool) (block, []int, bool) {
 			perCol[c]++
 			if isListMarker(row[c]) {
 				markers[c]++
-			}
-			if strings.HasSuffix(row[c], ":") {
-				labels[c]++
 			}
 		}
 		if n == 0 {
@@ -299,9 +295,9 @@ func regionTable(reg region, words []rword, used []bool) (block, []int, bool) {
 		if perCol[c] > 0 && markers[c]*2 >= perCol[c] {
 			return block{}, nil, false // a list
 		}
-		if perCol[c] >= 2 && labels[c]*2 >= perCol[c] && len(cols) <= 3 {
-			return block{}, nil, false // labels and their values
-		}
+	}
+	if labelColumn(grid) {
+		return block{}, nil, false // labels and their values
 	}
 	var taken []int
 	sum := 0.0
@@ -463,6 +459,80 @@ func bandColumns(bands []band, gap float64) []span {
 		start = c.x1
 	}
 	return append(cols, span{start, x1})
+}
+
+// mergeLoneColumns joins a column only the header (bands among the first
+// four, three bands or more below them) has cells in (a header left of the figures right-aligned under it, not
+// over them) to the column beside it where those bands have none, or the
+// nearer one where they have none in either.
+func mergeLoneColumns(bands []band, cols []span, gap float64) []span {
+	head := min(4, len(bands)-3) // the bands that may be the header's
+	if head < 1 {
+		return cols
+	}
+	for len(cols) > 2 {
+		// The bands with a cell over each column, and starting in it.
+		in := make([]map[int]bool, len(cols))
+		starts := make([]map[int]bool, len(cols))
+		for i := range in {
+			in[i], starts[i] = map[int]bool{}, map[int]bool{}
+		}
+		for bi, b := range bands {
+			for _, c := range bandCells(b, gap) {
+				for j, s := range cols {
+					if c.x0 < s.x1 && c.x1 > s.x0 {
+						in[j][bi] = true
+					}
+					if c.x0 >= s.x0-1 && c.x0 <= s.x1 {
+						starts[j][bi] = true
+					}
+				}
+			}
+		}
+		merged := false
+		for j := range cols {
+			// Only the header's bands in the column.
+			header := len(in[j]) > 0
+			for bi := range in[j] {
+				header = header && bi < head
+			}
+			if !header {
+				continue
+			}
+			free := func(k int) bool {
+				if k < 0 || k >= len(cols) {
+					return false
+				}
+				for bi := range in[j] {
+					if starts[k][bi] {
+						return false
+					}
+				}
+				return true
+			}
+			left, right := free(j-1), free(j+1)
+			if left && right {
+				left = cols[j].x0-cols[j-1].x1 < cols[j+1].x0-cols[j].x1
+				right = !left
+			}
+			switch {
+			case left:
+				cols[j-1].x1 = cols[j].x1
+				cols = slices.Delete(cols, j, j+1)
+			case right:
+				cols[j+1].x0 = cols[j].x0
+				cols = slices.Delete(cols, j, j+1)
+			default:
+				continue
+			}
+			merged = true
+			break
+		}
+		if !merged {
+			break
+		}
+	}
+	return cols
 }
 
 // projectionGaps returns the gaps of at least minW between spans, left

@@ -298,6 +298,9 @@ func makeTable(rows []tableRow, cols []span) (block, bool) {
 			return block{}, false
 		}
 	}
+	if labelColumn(grid) {
+		return block{}, false
+	}
 	b := block{x0: math.Inf(1), y0: math.Inf(1), x1: math.Inf(-1), y1: math.Inf(-1), table: grid}
 	size := 0.0
 	for _, r := range rows {
@@ -310,6 +313,31 @@ func makeTable(rows []tableRow, cols []span) (block, bool) {
 	}
 	b.lineHeight = size / float64(cells)
 	return b, true
+}
+
+// labelColumn reports whether a grid of three columns or fewer is a
+// form's or an invoice's labels and their values: a column most of whose
+// cells (two or more) end in a colon.
+func labelColumn(grid [][]string) bool {
+	if len(grid) == 0 || len(grid[0]) > 3 {
+		return false
+	}
+	for c := range grid[0] {
+		n, labels := 0, 0
+		for _, r := range grid {
+			if r[c] == "" {
+				continue
+			}
+			n++
+			if strings.HasSuffix(r[c], ":") {
+				labels++
+			}
+		}
+		if labels >= 2 && 2*labels >= n {
+			return true
+		}
+	}
+	return false
 }
 
 // rowText is a row's cells joined with spaces, for the page's headers
