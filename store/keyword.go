@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -61,15 +62,22 @@ func (s *SQLite) keywordWords(ctx context.Context, w []string) (rare, common []s
 		word string
 		rows int
 	}
+	// The words are counted at once, as many as there are reader
+	// connections.
 	cs := make([]counted, len(w))
-	total, anyCommon := 0, false
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(2, runtime.GOMAXPROCS(0)))
 	for i, x := range w {
 		cs[i].word = x
-		if err := stmt.QueryRowContext(ctx, phrase(x), keywordProbe).Scan(&cs[i].rows); err != nil {
-			return nil, nil, err
-		}
-		total += cs[i].rows
-		anyCommon = anyCommon || cs[i].rows >= keywordProbe
+		g.Go(func() error { return stmt.QueryRowContext(gctx, phrase(x), keywordProbe).Scan(&cs[i].rows) })
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	total, anyCommon := 0, false
+	for _, c := range cs {
+		total += c.rows
+		anyCommon = anyCommon || c.rows >= keywordProbe
 	}
 	if total <= keywordBudget && !anyCommon {
 		return w, nil, nil
