@@ -218,6 +218,12 @@ const (
 	// Repair replaces every invalid byte sequence with U+FFFD; offsets then
 	// refer to the repaired text.
 	Repair InvalidUTF8Policy = "repair"
+	// Decode reads a file that is not UTF-8 as text of the legacy encoding
+	// it is recognised to be in (Windows-1252, Shift_JIS, GBK, Big5,
+	// EUC-KR, KOI8-R, …; see pipeline.Config.InvalidUTF8); offsets then
+	// refer to the text as UTF-8. It applies where files are read: for
+	// text already in memory, PrepareText treats it as Reject.
+	Decode InvalidUTF8Policy = "decode"
 )
 
 // CheckUTF8 returns nil when text is valid UTF-8, and otherwise an error
@@ -241,7 +247,7 @@ func CheckUTF8(text string) error {
 // U+FFFD and reports whether anything was replaced.
 func PrepareText(text string, policy InvalidUTF8Policy) (out string, repaired bool, err error) {
 	switch policy {
-	case "", Reject:
+	case "", Reject, Decode:
 		return text, false, CheckUTF8(text)
 	case Repair:
 		if utf8.ValidString(text) {
@@ -249,7 +255,7 @@ func PrepareText(text string, policy InvalidUTF8Policy) (out string, repaired bo
 		}
 		return strings.ToValidUTF8(text, "\uFFFD"), true, nil
 	default:
-		return "", false, fmt.Errorf("%w: unknown invalid-UTF-8 policy %q (want %q or %q)", ErrConfig, policy, Reject, Repair)
+		return "", false, fmt.Errorf("%w: unknown invalid-UTF-8 policy %q (want %q, %q or %q)", ErrConfig, policy, Reject, Repair, Decode)
 	}
 }
 

@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/japanese"
 )
 
 func textOf(t *testing.T, page []byte) string {
@@ -42,6 +46,23 @@ func TestCharsets(t *testing.T) {
 	xhtml := []byte(`<?xml version="1.0" encoding="koi8-r"?><html xmlns="http://www.w3.org/1999/xhtml"><body><p>` + "\xF0\xD2\xC9\xD7\xC5\xD4" + "</p></body></html>")
 	if got := textOf(t, xhtml); got != "Привет" {
 		t.Errorf("xhtml declaring koi8-r: got %q", got)
+	}
+	// Undeclared pages in a legacy encoding other than Windows-1252 are
+	// read in the one their bytes are recognised in, as browsers detect it.
+	for _, tc := range []struct {
+		enc  encoding.Encoding
+		text string
+	}{
+		{japanese.ShiftJIS, "昨日の夜、私たちは町を長い間散歩して、この夏に読んだ本について話しました。天気は暖かく、通りにはたくさんの人がいました。"},
+		{charmap.KOI8R, "Вчера вечером мы долго гуляли по городу и разговаривали о книгах, которые прочитали этим летом. Погода была тёплой."},
+	} {
+		body, err := tc.enc.NewEncoder().Bytes([]byte(tc.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := textOf(t, append([]byte("<html><body><p>"), append(body, "</p></body></html>"...)...)); got != tc.text {
+			t.Errorf("undeclared %v: got %q", tc.enc, got)
+		}
 	}
 	sjis := []byte(`<meta charset="shift_jis"><p>` + "\x93\xfa\x96\x7b" + "</p>") // 日本 in Shift JIS
 	if got := textOf(t, sjis); got != "日本" {

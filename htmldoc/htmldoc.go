@@ -25,6 +25,7 @@ import (
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/internal/mdtable"
+	"github.com/gochunk/gochunk/internal/textenc"
 )
 
 // Elements parses an HTML document (parsed as browsers do, so any HTML
@@ -98,8 +99,10 @@ func elements(data []byte, b *Budget) ([]gochunk.Element, error) {
 // declaration names (XHTML, as EPUB's chapters are); the charset a
 // <meta charset> or <meta http-equiv="Content-Type"> declares in the
 // first 1,024 bytes (a declared UTF-16 is read as UTF-8, as the HTML
-// standard says); Windows-1252, what browsers assume of an undeclared
-// page in a Western locale. Bytes that are not text of the encoding
+// standard says); the legacy encoding ICU's detector recognises the
+// bytes in (Shift_JIS, GBK, Big5, EUC-KR, KOI8-R, …), as browsers
+// detect an undeclared page's; else Windows-1252, what browsers assume
+// of an undeclared page in a Western locale. Bytes that are not text of the encoding
 // become U+FFFD.
 func Decode(data []byte, contentType string) ([]byte, string) {
 	if contentType == "" && !utf8.Valid(data) {
@@ -110,6 +113,13 @@ func Decode(data []byte, contentType string) ([]byte, string) {
 	e, name, certain := charset.DetermineEncoding(data, contentType)
 	if !certain && (utf8.Valid(data) && name != "iso-2022-jp" || name == "utf-16le" || name == "utf-16be") {
 		name = "utf-8"
+	}
+	if !certain && name == "windows-1252" {
+		// Undeclared and not UTF-8: the encoding its bytes are recognised
+		// in (Shift_JIS, GBK, Big5, KOI8-R, …), as browsers detect one.
+		if n, enc, ok := textenc.Detect(data); ok {
+			e, name = enc, n
+		}
 	}
 	if name == "utf-8" || e == nil {
 		data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))

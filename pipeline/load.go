@@ -12,11 +12,13 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/htmldoc"
 	"github.com/gochunk/gochunk/internal/mapfile"
+	"github.com/gochunk/gochunk/internal/textenc"
 	"github.com/gochunk/gochunk/layout"
 	"github.com/gochunk/gochunk/msgdoc"
 	"github.com/gochunk/gochunk/officedoc"
@@ -331,6 +333,9 @@ func (p *Pipeline) prepare(l *Loaded, err error) error {
 	if err != nil || p.cfg.InvalidUTF8 == gochunk.Reject {
 		return err
 	}
+	if p.cfg.InvalidUTF8 == gochunk.Decode {
+		return decodeLegacy(l)
+	}
 	text, repaired, err := gochunk.PrepareText(l.Text, p.cfg.InvalidUTF8)
 	if err != nil {
 		return err
@@ -477,4 +482,38 @@ func ReadJSONLines(ctx context.Context, r io.Reader, name string, yield func(Sou
 			return fmt.Errorf("read %s: %w", name, err)
 		}
 	}
+}
+
+// decodeLegacy reads a loaded text that is not UTF-8 in the legacy
+// encoding it is recognised to be in (invalid_utf8 decode), and refuses
+// one in no encoding it recognises.
+func decodeLegacy(l *Loaded) error {
+	if utf8.ValidString(l.Text) {
+		return nil
+	}
+	name, enc, ok := textenc.Detect(unsafeBytes(l.Text))
+	if !ok {
+		return fmt.Errorf("%w, in no legacy encoding gochunk recognises: set invalid_utf8 to repair (--invalid-utf8 repair) to replace the invalid bytes with U+FFFD, or convert the file to UTF-8 (iconv -f ENCODING -t UTF-8)", gochunk.CheckUTF8(l.Text))
+	}
+	text, err := textenc.Decode(unsafeBytes(l.Text), enc)
+	if err != nil {
+		return fmt.Errorf("decode as %s: %w", name, err)
+	}
+	l.Release()
+	l.Text = text
+	l.Warning = "read as " + name + " (recognised: the file is not UTF-8); offsets refer to the text as UTF-8"
+	return nil
+}
+
+// explainInvalidUTF8 adds to a chunker's invalid-UTF-8 error what to do:
+// the encoding the text looks written in, where one is recognised, and
+// the settings that read it.
+func (p *Pipeline) explainInvalidUTF8(err error, text string) error {
+	if err == nil || p.cfg.InvalidUTF8 != gochunk.Reject || !errors.Is(err, gochunk.ErrInvalidUTF8) {
+		return err
+	}
+	if name, _, ok := textenc.Detect(unsafeBytes(text)); ok {
+		return fmt.Errorf("%w: the text reads as %s: set invalid_utf8 to decode (--invalid-utf8 decode) to read it so, or to repair to replace the invalid bytes with U+FFFD", err, name)
+	}
+	return fmt.Errorf("%w: set invalid_utf8 to repair (--invalid-utf8 repair) to replace the invalid bytes with U+FFFD, or convert the text to UTF-8", err)
 }

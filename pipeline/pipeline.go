@@ -98,9 +98,13 @@ type Config struct {
 	// sections (sections of the message, "## Attachment: name").
 	Attachments string `json:"attachments,omitempty"`
 	// InvalidUTF8 says what happens to text that is not UTF-8: reject
-	// (the default: chunking it is an error naming the first bad byte) or
+	// (the default: chunking it is an error naming the first bad byte and,
+	// where it recognises one, the encoding the text looks written in),
 	// repair (Load replaces bad bytes with U+FFFD; offsets then refer to
-	// the repaired text).
+	// the repaired text) or decode (Load reads a text file that is not
+	// UTF-8 in the legacy encoding ICU's detector recognises, with a
+	// warning naming it, and refuses one it recognises none in; offsets
+	// refer to the text as UTF-8).
 	InvalidUTF8 gochunk.InvalidUTF8Policy `json:"invalid_utf8,omitempty"`
 	// Trace asks chunkers that explain themselves (gochunk.Tracer) for
 	// their trace, returned in Result.Trace.
@@ -269,9 +273,9 @@ func New(ctx context.Context, cfg Config, opt Options) (*Pipeline, error) {
 	switch cfg.InvalidUTF8 {
 	case "":
 		cfg.InvalidUTF8 = gochunk.Reject
-	case gochunk.Reject, gochunk.Repair:
+	case gochunk.Reject, gochunk.Repair, gochunk.Decode:
 	default:
-		return nil, configError("invalid_utf8", string(cfg.InvalidUTF8), "want reject or repair")
+		return nil, configError("invalid_utf8", string(cfg.InvalidUTF8), "want reject, repair or decode")
 	}
 	switch cfg.Attachments {
 	case "", "documents", "sections":

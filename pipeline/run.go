@@ -71,7 +71,7 @@ func (p *Pipeline) Chunk(ctx context.Context, doc gochunk.Document) (r Result, e
 		r.Chunks, err = p.chunker.Chunk(ctx, doc)
 	}
 	if err != nil {
-		return r, err
+		return r, p.explainInvalidUTF8(err, doc.Text)
 	}
 	r.Lines, r.Where = locate(doc, r.Chunks)
 	if p.cfg.Parents > 0 {
@@ -131,13 +131,13 @@ func (p *Pipeline) Offsets(ctx context.Context, doc gochunk.Document) (_ []int, 
 	defer recovered("offsets", &err)
 	if o, ok := p.chunker.(gochunk.Offsetter); ok {
 		if err := gochunk.CheckDocument(doc); err != nil {
-			return nil, err
+			return nil, p.explainInvalidUTF8(err, doc.Text)
 		}
 		return o.Offsets(ctx, doc)
 	}
 	chunks, err := p.chunker.Chunk(ctx, doc)
 	if err != nil {
-		return nil, err
+		return nil, p.explainInvalidUTF8(err, doc.Text)
 	}
 	offsets := make([]int, 0, 2*len(chunks))
 	for _, c := range chunks {

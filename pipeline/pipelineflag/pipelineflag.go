@@ -158,7 +158,7 @@ func (p *Flags) RegisterChunking(fs *flag.FlagSet) {
 		return nil
 	})
 	p.RegisterReading(fs)
-	textVar(fs, "invalid-utf8", "what to do with invalid UTF-8: reject (an error; the default) or repair (replace with U+FFFD; offsets refer to the repaired text)", func(v string) error {
+	textVar(fs, "invalid-utf8", "what to do with text that is not UTF-8: reject (an error naming the byte and the encoding it reads as; the default), repair (replace invalid bytes with U+FFFD) or decode (read a file in the legacy encoding recognised: Windows-1252, Shift_JIS, GBK, Big5, EUC-KR, KOI8-R, …); offsets refer to the text as UTF-8", func(v string) error {
 		c.InvalidUTF8 = gochunk.InvalidUTF8Policy(v)
 		return nil
 	})
