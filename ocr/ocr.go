@@ -3,7 +3,11 @@
 // SVTR/CRNN text recogniser, in ONNX form) run in ONNX Runtime; the
 // detector's post-processing (binarisation, connected components,
 // minimum-area boxes, box expansion), the crops and the CTC decoding are
-// written in Go.
+// written in Go. The models are rewritten once when loaded into the same
+// function with fewer operators (PP-OCRv4's per-convolution scalar affine
+// blocks folded into the convolutions, hard-swish as HardSigmoid and Mul),
+// which ONNX Runtime then fuses further: a third less CPU a page, the
+// results the same to float rounding.
 //
 // An Engine is made once from a model directory (New) and reads any
 // number of pages (Read), from several goroutines at once. Its results
