@@ -327,7 +327,6 @@ func (e *PDFium) read(ctx context.Context, src pdfSource, opt PDFOptions) ([]pag
 		}
 		costs = nil
 	}
-	outline := readOutline(first.inst, first.doc) // headings where it has bookmarks
 	batch := opt.PagesPerBatch
 	if batch <= 0 {
 		batch = 20
@@ -393,9 +392,14 @@ func (e *PDFium) read(ctx context.Context, src pdfSource, opt PDFOptions) ([]pag
 	}
 	// A long PDF is read by more instances, one per 8 pages, while the
 	// engine has them free: each opens the PDF in its own goroutine, as
-	// the first reads, and takes the next page; pages go back in order.
+	// the first reads the outline, and takes the next page; pages go back
+	// in order.
 	var wg sync.WaitGroup
-	wg.Go(func() { work(first) })
+	var outline []outlineEntry // headings where it has bookmarks
+	wg.Go(func() {
+		outline = readOutline(first.inst, first.doc) // while the others read pages
+		work(first)
+	})
 more:
 	for range n/8 - 1 {
 		select {
