@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// refWord is what nextWord reads, a rune at a time: the word at or after
+// refWord is what appendWords reads, a rune at a time: the word at or after
 // s[i:] (a run of letters and digits), lowercased, and the offsets around
 // it; ok false when no word is left.
 func refWord(s string, i int) (word string, start, end int, ok bool) {
