@@ -54,10 +54,11 @@ func BenchmarkANNCompare(b *testing.B) {
 	}
 	nq, _ := strconv.Atoi(cmp.Or(os.Getenv("GOCHUNK_ANN_QUERIES"), "300"))
 	dims, _ := strconv.Atoi(cmp.Or(os.Getenv("GOCHUNK_ANN_DIMS"), "384"))
-	var queries [][]float32
-	if n, _ := strconv.Atoi(os.Getenv("GOCHUNK_ANN_GENERATE")); n > 0 {
+	var queries, centres [][]float32
+	generated, _ := strconv.Atoi(os.Getenv("GOCHUNK_ANN_GENERATE"))
+	if n := generated; n > 0 {
 		rng := rand.New(rand.NewPCG(53, 53))
-		centres := generatedCentres(max(64, n/500), dims)
+		centres = generatedCentres(max(64, n/500), dims)
 		if _, err := os.Stat(where); err != nil {
 			generateStore(b, where, rng, centres, n, dims)
 		}
@@ -140,8 +141,13 @@ func BenchmarkANNCompare(b *testing.B) {
 	}
 	build := [2]float64{time.Since(wall).Seconds(), cpuSeconds() - cpu}
 	desc, _ := s.indexName(ctx)
-	fi, _ := os.Stat(copyPath)
-	b.Logf("gochunk: %d vectors of %d dimensions, %s, store %d bytes (%.0f per vector)", len(base), dims, desc, fi.Size(), float64(fi.Size())/float64(len(base)))
+	counts, err := s.Counts(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	half := float64(len(base) * 2 * dims)
+	b.Logf("gochunk: %d vectors of %d dimensions, %s, store %d bytes (%.0f per vector, %.2f× the float16 vectors), build %.1f s (%.1f CPU s)",
+		len(base), dims, desc, counts.Bytes, float64(counts.Bytes)/float64(len(base)), float64(counts.Bytes)/half, build[0], build[1])
 	probes := []int{0}
 	if p := os.Getenv("GOCHUNK_ANN_PROBES"); p != "" {
 		probes = nil
@@ -221,6 +227,32 @@ func BenchmarkANNCompare(b *testing.B) {
 	r := summarise("gochunk SQLite, Search, 8 clients", "probes=default", build, slices.Concat(lats...), math.NaN(), cpuSeconds()-cpu)
 	r.QPS = float64(clients*len(queries)) / elapsed
 	results = append(results, r)
+	if generated > 0 {
+		// An incremental update: 1 % of the generated documents (100
+		// chunks each) written again with new vectors, ten documents a
+		// transaction, without training the index again.
+		version, _ := s.Meta(ctx, "ivf_version")
+		rng := rand.New(rand.NewPCG(55, 55))
+		docs := max(1, generated/100/100)
+		wall, cpu := time.Now(), cpuSeconds()
+		for d := 0; d < docs; d += 10 {
+			var puts []Put
+			for j := d; j < min(docs, d+10); j++ {
+				id := fmt.Sprintf("gen/doc%07d", j*100)
+				put := Put{Document: Document{ID: id, Source: "gen", ContentHash: "h2", ConfigHash: "c"}}
+				for i, v := range generateVectors(rng, centres, 100, dims) {
+					put.Chunks = append(put.Chunks, record.Record{Source: id, ChunkIndex: i, Text: fmt.Sprintf("chunk %d of %s", i, id), End: 10, EndRune: 10, Embedding: v})
+				}
+				puts = append(puts, put)
+			}
+			if err := s.Replace(ctx, puts...); err != nil {
+				b.Fatal(err)
+			}
+		}
+		after, _ := s.Meta(ctx, "ivf_version")
+		b.Logf("update of 1 %% (%d documents, %d chunks): %.1f s (%.1f CPU s, %.2f CPU ms a chunk), index version %s → %s",
+			docs, docs*100, time.Since(wall).Seconds(), cpuSeconds()-cpu, (cpuSeconds()-cpu)*1000/float64(docs*100), version, after)
+	}
 	if dir := os.Getenv("GOCHUNK_ANN_NODE"); dir != "" {
 		script, _ := filepath.Abs(filepath.Join("testdata", "ann_compare.cjs"))
 		cmd := exec.Command("node", script, filepath.Join(outDir, "meta.json"))
@@ -239,6 +271,10 @@ func BenchmarkANNCompare(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		b.Logf("gochunk process: peak RSS %.0f MB (with the benchmark's own copies of the vectors: %.0f MB)", float64(ru.Maxrss)/1024, float64(len(base)*dims*4)/1e6)
+	}
 	var t strings.Builder
 	fmt.Fprintf(&t, "%d vectors of %d dimensions, %d queries, recall@%d against the exact scan (cosine)\n\n", len(base), dims, len(queries), k)
 	t.WriteString("| index | setting | build s (CPU s) | recall@10 | p50 ms | p99 ms | QPS | queries per CPU s |\n|---|---|---|---|---|---|---|---|\n")
@@ -294,11 +330,7 @@ func exactNeighbours(base, queries [][]float32, k int) [][]int32 {
 	for i, q := range queries {
 		best := topK{k: k}
 		for r, v := range base {
-			var dot float32
-			for j := range v {
-				dot += q[j] * v[j]
-			}
-			best.offer(candidate{rowid: int64(r), score: float64(dot)})
+			best.offer(candidate{rowid: int64(r), score: float64(dotFloat(q, v))})
 		}
 		for _, c := range best.best {
 			out[i] = append(out[i], int32(c.rowid))

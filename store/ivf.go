@@ -107,10 +107,12 @@ type ivfIndex struct {
 	centroids [][]float32 // unit length
 }
 
-// ivfCache keeps a store's centroids between searches.
+// ivfCache keeps a store's centroids, and the dense index's blocks
+// (ivf_cache.go), between searches.
 type ivfCache struct {
-	mu  sync.Mutex
-	cur *ivfIndex
+	mu    sync.Mutex
+	cur   *ivfIndex
+	codes codeCache
 }
 
 // querier is what *sql.DB and *sql.Tx share.
@@ -271,7 +273,7 @@ func ivfReset(ctx context.Context, tx *sql.Tx) error {
 			return err
 		}
 	}
-	return nil
+	return bumpGeneration(ctx, tx)
 }
 
 // ivfAfterWrite trains the index when the store has reached ivfMinChunks
@@ -550,7 +552,8 @@ func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool
 	if x.kind == kindSparse {
 		return s.sparseSearch(ctx, q, qv, keep)
 	}
-	if layout, err := metaOf(ctx, s.rdb, "ivf_layout"); err != nil || layout != ivfLayout {
+	layout, gen, err := generation(ctx, s.rdb, x.version)
+	if err != nil || layout != ivfLayout {
 		return nil, false, err // the earlier layout: scanned until a write moves it into blocks
 	}
 	probes := q.Probes
@@ -575,8 +578,6 @@ func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool
 	}
 	defer stmt.Close()
 	coarse := topK{k: max(ivfRescore, 4*q.K)}
-	var blob sql.RawBytes // the driver's copy, valid until Next: nothing allocated per row
-	ids := make([]int64, 0, ivfBlock)
 	dims := x.dims
 	seen := 0
 	for i, l := range order {
@@ -585,22 +586,11 @@ func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool
 		if i >= probes && seen >= q.K {
 			break
 		}
-		rows, err := stmt.QueryContext(ctx, int64(l.list)<<ivfShift, int64(l.list+1)<<ivfShift-1)
+		blocks, err := s.readList(ctx, stmt, gen, l.list, dims)
 		if err != nil {
 			return nil, true, err
 		}
-		for rows.Next() {
-			var key int64
-			if err := rows.Scan(&key, &blob); err != nil {
-				rows.Close()
-				return nil, true, err
-			}
-			b, err := viewCodeBlock(blob, key&(1<<ivfShift-1), dims, ids)
-			if err != nil {
-				rows.Close()
-				return nil, true, err
-			}
-			ids = b.ids
+		for _, b := range blocks {
 			for j, id := range b.ids {
 				if keep != nil && !keep[id] {
 					continue
@@ -610,10 +600,6 @@ func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool
 				score := float32(dotCode(qcode, b.codes[j*dims:])) * scale * qscale
 				coarse.offer(candidate{rowid: id, score: float64(score)})
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, true, err
 		}
 	}
 	best, err = s.rescore(ctx, q, coarse.best)

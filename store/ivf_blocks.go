@@ -156,7 +156,7 @@ func (w *denseWriter) flush(ctx context.Context) error {
 	clear(w.adds)
 	clear(w.dels)
 	w.pending = 0
-	return nil
+	return bumpGeneration(ctx, w.tx)
 }
 
 // codeBlock is one row of gochunk_ivf_blocks, decoded.

@@ -229,3 +229,48 @@ func TestIVFBlocksKilled(t *testing.T) {
 	fill(t, s, "after", clustered(rng, 300, 16))
 	checkIndex(t, s)
 }
+
+// TestIVFCacheSeesWrites: a store's searches keep the blocks they read,
+// and another handle's writes (another process's, as far as the cache
+// knows) are seen by the next search: a new chunk, a deleted one, and an
+// index trained again.
+func TestIVFCacheSeesWrites(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(25, 25))
+	a, path := openTemp(t, 16)
+	fill(t, a, "d", clustered(rng, ivfMinChunks+100, 16))
+	b, err := OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	q := clustered(rng, 1, 16)[0]
+	top := func() string {
+		t.Helper()
+		hits, err := a.Search(ctx, Query{Vector: q, K: 1, Mode: Vector})
+		if err != nil || len(hits) != 1 {
+			t.Fatalf("search: %d hits, %v", len(hits), err)
+		}
+		return hits[0].Source
+	}
+	before := top() // the probed lists are kept now
+	if err := b.Replace(ctx, Put{Document: Document{ID: "new", Source: "new", ContentHash: "h", ConfigHash: "c"},
+		Chunks: []record.Record{{Source: "new", Text: "q", End: 1, EndRune: 1, Embedding: q}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := top(); got != "new" {
+		t.Fatalf("the other handle's chunk (the query itself) not found first: %s", got)
+	}
+	if err := b.Delete(ctx, "new"); err != nil {
+		t.Fatal(err)
+	}
+	if got := top(); got != before {
+		t.Fatalf("after the delete the top hit is %s, was %s", got, before)
+	}
+	if err := b.BuildIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r := recall(t, a, clustered(rng, 20, 16), 10, 0); r < 0.95 {
+		t.Errorf("recall@10 %.3f after another handle trained the index again", r)
+	}
+}

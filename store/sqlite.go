@@ -90,7 +90,10 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	r := url.Values{}
-	for _, p := range []string{"busy_timeout(10000)", "query_only(1)"} {
+	// Searches read the file mapped (up to SQLite's limit, 2 GB): a page
+	// costs no read call, and the mapping is the operating system's page
+	// cache, shared by the readers.
+	for _, p := range []string{"busy_timeout(10000)", "query_only(1)", "mmap_size(2147418112)"} {
 		r.Add("_pragma", p)
 	}
 	rdb, err := sql.Open("sqlite", "file:"+path+"?"+r.Encode())
