@@ -1,0 +1,198 @@
+package ocr
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+func testTensor(name string, dims []int64, v []float32) []byte {
+	t := &onnxTensor{name: name, dims: dims, dtype: float32Type, f: v}
+	return t.encode()
+}
+
+func testNode(op string, in, out []string, attrs ...[]byte) []byte {
+	n := &onnxNode{op: op, in: in, out: out, attrs: attrs}
+	return n.encode()
+}
+
+func tensorAttr(name string, t []byte) []byte {
+	var b []byte
+	b = protowire.AppendTag(b, attrName, protowire.BytesType)
+	b = protowire.AppendString(b, name)
+	b = protowire.AppendTag(b, attrT, protowire.BytesType)
+	b = protowire.AppendBytes(b, t)
+	b = protowire.AppendTag(b, attrType, protowire.VarintType)
+	return protowire.AppendVarint(b, 4)
+}
+
+func intsAttr(name string, v ...int64) []byte {
+	var b []byte
+	b = protowire.AppendTag(b, attrName, protowire.BytesType)
+	b = protowire.AppendString(b, name)
+	for _, x := range v {
+		b = protowire.AppendTag(b, attrInts, protowire.VarintType)
+		b = protowire.AppendVarint(b, uint64(x))
+	}
+	b = protowire.AppendTag(b, attrType, protowire.VarintType)
+	return protowire.AppendVarint(b, 7)
+}
+
+// TestFuseGraph rewrites a small graph of PP-OCRv4's shape (scalars as
+// Constant nodes, weights as initializers) and checks the operators
+// left and the folded weights: Conv → Mul → Add folded into the conv,
+// hard-swish as HardSigmoid and Mul, Mul → Add before a padded conv as
+// its scaled weights and an offset of a/s before it, Mul → Add before a
+// conv that pads nothing into its weights and a new bias.
+func TestFuseGraph(t *testing.T) {
+	var g []byte
+	node := func(b []byte) {
+		g = protowire.AppendTag(g, graphNode, protowire.BytesType)
+		g = protowire.AppendBytes(g, b)
+	}
+	init := func(b []byte) {
+		g = protowire.AppendTag(g, graphInitializer, protowire.BytesType)
+		g = protowire.AppendBytes(g, b)
+	}
+	scalar := func(name string, v float32) {
+		node(testNode("Constant", nil, []string{name}, tensorAttr("value", testTensor("", []int64{1}, []float32{v}))))
+	}
+	init(testTensor("W1", []int64{2, 2, 1, 1}, []float32{1, 2, 3, 4}))
+	init(testTensor("B1", []int64{2}, []float32{0.5, -0.5}))
+	init(testTensor("W2", []int64{2, 1, 3, 3}, []float32{1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2}))
+	init(testTensor("B2", []int64{2}, []float32{1, 2}))
+	init(testTensor("W3", []int64{1, 2, 1, 1}, []float32{1, 3}))
+	for _, s := range []struct {
+		name string
+		v    float32
+	}{{"s1", 2}, {"a1", 1}, {"three", 3}, {"six", 6}, {"s2", 0.5}, {"a2", 3}, {"s3", 4}, {"a3", 0.25}, {"s4", 2}, {"a4", 1}} {
+		scalar(s.name, s.v)
+	}
+	node(testNode("Conv", []string{"x", "W1", "B1"}, []string{"y1"}))
+	node(testNode("Mul", []string{"s1", "y1"}, []string{"m1"}))
+	node(testNode("Add", []string{"m1", "a1"}, []string{"x1"}))
+	node(testNode("Add", []string{"x1", "three"}, []string{"h0"}))
+	node(testNode("Clip", []string{"h0"}, []string{"h1"}, floatAttr("min", 0), floatAttr("max", 6)))
+	node(testNode("Mul", []string{"x1", "h1"}, []string{"h2"}))
+	node(testNode("Div", []string{"h2", "six"}, []string{"hs"}))
+	node(testNode("Mul", []string{"s2", "hs"}, []string{"m2"}))
+	node(testNode("Add", []string{"m2", "a2"}, []string{"x2"}))
+	node(testNode("Conv", []string{"x2", "W2", "B2"}, []string{"y2"}, intsAttr("group", 2), intsAttr("pads", 1, 1, 1, 1)))
+	node(testNode("Mul", []string{"y2", "s3"}, []string{"m3"}))
+	node(testNode("Add", []string{"m3", "a3"}, []string{"x3"}))
+	node(testNode("Relu", []string{"x3"}, []string{"r3"}))
+	node(testNode("Mul", []string{"r3", "s4"}, []string{"m4"}))
+	node(testNode("Add", []string{"a4", "m4"}, []string{"x4"}))
+	node(testNode("Conv", []string{"x4", "W3"}, []string{"out"}))
+	for _, name := range []string{"x", "out"} {
+		num := protowire.Number(graphInput)
+		if name == "out" {
+			num = graphOutput
+		}
+		var vi []byte
+		vi = protowire.AppendTag(vi, valueInfoName, protowire.BytesType)
+		vi = protowire.AppendString(vi, name)
+		g = protowire.AppendTag(g, num, protowire.BytesType)
+		g = protowire.AppendBytes(g, vi)
+	}
+	var model []byte
+	model = protowire.AppendTag(model, 1, protowire.VarintType)
+	model = protowire.AppendVarint(model, 8)
+	model = protowire.AppendTag(model, modelGraph, protowire.BytesType)
+	model = protowire.AppendBytes(model, g)
+
+	out, stats, err := fuseModel(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.constants != 10 || stats.convAffine != 2 || stats.hardSwish != 1 || stats.affineConv != 2 {
+		t.Errorf("stats %+v", stats)
+	}
+	top, err := readFields(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []*onnxNode
+	tensors := map[string]*onnxTensor{}
+	for _, f := range top {
+		if f.num != modelGraph {
+			continue
+		}
+		gfs, err := readFields(f.val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, gf := range gfs {
+			switch gf.num {
+			case graphNode:
+				n, err := parseNode(gf.val)
+				if err != nil {
+					t.Fatal(err)
+				}
+				nodes = append(nodes, n)
+			case graphInitializer:
+				tt, err := parseTensor(gf.val)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tensors[tt.name] = tt
+			}
+		}
+	}
+	var ops []string
+	for _, n := range nodes {
+		ops = append(ops, n.op)
+	}
+	if want := []string{"Conv", "HardSigmoid", "Mul", "Add", "Conv", "Relu", "Conv"}; !slices.Equal(ops, want) {
+		t.Fatalf("operators %v, want %v", ops, want)
+	}
+	near := func(what string, got, want []float32) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Errorf("%s: %v, want %v", what, got, want)
+			return
+		}
+		for i := range got {
+			if math.Abs(float64(got[i]-want[i])) > 1e-6 {
+				t.Errorf("%s: %v, want %v", what, got, want)
+				return
+			}
+		}
+	}
+	c1, hs, mul, add, c2, relu, c3 := nodes[0], nodes[1], nodes[2], nodes[3], nodes[4], nodes[5], nodes[6]
+	// Conv1 ·2 +1.
+	near("W1", tensors[c1.in[1]].f, []float32{2, 4, 6, 8})
+	near("B1", tensors[c1.in[2]].f, []float32{2, 0})
+	if c1.out[0] != "x1" || hs.in[0] != "x1" || !slices.Equal(mul.in, []string{"x1", hs.out[0]}) || mul.out[0] != "hs" {
+		t.Errorf("hard-swish wired %v -> %v, %v -> %v", hs.in, hs.out, mul.in, mul.out)
+	}
+	if a, ok := attrFloatValue(hs.attr("alpha")); !ok || math.Abs(float64(a)-1.0/6) > 1e-7 {
+		t.Errorf("alpha %v", a)
+	}
+	// The padded conv: x + 3/0.5 before it, W2 ·4 ·0.5, B2 ·4 + 0.25.
+	if add.in[0] != "hs" || add.out[0] != c2.in[0] {
+		t.Errorf("offset wired %v -> %v, conv reads %v", add.in, add.out, c2.in)
+	}
+	near("offset", tensors[add.in[1]].f, []float32{6})
+	near("W2", tensors[c2.in[1]].f, []float32{2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4, 4, 4, 4})
+	near("B2", tensors[c2.in[2]].f, []float32{4.25, 8.25})
+	// The conv that pads nothing: W3 ·2, bias 1·(1+3).
+	if relu.out[0] != c3.in[0] || c3.out[0] != "out" {
+		t.Errorf("last conv reads %v, writes %v", c3.in, c3.out)
+	}
+	near("W3", tensors[c3.in[1]].f, []float32{2, 6})
+	near("B3", tensors[c3.in[2]].f, []float32{4})
+	for name := range tensors {
+		if slices.Contains([]string{"s1", "a1", "three", "six", "s2", "a2", "s3", "a3", "s4", "a4", "W1", "B1", "W2", "B2", "W3"}, name) {
+			used := false
+			for _, n := range nodes {
+				used = used || slices.Contains(n.in, name)
+			}
+			if !used {
+				t.Errorf("initializer %s kept, read by no node", name)
+			}
+		}
+	}
+}
