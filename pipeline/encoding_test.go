@@ -83,3 +83,17 @@ func TestLegacyEncodings(t *testing.T) {
 		t.Errorf("unknown policy: %v", err)
 	}
 }
+
+// OCR on every page without an engine to do it is a configuration error
+// naming the settings that give one (it read no page by OCR, silently).
+func TestOCRAlwaysNeedsAnEngine(t *testing.T) {
+	t.Setenv("GOCHUNK_OCR_MODEL", "")
+	ctx := context.Background()
+	_, err := pipeline.New(ctx, pipeline.Config{OCR: pipeline.OCRConfig{Mode: "always"}}, pipeline.Options{})
+	if !errors.Is(err, gochunk.ErrConfig) || !strings.Contains(err.Error(), "--ocr-model") || !strings.Contains(err.Error(), "openai:MODEL") {
+		t.Errorf("ocr always without an engine: %v", err)
+	}
+	if _, err := pipeline.New(ctx, pipeline.Config{OCR: pipeline.OCRConfig{Mode: "always", Engine: "openai:vl"}}, pipeline.Options{}); err != nil {
+		t.Errorf("ocr always with a vision model: %v", err)
+	}
+}

@@ -72,6 +72,9 @@ func (c OCRConfig) check() error {
 	if _, _, err := parseOCRHub(c.model()); err != nil {
 		return err
 	}
+	if c.Mode == "always" && !c.on() {
+		return configError("ocr", c.Mode, "always reads every PDF page by OCR and needs an engine: give the PP-OCR models (--ocr-model DIR or hf:REPO, $GOCHUNK_OCR_MODEL) or a vision model (--ocr openai:MODEL)")
+	}
 	return nil
 }
 
