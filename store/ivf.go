@@ -85,9 +85,13 @@ func IVFLists(n int) int {
 }
 
 // IVFProbes returns the number of lists a search reads by default among
-// lists: one in eight (at least 8), which measured recall@10 ≥ 0.95
-// against the exact scan on the lexical embedder's vectors of real text
-// (see /work/notes/ann.md's table).
+// lists: one in eight (at least 8). On generated clustered vectors two
+// lists already reach recall@10 ≥ 0.99 at 100k and 1M vectors; vectors
+// without cluster structure (a random-weight model's, of real text)
+// needed about one in five for 0.95, so one in eight is the middle:
+// at a million vectors (1,000 lists) 125 lists, ~125,000 int8 codes,
+// a few milliseconds once the lists are in memory
+// (/work/notes/ivfblocks53.md).
 func IVFProbes(lists int) int {
 	return min(lists, max(8, (lists+7)/8))
 }
@@ -572,11 +576,6 @@ func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool
 	slices.SortFunc(order, func(a, b listScore) int { return cmp.Compare(b.score, a.score) })
 	// The coarse score is an integer dot product (ivf_dot.go), scaled.
 	qcode, qscale := quantiseQuery(qv.dense)
-	stmt, err := s.rdb.PrepareContext(ctx, `SELECT id, codes FROM gochunk_ivf_blocks WHERE id BETWEEN ? AND ?`)
-	if err != nil {
-		return nil, true, err
-	}
-	defer stmt.Close()
 	coarse := topK{k: max(ivfRescore, 4*q.K)}
 	dims := x.dims
 	seen := 0
@@ -586,7 +585,7 @@ func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool
 		if i >= probes && seen >= q.K {
 			break
 		}
-		blocks, err := s.readList(ctx, stmt, gen, l.list, dims)
+		blocks, err := s.readList(ctx, gen, l.list, dims)
 		if err != nil {
 			return nil, true, err
 		}

@@ -82,14 +82,13 @@ func generation(ctx context.Context, q querier, version string) (layout, gen str
 	return layout, version + "/" + gen, rows.Err()
 }
 
-// readList returns list's blocks, kept for generation gen or read with
-// stmt (SELECT id, codes … WHERE id BETWEEN list's first and last
-// rowids) and kept.
-func (s *SQLite) readList(ctx context.Context, stmt *sql.Stmt, gen string, list, dims int) ([]blockView, error) {
+// readList returns list's blocks, kept for generation gen or read from
+// the store (and kept).
+func (s *SQLite) readList(ctx context.Context, gen string, list, dims int) ([]blockView, error) {
 	if b, ok := s.ivf.codes.get(gen, list); ok {
 		return b, nil
 	}
-	rows, err := stmt.QueryContext(ctx, int64(list)<<ivfShift, int64(list+1)<<ivfShift-1)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id, codes FROM gochunk_ivf_blocks WHERE id BETWEEN ? AND ?`, int64(list)<<ivfShift, int64(list+1)<<ivfShift-1)
 	if err != nil {
 		return nil, err
 	}
