@@ -17,21 +17,19 @@ import (
 
 // The SQLite store's approximate nearest-neighbour index is an inverted
 // file (IVF) kept in the store's own tables: k-means centroids in
-// gochunk_ivf_lists, and for every chunk with a vector a row of
-// gochunk_ivf (its int8 code; quant.go) whose rowid is the list's number
-// shifted left by ivfShift bits plus the chunk's id: the rows are
-// clustered by list (in a plain rowid table, whose rows of up to about
-// 4 KB stay in their page, where a WITHOUT ROWID table's would overflow
-// at about 1 KB), so
-// a search reads the few lists nearest to the query as runs of pages,
-// ranks their codes, and re-scores the best on the stored float16
-// vectors. Because the index is tables, it is written in the same
-// transactions as the chunks: a chunk's row is inserted with it and
-// deleted by a trigger with it, so a run killed at any moment leaves the
-// index exactly as consistent as the chunks are. Centroids are trained
-// once the store holds ivfMinChunks vectors (below that the exact scan is
-// as fast) and retrained, in one transaction, when it has grown ivfGrowth
-// times since; between trainings new vectors go to their nearest list.
+// gochunk_ivf_lists, and each list's int8 codes (quant.go) in blocks of
+// gochunk_ivf_blocks, whose rowids are the list's number shifted left by
+// ivfShift bits plus a chunk id (ivf_blocks.go), so a search reads the
+// few lists nearest to the query as a few rows each, ranks their codes
+// (ivf_dot.go; the blocks read are kept in memory, ivf_cache.go), and
+// re-scores the best on the stored float16 vectors. Because the index is
+// tables, it is written in the same transactions as the chunks: a
+// chunk's code is added and deleted with it, so a run killed at any
+// moment leaves the index exactly as consistent as the chunks are.
+// Centroids are trained once the store holds ivfMinChunks vectors (below
+// that the exact scan is as fast) and retrained, in one transaction, when
+// it has grown ivfGrowth times since; between trainings new vectors go to
+// their nearest list.
 //
 // Sparse vectors (the built-in lexical embedder's: a median of 16 nonzero
 // dimensions of 1,024 on source code) defeat partitioning: a short
