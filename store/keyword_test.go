@@ -40,6 +40,9 @@ func TestKeywordBounded(t *testing.T) {
 			if i%7 == 0 {
 				x += " and the filler again"
 			}
+			if i%3 == 0 {
+				x += " thirdly" // 6,000 rows: between the probe's old value (4,096) and its own
+			}
 			texts = append(texts, x)
 		}
 		puts = append(puts, textDoc(fmt.Sprintf("d%02d", d), texts))
@@ -57,6 +60,7 @@ func TestKeywordBounded(t *testing.T) {
 		{"the zebra filler", []string{"zebra"}},
 		{"okapi zebra of the again", []string{"okapi", "zebra", "again"}},
 		{"words common chunk", []string{"common"}}, // every word common: the first, longest first
+		{"zebra thirdly filler", []string{"zebra", "thirdly"}},
 		{"giraffe", nil},
 	} {
 		w := words(c.query)
