@@ -298,9 +298,6 @@ func makeTable(rows []tableRow, cols []span) (block, bool) {
 			return block{}, false
 		}
 	}
-	if labelColumn(grid) {
-		return block{}, false
-	}
 	b := block{x0: math.Inf(1), y0: math.Inf(1), x1: math.Inf(-1), y1: math.Inf(-1), table: grid}
 	size := 0.0
 	for _, r := range rows {
@@ -317,7 +314,9 @@ func makeTable(rows []tableRow, cols []span) (block, bool) {
 
 // labelColumn reports whether a grid of three columns or fewer is a
 // form's or an invoice's labels and their values: a column most of whose
-// cells (two or more) end in a colon.
+// cells (two or more) end in a colon. Tables between rules (ruleTables)
+// are not such blocks; the stream finder keeps making them tables, as
+// Docling does, their labels beside their values.
 func labelColumn(grid [][]string) bool {
 	if len(grid) == 0 || len(grid[0]) > 3 {
 		return false

@@ -19,7 +19,9 @@ import (
 // stripes), and borderless tables with Chromium's tight default padding.
 // Each document also holds controls that are no tables: prose between
 // horizontal rules, two-column prose, a list, an invoice's label/value
-// block, a shaded note, a text column beside a table. The styles held out
+// block, a shaded note, a text column beside a table (an invoice's labels
+// and values made a table are counted apart: the stream finder makes them
+// tables, as Docling does). The styles held out
 // were not looked at while the rules were written; their figures are
 // logged apart.
 
@@ -233,6 +235,7 @@ type tgScore struct {
 	tables, kept      int // tables of the HTML, and found with half their cells in place
 	cells, cellsRight int
 	falseTables       int // tables found holding a control's text
+	labelTables       int // an invoice's labels and values made a table
 }
 
 func (s *tgScore) add(o tgScore) {
@@ -241,12 +244,13 @@ func (s *tgScore) add(o tgScore) {
 	s.cells += o.cells
 	s.cellsRight += o.cellsRight
 	s.falseTables += o.falseTables
+	s.labelTables += o.labelTables
 }
 
 func (s tgScore) String() string {
-	return fmt.Sprintf("tables kept %d/%d (%.0f%%), cells in place %d/%d (%.0f%%), false tables %d",
+	return fmt.Sprintf("tables kept %d/%d (%.0f%%), cells in place %d/%d (%.0f%%), false tables %d, label/value blocks as tables %d",
 		s.kept, s.tables, 100*float64(s.kept)/float64(max(s.tables, 1)),
-		s.cellsRight, s.cells, 100*float64(s.cellsRight)/float64(max(s.cells, 1)), s.falseTables)
+		s.cellsRight, s.cells, 100*float64(s.cellsRight)/float64(max(s.cells, 1)), s.falseTables, s.labelTables)
 }
 
 // placed counts the cells of want in got at their row and column: each
@@ -322,7 +326,7 @@ func tgScoreDoc(d tgDoc, els []gochunk.Element, log func(string, ...any)) tgScor
 			}
 		}
 		if labels >= 2 {
-			s.falseTables++
+			s.labelTables++
 			log("%s: labels and values made a table:\n%s", d.name, t)
 			continue
 		}

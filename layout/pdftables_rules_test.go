@@ -23,8 +23,8 @@ func rulesPage(y float64, xs []float64, rows [][]string) []pdfgen.Line {
 // A table ruled only across (above, under its header, below) and one
 // whose rows are told apart by shaded bands (filled rectangles, no
 // lines) are tables, though their columns stand closer (7 points at 10
-// points) than the stream finder's 0.9 em; prose between two rules and
-// an invoice's labels and values between two rules are not. Before, the
+// points) than the stream finder's 0.9 em; prose between two rules is
+// not. Before, the
 // first two were paragraphs of cells run together, and the shaded bands
 // were not read at all (a filled rectangle PDFium closes was no
 // rectangle).
@@ -54,10 +54,6 @@ func TestPDFTablesBetweenRules(t *testing.T) {
 		lines = append(lines, pdfgen.Line{X: 72, Y: 200 + 14*float64(i), Size: 10, Text: p})
 	}
 	rules = append(rules, pdfgen.Rect{X: 70, Y: 186, W: 400, H: 0.6}, pdfgen.Rect{X: 70, Y: 236, W: 400, H: 0.6})
-	// An invoice's labels and values between two rules.
-	kv := [][]string{{"Invoice number:", "10-2231"}, {"Date:", "3 March 2026"}, {"Customer:", "Acme Tools"}, {"Reference:", "PO 7781"}}
-	lines = append(lines, rulesPage(270, []float64{72, 150}, kv)...)
-	rules = append(rules, pdfgen.Rect{X: 70, Y: 258, W: 200, H: 0.6}, pdfgen.Rect{X: 70, Y: 326, W: 200, H: 0.6})
 
 	zebra := [][]string{
 		{"Room", "Seats", "Desks"},
@@ -89,10 +85,5 @@ func TestPDFTablesBetweenRules(t *testing.T) {
 	text, _ := Assemble(els)
 	if !strings.Contains(text, strings.Join(prose, " ")) {
 		t.Errorf("the prose between rules is not a paragraph:\n%s", text)
-	}
-	for _, s := range []string{"Invoice number:", "Customer:", "Acme Tools", "PO 7781"} {
-		if !strings.Contains(text, s) {
-			t.Errorf("%q (a label or its value) not in the text:\n%s", s, text)
-		}
 	}
 }
