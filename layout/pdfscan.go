@@ -46,6 +46,7 @@ type pdfScan struct {
 	budget  int64             // bytes of object streams still to inflate
 	nest    int               // forms being costed, one within another
 	buf     []byte            // for decodedSize
+	z       io.ReadCloser     // decodedSize's inflater, reset for each stream
 	left    int               // values the lexer may still read
 	work    int64             // bytes the lexer and searches may still read
 }
@@ -367,10 +368,19 @@ func (s *pdfScan) decodedSize(d map[string]any, raw []byte, limit int64, text *t
 		text.feed(b)
 		return int64(len(b)), err
 	}
-	z, err := zlib.NewReader(bytes.NewReader(raw))
+	// One inflater for all streams: each new one allocates its window
+	// and tables (44 KB), for every page.
+	var err error
+	if s.z == nil {
+		s.z, err = zlib.NewReader(bytes.NewReader(raw))
+	} else {
+		err = s.z.(zlib.Resetter).Reset(bytes.NewReader(raw), nil)
+	}
 	if err != nil {
+		s.z = nil // a failed reset leaves it unusable
 		return 0, err
 	}
+	z := s.z
 	if s.buf == nil {
 		s.buf = make([]byte, 32<<10)
 	}
