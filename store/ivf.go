@@ -83,12 +83,12 @@ func IVFLists(n int) int {
 }
 
 // IVFProbes returns the number of lists a search reads by default among
-// lists: one in eight (at least 8). On generated clustered vectors two
-// lists already reach recall@10 ≥ 0.99 at 100k and 1M vectors; vectors
-// without cluster structure (a random-weight model's, of real text)
-// needed about one in five for 0.95, so one in eight is the middle:
-// at a million vectors (1,000 lists) 125 lists, ~125,000 int8 codes,
-// a few milliseconds once the lists are in memory
+// lists: one in eight (at least 8). On generated clustered vectors far
+// fewer reach recall@10 ≥ 0.99 (2 of 316 lists at 100k vectors, 8 of
+// 1,000 at a million); vectors without cluster structure (a
+// random-weight model's, of real text) needed about one in five for
+// 0.95, so one in eight is the middle: at a million vectors 125 lists,
+// ~125,000 int8 codes, about 6 ms of CPU once the lists are in memory
 // (/work/notes/ivfblocks53.md).
 func IVFProbes(lists int) int {
 	return min(lists, max(8, (lists+7)/8))
