@@ -62,8 +62,11 @@ const (
 // (pos its x, lo to hi its y), on the displayed page, y down.
 type edge struct{ pos, lo, hi float64 }
 
-// pageRules are a page's horizontal and vertical rules.
-type pageRules struct{ h, v []edge }
+// pageRules are a page's horizontal and vertical rules, and the top and
+// bottom edges of the filled rectangles read from paths of several parts
+// (a table's shaded rows): those are for tables between rules
+// (ruleTables) only, as the ruled grids were found without them.
+type pageRules struct{ h, v, fills []edge }
 
 // matrix is a PDF transformation matrix [a b c d e f].
 type matrix [6]float64
@@ -240,8 +243,12 @@ func (r *ruleReader) subpath(pts [][2]float64, straight, stroke bool) {
 				rect = rect && (math.Abs(p[0]-q[0]) < 0.01 || math.Abs(p[1]-q[1]) < 0.01)
 			}
 		}
-		if rect {
+		switch {
+		case rect && stroke:
 			r.box(x0, y0, x1, y1, true)
+			return
+		case rect:
+			r.fill(x0, y0, x1, y1)
 			return
 		}
 	}
@@ -251,6 +258,23 @@ func (r *ruleReader) subpath(pts [][2]float64, straight, stroke bool) {
 	for i := 1; i < len(pts); i++ {
 		r.line(pts[i-1][0], pts[i-1][1], pts[i][0], pts[i][1])
 	}
+}
+
+// fill takes a filled rectangle of the page's PDF space: its top and
+// bottom edges (its middle, thin) go to the rules of shaded rows.
+func (r *ruleReader) fill(x0, y0, x1, y1 float64) {
+	a, b := display(r.rot, r.w, r.h, x0, y0)
+	c, d := display(r.rot, r.w, r.h, x1, y1)
+	l, t, rt, bt := math.Min(a, c), math.Min(b, d), math.Max(a, c), math.Max(b, d)
+	finite := func(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+	if !finite(l+t+rt+bt) || rt-l < ruleMinLen || len(r.rules.fills) >= maxRules {
+		return
+	}
+	if bt-t <= ruleThin {
+		r.rules.fills = append(r.rules.fills, edge{(t + bt) / 2, l, rt})
+		return
+	}
+	r.rules.fills = append(r.rules.fills, edge{t, l, rt}, edge{bt, l, rt})
 }
 
 func samePoint(a, b [2]float64) bool {
@@ -810,7 +834,7 @@ func joins(a, b string) bool {
 // taking its ruled tables out first, then the tables between its
 // horizontal rules (ruleTables).
 func groupBlocksRuled(runs []pdfRun, rules pageRules) []block {
-	if len(rules.h) < 2 || hasRTL(runs) {
+	if len(rules.h)+len(rules.fills) < 2 || hasRTL(runs) {
 		return groupBlocks(runs)
 	}
 	ruled, lines := latticeTables(groupLines(runs), rules)

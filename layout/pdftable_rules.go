@@ -52,11 +52,11 @@ type band struct {
 // ruleTables takes the tables between horizontal rules out of a page's
 // lines: it returns them as blocks and the lines less their words.
 func ruleTables(lines []pdfLine, rules pageRules) ([]block, []pdfLine) {
-	if len(rules.h) < 2 || len(lines) == 0 {
+	if len(rules.h)+len(rules.fills) < 2 || len(lines) == 0 {
 		return nil, lines
 	}
 	var hs []edge
-	for _, e := range mergeEdges(rules.h) {
+	for _, e := range mergeEdges(append(append([]edge(nil), rules.h...), rules.fills...)) {
 		if e.hi-e.lo >= stackMinLen {
 			hs = append(hs, e)
 		}
@@ -224,6 +224,20 @@ func regionTable(reg region, words []rword, used []bool) (block, []int, bool) {
 			b = bs[len(bs)-1]
 		}
 		if isProseBand(b, reg.x1-reg.x0, gap) {
+			return band{}, false
+		}
+		// A caption or a sentence under the table is no row: cells of
+		// a few words, at most one starting in lower case.
+		cells := bandCells(b, gap)
+		lower := 0
+		for _, c := range cells {
+			for _, w := range b.words {
+				if w.x0 == c.x0 && startsLower(w.text) {
+					lower++
+				}
+			}
+		}
+		if lower >= 2 || len(b.words) > 3*len(cells) {
 			return band{}, false
 		}
 		seen := map[int]bool{}
@@ -603,6 +617,14 @@ func regionRows(bands []band, ys []float64, cols []span) [][][]rword {
 	return rows
 }
 
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
 // slabRows cuts a slab's words into rows (see regionRows).
 func slabRows(ws []rword, colOf func(rword) int) [][]rword {
 	sort.SliceStable(ws, func(a, b int) bool { return ws[a].y0 < ws[b].y0 })
@@ -622,7 +644,20 @@ func slabRows(ws []rword, colOf func(rword) int) [][]rword {
 		end = w.y1
 	}
 	if len(parts) < 2 {
-		return parts
+		// Rows set solid (their words' boxes touching): bands that each
+		// start in the first column are rows.
+		bands := makeBands(ws, seq(len(ws)))
+		if len(bands) < 3 {
+			return parts
+		}
+		out := make([][]rword, len(bands))
+		for i, b := range bands {
+			if colOf(b.words[0]) != 0 || len(b.words) < 2 || colOf(b.words[len(b.words)-1]) == 0 {
+				return parts
+			}
+			out[i] = b.words
+		}
+		return out
 	}
 	lo, hi := slices.Min(gaps), slices.Max(gaps)
 	cut := func(i int) bool { return gaps[i-1] > (lo+hi)/2 }
