@@ -18,12 +18,16 @@ import (
 )
 
 // Files is a file, or a directory walked recursively, as a source. Hidden
-// files and directories (.git, .env), binary files and symbolic links
-// inside the directory are left out; PDFs are read through Poppler, HTML
-// turned into markdown.
+// files and directories (.git, .env), binary files (images too, unless
+// Images is set) and symbolic links inside the directory are left out.
 type Files struct {
 	// Root is the file or directory.
 	Root string
+	// Images keeps image files (PNG, JPEG, TIFF, GIF, BMP, WebP) in a
+	// directory's walk, for a pipeline whose OCR reads them
+	// (pipeline.OCRConfig.Enabled); without it they are left out as
+	// binary files are.
+	Images bool
 	// Include, when not empty, keeps only the files that match one of its
 	// globs; Exclude leaves out the files and directories that match one
 	// of its. A glob (path.Match syntax) matches the path relative to Root
@@ -86,7 +90,7 @@ func (f Files) Docs(ctx context.Context, yield func(Doc) error) error {
 		if d.IsDir() || !d.Type().IsRegular() || len(f.Include) > 0 && !matchAny(f.Include, rel) {
 			return nil
 		}
-		if binary(p) {
+		if binary(p, f.Images) {
 			return nil
 		}
 		return yield(Doc{ID: p, Path: p})
@@ -94,9 +98,9 @@ func (f Files) Docs(ctx context.Context, yield func(Doc) error) error {
 }
 
 // binary tells whether a file is not a document: a NUL byte in its first
-// 8 KB, unless it is a PDF, a compound file (OLE2) or a document package
-// officedoc reads (named by its extension).
-func binary(p string) bool {
+// 8 KB, unless it is a PDF, a compound file (OLE2), a document package
+// officedoc reads (named by its extension) or, with images set, an image.
+func binary(p string, images bool) bool {
 	if officedoc.Kinds[strings.ToLower(filepath.Ext(p))] != "" {
 		return false
 	}
@@ -110,7 +114,21 @@ func binary(p string) bool {
 	buf = buf[:n]
 	// A compound file is an Outlook message (read) or a Word, Excel or
 	// PowerPoint 97-2003 file (refused by name, reported): not left out.
+	if images && isImage(buf) {
+		return false
+	}
 	return !bytes.HasPrefix(buf, []byte("%PDF-")) && !bytes.HasPrefix(buf, []byte("\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1")) && bytes.IndexByte(buf, 0) >= 0
+}
+
+// isImage reports whether data starts as an image file OCR reads: PNG,
+// JPEG, TIFF (either byte order), GIF, BMP or WebP.
+func isImage(data []byte) bool {
+	for _, sig := range []string{"\x89PNG\r\n\x1a\n", "\xFF\xD8\xFF", "II*\x00", "MM\x00*", "GIF87a", "GIF89a", "BM"} {
+		if bytes.HasPrefix(data, []byte(sig)) {
+			return true
+		}
+	}
+	return len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP"
 }
 
 // hashFile returns the content hash of the file at p with meta, reading

@@ -608,7 +608,7 @@ func (s *Server) indexTool(ctx context.Context, req *mcp.CallToolRequest, in Ind
 		if err != nil {
 			return nil, out, err
 		}
-		srcs = append(srcs, index.Files{Root: real, Include: in.Include, Exclude: in.Exclude})
+		srcs = append(srcs, index.Files{Root: real, Include: in.Include, Exclude: in.Exclude, Images: s.cfg.Pipeline.Config().OCR.Enabled()})
 	}
 	if !s.indexing.TryLock() {
 		return nil, out, errors.New("another index run is going on: wait for it to finish, then call index again")

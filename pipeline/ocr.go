@@ -97,6 +97,11 @@ func (c OCRConfig) vision() string {
 // vision model or PP-OCR models.
 func (c OCRConfig) on() bool { return c.Mode != "never" && (c.vision() != "" || c.model() != "") }
 
+// Enabled reports whether OCR reads images and pages without text: a mode
+// other than never and an engine (Model, $GOCHUNK_OCR_MODEL or Engine).
+// A folder's walk (index.Files.Images) keeps image files when it does.
+func (c OCRConfig) Enabled() bool { return c.on() }
+
 // ocrResource is the OCR engine, loaded on the first page that needs it.
 type ocrResource struct {
 	once   sync.Once

@@ -86,7 +86,7 @@ Flags:
 		if s == "-" {
 			srcs = append(srcs, index.JSONLines{Label: "-", R: e.stdin})
 		} else {
-			srcs = append(srcs, index.Files{Root: s, Include: include, Exclude: exclude})
+			srcs = append(srcs, index.Files{Root: s, Include: include, Exclude: exclude, Images: pl.Config().OCR.Enabled()})
 		}
 	}
 	if tf.table != "" {
