@@ -401,7 +401,12 @@ func fuseModel(data []byte) ([]byte, fuseStats, error) {
 		}
 	}
 	for name := range g.inputs {
-		delete(g.consts, name) // an initializer a caller may override is no constant
+		if g.consts[name] != nil {
+			// Initializers listed as inputs too (IR before 4, older
+			// exports): a caller may override them, so they are no
+			// constants, and the model is left as it is.
+			return data, fuseStats{}, nil
+		}
 	}
 	g.stats.nodesBefore = len(g.nodes)
 	for _, n := range g.nodes {
@@ -480,10 +485,12 @@ func fuseModel(data []byte) ([]byte, fuseStats, error) {
 	return out, g.stats, nil
 }
 
-// scalar returns the value of a float constant of one element.
+// scalar returns the value of a float constant of one element and at
+// most one dimension (one of more dimensions would broadcast its
+// operand to a higher rank).
 func (g *fuseGraph) scalar(name string) (float32, bool) {
 	t := g.consts[name]
-	if t == nil || t.f == nil || len(t.f) != 1 {
+	if t == nil || t.f == nil || len(t.f) != 1 || len(t.dims) > 1 {
 		return 0, false
 	}
 	return t.f[0], true

@@ -196,3 +196,59 @@ func TestFuseGraph(t *testing.T) {
 		}
 	}
 }
+
+// A model is left as it is where a rewrite would change what it computes:
+// initializers that are graph inputs too (older exports; a caller may
+// override them, and they were dropped from the rewrite), and a Mul by a
+// one-element constant of more than one dimension (it broadcasts the
+// convolution's output to a higher rank).
+func TestFuseGraphLeavesModelsAlone(t *testing.T) {
+	build := func(scaleDims []int64, weightsAsInput bool) []byte {
+		var g []byte
+		add := func(num protowire.Number, b []byte) {
+			g = protowire.AppendTag(g, num, protowire.BytesType)
+			g = protowire.AppendBytes(g, b)
+		}
+		add(graphInitializer, testTensor("W", []int64{1, 1, 1, 1}, []float32{3}))
+		add(graphNode, testNode("Constant", nil, []string{"s"}, tensorAttr("value", testTensor("", scaleDims, []float32{2}))))
+		add(graphNode, testNode("Conv", []string{"x", "W"}, []string{"y"}))
+		add(graphNode, testNode("Mul", []string{"y", "s"}, []string{"out"}))
+		inputs := []string{"x"}
+		if weightsAsInput {
+			inputs = append(inputs, "W")
+		}
+		for _, name := range append(inputs, "out") {
+			num := protowire.Number(graphInput)
+			if name == "out" {
+				num = graphOutput
+			}
+			var vi []byte
+			vi = protowire.AppendTag(vi, valueInfoName, protowire.BytesType)
+			vi = protowire.AppendString(vi, name)
+			add(num, vi)
+		}
+		var model []byte
+		model = protowire.AppendTag(model, 1, protowire.VarintType)
+		model = protowire.AppendVarint(model, 3)
+		model = protowire.AppendTag(model, modelGraph, protowire.BytesType)
+		return protowire.AppendBytes(model, g)
+	}
+	if _, stats, err := fuseModel(build([]int64{1}, false)); err != nil || stats.convAffine != 1 {
+		t.Fatalf("the plain model: %+v, %v; want its Mul folded", stats, err)
+	}
+	for name, model := range map[string][]byte{
+		"weights as inputs":    build([]int64{1}, true),
+		"a rank-5 one-element": build([]int64{1, 1, 1, 1, 1}, false),
+	} {
+		out, stats, err := fuseModel(model)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if stats.convAffine != 0 {
+			t.Errorf("%s: %+v, want no Mul folded", name, stats)
+		}
+		if name == "weights as inputs" && !slices.Equal(out, model) {
+			t.Errorf("%s: the model was rewritten", name)
+		}
+	}
+}

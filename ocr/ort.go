@@ -3,6 +3,7 @@
 package ocr
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -36,11 +37,14 @@ func loadModel(path string, opt Options) (*model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrModel, err)
 	}
-	if fused, _, err := fuseModel(data); err == nil {
-		data = fused
-	}
 	// A model fuseModel cannot read goes to ONNX Runtime as it is: its
-	// error says what is wrong with it.
+	// error says what is wrong with it. So does one whose rewrite ONNX
+	// Runtime refuses (a pattern the rewrite misjudged).
+	if fused, _, err := fuseModel(data); err == nil && !bytes.Equal(fused, data) {
+		if m, err := newModel(path, fused, opt); err == nil {
+			return m, nil
+		}
+	}
 	return newModel(path, data, opt)
 }
 
