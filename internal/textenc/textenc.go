@@ -40,9 +40,21 @@ func Detect(data []byte) (name string, enc encoding.Encoding, ok bool) {
 	if utf8.Valid(data) {
 		return "", nil, false
 	}
-	s := data[:min(len(data), sample)]
+	// The sample starts before the first byte that is not UTF-8, so that a
+	// text whose first 64 KiB are ASCII is judged by its other letters.
+	from := max(0, firstInvalid(data)-sample/4)
+	for from > 0 && !utf8.RuneStart(data[from]) {
+		from--
+	}
+	s := data[from:min(len(data), from+sample)]
 	if bytes.IndexByte(s, 0) >= 0 {
 		return "", nil, false // UTF-16 or 32, or not text: no legacy encoding has NULs
+	}
+	if valid, invalid := utf8Sequences(s); valid >= invalid {
+		// UTF-8 with stray bytes (a Latin-1 "café" pasted into a UTF-8
+		// file), not a legacy text: decoding it would garble every
+		// correct character.
+		return "", nil, false
 	}
 	results, err := chardet.NewTextDetector().DetectAll(s)
 	if err != nil {
@@ -72,6 +84,39 @@ func Detect(data []byte) (name string, enc encoding.Encoding, ok bool) {
 		return "", nil, false
 	}
 	return canonical(enc, name), enc, true
+}
+
+// firstInvalid returns the index of the first byte of data that is not
+// UTF-8, or len(data).
+func firstInvalid(data []byte) int {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(data)
+}
+
+// utf8Sequences counts the multi-byte UTF-8 sequences in s and the bytes
+// that are not UTF-8 (a sequence cut by the sample's end counts as
+// neither).
+func utf8Sequences(s []byte) (valid, invalid int) {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRune(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			if !utf8.FullRune(s[i:]) {
+				return valid, invalid
+			}
+			invalid++
+		case n > 1:
+			valid++
+		}
+		i += n
+	}
+	return valid, invalid
 }
 
 // decodesCleanly reports whether the sample decodes without replacement

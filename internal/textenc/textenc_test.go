@@ -51,6 +51,7 @@ func TestDetect(t *testing.T) {
 		{chineseS, simplifiedchinese.GBK, "gbk"},
 		{chineseT, traditionalchinese.Big5, "big5"},
 		{koreanText, korean.EUCKR, "euc-kr"},
+		{strings.Repeat("Plain ASCII text before any letter of another alphabet. ", 2000) + french, charmap.Windows1252, "windows-1252"},
 	} {
 		data, err := tc.enc.NewEncoder().Bytes([]byte(tc.text))
 		if err != nil {
@@ -79,9 +80,11 @@ func TestDetectRefuses(t *testing.T) {
 	}
 	utf16, _ := unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM).NewEncoder().Bytes([]byte(french))
 	for name, data := range map[string][]byte{
-		"UTF-8":                 []byte(french),
-		"UTF-16 without a mark": utf16,
-		"random bytes":          noise,
+		"UTF-8":                           []byte(french),
+		"UTF-8 with a stray Latin-1 byte": []byte(german + "caf\xe9 " + german),
+		"UTF-8 damaged past the sample":   []byte(strings.Repeat(german, 300) + "caf\xe9"),
+		"UTF-16 without a mark":           utf16,
+		"random bytes":                    noise,
 	} {
 		if enc, _, ok := textenc.Detect(data); ok {
 			t.Errorf("%s: recognised as %s, want nothing", name, enc)
