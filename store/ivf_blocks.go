@@ -393,7 +393,14 @@ func (w *ivfWriter) denseUnindex(ctx context.Context, doc string) error {
 		if len(dw.v) != w.x.dims {
 			continue // not indexed
 		}
-		dw.remove(int32(w.x.nearestDense(dw.v)), id)
+		best, second, tie := w.x.nearestTwoDense(dw.v)
+		dw.remove(int32(best), id)
+		if tie {
+			// Which of two nearly equal centroids is nearer depends on
+			// the float rounding of the machine that added the code
+			// (fused multiply-adds or not): remove it from both.
+			dw.remove(int32(second), id)
+		}
 	}
 	return rows.Err()
 }
@@ -432,6 +439,29 @@ func (x *ivfIndex) nearestDense(v []float32) int {
 		}
 	}
 	return best
+}
+
+// nearestTwoDense returns the two lists whose centroids are nearest to v
+// and whether their scores are so close that another machine's rounding
+// may order them the other way (within 1e-4 of the best's magnitude).
+func (x *ivfIndex) nearestTwoDense(v []float32) (best, second int, tie bool) {
+	inf := float32(math.Inf(-1))
+	bestScore, secondScore := inf, inf
+	second = -1
+	for i, c := range x.centroids {
+		switch s := dotFloat(v, c); {
+		case s > bestScore:
+			second, secondScore = best, bestScore
+			best, bestScore = i, s
+		case s > secondScore:
+			second, secondScore = i, s
+		}
+	}
+	if second < 0 || second == best {
+		return best, best, false
+	}
+	eps := max(1e-4*float32(math.Abs(float64(bestScore))), 1e-6)
+	return best, second, bestScore-secondScore <= eps
 }
 
 // dotFloatGo is a·b over a's length (b at least as long), in four

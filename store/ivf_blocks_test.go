@@ -274,3 +274,22 @@ func TestIVFCacheSeesWrites(t *testing.T) {
 		t.Errorf("recall@10 %.3f after another handle trained the index again", r)
 	}
 }
+
+// A vector as near one centroid as another is removed from both lists
+// (the machine that added it may have rounded the other way: fused
+// multiply-adds or not); one clearly nearer one list is removed from it
+// alone.
+func TestNearestTwoDenseTies(t *testing.T) {
+	x := &ivfIndex{dims: 4, centroids: [][]float32{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}}
+	best, second, tie := x.nearestTwoDense([]float32{0.6, 0.6, 0.1, 0})
+	if !tie || best == second || best > 1 || second > 1 {
+		t.Errorf("midway between lists 0 and 1: %d, %d, tie %v", best, second, tie)
+	}
+	if best, second, tie := x.nearestTwoDense([]float32{0.1, 0.9, 0.3, 0}); tie || best != 1 || second != 2 {
+		t.Errorf("nearer list 1, then 2: %d, %d, tie %v", best, second, tie)
+	}
+	one := &ivfIndex{dims: 4, centroids: [][]float32{{1, 0, 0, 0}}}
+	if best, _, tie := one.nearestTwoDense([]float32{0, 1, 0, 0}); tie || best != 0 {
+		t.Errorf("one list: %d, tie %v", best, tie)
+	}
+}
