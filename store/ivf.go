@@ -45,7 +45,7 @@ import (
 
 // sqliteSchemaVersion is the version of the tables a SQLite store
 // creates (3: the IVF index and float16 vectors).
-const sqliteSchemaVersion = 3
+const sqliteSchemaVersion = 4
 
 const (
 	// ivfMinChunks is the number of vectors from which the index is

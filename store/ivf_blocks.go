@@ -492,7 +492,9 @@ func ivfMigrate(ctx context.Context, tx *sql.Tx) error {
 		return err
 	}
 	for _, stmt := range slices.Concat(ivfSchema, []string{`DROP TRIGGER IF EXISTS gochunk_chunks_ivf_delete`,
-		`DROP TABLE IF EXISTS gochunk_ivf`, `DELETE FROM gochunk_ivf_blocks`}) {
+		`DROP TABLE IF EXISTS gochunk_ivf`, `DELETE FROM gochunk_ivf_blocks`,
+		// Schema 4 is this layout (sqliteMigrations).
+		`UPDATE gochunk_meta SET value = '4' WHERE key = 'schema_version' AND CAST(value AS INTEGER) < 4`}) {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("move the vector index into blocks: %w", err)
 		}

@@ -96,6 +96,7 @@ func TestIVFLayoutMigrated(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, stmt := range []string{`DROP TABLE gochunk_ivf_blocks`, `DELETE FROM gochunk_meta WHERE key = 'ivf_layout'`,
+		`UPDATE gochunk_meta SET value = '3' WHERE key = 'schema_version'`,
 		`CREATE TABLE gochunk_ivf (id INTEGER PRIMARY KEY, chunk_id INTEGER NOT NULL, code BLOB NOT NULL)`,
 		`CREATE INDEX gochunk_ivf_chunk ON gochunk_ivf (chunk_id)`,
 		`CREATE TRIGGER gochunk_chunks_ivf_delete AFTER DELETE ON gochunk_chunks BEGIN DELETE FROM gochunk_ivf WHERE chunk_id = old.id; END`} {
@@ -143,6 +144,9 @@ func TestIVFLayoutMigrated(t *testing.T) {
 	}
 	if v, _ := s.Meta(ctx, "ivf_version"); v != version {
 		t.Errorf("trained again (%s → %s): the migration keeps the centroids", version, v)
+	}
+	if v, _ := s.Meta(ctx, "schema_version"); v != "4" {
+		t.Errorf("schema version %s after the blocks migration, want 4 (a gochunk knowing 3 must refuse the store)", v)
 	}
 	if r := recall(t, s, clustered(rng, 30, 16), 10, 0); r < 0.95 {
 		t.Errorf("recall@10 %.3f after the migration", r)

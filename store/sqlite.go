@@ -67,6 +67,11 @@ var sqliteMigrations = [][]string{
 	// 3: the vector index (ivf.go); vectors are written as float16 and
 	// the float32 ones already there still read.
 	ivfSchema,
+	// 4: the dense index's codes in blocks (ivf_blocks.go), moved there
+	// by ivfMigrate, which Prepare runs next (and every write, which
+	// raises the version too): a gochunk that knows only 3 refuses the
+	// store by its version instead of failing on the table it dropped.
+	{},
 }
 
 // OpenSQLite opens (creating it if needed) the SQLite store at path.
