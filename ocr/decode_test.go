@@ -181,3 +181,39 @@ func TestLineSpaces(t *testing.T) {
 		t.Errorf("read %q, want %q", got, want)
 	}
 }
+
+// CJK letters side by side are no word gaps: in a line mixing them with
+// Latin words, their narrow gaps do not lower the width at which a gap
+// between Latin letters counts as a missed space ("of" stays whole).
+func TestLineSpacesCJK(t *testing.T) {
+	var gs []glyph
+	cjk := func(s string) {
+		for _, r := range s {
+			g := wide(string(r))
+			g.after = 5
+			gs = append(gs, g)
+		}
+	}
+	latin := func(s string) {
+		gs = append(gs, word(s)...)
+	}
+	space := func() {
+		gs[len(gs)-1].after = 9
+		gs = append(gs, glyph{r: " "})
+	}
+	cjk("漢字漢字漢字")
+	space()
+	latin("one")
+	space()
+	latin("of")
+	gs[len(gs)-2].after = 8 // a wide pair inside a word
+	space()
+	latin("two")
+	space()
+	latin("three")
+	space()
+	cjk("漢字漢字漢字")
+	if got, want := decodeGlyphs(t, 28, gs), "漢字漢字漢字 one of two three 漢字漢字漢字"; got != want {
+		t.Errorf("read %q, want %q", got, want)
+	}
+}

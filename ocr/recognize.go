@@ -351,7 +351,9 @@ func (e *Engine) decode(probs []float32, steps, classes int, c crop, step float6
 			switch {
 			case solid[k] == solid[k-1]+1 && isLatin(a.r) && isLatin(b.r):
 				letterGaps = append(letterGaps, runs[k])
-			case isLetter(a.r) && isLetter(b.r):
+			case solid[k] != solid[k-1]+1 && isLetter(a.r) && isLetter(b.r):
+				// A space read between them (not two CJK letters side by
+				// side, whose narrow gaps would lower the cut).
 				wordGaps = append(wordGaps, runs[k])
 			}
 		}
