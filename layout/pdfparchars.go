@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/tetratelabs/wazero/api"
@@ -113,6 +114,26 @@ func newCharCalls(h *pdfiumHooks, mod api.Module) (*charCalls, error) {
 	malloc := mod.ExportedFunction("malloc")
 	if c.unicode == nil || c.box == nil || c.angle == nil || c.weight == nil || malloc == nil {
 		return nil, errors.New("the PDFium module lacks a character function")
+	}
+	// The calls pass 32-bit handles and pointers on a fixed stack: a
+	// module whose functions take other arguments (another PDFium build)
+	// must fail here, not read other memory.
+	i32, f32 := api.ValueTypeI32, api.ValueTypeF32
+	for _, want := range []struct {
+		f       api.Function
+		params  []api.ValueType
+		results []api.ValueType
+	}{
+		{c.unicode, []api.ValueType{i32, i32}, []api.ValueType{i32}},
+		{c.box, []api.ValueType{i32, i32, i32}, []api.ValueType{i32}},
+		{c.angle, []api.ValueType{i32, i32}, []api.ValueType{f32}},
+		{c.weight, []api.ValueType{i32, i32}, []api.ValueType{i32}},
+		{malloc, []api.ValueType{i32}, []api.ValueType{i32}},
+	} {
+		d := want.f.Definition()
+		if !slices.Equal(d.ParamTypes(), want.params) || !slices.Equal(d.ResultTypes(), want.results) {
+			return nil, fmt.Errorf("the PDFium module's %s is not of the signature gochunk calls: rebuild gochunk against the go-pdfium it was tested with", d.Name())
+		}
 	}
 	c.stack[0] = 16
 	if err := malloc.CallWithStack(context.Background(), c.stack[:]); err != nil {
