@@ -273,6 +273,9 @@ func regionTable(reg region, words []rword, used []bool) (block, []int, bool) {
 		bands = append(bands, b)
 		reg.ys = append(reg.ys, b.y1+0.5)
 	}
+	if sparseColumn(bands, cols, gap) {
+		return block{}, nil, false
+	}
 	rows := regionRows(bands, reg.ys, cols)
 	grid := make([][]string, 0, len(rows))
 	cells, nwords, filled := 0, 0, 0
@@ -547,6 +550,31 @@ func mergeLoneColumns(bands []band, cols []span, gap float64) []span {
 		}
 	}
 	return cols
+}
+
+// sparseColumn reports whether a region of eight bands or more has a
+// column only one or two bands have cells in: lines of the page (its
+// running header and footer inside a frame of rules) beside a list, not a
+// table's column.
+func sparseColumn(bands []band, cols []span, gap float64) bool {
+	if len(bands) < 8 {
+		return false
+	}
+	for _, s := range cols {
+		n := 0
+		for _, b := range bands {
+			for _, c := range bandCells(b, gap) {
+				if c.x0 < s.x1 && c.x1 > s.x0 {
+					n++
+					break
+				}
+			}
+		}
+		if n <= 2 {
+			return true
+		}
+	}
+	return false
 }
 
 // projectionGaps returns the gaps of at least minW between spans, left

@@ -87,3 +87,29 @@ func TestPDFTablesBetweenRules(t *testing.T) {
 		t.Errorf("the prose between rules is not a paragraph:\n%s", text)
 	}
 }
+
+// A frame of rules around a page (a running header and footer inside it)
+// holding a two-column list is no table of four columns: the columns only
+// the header and footer lines have text in are sparse.
+func TestSparseColumn(t *testing.T) {
+	word := func(x0, x1, y float64, s string) rword {
+		return rword{x0: x0, x1: x1, y0: y, y1: y + 10, size: 10, text: s}
+	}
+	var bands []band
+	bands = append(bands, band{y0: 0, y1: 10, words: []rword{word(72, 100, 0, "page"), word(200, 240, 0, "Terminal"), word(300, 350, 0, "Responses")}})
+	for i := 1; i <= 8; i++ {
+		y := float64(20 * i)
+		bands = append(bands, band{y0: y, y1: y + 10, words: []rword{word(72, 90, y, "10"), word(110, 160, y, "Summary")}})
+	}
+	bands = append(bands, band{y0: 200, y1: 210, words: []rword{word(72, 100, 200, "Manual"), word(200, 240, 200, "Cat."), word(300, 350, 200, "2022")}})
+	cols := bandColumns(bands, 4.5)
+	if len(cols) != 4 {
+		t.Fatalf("columns: %v", cols)
+	}
+	if !sparseColumn(bands, cols, 4.5) {
+		t.Error("a column of the header and footer lines only is not sparse")
+	}
+	if sparseColumn(bands[1:9], bandColumns(bands[1:9], 4.5), 4.5) {
+		t.Error("the list alone has a sparse column")
+	}
+}
