@@ -27,7 +27,7 @@ func TestNewErrors(t *testing.T) {
 		{"unknown chunker", pipeline.Config{Chunker: "nope"}, `unknown chunker "nope" (known: `, nil},
 		{"unknown tokenizer", pipeline.Config{Tokenizer: "gpt9"}, `unknown tokenizer "gpt9"`, tokenize.ErrUnknown},
 		{"input kind", pipeline.Config{Input: "xml"}, `input "xml": want auto, text, pdf, html, elements, docx, pptx, xlsx, odt, ods, odp, epub, eml, mbox, msg or rtf`, nil},
-		{"utf-8 policy", pipeline.Config{InvalidUTF8: "fix"}, `invalid_utf8 "fix": want reject or repair`, nil},
+		{"utf-8 policy", pipeline.Config{InvalidUTF8: "fix"}, `invalid_utf8 "fix": want reject, repair or decode`, nil},
 		{"no model", pipeline.Config{Chunker: "llm-split"}, `chunker "llm-split": invalid configuration: the LLM chunkers need a chat model`, pipeline.ErrNoModel},
 		{"mistyped parameter", pipeline.Config{Chunker: "savgol", Params: []byte(`{"size": "ten"}`)}, `parameter "size" of savgol: want an integer, got "ten"`, nil},
 		{"unknown parameter", pipeline.Config{Chunker: "savgol", Params: []byte(`{"overlap": 3}`)}, `unknown parameter "overlap" for savgol (it has: `, nil},
