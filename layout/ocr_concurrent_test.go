@@ -1,7 +1,6 @@
 package layout
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,46 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-pdf/fpdf"
-
 	"github.com/gochunk/gochunk"
 	"github.com/gochunk/gochunk/internal/budget"
 	"github.com/gochunk/gochunk/internal/ocrtest"
 	"github.com/gochunk/gochunk/ocr"
 )
 
-// greyPages returns n pages of w×h pixels, page k (1-based) filled with
-// the grey 20k: what markedReader reads the page's number from.
-func greyPages(n, w, h int) []*image.Gray {
-	out := make([]*image.Gray, n)
-	for k := range out {
-		g := image.NewGray(image.Rect(0, 0, w, h))
-		for i := range g.Pix {
-			g.Pix[i] = uint8(20 * (k + 1))
-		}
-		out[k] = g
-	}
-	return out
-}
-
-// scannedPDF returns a US Letter PDF of a page an image, no text layer.
-func scannedPDF(t *testing.T, pages []*image.Gray) []byte {
-	t.Helper()
-	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: 612, Ht: 792}})
-	for i, p := range pages {
-		pdf.AddPage()
-		name := fmt.Sprintf("scan%d", i)
-		pdf.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(ocrtest.PNG(t, p)))
-		pdf.ImageOptions(name, 0, 0, 612, 792, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
-	}
-	var out bytes.Buffer
-	if err := pdf.Output(&out); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
-}
-
-// markedReader reads the pages of greyPages: page k's text is two lines
+// markedReader reads the pages of ocrtest.GreyPages: page k's text is two lines
 // naming k. It reads Concurrency pages at once, notes the most in flight
 // and the reservation the context carries at each read, fails at page
 // failAt, and its first read waits (a while at most) for a second to
@@ -139,8 +105,8 @@ func (r *markedReader) Read(ctx context.Context, img image.Image) (*ocr.Page, er
 // pages were read one at a time whatever the reader.
 func TestOCRConcurrentPages(t *testing.T) {
 	const n = 10
-	pages := greyPages(n, 170, 220)
-	pdf := scannedPDF(t, pages)
+	pages := ocrtest.GreyPages(n, 170, 220)
+	pdf := ocrtest.ScanPDF(t, pages...)
 	tiff := ocrtest.TIFF(pages...)
 	ctx := context.Background()
 	e, err := NewPDFium(ctx, PDFiumOptions{Instances: 1})
@@ -287,7 +253,7 @@ func (r *blockingReader) Read(ctx context.Context, img image.Image) (*ocr.Page, 
 // reading: the pages in flight are cancelled (not awaited), and the error
 // is the page's, not their cancellation.
 func TestOCRConcurrentPagesStopOnBadPage(t *testing.T) {
-	pages := greyPages(3, 40, 30)
+	pages := ocrtest.GreyPages(3, 40, 30)
 	tiff := ocrtest.TIFF(pages...)
 	// The second page's strip offset (its directory's sixth entry) points
 	// past the end of the file.

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"image"
 	"image/color"
 	"io"
 	"net/http"
@@ -16,8 +15,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/go-pdf/fpdf"
 
 	"github.com/gochunk/gochunk/api"
 	"github.com/gochunk/gochunk/internal/ocrtest"
@@ -66,38 +63,7 @@ func checkChunks(t *testing.T, d api.ChunkResult) string {
 	return strings.Join(strings.Fields(strings.Join(text, " ")), " ")
 }
 
-// markedPages returns n pages of w×h pixels, page k (1-based) filled
-// with the grey 20k: the vision stub answers page k's text from it.
-func markedPages(n, w, h int) []*image.Gray {
-	out := make([]*image.Gray, n)
-	for k := range out {
-		g := image.NewGray(image.Rect(0, 0, w, h))
-		for i := range g.Pix {
-			g.Pix[i] = uint8(20 * (k + 1))
-		}
-		out[k] = g
-	}
-	return out
-}
-
-// markedPDF is a US Letter PDF of one marked page an image each, no text.
-func markedPDF(t *testing.T, pages []*image.Gray) []byte {
-	t.Helper()
-	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: 612, Ht: 792}})
-	for i, p := range pages {
-		pdf.AddPage()
-		name := fmt.Sprintf("p%d", i)
-		pdf.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(ocrtest.PNG(t, p)))
-		pdf.ImageOptions(name, 0, 0, 612, 792, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
-	}
-	var out bytes.Buffer
-	if err := pdf.Output(&out); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
-}
-
-// pageAnswer is the vision stub's text of marked page k.
+// pageAnswer is the vision stub's text of page k of ocrtest.GreyPages.
 func pageAnswer(k int) string {
 	return fmt.Sprintf("Page %d of the scanned report.\nIts text was read by the vision model.", k)
 }
@@ -150,8 +116,8 @@ func TestServeOCRVision(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "test-key")
 	t.Setenv("GOCHUNK_OCR_MODEL", "")
 	const n = 6
-	pages := markedPages(n, 170, 220)
-	files := map[string][]byte{"photo.png": ocrtest.PNG(t, pages[0]), "scan.pdf": markedPDF(t, pages)}
+	pages := ocrtest.GreyPages(n, 170, 220)
+	files := map[string][]byte{"photo.png": ocrtest.PNG(t, pages[0]), "scan.pdf": ocrtest.ScanPDF(t, pages...)}
 	var want []string
 	for k := 1; k <= n; k++ {
 		want = append(want, pageAnswer(k))
@@ -217,8 +183,8 @@ func TestServeOCRVision(t *testing.T) {
 // without models stops serve before it serves.
 func TestServeWithoutOCR(t *testing.T) {
 	t.Setenv("GOCHUNK_OCR_MODEL", "")
-	page := markedPages(1, 170, 220)
-	files := map[string][]byte{"photo.png": ocrtest.PNG(t, page[0]), "scan.pdf": markedPDF(t, page)}
+	page := ocrtest.GreyPages(1, 170, 220)
+	files := map[string][]byte{"photo.png": ocrtest.PNG(t, page[0]), "scan.pdf": ocrtest.ScanPDF(t, page...)}
 	s := serveInProcess(t, nil, "--port", "0")
 	for name, want := range map[string]int{"photo.png": http.StatusUnsupportedMediaType, "scan.pdf": http.StatusUnprocessableEntity} {
 		code, _, body := postFiles(t, s.addr, files, name)
