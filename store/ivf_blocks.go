@@ -138,17 +138,7 @@ func (w *denseWriter) flush(ctx context.Context) error {
 	if w == nil || (len(w.adds) == 0 && len(w.dels) == 0) {
 		return nil
 	}
-	lists := make([]int32, 0, len(w.adds)+len(w.dels))
-	for l := range w.adds {
-		lists = append(lists, l)
-	}
-	for l := range w.dels {
-		if w.adds[l] == nil {
-			lists = append(lists, l)
-		}
-	}
-	slices.Sort(lists)
-	for _, l := range lists {
+	for _, l := range pendingKeys(w.adds, w.dels) {
 		if err := w.flushList(ctx, l, w.adds[l], w.dels[l]); err != nil {
 			return fmt.Errorf("write the vector index: %w", err)
 		}
@@ -157,6 +147,22 @@ func (w *denseWriter) flush(ctx context.Context) error {
 	clear(w.dels)
 	w.pending = 0
 	return bumpGeneration(ctx, w.tx)
+}
+
+// pendingKeys returns the lists (or dimensions) with additions or
+// deletions pending, in increasing order, each once.
+func pendingKeys[A, D any](adds map[int32]A, dels map[int32]D) []int32 {
+	keys := make([]int32, 0, len(adds)+len(dels))
+	for k := range adds {
+		keys = append(keys, k)
+	}
+	for k := range dels {
+		if _, ok := adds[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // codeBlock is one row of gochunk_ivf_blocks, decoded.

@@ -306,17 +306,7 @@ func (w *sparseWriter) flush(ctx context.Context) error {
 	if w == nil || (len(w.adds) == 0 && len(w.dels) == 0) {
 		return nil
 	}
-	dims := make([]int32, 0, len(w.adds)+len(w.dels))
-	for d := range w.adds {
-		dims = append(dims, d)
-	}
-	for d := range w.dels {
-		if w.adds[d] == nil {
-			dims = append(dims, d)
-		}
-	}
-	slices.Sort(dims)
-	for _, d := range dims {
+	for _, d := range pendingKeys(w.adds, w.dels) {
 		if err := w.flushDim(ctx, d, w.adds[d], w.dels[d]); err != nil {
 			return fmt.Errorf("write the sparse vector index: %w", err)
 		}
