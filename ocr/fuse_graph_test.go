@@ -18,6 +18,27 @@ func testNode(op string, in, out []string, attrs ...[]byte) []byte {
 	return n.encode()
 }
 
+// testModel returns a model of IR version ir whose graph is g's nodes and
+// initializers, with inputs as its inputs and "out" as its output.
+func testModel(g []byte, ir uint64, inputs ...string) []byte {
+	for _, name := range append(inputs, "out") {
+		num := protowire.Number(graphInput)
+		if name == "out" {
+			num = graphOutput
+		}
+		var vi []byte
+		vi = protowire.AppendTag(vi, valueInfoName, protowire.BytesType)
+		vi = protowire.AppendString(vi, name)
+		g = protowire.AppendTag(g, num, protowire.BytesType)
+		g = protowire.AppendBytes(g, vi)
+	}
+	var model []byte
+	model = protowire.AppendTag(model, 1, protowire.VarintType)
+	model = protowire.AppendVarint(model, ir)
+	model = protowire.AppendTag(model, modelGraph, protowire.BytesType)
+	return protowire.AppendBytes(model, g)
+}
+
 func tensorAttr(name string, t []byte) []byte {
 	var b []byte
 	b = protowire.AppendTag(b, attrName, protowire.BytesType)
@@ -86,22 +107,7 @@ func TestFuseGraph(t *testing.T) {
 	node(testNode("Mul", []string{"r3", "s4"}, []string{"m4"}))
 	node(testNode("Add", []string{"a4", "m4"}, []string{"x4"}))
 	node(testNode("Conv", []string{"x4", "W3"}, []string{"out"}))
-	for _, name := range []string{"x", "out"} {
-		num := protowire.Number(graphInput)
-		if name == "out" {
-			num = graphOutput
-		}
-		var vi []byte
-		vi = protowire.AppendTag(vi, valueInfoName, protowire.BytesType)
-		vi = protowire.AppendString(vi, name)
-		g = protowire.AppendTag(g, num, protowire.BytesType)
-		g = protowire.AppendBytes(g, vi)
-	}
-	var model []byte
-	model = protowire.AppendTag(model, 1, protowire.VarintType)
-	model = protowire.AppendVarint(model, 8)
-	model = protowire.AppendTag(model, modelGraph, protowire.BytesType)
-	model = protowire.AppendBytes(model, g)
+	model := testModel(g, 8, "x")
 
 	out, stats, err := fuseModel(model)
 	if err != nil {
@@ -217,21 +223,7 @@ func TestFuseGraphLeavesModelsAlone(t *testing.T) {
 		if weightsAsInput {
 			inputs = append(inputs, "W")
 		}
-		for _, name := range append(inputs, "out") {
-			num := protowire.Number(graphInput)
-			if name == "out" {
-				num = graphOutput
-			}
-			var vi []byte
-			vi = protowire.AppendTag(vi, valueInfoName, protowire.BytesType)
-			vi = protowire.AppendString(vi, name)
-			add(num, vi)
-		}
-		var model []byte
-		model = protowire.AppendTag(model, 1, protowire.VarintType)
-		model = protowire.AppendVarint(model, 3)
-		model = protowire.AppendTag(model, modelGraph, protowire.BytesType)
-		return protowire.AppendBytes(model, g)
+		return testModel(g, 3, inputs...)
 	}
 	if _, stats, err := fuseModel(build([]int64{1}, false)); err != nil || stats.convAffine != 1 {
 		t.Fatalf("the plain model: %+v, %v; want its Mul folded", stats, err)
