@@ -255,6 +255,20 @@ func TestNewOptions(t *testing.T) {
 	}
 }
 
+// sent returns page m as r sends it: encoded, then decoded.
+func sent(t *testing.T, r *Reader, m image.Image) image.Image {
+	t.Helper()
+	data, err := r.encode(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
 // A page without colour is sent in grey (half the bytes), one with
 // colour as it is.
 func TestEncodeGrey(t *testing.T) {
@@ -271,14 +285,7 @@ func TestEncodeGrey(t *testing.T) {
 		if colour {
 			m.Set(3, 3, color.RGBA{255, 0, 0, 255})
 		}
-		data, err := r.encode(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
+		img := sent(t, r, m)
 		if _, isGrey := img.(*image.Gray); isGrey == colour || img.Bounds().Dx() != 64 {
 			t.Errorf("colour %v: sent as %T %v", colour, img, img.Bounds())
 		}
@@ -298,18 +305,6 @@ func TestEncodeGrey(t *testing.T) {
 func TestEncodeScaled(t *testing.T) {
 	c, _ := llm.New(llm.Config{Model: "m"})
 	r, _ := New(c, Options{})
-	decode := func(m image.Image) image.Image {
-		t.Helper()
-		data, err := r.encode(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return img
-	}
 	board := image.NewRGBA(image.Rect(0, 0, 4096, 3000))
 	for y := range 3000 {
 		for x := range 4096 {
@@ -320,7 +315,7 @@ func TestEncodeScaled(t *testing.T) {
 			board.SetRGBA(x, y, color.RGBA{v, v, v, 255})
 		}
 	}
-	img := decode(board)
+	img := sent(t, r, board)
 	g, ok := img.(*image.Gray)
 	if !ok || img.Bounds() != image.Rect(0, 0, 2048, 1500) {
 		t.Fatalf("sent %T %v, want grey 2048×1500", img, img.Bounds())
