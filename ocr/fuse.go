@@ -179,29 +179,33 @@ func parseNode(b []byte) (*onnxNode, error) {
 	return n, nil
 }
 
+// appendString appends field num, s as a string.
+func appendString(b []byte, num protowire.Number, s string) []byte {
+	return protowire.AppendString(protowire.AppendTag(b, num, protowire.BytesType), s)
+}
+
+// appendBytes appends field num, v as bytes (a string or a message).
+func appendBytes(b []byte, num protowire.Number, v []byte) []byte {
+	return protowire.AppendBytes(protowire.AppendTag(b, num, protowire.BytesType), v)
+}
+
 func (n *onnxNode) encode() []byte {
 	var b []byte
 	for _, s := range n.in {
-		b = protowire.AppendTag(b, nodeInput, protowire.BytesType)
-		b = protowire.AppendString(b, s)
+		b = appendString(b, nodeInput, s)
 	}
 	for _, s := range n.out {
-		b = protowire.AppendTag(b, nodeOutput, protowire.BytesType)
-		b = protowire.AppendString(b, s)
+		b = appendString(b, nodeOutput, s)
 	}
 	if n.name != "" {
-		b = protowire.AppendTag(b, nodeName, protowire.BytesType)
-		b = protowire.AppendString(b, n.name)
+		b = appendString(b, nodeName, n.name)
 	}
-	b = protowire.AppendTag(b, nodeOpType, protowire.BytesType)
-	b = protowire.AppendString(b, n.op)
+	b = appendString(b, nodeOpType, n.op)
 	for _, a := range n.attrs {
-		b = protowire.AppendTag(b, nodeAttribute, protowire.BytesType)
-		b = protowire.AppendBytes(b, a)
+		b = appendBytes(b, nodeAttribute, a)
 	}
 	if n.domain != "" {
-		b = protowire.AppendTag(b, nodeDomain, protowire.BytesType)
-		b = protowire.AppendString(b, n.domain)
+		b = appendString(b, nodeDomain, n.domain)
 	}
 	return append(b, n.other...)
 }
@@ -233,8 +237,7 @@ func attrFloatValue(fs []fields) (float32, bool) {
 
 func floatAttr(name string, v float32) []byte {
 	var b []byte
-	b = protowire.AppendTag(b, attrName, protowire.BytesType)
-	b = protowire.AppendString(b, name)
+	b = appendString(b, attrName, name)
 	b = protowire.AppendTag(b, attrF, protowire.Fixed32Type)
 	b = protowire.AppendFixed32(b, math.Float32bits(v))
 	b = protowire.AppendTag(b, attrType, protowire.VarintType)
@@ -313,13 +316,11 @@ func (t *onnxTensor) encode() []byte {
 		for _, v := range t.f {
 			raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(v))
 		}
-		b = protowire.AppendTag(b, tensorRaw, protowire.BytesType)
-		b = protowire.AppendBytes(b, raw)
+		b = appendBytes(b, tensorRaw, raw)
 	} else {
 		b = append(b, t.other...)
 	}
-	b = protowire.AppendTag(b, tensorName, protowire.BytesType)
-	return protowire.AppendString(b, t.name)
+	return appendString(b, tensorName, t.name)
 }
 
 // fuseGraph is a graph being rewritten.
@@ -462,22 +463,19 @@ func fuseModel(data []byte) ([]byte, fuseStats, error) {
 		if t == nil || t.name != name || !read[name] {
 			continue
 		}
-		gb = protowire.AppendTag(gb, graphInitializer, protowire.BytesType)
-		gb = protowire.AppendBytes(gb, t.encode())
+		gb = appendBytes(gb, graphInitializer, t.encode())
 	}
 	for _, n := range g.nodes {
 		if n.removed {
 			continue
 		}
 		g.stats.nodesAfter++
-		gb = protowire.AppendTag(gb, graphNode, protowire.BytesType)
-		gb = protowire.AppendBytes(gb, n.encode())
+		gb = appendBytes(gb, graphNode, n.encode())
 	}
 	out := make([]byte, 0, len(data))
 	for i, f := range top {
 		if i == gi {
-			out = protowire.AppendTag(out, modelGraph, protowire.BytesType)
-			out = protowire.AppendBytes(out, gb)
+			out = appendBytes(out, modelGraph, gb)
 			continue
 		}
 		out = append(out, f.raw...)

@@ -26,33 +26,25 @@ func testModel(g []byte, ir uint64, inputs ...string) []byte {
 		if name == "out" {
 			num = graphOutput
 		}
-		var vi []byte
-		vi = protowire.AppendTag(vi, valueInfoName, protowire.BytesType)
-		vi = protowire.AppendString(vi, name)
-		g = protowire.AppendTag(g, num, protowire.BytesType)
-		g = protowire.AppendBytes(g, vi)
+		g = appendBytes(g, num, appendString(nil, valueInfoName, name))
 	}
 	var model []byte
 	model = protowire.AppendTag(model, 1, protowire.VarintType)
 	model = protowire.AppendVarint(model, ir)
-	model = protowire.AppendTag(model, modelGraph, protowire.BytesType)
-	return protowire.AppendBytes(model, g)
+	return appendBytes(model, modelGraph, g)
 }
 
 func tensorAttr(name string, t []byte) []byte {
 	var b []byte
-	b = protowire.AppendTag(b, attrName, protowire.BytesType)
-	b = protowire.AppendString(b, name)
-	b = protowire.AppendTag(b, attrT, protowire.BytesType)
-	b = protowire.AppendBytes(b, t)
+	b = appendString(b, attrName, name)
+	b = appendBytes(b, attrT, t)
 	b = protowire.AppendTag(b, attrType, protowire.VarintType)
 	return protowire.AppendVarint(b, 4)
 }
 
 func intsAttr(name string, v ...int64) []byte {
 	var b []byte
-	b = protowire.AppendTag(b, attrName, protowire.BytesType)
-	b = protowire.AppendString(b, name)
+	b = appendString(b, attrName, name)
 	for _, x := range v {
 		b = protowire.AppendTag(b, attrInts, protowire.VarintType)
 		b = protowire.AppendVarint(b, uint64(x))
@@ -70,12 +62,10 @@ func intsAttr(name string, v ...int64) []byte {
 func TestFuseGraph(t *testing.T) {
 	var g []byte
 	node := func(b []byte) {
-		g = protowire.AppendTag(g, graphNode, protowire.BytesType)
-		g = protowire.AppendBytes(g, b)
+		g = appendBytes(g, graphNode, b)
 	}
 	init := func(b []byte) {
-		g = protowire.AppendTag(g, graphInitializer, protowire.BytesType)
-		g = protowire.AppendBytes(g, b)
+		g = appendBytes(g, graphInitializer, b)
 	}
 	scalar := func(name string, v float32) {
 		node(testNode("Constant", nil, []string{name}, tensorAttr("value", testTensor("", []int64{1}, []float32{v}))))
@@ -212,8 +202,7 @@ func TestFuseGraphLeavesModelsAlone(t *testing.T) {
 	build := func(scaleDims []int64, weightsAsInput bool) []byte {
 		var g []byte
 		add := func(num protowire.Number, b []byte) {
-			g = protowire.AppendTag(g, num, protowire.BytesType)
-			g = protowire.AppendBytes(g, b)
+			g = appendBytes(g, num, b)
 		}
 		add(graphInitializer, testTensor("W", []int64{1, 1, 1, 1}, []float32{3}))
 		add(graphNode, testNode("Constant", nil, []string{"s"}, tensorAttr("value", testTensor("", scaleDims, []float32{2}))))
