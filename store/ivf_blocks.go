@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 )
@@ -338,13 +339,8 @@ func (w *denseWriter) flushList(ctx context.Context, list int32, adds *codeList,
 			}
 		}
 	}
-	keys := make([]int64, 0, len(blocks))
-	for k := range blocks {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	var buf []byte
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(blocks)) {
 		b := blocks[k]
 		if len(b.ids) == 0 {
 			if b.stored {

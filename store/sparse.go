@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -417,13 +418,8 @@ func (w *sparseWriter) flushDim(ctx context.Context, d int32, adds *postingList,
 			}
 		}
 	}
-	keys := make([]int64, 0, len(blocks))
-	for k := range blocks {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	var buf []byte
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(blocks)) {
 		b := blocks[k]
 		if len(b.ids) == 0 {
 			if b.stored {
