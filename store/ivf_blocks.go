@@ -166,6 +166,16 @@ func pendingKeys[A, D any](adds map[int32]A, dels map[int32]D) []int32 {
 	return keys
 }
 
+// idOrder returns the indices of ids in increasing order of id.
+func idOrder(ids []int64) []int {
+	order := make([]int, len(ids))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a], ids[b]) })
+	return order
+}
+
 // codeBlock is one row of gochunk_ivf_blocks, decoded.
 type codeBlock struct {
 	key int64 // the rowid
@@ -305,11 +315,7 @@ func (w *denseWriter) flushList(ctx context.Context, list int32, adds *codeList,
 		}
 	}
 	if adds != nil && len(adds.ids) > 0 {
-		order := make([]int, len(adds.ids))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(adds.ids[a], adds.ids[b]) })
+		order := idOrder(adds.ids)
 		for i := 0; i < len(order); {
 			id := adds.ids[order[i]]
 			b, next, err := w.blockAt(ctx, list, id, blocks)

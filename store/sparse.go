@@ -385,11 +385,7 @@ func (w *sparseWriter) flushDim(ctx context.Context, d int32, adds *postingList,
 	var added int
 	var addMax uint16
 	if adds != nil && len(adds.ids) > 0 {
-		order := make([]int, len(adds.ids))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(adds.ids[a], adds.ids[b]) })
+		order := idOrder(adds.ids)
 		for i := 0; i < len(order); {
 			id := adds.ids[order[i]]
 			b, next, err := w.blockAt(ctx, d, id, blocks)
