@@ -28,6 +28,7 @@ type Document struct {
 // page and bounding box.
 type Element struct {
 	// Type is title, heading, paragraph, list_item, table, figure, caption,
+	// footnote (a footnote's or endnote's text, "[^1]: …", after the body),
 	// header, footer or text.
 	Type string `json:"type"`
 	Text string `json:"text"`
