@@ -480,12 +480,17 @@ func (q *pageQueue) give() { <-q.slots }
 // read and asks again, as reading one page at a time would.
 func (q *pageQueue) reserve(n int64) (func(), error) {
 	release, err := reserve(q.ctx, n)
-	if err == nil || len(q.slots) <= 1 || !(errors.Is(err, budget.ErrTooLarge) || errors.Is(err, budget.ErrBusy)) {
-		// Reserved, or no other page is held: as one at a time.
+	if err == nil || !(errors.Is(err, budget.ErrTooLarge) || errors.Is(err, budget.ErrBusy)) {
 		return release, err
 	}
-	// Take every other slot: the pages in flight are read and their
-	// memory given back.
+	if errors.Is(err, budget.ErrBusy) && len(q.slots) <= 1 {
+		// It waited its time with no other page of ours held.
+		return nil, err
+	}
+	// Other pages may hold memory, or may have given it back since the
+	// refusal (so the slots taken now do not say whether they did): take
+	// every other slot, so that the pages in flight are read and their
+	// memory given back, and ask again.
 	held := 0
 	defer func() {
 		for range held {
