@@ -223,6 +223,74 @@ func sniff(data []byte) format {
 	return format{kind: "text"}
 }
 
+// textExts are the extensions that name a file as text: such a file is
+// read as it is, offsets into its own bytes, though it starts as an
+// e-mail's header does.
+var textExts = map[string]bool{
+	".txt": true, ".text": true, ".md": true, ".markdown": true, ".mdown": true, ".mkd": true, ".rst": true,
+	".adoc": true, ".asciidoc": true, ".org": true, ".csv": true, ".tsv": true, ".log": true, ".json": true,
+	".jsonl": true, ".ndjson": true, ".xml": true, ".yaml": true, ".yml": true, ".toml": true, ".ini": true,
+	".cfg": true, ".conf": true, ".tex": true, ".srt": true, ".vtt": true,
+}
+
+// isMessage reports whether a text file named name (a path of no text
+// extension, or standard input) is an e-mail or MIME message: its bytes
+// start with a header (after a byte order mark), every line a field or a
+// field's continuation up to the blank line that ends it, and the header
+// has MIME-Version and Content-Type (a signed message saved as .p7s, a web
+// archive saved as .mht) or From and one of To, Subject, Date and
+// Message-ID (a message saved with no extension). A text that holds a
+// line or two of "Name: value" before its prose is no message: its header
+// has no end, or lacks the fields.
+func isMessage(name string, data []byte) bool {
+	if textExts[strings.ToLower(filepath.Ext(name))] {
+		return false
+	}
+	head := bytes.TrimPrefix(data[:min(len(data), 64<<10)], []byte("\xEF\xBB\xBF"))
+	var version, ctype, from bool
+	others := 0
+	for i := 0; ; i++ {
+		line, rest, ok := bytes.Cut(head, []byte("\n"))
+		if !ok {
+			return false // no blank line ends the header
+		}
+		head = rest
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(line) == 0 {
+			if i == 0 {
+				return false
+			}
+			break
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			if i == 0 {
+				return false
+			}
+			continue // a field's continuation
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon <= 0 {
+			return false
+		}
+		for _, c := range line[:colon] {
+			if c <= ' ' || c > '~' {
+				return false // RFC 5322: a field name is printable ASCII, no space
+			}
+		}
+		switch strings.ToLower(string(line[:colon])) {
+		case "mime-version":
+			version = true
+		case "content-type":
+			ctype = true
+		case "from":
+			from = true
+		case "to", "subject", "date", "message-id":
+			others++
+		}
+	}
+	return version && ctype || from && others > 0
+}
+
 // isHTML reports whether data starts as an HTML page does (after a byte
 // order mark, white space and comments): a doctype or an <html> tag.
 func isHTML(data []byte) bool {
@@ -276,7 +344,8 @@ func readable(name string, data []byte) error {
 // loadSniffed loads an input that has no kind of its own (no extension
 // gochunk knows, or --input auto on a stream), whose bytes out.Text
 // holds, by what its content is: text (UTF-8, or UTF-16 with a byte
-// order mark), a PDF, an office document, an Outlook message or RTF; a
+// order mark), a PDF, an office document, an e-mail (isMessage), an
+// Outlook message or RTF; a
 // format gochunk does not read is refused by name (*FormatError).
 func (p *Pipeline) loadSniffed(ctx context.Context, out *Loaded, src Source, id string) error {
 	data := unsafeBytes(out.Text)
@@ -287,6 +356,9 @@ func (p *Pipeline) loadSniffed(ctx context.Context, out *Loaded, src Source, id 
 			return p.loadImage(ctx, out, src, id, bytes.Clone(data), err)
 		}
 		return err
+	}
+	if f.kind == "text" && isMessage(src.Path, data) {
+		f.kind = "eml" // read by officedoc below, with its attachments
 	}
 	switch f.kind {
 	case "text":

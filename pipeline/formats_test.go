@@ -270,3 +270,42 @@ func TestLoadTextIsText(t *testing.T) {
 		}
 	}
 }
+
+// A file of no text extension that is an e-mail or MIME message (an S/MIME
+// signed message saved as .p7s, a message saved with no extension, from
+// standard input) is read as a message, not printed as its MIME text; a
+// text file (by its extension, or by a header that lacks the fields or has
+// no end) stays the text it is.
+func TestLoadSniffsMessage(t *testing.T) {
+	p := formatsPipeline(t, Config{})
+	signed := "MIME-Version: 1.0\r\nContent-Type: multipart/signed; protocol=\"application/x-pkcs7-signature\"; micalg=\"sha-256\";\r\n boundary=\"----B\"\r\n\r\nThis is an S/MIME signed message\r\n\r\n------B\r\nThis is a test\r\n\r\n------B\r\nContent-Type: application/x-pkcs7-signature; name=\"smime.p7s\"\r\nContent-Transfer-Encoding: base64\r\nContent-Disposition: attachment; filename=\"smime.p7s\"\r\n\r\nAAAA\r\n\r\n------B--\r\n"
+	saved := "From: Ann <ann@example.com>\nTo: Bob <bob@example.com>\nSubject: Lunch\nContent-Transfer-Encoding: quoted-printable\n\nSee you at caf=C3=A9 Rio.\n"
+	for name, c := range map[string]struct {
+		data string
+		want string
+	}{
+		"signed-doc.p7s": {signed, "This is a test"},
+		"message":        {saved, "See you at café Rio."},
+	} {
+		l, err := p.Load(context.Background(), Source{Path: writeFile(t, name, []byte(c.data))})
+		if err != nil || !strings.Contains(l.Text, c.want) || strings.Contains(l.Text, "Content-Type") || strings.Contains(l.Text, "=C3=A9") {
+			t.Errorf("%s: %q, %v", name, l.Text, err)
+		}
+	}
+	if l, err := p.Load(context.Background(), Source{Path: "-", Reader: strings.NewReader(saved)}); err != nil || !strings.Contains(l.Text, "café Rio") {
+		t.Errorf("standard input: %q, %v", l.Text, err)
+	}
+	for name, text := range map[string]string{
+		"saved.txt":   saved,                                                          // named text: read as it is
+		"notes":       "Subject: the budget\n\nWe met on Monday.\n",                   // one field: no message
+		"minutes":     "From: the chair\nDate: Monday\nThe meeting opened at nine.\n", // no blank line ends it
+		"readme":      "Note: read this first\nFrom: the team\n",                      // no end either
+		"control":     "Package: gochunk\nVersion: 1.0\n\nA chunker.\n",               // fields, not a message's
+		"letter.text": "Dear Ann,\nFrom: Bob\nTo: Ann\n\nHi.\n",
+	} {
+		l, err := p.Load(context.Background(), Source{Path: writeFile(t, name, []byte(text))})
+		if err != nil || l.Text != text {
+			t.Errorf("%s: %q, %v", name, l.Text, err)
+		}
+	}
+}
