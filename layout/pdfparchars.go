@@ -98,7 +98,20 @@ type charCalls struct {
 	weight   api.Function
 	rect     uint32 // PDFium's memory for one box (4 float32)
 	stack    [3]uint64
+	// stopped reports whether the instance was killed (a cancelled read
+	// closes its module): the direct calls run on in a closed module,
+	// where go-pdfium's methods fail, so unicodeAt asks every
+	// checkEvery characters.
+	stopped func() bool
 }
+
+// checkEvery is how many characters unicodeAt reads between two looks at
+// whether the read was cancelled: a few microseconds of PDFium's calls,
+// against an atomic load.
+const checkEvery = 1024
+
+// errStopped is unicodeAt's error once the instance was killed.
+var errStopped = errors.New("the read was cancelled: PDFium's instance was stopped")
 
 // newCharCalls resolves the functions in mod and allocates the box
 // buffer (never freed: it goes with the instance's memory).
@@ -110,6 +123,7 @@ func newCharCalls(h *pdfiumHooks, mod api.Module) (*charCalls, error) {
 		box:     mod.ExportedFunction("FPDFText_GetLooseCharBox"),
 		angle:   mod.ExportedFunction("FPDFText_GetCharAngle"),
 		weight:  mod.ExportedFunction("FPDFText_GetFontWeight"),
+		stopped: mod.IsClosed,
 	}
 	malloc := mod.ExportedFunction("malloc")
 	if c.unicode == nil || c.box == nil || c.angle == nil || c.weight == nil || malloc == nil {
@@ -160,7 +174,13 @@ func (c *charCalls) call(f api.Function, i int) (uint64, error) {
 }
 
 // unicodeAt returns character i's UTF-16 code unit (FPDFText_GetUnicode).
+// Every checkEvery characters it first makes sure the read was not
+// cancelled (errStopped), so a page of 200,000 characters stops within a
+// thousand of the cancel, not at its end.
 func (c *charCalls) unicodeAt(i int) (rune, error) {
+	if i%checkEvery == 0 && c.stopped() {
+		return 0, errStopped
+	}
 	r, err := c.call(c.unicode, i)
 	return rune(uint32(r)), err
 }
