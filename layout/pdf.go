@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -519,7 +520,9 @@ func isPageNumber(s string) bool {
 // horizontal projection profile of the blocks narrower than 55% of the page;
 // a block that is wider, or that overlaps two columns (a centred title),
 // spans the page and cuts it into horizontal bands; within a band, blocks
-// are read column by column, left to right, each top to bottom.
+// are read column by column, left to right, each top to bottom; right to
+// left on a page whose letters are mostly right-to-left (Arabic, Hebrew),
+// whose columns are read from the right.
 func readingOrder(p pageBlocks) []block {
 	w := p.width
 	if w <= 0 {
@@ -574,6 +577,7 @@ func readingOrder(p pageBlocks) []block {
 		}
 		return best, touches
 	}
+	rtl := rightToLeftPage(p.blocks)
 	var wide, narrow []block
 	for _, b := range p.blocks {
 		if _, n := column(b); b.x1-b.x0 > 0.55*w || n > 1 {
@@ -597,6 +601,9 @@ func readingOrder(p pageBlocks) []block {
 			}
 		}
 		narrow = rest
+		if rtl {
+			slices.Reverse(byCol)
+		}
 		for _, col := range byCol {
 			sort.SliceStable(col, func(i, j int) bool { return col[i].y0 < col[j].y0 })
 			out = append(out, col...)
@@ -609,4 +616,24 @@ func readingOrder(p pageBlocks) []block {
 	}
 	emitBand(math.Inf(1))
 	return out
+}
+
+// rightToLeftPage reports whether most of the letters of a page's blocks
+// are right-to-left ones (pdftotext reads such a page's columns from the
+// right).
+func rightToLeftPage(blocks []block) bool {
+	rtl, ltr := 0, 0
+	for _, b := range blocks {
+		for _, l := range b.lines {
+			for _, c := range l {
+				switch {
+				case c >= 0x0590 && isRTL(c):
+					rtl++
+				case unicode.IsLetter(c):
+					ltr++
+				}
+			}
+		}
+	}
+	return rtl > ltr
 }

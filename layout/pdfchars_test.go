@@ -114,3 +114,18 @@ func TestJoinLetterSpaced(t *testing.T) {
 		}
 	}
 }
+
+// A page set in two columns of right-to-left text (Hebrew, printed by
+// Chromium from testdata/rtlcolumns.html) is read from its right column,
+// where it starts, as pdftotext reads it: the six paragraphs in order.
+func TestPDFRightToLeftColumns(t *testing.T) {
+	text := extractText(t, filepath.Join("testdata", "rtlcolumns.pdf"))
+	last := -1
+	for _, want := range []string{"פסקה ראשונה", "פסקה שנייה", "פסקה שלישית", "פסקה רביעית", "פסקה חמישית", "פסקה שישית"} {
+		i := strings.Index(text, want)
+		if i < 0 || i < last {
+			t.Fatalf("%q not after the paragraph before it in %q", want, text)
+		}
+		last = i
+	}
+}
