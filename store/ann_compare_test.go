@@ -40,6 +40,14 @@ import (
 //	GOCHUNK_ANN_NODE         directory whose node_modules has the libraries
 //	                         (none: gochunk alone)
 //	GOCHUNK_ANN_OUT          where the vectors and results go (default: a temporary directory)
+//	GOCHUNK_ANN_REUSE        1: OUT already holds this store's exported vectors,
+//	                         queries and exact neighbours (an earlier run's):
+//	                         they are read, not computed again (at a million
+//	                         vectors that saves minutes and 3 GB of memory)
+//
+// With ANN_INDEX_DIR set, the libraries' indexes are built once and kept
+// there (see testdata/ann_compare.cjs): build them first, apart, and this
+// run then measures every index's searches in the same minutes.
 //
 // Run it once (-benchtime 1x); the table is in the log and OUT/table.md.
 func BenchmarkANNCompare(b *testing.B) {
@@ -75,19 +83,22 @@ func BenchmarkANNCompare(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
+	reuse := os.Getenv("GOCHUNK_ANN_REUSE") == "1"
 	var ids []int64
 	var base [][]float32
 	if err := eachVector(ctx, s.db, func(id int64, v []float32) error {
 		ids = append(ids, id)
-		base = append(base, unit(v))
+		dims = len(v)
+		if !reuse {
+			base = append(base, unit(v))
+		}
 		return nil
 	}); err != nil {
 		b.Fatal(err)
 	}
-	if len(base) == 0 {
+	if len(ids) == 0 {
 		b.Fatalf("%s holds no vectors", where)
 	}
-	dims = len(base[0])
 	if qs := os.Getenv("GOCHUNK_ANN_QUERY_STORE"); qs != "" {
 		q, err := OpenSQLite(ctx, qs)
 		if err != nil {
@@ -112,25 +123,19 @@ func BenchmarkANNCompare(b *testing.B) {
 	for i, id := range ids {
 		row[id] = int32(i)
 	}
-	truth := exactNeighbours(base, queries, k)
-	if err := writeVectors(filepath.Join(outDir, "base.f32"), base); err != nil {
-		b.Fatal(err)
+	// The process's peak RSS includes the vectors the benchmark held to
+	// export them (a float32 copy and the file's bytes), unless reused.
+	copies := 0.0
+	if !reuse {
+		copies = float64(len(ids)*dims*4*2) / 1e6
 	}
-	if err := writeVectors(filepath.Join(outDir, "queries.f32"), queries); err != nil {
-		b.Fatal(err)
-	}
-	gt := make([]byte, 0, 4*len(truth)*k)
-	for _, t := range truth {
-		for _, r := range t {
-			gt = binary.LittleEndian.AppendUint32(gt, uint32(r))
-		}
-	}
-	if err := os.WriteFile(filepath.Join(outDir, "truth.i32"), gt, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	meta, _ := json.Marshal(map[string]any{"n": len(base), "dims": dims, "queries": len(queries), "k": k})
-	if err := os.WriteFile(filepath.Join(outDir, "meta.json"), meta, 0o644); err != nil {
-		b.Fatal(err)
+	var truth [][]int32
+	if reuse {
+		truth = reusedTruth(b, outDir, len(ids), dims, len(queries), k)
+	} else {
+		truth = exactNeighbours(base, queries, k)
+		writeExport(b, outDir, base, queries, truth, k)
+		base = nil
 	}
 
 	var results []annResult
@@ -140,14 +145,16 @@ func BenchmarkANNCompare(b *testing.B) {
 		b.Fatal(err)
 	}
 	build := [2]float64{time.Since(wall).Seconds(), cpuSeconds() - cpu}
+	buildRSS := peakRSS()
 	desc, _ := s.indexName(ctx)
 	counts, err := s.Counts(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
-	half := float64(len(base) * 2 * dims)
+	half := float64(len(ids) * 2 * dims)
 	b.Logf("gochunk: %d vectors of %d dimensions, %s, store %d bytes (%.0f per vector, %.2f× the float16 vectors), build %.1f s (%.1f CPU s)",
-		len(base), dims, desc, counts.Bytes, float64(counts.Bytes)/float64(len(base)), float64(counts.Bytes)/half, build[0], build[1])
+		len(ids), dims, desc, counts.Bytes, float64(counts.Bytes)/float64(len(ids)), float64(counts.Bytes)/half, build[0], build[1])
+	b.Logf("gochunk process: peak RSS %.0f MB after BuildIndex (with the benchmark's copies of the vectors: %.0f MB)", peakRSS(), copies)
 	probes := []int{0}
 	if p := os.Getenv("GOCHUNK_ANN_PROBES"); p != "" {
 		probes = nil
@@ -271,24 +278,77 @@ func BenchmarkANNCompare(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		b.Logf("gochunk process: peak RSS %.0f MB (with the benchmark's own copies of the vectors: %.0f MB)", float64(ru.Maxrss)/1024, float64(len(base)*dims*4)/1e6)
+	for i := range results {
+		if strings.HasPrefix(results[i].Lib, "gochunk") {
+			results[i].BuildRSS = buildRSS
+		}
 	}
+	b.Logf("gochunk process: peak RSS %.0f MB at the end (with the benchmark's copies of the vectors: %.0f MB)", peakRSS(), copies)
 	var t strings.Builder
-	fmt.Fprintf(&t, "%d vectors of %d dimensions, %d queries, recall@%d against the exact scan (cosine)\n\n", len(base), dims, len(queries), k)
-	t.WriteString("| index | setting | build s (CPU s) | recall@10 | p50 ms | p99 ms | QPS | queries per CPU s |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&t, "%d vectors of %d dimensions, %d queries, recall@%d against the exact scan (cosine)\n\n", len(ids), dims, len(queries), k)
+	t.WriteString("| index | setting | build s (CPU s) | build peak RSS MB | recall@10 | p50 ms | p99 ms | QPS | queries per CPU s |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		rec := "—"
 		if !math.IsNaN(r.Recall) {
 			rec = fmt.Sprintf("%.3f", r.Recall)
 		}
-		fmt.Fprintf(&t, "| %s | %s | %.1f (%.1f) | %s | %.2f | %.2f | %.0f | %.0f |\n", r.Lib, r.Setting, r.BuildS, r.BuildCPU, rec, r.P50, r.P99, r.QPS, r.CPUQPS)
+		fmt.Fprintf(&t, "| %s | %s | %.1f (%.1f) | %.0f | %s | %.2f | %.2f | %.0f | %.0f |\n", r.Lib, r.Setting, r.BuildS, r.BuildCPU, r.BuildRSS, rec, r.P50, r.P99, r.QPS, r.CPUQPS)
 	}
 	b.Log("\n" + t.String())
 	if err := os.WriteFile(filepath.Join(outDir, "table.md"), []byte(t.String()), 0o644); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// writeExport writes what ann_compare.cjs reads: the base vectors, the
+// queries, their exact neighbours (base rows) and meta.json.
+func writeExport(b *testing.B, outDir string, base, queries [][]float32, truth [][]int32, k int) {
+	if err := writeVectors(filepath.Join(outDir, "base.f32"), base); err != nil {
+		b.Fatal(err)
+	}
+	if err := writeVectors(filepath.Join(outDir, "queries.f32"), queries); err != nil {
+		b.Fatal(err)
+	}
+	gt := make([]byte, 0, 4*len(truth)*k)
+	for _, t := range truth {
+		for _, r := range t {
+			gt = binary.LittleEndian.AppendUint32(gt, uint32(r))
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outDir, "truth.i32"), gt, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	meta, _ := json.Marshal(map[string]any{"n": len(base), "dims": len(base[0]), "queries": len(queries), "k": k})
+	if err := os.WriteFile(filepath.Join(outDir, "meta.json"), meta, 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// reusedTruth reads an earlier run's exact neighbours from outDir, after
+// checking that its meta.json describes the same vectors and queries.
+func reusedTruth(b *testing.B, outDir string, n, dims, queries, k int) [][]int32 {
+	var meta struct{ N, Dims, Queries, K int }
+	raw, err := os.ReadFile(filepath.Join(outDir, "meta.json"))
+	if err == nil {
+		err = json.Unmarshal(raw, &meta)
+	}
+	if err != nil {
+		b.Fatalf("GOCHUNK_ANN_REUSE: %v", err)
+	}
+	if meta.N != n || meta.Dims != dims || meta.Queries != queries || meta.K != k {
+		b.Fatalf("GOCHUNK_ANN_REUSE: %s/meta.json is %s; this store and query set are n %d, dims %d, queries %d, k %d", outDir, raw, n, dims, queries, k)
+	}
+	gt, err := os.ReadFile(filepath.Join(outDir, "truth.i32"))
+	if err != nil || len(gt) != 4*queries*k {
+		b.Fatalf("GOCHUNK_ANN_REUSE: truth.i32: %d bytes, %v", len(gt), err)
+	}
+	out := make([][]int32, queries)
+	for i := range out {
+		for j := range k {
+			out[i] = append(out[i], int32(binary.LittleEndian.Uint32(gt[4*(i*k+j):])))
+		}
+	}
+	return out
 }
 
 // annResult is one index at one setting.
@@ -297,6 +357,7 @@ type annResult struct {
 	Setting  string  `json:"setting"`
 	BuildS   float64 `json:"build_s"`
 	BuildCPU float64 `json:"build_cpu_s"`
+	BuildRSS float64 `json:"build_rss_mb"`
 	Recall   float64 `json:"recall"`
 	P50      float64 `json:"p50_ms"`
 	P99      float64 `json:"p99_ms"`
@@ -312,6 +373,15 @@ func summarise(lib, setting string, build [2]float64, lat []float64, recall, cpu
 	slices.Sort(lat)
 	return annResult{Lib: lib, Setting: setting, BuildS: build[0], BuildCPU: build[1], Recall: recall,
 		P50: lat[len(lat)/2], P99: lat[min(len(lat)-1, len(lat)*99/100)], QPS: float64(len(lat)) / (total / 1000), CPUQPS: float64(len(lat)) / cpu}
+}
+
+// peakRSS is the process's peak resident memory so far, in MB.
+func peakRSS() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Maxrss) / 1024
 }
 
 // cpuSeconds is the process's user and system time so far.

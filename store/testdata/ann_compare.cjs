@@ -10,8 +10,15 @@
 // usearch` (installed outside the repository; install scripts allowed for
 // hnswlib-node's and usearch's native builds). A library that is not
 // installed is skipped. It prints one JSON object per line:
-// {"lib", "setting", "build_s", "build_cpu_s", "recall", "p50_ms",
-// "p99_ms", "qps", "cpu_qps"}.
+// {"lib", "setting", "build_s", "build_cpu_s", "build_rss_mb", "recall",
+// "p50_ms", "p99_ms", "qps", "cpu_qps"}.
+//
+// With ANN_INDEX_DIR set, each library's built index is kept there (with its
+// build figures in LIB.build.json) and a later run loads it instead of
+// building: the builds, which take CPU minutes at a million vectors, can run
+// apart, and the searches of every library then run one after another in
+// the same minutes. ANN_LIBS (default "hnswlib,usearch,lancedb") picks the
+// libraries, ANN_BUILD_ONLY=1 stops after the builds.
 "use strict";
 
 const fs = require("fs");
@@ -57,17 +64,37 @@ async function measure(lib, setting, build, search) {
   lat.sort((a, b) => a - b);
   const total = lat.reduce((a, b) => a + b, 0);
   out({
-    lib, setting, build_s: build.wall, build_cpu_s: build.cpu, recall: found / (nq * k),
+    lib, setting, build_s: build.wall, build_cpu_s: build.cpu, build_rss_mb: build.rss_mb, recall: found / (nq * k),
     p50_ms: lat[Math.floor(nq / 2)], p99_ms: lat[Math.min(nq - 1, Math.floor(nq * 0.99))],
     qps: nq / (total / 1000), cpu_qps: nq / cpuS,
   });
+}
+
+const keep = process.env.ANN_INDEX_DIR || "";
+const buildOnly = process.env.ANN_BUILD_ONLY === "1";
+const rssMB = () => Math.round(process.resourceUsage().maxRSS / 1024);
+
+// built returns the kept build figures of lib, or null.
+function built(lib) {
+  if (!keep) return null;
+  try {
+    return JSON.parse(fs.readFileSync(path.join(keep, `${lib}.build.json`), "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+function keepBuild(lib, b) {
+  if (!keep) return;
+  fs.mkdirSync(keep, { recursive: true });
+  fs.writeFileSync(path.join(keep, `${lib}.build.json`), JSON.stringify({ wall: b.wall, cpu: b.cpu, rss_mb: b.rss_mb, efc: b.efc }));
 }
 
 function timed(fn) {
   const t0 = process.hrtime.bigint();
   const c0 = cpu();
   const r = fn();
-  return { r, wall: Number(process.hrtime.bigint() - t0) / 1e9, cpu: cpu() - c0 };
+  return { r, wall: Number(process.hrtime.bigint() - t0) / 1e9, cpu: cpu() - c0, rss_mb: rssMB() };
 }
 
 function load(name) {
@@ -80,62 +107,103 @@ function load(name) {
 }
 
 const efs = (meta.efs || [10, 16, 24, 32, 48, 64, 96, 128, 192, 256]);
+// The graphs' construction breadth (hnswlib's efConstruction, usearch's
+// expansion_add): ANN_EFC, default 200 and 128 (their own defaults); a
+// lower one builds faster for a little less recall at a given ef.
+const efc = Number(process.env.ANN_EFC || 0);
 
 async function hnswlib() {
   const lib = load("hnswlib-node");
   if (!lib) return;
-  const b = timed(() => {
-    const index = new lib.HierarchicalNSW("cosine", d);
-    index.initIndex(n, 16, 200, 100);
-    for (let i = 0; i < n; i++) index.addPoint(Array.from(row(base, i)), i);
-    return index;
-  });
-  const index = b.r;
+  const file = keep && path.join(keep, "hnswlib.bin");
+  let b = built("hnswlib");
+  let index;
+  if (b) {
+    index = new lib.HierarchicalNSW("cosine", d);
+    index.readIndexSync(file);
+  } else {
+    b = timed(() => {
+      const index = new lib.HierarchicalNSW("cosine", d);
+      index.initIndex(n, 16, efc || 200, 100);
+      for (let i = 0; i < n; i++) index.addPoint(Array.from(row(base, i)), i);
+      return index;
+    });
+    index = b.r;
+    b.efc = efc || 200;
+    if (keep) {
+      fs.mkdirSync(keep, { recursive: true });
+      index.writeIndexSync(file);
+    }
+    keepBuild("hnswlib", b);
+  }
+  if (buildOnly) return;
   for (const ef of efs) {
     index.setEf(Math.max(ef, k));
-    await measure("hnswlib-node (M=16, efConstruction=200)", `ef=${ef}`, b, (q) => index.searchKnn(Array.from(q), k).neighbors);
+    await measure(`hnswlib-node (M=16, efConstruction=${b.efc || 200})`, `ef=${ef}`, b, (q) => index.searchKnn(Array.from(q), k).neighbors);
   }
 }
 
 async function usearch() {
   const lib = load("usearch");
   if (!lib) return;
-  const file = path.join(os.tmpdir(), `ann_compare_usearch_${process.pid}.usearch`);
-  const b = timed(() => {
-    const index = new lib.Index({ dimensions: d, metric: "cos", connectivity: 16, expansion_add: 128, expansion_search: 64 });
+  const file = keep ? path.join(keep, "usearch.usearch") : path.join(os.tmpdir(), `ann_compare_usearch_${process.pid}.usearch`);
+  let b = built("usearch");
+  if (!b) {
+    b = timed(() => {
+    const index = new lib.Index({ dimensions: d, metric: "cos", connectivity: 16, expansion_add: efc || 128, expansion_search: 64 });
     const keys = new BigUint64Array(n);
     for (let i = 0; i < n; i++) keys[i] = BigInt(i);
     index.add(keys, base, 1); // one thread, as the others build
     return index;
-  });
-  b.r.save(file);
+    });
+    b.r.save(file);
+    b.r = null;
+    b.efc = efc || 128;
+    keepBuild("usearch", b);
+  }
+  if (buildOnly) return;
   try {
     for (const ef of efs) {
       const index = new lib.Index({ dimensions: d, metric: "cos", connectivity: 16, expansion_add: 128, expansion_search: Math.max(ef, k) });
       index.load(file);
-      await measure("usearch (connectivity 16, f32)", `ef=${ef}`, b, (q) => Array.from(index.search(q, k, 1).keys, Number));
+      await measure(`usearch (connectivity 16, expansion_add ${b.efc || 128}, f32)`, `ef=${ef}`, b, (q) => Array.from(index.search(q, k, 1).keys, Number));
     }
   } finally {
-    fs.rmSync(file, { force: true });
+    if (!keep) fs.rmSync(file, { force: true });
   }
 }
 
 async function lancedb() {
   const lib = load("@lancedb/lancedb");
   if (!lib) return;
-  const where = fs.mkdtempSync(path.join(os.tmpdir(), "ann_compare_lance_"));
+  const where = keep ? path.join(keep, "lancedb") : fs.mkdtempSync(path.join(os.tmpdir(), "ann_compare_lance_"));
   try {
     const db = await lib.connect(where);
-    const rows = [];
-    for (let i = 0; i < n; i++) rows.push({ id: i, vector: Array.from(row(base, i)) });
-    const t0 = process.hrtime.bigint();
-    const c0 = cpu();
-    const table = await db.createTable("v", rows);
     const parts = Math.max(1, Math.round(Math.sqrt(n)));
-    await table.createIndex("vector", {
-      config: lib.Index.ivfPq({ numPartitions: parts, numSubVectors: d / 8, distanceType: "cosine" }),
-    });
-    const b = { wall: Number(process.hrtime.bigint() - t0) / 1e9, cpu: cpu() - c0 };
+    let b = built("lancedb");
+    let table;
+    if (b) {
+      table = await db.openTable("v");
+    } else {
+      // Rows go in batches: a million rows as one array of JS numbers
+      // would need gigabytes of heap.
+      const batch = 50000;
+      const rows = (from) => {
+        const r = [];
+        for (let i = from; i < Math.min(n, from + batch); i++) r.push({ id: i, vector: Array.from(row(base, i)) });
+        return r;
+      };
+      const t0 = process.hrtime.bigint();
+      const c0 = cpu();
+      table = await db.createTable("v", rows(0), { mode: "overwrite" });
+      for (let from = batch; from < n; from += batch) await table.add(rows(from));
+      await table.createIndex("vector", {
+        config: lib.Index.ivfPq({ numPartitions: parts, numSubVectors: d / 8, distanceType: "cosine" }),
+      });
+      b = { wall: Number(process.hrtime.bigint() - t0) / 1e9, cpu: cpu() - c0, rss_mb: rssMB() };
+      keepBuild("lancedb", b);
+    }
+    if (buildOnly) return;
     // Without refining, PQ's codes alone reached recall@10 ≈ 0.5 at any
     // nprobes on 10k vectors: the refined search is the one to compare.
     for (const refine of [10]) {
@@ -150,7 +218,7 @@ async function lancedb() {
       }
     }
   } finally {
-    fs.rmSync(where, { recursive: true, force: true });
+    if (!keep) fs.rmSync(where, { recursive: true, force: true });
   }
 }
 
