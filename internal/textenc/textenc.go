@@ -65,7 +65,9 @@ func Detect(data []byte) (name string, enc encoding.Encoding, ok bool) {
 	}
 	best := results[0]
 	if best.Confidence < minConfidence || len(results) > 1 && best.Confidence-results[1].Confidence < minLead {
-		return "", nil, false
+		// ICU's detector wants a few dozen characters of a language; a
+		// short CJK text (a CSV of names) is told by its bytes.
+		return byCommonCharacters(s)
 	}
 	name = best.Charset
 	if strings.HasPrefix(name, "UTF-") {
@@ -146,4 +148,86 @@ func Decode(data []byte, enc encoding.Encoding) (string, error) {
 		return "", err
 	}
 	return strings.ToValidUTF8(string(out), "\uFFFD"), nil
+}
+
+// doubleByte is a CJK encoding of one- and two-byte characters: its name,
+// its two-byte characters' lead and trail bytes, and which of them are
+// its common ones (kana, punctuation and the first level of characters:
+// the ones everyday text is mostly made of).
+type doubleByte struct {
+	name   string
+	lead   func(b byte) bool
+	trail  func(b byte) bool
+	common func(lead, trail byte) bool
+}
+
+func in(b, lo, hi byte) bool { return b >= lo && b <= hi }
+
+var doubleBytes = []doubleByte{
+	{"shift_jis", func(b byte) bool { return in(b, 0x81, 0x9F) || in(b, 0xE0, 0xFC) },
+		func(b byte) bool { return in(b, 0x40, 0x7E) || in(b, 0x80, 0xFC) },
+		func(l, _ byte) bool { return in(l, 0x81, 0x83) || in(l, 0x88, 0x98) }},
+	{"euc-jp", func(b byte) bool { return in(b, 0xA1, 0xFE) || b == 0x8E },
+		func(b byte) bool { return in(b, 0xA1, 0xFE) },
+		func(l, _ byte) bool { return in(l, 0xA1, 0xA5) || in(l, 0xB0, 0xCF) }},
+	{"gbk", func(b byte) bool { return in(b, 0x81, 0xFE) },
+		func(b byte) bool { return in(b, 0x40, 0x7E) || in(b, 0x80, 0xFE) },
+		func(l, t byte) bool { return (in(l, 0xA1, 0xA3) || in(l, 0xB0, 0xD7)) && t >= 0xA1 }},
+	{"big5", func(b byte) bool { return in(b, 0x81, 0xFE) },
+		func(b byte) bool { return in(b, 0x40, 0x7E) || in(b, 0xA1, 0xFE) },
+		func(l, _ byte) bool { return in(l, 0xA1, 0xC6) }},
+	{"euc-kr", func(b byte) bool { return in(b, 0x81, 0xFE) },
+		func(b byte) bool { return in(b, 0x41, 0x5A) || in(b, 0x61, 0x7A) || in(b, 0x81, 0xFE) },
+		func(l, t byte) bool { return (in(l, 0xA1, 0xA3) || in(l, 0xB0, 0xC8)) && t >= 0xA1 }},
+}
+
+// byCommonCharacters names the CJK encoding s is written in when its
+// bytes tell one clearly, though too few for ICU's statistics: of the
+// encodings s decodes in without an error, the one whose two-byte
+// characters are nearly all (90%) among its common characters, where in
+// every other they are at most 60% (Japanese in Shift_JIS read as GBK
+// gives rare characters). Encodings whose common characters share their
+// bytes (EUC-JP, GBK and EUC-KR's) stay unrecognised.
+func byCommonCharacters(s []byte) (string, encoding.Encoding, bool) {
+	const minChars = 4
+	bestShare, secondShare := 0.0, 0.0
+	var best *doubleByte
+	var bestEnc encoding.Encoding
+	for k := range doubleBytes {
+		d := &doubleBytes[k]
+		chars, common := 0, 0
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if c < 0x80 || !d.lead(c) || i+1 >= len(s) {
+				continue // ASCII, a one-byte character, or cut by the end
+			}
+			if !d.trail(s[i+1]) {
+				chars = -1 // no character of this encoding
+				break
+			}
+			chars++
+			if d.common(c, s[i+1]) {
+				common++
+			}
+			i++
+		}
+		if chars < minChars {
+			continue
+		}
+		enc, err := htmlindex.Get(d.name)
+		if err != nil || !decodesCleanly(enc, s) {
+			continue
+		}
+		share := float64(common) / float64(chars)
+		switch {
+		case share > bestShare:
+			secondShare, bestShare, best, bestEnc = bestShare, share, d, enc
+		case share > secondShare:
+			secondShare = share
+		}
+	}
+	if best == nil || bestShare < 0.9 || secondShare > 0.6 {
+		return "", nil, false
+	}
+	return canonical(bestEnc, best.name), bestEnc, true
 }

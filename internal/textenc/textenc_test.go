@@ -91,3 +91,36 @@ func TestDetectRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A short CJK text (a CSV of a few names, too few characters for ICU's
+// statistics) is told by its bytes: Shift_JIS and Big5, whose common
+// characters no other encoding shares; a Latin-1 line stays refused or
+// read as Latin-1, never as CJK.
+func TestDetectShortCJK(t *testing.T) {
+	csv := "名前,年齢,住所\r\n佐藤太郎,30,東京\r\n三木英子,25,大阪\r\n髙橋淳,35,名古屋\r\n"
+	for _, tc := range []struct {
+		name string
+		enc  encoding.Encoding
+		text string
+	}{
+		{"shift_jis", japanese.ShiftJIS, csv},
+		{"big5", traditionalchinese.Big5, "姓名,年齡,地址\r\n陳大文,30,台北\r\n林小明,25,高雄\r\n"},
+	} {
+		data, err := tc.enc.NewEncoder().Bytes([]byte(tc.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, enc, ok := textenc.Detect(data)
+		if !ok || name != tc.name {
+			t.Errorf("%s: recognised as %q (%v), want %s", tc.name, name, ok, tc.name)
+			continue
+		}
+		if got, _ := textenc.Decode(data, enc); got != tc.text {
+			t.Errorf("%s: decoded %q", tc.name, got)
+		}
+	}
+	latin1, _ := charmap.Windows1252.NewEncoder().Bytes([]byte("Grüße aus Köln, café crème à la carte, déjà vu.\n"))
+	if name, _, ok := textenc.Detect(latin1); ok && name != "windows-1252" {
+		t.Errorf("a Latin-1 line recognised as %s", name)
+	}
+}
