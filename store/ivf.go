@@ -44,8 +44,8 @@ import (
 // sparse).
 
 // sqliteSchemaVersion is the version of the tables a SQLite store
-// creates (3: the IVF index and float16 vectors).
-const sqliteSchemaVersion = 4
+// creates (3: the IVF index and float16 vectors; 5: the keyword index).
+const sqliteSchemaVersion = 5
 
 const (
 	// ivfMinChunks is the number of vectors from which the index is

@@ -183,3 +183,53 @@ func (s *SQLite) keywordRanked(ctx context.Context, match string, k int) ([]cand
 	}
 	return out, rows.Err()
 }
+
+// keywordIndexed ranks by the keyword index (bm25.go) when the store has
+// one: FTS5's BM25 ranking of the words w, among the chunks q's filters
+// keep. ok is false when the index cannot answer (the caller asks FTS5).
+func (s *SQLite) keywordIndexed(ctx context.Context, q Query, w []string) ([]Hit, bool, error) {
+	var keep map[int64]bool
+	if q.filtered() {
+		var err error
+		if keep, err = s.keptChunks(ctx, q); err != nil {
+			return nil, false, err
+		}
+		if len(keep) == 0 {
+			return nil, true, nil
+		}
+	}
+	best, ok, err := s.bm25Search(ctx, w, q.K, keep)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	hits := make([]Hit, 0, len(best))
+	for _, c := range best {
+		h, err := s.hit(ctx, `SELECT `+sqliteColumns+` FROM gochunk_chunks c WHERE c.id = ?`, c.rowid)
+		if err != nil {
+			return nil, false, err
+		}
+		h.Score = c.score
+		hits = append(hits, h)
+	}
+	return hits, true, nil
+}
+
+// keptChunks returns the ids of the chunks q's filters keep (with a
+// vector or not).
+func (s *SQLite) keptChunks(ctx context.Context, q Query) (map[int64]bool, error) {
+	cond, args := sqliteFilter(q)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT c.id FROM gochunk_chunks c JOIN gochunk_documents d ON d.id = c.document_id WHERE `+cond, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}

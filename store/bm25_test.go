@@ -1,0 +1,539 @@
+package store
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gochunk/gochunk/record"
+)
+
+// bm25Vocab is generated words: stems with endings porter folds
+// ("connect", "connected", "connecting"), digits, accented letters, and
+// a Zipf-like frequency by rank.
+func bm25Vocab(rng *rand.Rand, n int) []string {
+	syll := []string{"ka", "lo", "mi", "ne", "ru", "ta", "ve", "zo", "bri", "str", "qu", "é", "ün", "x9", "7"}
+	ends := []string{"", "", "", "s", "ed", "ing", "ion", "ly", "ness", "er"}
+	seen := map[string]bool{}
+	var out []string
+	for len(out) < n {
+		var b strings.Builder
+		for range 1 + rng.IntN(3) {
+			b.WriteString(syll[rng.IntN(len(syll))])
+		}
+		w := b.String()
+		for _, e := range ends[:1+rng.IntN(len(ends))] {
+			if !seen[w+e] {
+				seen[w+e] = true
+				out = append(out, w+e)
+			}
+		}
+	}
+	return out[:n]
+}
+
+// zipfWord draws a word, the first ones far more often.
+func zipfWord(rng *rand.Rand, vocab []string) string {
+	i := int(float64(len(vocab)) * rng.Float64() * rng.Float64() * rng.Float64())
+	return vocab[min(i, len(vocab)-1)]
+}
+
+// bm25Text is a generated chunk text of n words with punctuation.
+func bm25Text(rng *rand.Rand, vocab []string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString([]string{" ", " ", " ", ", ", ". ", " - ", "\n"}[rng.IntN(7)])
+		}
+		w := zipfWord(rng, vocab)
+		if rng.IntN(10) == 0 {
+			w = strings.ToUpper(w[:1]) + w[1:]
+		}
+		b.WriteString(w)
+	}
+	return b.String()
+}
+
+// bm25Put is a document of generated chunks.
+func bm25Put(rng *rand.Rand, vocab []string, id string, chunks int) Put {
+	put := Put{Document: Document{ID: id, Source: id, ContentHash: "h", ConfigHash: "c", Metadata: map[string]any{"lang": []string{"en", "fr"}[rng.IntN(2)]}}}
+	for j := range chunks {
+		text := bm25Text(rng, vocab, 1+rng.IntN(60))
+		put.Chunks = append(put.Chunks, record.Record{Source: id, ChunkIndex: j, Text: text, End: len(text), EndRune: len([]rune(text))})
+	}
+	return put
+}
+
+func openBM25(t testing.TB) (*SQLite, string) {
+	t.Helper()
+	return openTemp(t, 4)
+}
+
+// sameRanking fails the test unless hits and want (FTS5's) rank alike:
+// the same scores in order (to float rounding), and the same chunks above
+// the last score (chunks tied at it may differ: FTS5 keeps any of them).
+func sameRanking(t testing.TB, what string, hits, want []Hit) {
+	t.Helper()
+	if len(hits) != len(want) {
+		t.Fatalf("%s: %d hits, FTS5 %d", what, len(hits), len(want))
+	}
+	if len(want) == 0 {
+		return
+	}
+	key := func(h Hit) string { return h.Source + "#" + strconv.Itoa(h.ChunkIndex) }
+	for i := range want {
+		if d := hits[i].Score - want[i].Score; d > 1e-9*max(1, want[i].Score) || -d > 1e-9*max(1, want[i].Score) {
+			t.Fatalf("%s: hit %d scores %.17g, FTS5 %.17g (%s vs %s)", what, i, hits[i].Score, want[i].Score, key(hits[i]), key(want[i]))
+		}
+	}
+	floor := want[len(want)-1].Score * (1 + 1e-12)
+	above := func(hs []Hit) []string {
+		var out []string
+		for _, h := range hs {
+			if h.Score > floor {
+				out = append(out, key(h))
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	if a, b := above(hits), above(want); !slices.Equal(a, b) {
+		t.Fatalf("%s: chunks %v, FTS5 %v", what, a, b)
+	}
+}
+
+// compareFTS5 checks the index's keyword ranking against FTS5's
+// (Query.Exact) for each query at k 1, 10 and 40.
+func compareFTS5(t testing.TB, s *SQLite, queries []string, filter func(*Query)) {
+	t.Helper()
+	ctx := context.Background()
+	for _, text := range queries {
+		for _, k := range []int{1, 10, 40} {
+			q := Query{Text: text, K: k, Mode: Keyword}
+			if filter != nil {
+				filter(&q)
+			}
+			got, err := s.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q.Exact = true
+			want, err := s.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameRanking(t, fmt.Sprintf("%q k=%d", text, k), got, want)
+		}
+	}
+}
+
+// bm25Queries draws n queries of 1–8 words (some never indexed).
+func bm25Queries(rng *rand.Rand, vocab []string, n int) []string {
+	var out []string
+	for range n {
+		var w []string
+		for range 1 + rng.IntN(8) {
+			w = append(w, zipfWord(rng, vocab))
+		}
+		if rng.IntN(5) == 0 {
+			w = append(w, "neverindexedword")
+		}
+		out = append(out, strings.Join(w, " "))
+	}
+	return out
+}
+
+// checkBM25 checks the keyword index against the chunks, tokenised
+// again: every term's postings (ids ascending, each once, its tf and
+// the chunk's length) in blocks of at most bm25Block keyed by their last
+// id with their bounds, the terms' counts, and the totals.
+func checkBM25(t testing.TB, s *SQLite) {
+	t.Helper()
+	ctx := context.Background()
+	if v, _ := s.Meta(ctx, bm25Built); v != "1" {
+		t.Fatalf("the keyword index is not built (%q)", v)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, coalesce(embed_text, text) FROM gochunk_chunks ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	var texts []string
+	for rows.Next() {
+		var id int64
+		var text string
+		if err := rows.Scan(&id, &text); err != nil {
+			t.Fatal(err)
+		}
+		ids, texts = append(ids, id), append(texts, text)
+	}
+	rows.Close()
+	tok, err := newFTSTokenizer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tok.close()
+	tk, err := tok.tokens(ctx, ids, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]kwPosting{}
+	for i, term := range tk.terms {
+		want[term] = append(want[term], kwPosting{id: tk.rows[i], tf: tk.tfs[i], len: tk.lens[tk.rows[i]]})
+	}
+	var tokens int64
+	for _, n := range tk.lens {
+		tokens += int64(n)
+	}
+	got := map[string][]kwPosting{}
+	rows, err = s.db.QueryContext(ctx, `SELECT term, last, max_tf, min_len, postings FROM gochunk_kw_blocks ORDER BY term, last`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var term string
+		var b kwBlock
+		if err := rows.Scan(&term, &b.last, &b.maxTF, &b.minLen, &b.data); err != nil {
+			t.Fatal(err)
+		}
+		ps, err := decodeKWBlock(b.data, nil)
+		if err != nil || len(ps) == 0 || len(ps) > bm25Block {
+			t.Fatalf("term %q block %d: %d postings, %v", term, b.last, len(ps), err)
+		}
+		if mt, ml := blockBounds(ps); ps[len(ps)-1].id != b.last || mt != b.maxTF || ml != b.minLen {
+			t.Fatalf("term %q block %d: last %d, bounds %d/%d stored %d/%d", term, b.last, ps[len(ps)-1].id, mt, ml, b.maxTF, b.minLen)
+		}
+		if prev := got[term]; len(prev) > 0 && prev[len(prev)-1].id >= ps[0].id {
+			t.Fatalf("term %q: block %d overlaps the one before", term, b.last)
+		}
+		got[term] = append(got[term], ps...)
+	}
+	rows.Close()
+	if len(got) != len(want) {
+		t.Fatalf("%d terms in the index, %d in the chunks", len(got), len(want))
+	}
+	for term, ps := range want {
+		if !slices.Equal(got[term], ps) {
+			t.Fatalf("term %q: postings %v, the chunks' %v", term, got[term], ps)
+		}
+	}
+	dfs := map[string]int{}
+	rows, err = s.db.QueryContext(ctx, `SELECT term, df FROM gochunk_kw_terms`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var term string
+		var df int
+		if err := rows.Scan(&term, &df); err != nil {
+			t.Fatal(err)
+		}
+		dfs[term] = df
+	}
+	rows.Close()
+	if len(dfs) != len(want) {
+		t.Fatalf("%d terms counted, %d in the chunks", len(dfs), len(want))
+	}
+	for term, ps := range want {
+		if dfs[term] != len(ps) {
+			t.Fatalf("term %q: counted in %d chunks, in %d", term, dfs[term], len(ps))
+		}
+	}
+	nRows, _ := s.Meta(ctx, bm25Rows)
+	nTokens, _ := s.Meta(ctx, bm25Tokens)
+	if nRows != strconv.Itoa(len(ids)) || nTokens != strconv.FormatInt(tokens, 10) {
+		t.Fatalf("totals %s chunks, %s tokens; the chunks: %d, %d", nRows, nTokens, len(ids), tokens)
+	}
+}
+
+// TestBM25MatchesFTS5: on generated text, the keyword index's hits and
+// scores are FTS5's bm25() ranking (k 1, 10, 40), before and after
+// documents are changed, deleted and added, one written twice in one
+// transaction, the last one deleted (its ids used again), and with the
+// filters.
+func TestBM25MatchesFTS5(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(53, 1))
+	vocab := bm25Vocab(rng, 3000)
+	s, _ := openBM25(t)
+	for d := range 40 {
+		if err := s.Replace(ctx, bm25Put(rng, vocab, fmt.Sprintf("doc/%02d", d), 20+rng.IntN(150))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkBM25(t, s)
+	queries := bm25Queries(rng, vocab, 20)
+	compareFTS5(t, s, queries, nil)
+
+	// Changed, deleted, added; one document twice in a transaction.
+	twice := bm25Put(rng, vocab, "doc/03", 30)
+	if err := s.Replace(ctx, bm25Put(rng, vocab, "doc/01", 200), bm25Put(rng, vocab, "doc/03", 10), twice, bm25Put(rng, vocab, "doc/new", 50)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(ctx, "doc/05", "doc/07"); err != nil {
+		t.Fatal(err)
+	}
+	checkBM25(t, s)
+	compareFTS5(t, s, queries, nil)
+	// The last document deleted and another written: its ids again.
+	if err := s.Delete(ctx, "doc/new"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Replace(ctx, bm25Put(rng, vocab, "doc/newer", 70)); err != nil {
+		t.Fatal(err)
+	}
+	// A document emptied, and one of empty texts.
+	if err := s.Replace(ctx, Put{Document: Document{ID: "doc/02", Source: "doc/02", ContentHash: "h2", ConfigHash: "c"}}); err != nil {
+		t.Fatal(err)
+	}
+	empty := Put{Document: Document{ID: "doc/empty", Source: "doc/empty", ContentHash: "h", ConfigHash: "c"}}
+	empty.Chunks = []record.Record{{Source: "doc/empty", Text: "", End: 0}, {Source: "doc/empty", ChunkIndex: 1, Text: "... !!", End: 6, EndRune: 6}}
+	if err := s.Replace(ctx, empty); err != nil {
+		t.Fatal(err)
+	}
+	checkBM25(t, s)
+	compareFTS5(t, s, queries, nil)
+
+	// Filters apply inside the search: k hits when k are kept.
+	compareFTS5(t, s, queries[:10], func(q *Query) { q.SourcePrefix = "doc/1" })
+	compareFTS5(t, s, queries[:10], func(q *Query) { q.Metadata = map[string]string{"lang": "fr"} })
+	for _, q := range queries[:10] {
+		hits, err := s.Search(ctx, Query{Text: q, K: 10, Mode: Keyword, SourcePrefix: "doc/1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			if !strings.HasPrefix(h.Source, "doc/1") {
+				t.Fatalf("%q: a hit from %s outside the filter", q, h.Source)
+			}
+		}
+	}
+}
+
+// TestBM25RealText: on real text (the evaluation corpora, in chunks of
+// about 300 runes on line ends), the index's ranking of held-out-style
+// queries (lines of the text, the evaluation questions) is FTS5's.
+func TestBM25RealText(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "eval", "chroma")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.md"))
+	if len(files) == 0 {
+		t.Skipf("no evaluation corpora in %s", dir)
+	}
+	ctx := context.Background()
+	s, _ := openBM25(t)
+	var lines []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		put := Put{Document: Document{ID: filepath.Base(f), Source: f, ContentHash: "h", ConfigHash: "c"}}
+		var cur strings.Builder
+		for line := range strings.Lines(string(b)) {
+			cur.WriteString(line)
+			if l := strings.TrimSpace(line); len(l) > 40 {
+				lines = append(lines, l)
+			}
+			if cur.Len() >= 300 {
+				text := cur.String()
+				put.Chunks = append(put.Chunks, record.Record{Source: f, ChunkIndex: len(put.Chunks), Text: text, End: len(text), EndRune: len([]rune(text))})
+				cur.Reset()
+			}
+		}
+		if err := s.Replace(ctx, put); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkBM25(t, s)
+	var queries []string
+	for i := 0; i < len(lines) && len(queries) < 60; i += max(1, len(lines)/60) {
+		queries = append(queries, lines[i])
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "questions.csv")); err == nil {
+		for i, line := range strings.Split(string(b), "\n") {
+			if i > 0 && i%10 == 0 {
+				queries = append(queries, line)
+			}
+		}
+	}
+	compareFTS5(t, s, queries, nil)
+}
+
+// TestBM25Migrated: a store written before the keyword index (version 4,
+// no index tables) is searched by FTS5 until Prepare builds the index
+// from its chunks; the index is then whole and ranks as FTS5 does.
+func TestBM25Migrated(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(53, 2))
+	vocab := bm25Vocab(rng, 1500)
+	s, path := openBM25(t)
+	for d := range 12 {
+		if err := s.Replace(ctx, bm25Put(rng, vocab, fmt.Sprintf("m%d", d), 50+rng.IntN(300))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, stmt := range []string{`DROP TABLE gochunk_kw_terms`, `DROP TABLE gochunk_kw_blocks`,
+		`DELETE FROM gochunk_meta WHERE key IN ('kw_index', 'kw_rows', 'kw_tokens')`, `UPDATE gochunk_meta SET value = '4' WHERE key = 'schema_version'`} {
+		if _, err := s.db.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	s, err := OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	queries := bm25Queries(rng, vocab, 20)
+	compareFTS5(t, s, queries, nil) // FTS5 both ways: no index yet
+	if _, ok, err := s.bm25Search(ctx, words(queries[0]), 10, nil); ok || err != nil {
+		t.Fatalf("an unbuilt index answered (ok %v, %v)", ok, err)
+	}
+	if err := s.Prepare(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := s.Meta(ctx, "schema_version"); v != strconv.Itoa(sqliteSchemaVersion) {
+		t.Fatalf("schema version %s after Prepare", v)
+	}
+	checkBM25(t, s)
+	if _, ok, err := s.bm25Search(ctx, words(queries[0]), 10, nil); !ok || err != nil {
+		t.Fatalf("the built index did not answer (ok %v, %v)", ok, err)
+	}
+	compareFTS5(t, s, queries, nil)
+	if err := s.Replace(ctx, bm25Put(rng, vocab, "m3", 40)); err != nil {
+		t.Fatal(err)
+	}
+	checkBM25(t, s)
+}
+
+// TestBM25Killed kills a writer (SIGKILL) at a random moment while it
+// changes, deletes and adds documents, three times: each store it leaves
+// has its keyword index equal to its chunks (checkBM25) and ranking as
+// FTS5 does, and the next writer writes on.
+func TestBM25Killed(t *testing.T) {
+	if path := os.Getenv("GOCHUNK_TEST_BM25_KILL"); path != "" {
+		ctx := context.Background()
+		s, err := OpenSQLite(ctx, path)
+		if err != nil {
+			os.Exit(3)
+		}
+		rng := rand.New(rand.NewPCG(uint64(os.Getpid()), 53))
+		vocab := bm25Vocab(rand.New(rand.NewPCG(53, 3)), 2000)
+		for i := 0; ; i++ {
+			if err := s.Replace(ctx, bm25Put(rng, vocab, fmt.Sprint("d", rng.IntN(60)), 20+rng.IntN(100)),
+				bm25Put(rng, vocab, fmt.Sprintf("k%d-%d", os.Getpid(), i), 30)); err != nil {
+				os.Exit(5)
+			}
+			if err := s.Delete(ctx, fmt.Sprint("d", rng.IntN(60))); err != nil {
+				os.Exit(5)
+			}
+			if i == 0 {
+				fmt.Println("writing")
+			}
+		}
+	}
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(53, 4))
+	vocab := bm25Vocab(rand.New(rand.NewPCG(53, 3)), 2000)
+	s, path := openBM25(t)
+	for d := range 30 {
+		if err := s.Replace(ctx, bm25Put(rng, vocab, fmt.Sprint("d", d), 50)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	queries := bm25Queries(rng, vocab, 10)
+	for round := range 3 {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestBM25Killed$")
+		cmd.Env = append(os.Environ(), "GOCHUNK_TEST_BM25_KILL="+path)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		if !strings.HasPrefix(line, "writing") {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("round %d: the writer did not write (%q)", round, line)
+		}
+		time.Sleep(time.Duration(rng.IntN(400)) * time.Millisecond)
+		cmd.Process.Kill()
+		if err := cmd.Wait(); err == nil || cmd.ProcessState.ExitCode() == 3 || cmd.ProcessState.ExitCode() == 5 {
+			t.Fatalf("round %d: the writer was not killed while writing: %v", round, err)
+		}
+		s, err := OpenSQLite(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBM25(t, s)
+		compareFTS5(t, s, queries, nil)
+		s.Close()
+	}
+	s, err := OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Replace(ctx, bm25Put(rng, vocab, "after", 80)); err != nil {
+		t.Fatal(err)
+	}
+	checkBM25(t, s)
+}
+
+// TestBM25Phrases: the query's words are the terms FTS5 makes of them
+// (porter folds "connected" and "connecting" to one), and a store without
+// the words returns nothing.
+func TestBM25Phrases(t *testing.T) {
+	ctx := context.Background()
+	tok, err := newFTSTokenizer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tok.close()
+	got, err := tok.phrases(ctx, []string{"connected", "connecting", "café", "running", "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"connect"}, {"connect"}, {"cafe"}, {"run"}, {"x"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("phrases %v, want %v", got, want)
+	}
+}
+
+// BenchmarkBM25 compares the keyword index's search with FTS5's bm25()
+// ranking (Query.Exact) on 20,000 generated chunks.
+func BenchmarkBM25(b *testing.B) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(53, 5))
+	vocab := bm25Vocab(rng, 20000)
+	s, _ := openBM25(b)
+	for d := range 100 {
+		if err := s.Replace(ctx, bm25Put(rng, vocab, fmt.Sprint("b", d), 200)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	queries := bm25Queries(rng, vocab, 100)
+	for _, exact := range []bool{false, true} {
+		b.Run(map[bool]string{false: "index", true: "fts5"}[exact], func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				if _, err := s.Search(ctx, Query{Text: queries[i%len(queries)], K: 10, Mode: Keyword, Exact: exact}); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
