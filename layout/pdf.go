@@ -280,16 +280,18 @@ type pageBlocks struct {
 	outline       []outlineEntry // the document's bookmarks, on its first page read (PDFium)
 }
 
-// parseBBoxLayout reads pdftotext's -bbox-layout XHTML.
+// parseBBoxLayout reads pdftotext's -bbox-layout XHTML: its words and
+// lines, with their boxes, built into blocks by popplerBlocks.
 func parseBBoxLayout(data []byte, firstPage int) ([]pageBlocks, error) {
 	dec := xml.NewDecoder(bytes.NewReader(xmlText(data)))
 	dec.Strict = false
 	dec.Entity = xml.HTMLEntity
 	var pages []pageBlocks
-	var cur *block
-	var line []string
+	var blocks []popplerBlock // the page's
+	var line pdfLine
 	inWord := false
 	var word strings.Builder
+	var wordBox [2]float64
 	attr := func(se xml.StartElement, name string) float64 {
 		for _, a := range se.Attr {
 			if a.Name.Local == name {
@@ -299,7 +301,12 @@ func parseBBoxLayout(data []byte, firstPage int) ([]pageBlocks, error) {
 		}
 		return 0
 	}
-	var lineHeights []float64
+	endPage := func() {
+		if len(pages) > 0 && len(blocks) > 0 {
+			pages[len(pages)-1].blocks = popplerBlocks(blocks)
+		}
+		blocks = blocks[:0]
+	}
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -312,16 +319,18 @@ func parseBBoxLayout(data []byte, firstPage int) ([]pageBlocks, error) {
 		case xml.StartElement:
 			switch t.Name.Local {
 			case "page":
+				endPage()
 				pages = append(pages, pageBlocks{page: firstPage + len(pages), width: attr(t, "width"), height: attr(t, "height")})
 			case "block":
-				cur = &block{x0: attr(t, "xMin"), y0: attr(t, "yMin"), x1: attr(t, "xMax"), y1: attr(t, "yMax")}
-				lineHeights = lineHeights[:0]
+				blocks = append(blocks, popplerBlock{x0: attr(t, "xMin"), y0: attr(t, "yMin"), x1: attr(t, "xMax"), y1: attr(t, "yMax")})
 			case "line":
-				line = line[:0]
-				lineHeights = append(lineHeights, attr(t, "yMax")-attr(t, "yMin"))
+				line = pdfLine{}
+				line.x0, line.y0, line.x1, line.y1 = attr(t, "xMin"), attr(t, "yMin"), attr(t, "xMax"), attr(t, "yMax")
+				line.size = line.y1 - line.y0
 			case "word":
 				inWord = true
 				word.Reset()
+				wordBox = [2]float64{attr(t, "xMin"), attr(t, "xMax")}
 			}
 		case xml.CharData:
 			if inWord {
@@ -331,27 +340,25 @@ func parseBBoxLayout(data []byte, firstPage int) ([]pageBlocks, error) {
 			switch t.Name.Local {
 			case "word":
 				inWord = false
-				if w := strings.TrimSpace(word.String()); w != "" {
-					line = append(line, w)
+				if w := strings.Join(strings.Fields(word.String()), " "); w != "" {
+					if wordBox[1] <= wordBox[0] {
+						wordBox = [2]float64{line.x0, line.x1} // no box: the line's
+					}
+					line.words = append(line.words, w)
+					line.boxes = append(line.boxes, wordBox)
 				}
 			case "line":
-				if cur != nil && len(line) > 0 {
-					cur.lines = append(cur.lines, strings.Join(line, " "))
+				if len(line.words) > 0 && len(blocks) > 0 {
+					b := &blocks[len(blocks)-1]
+					b.lines = append(b.lines, line)
 				}
-			case "block":
-				if cur != nil && len(cur.lines) > 0 && len(pages) > 0 {
-					sum := 0.0
-					for _, h := range lineHeights {
-						sum += h
-					}
-					cur.lineHeight = sum / float64(max(len(lineHeights), 1))
-					p := &pages[len(pages)-1]
-					p.blocks = append(p.blocks, *cur)
-				}
-				cur = nil
+				line = pdfLine{}
+			case "page":
+				endPage()
 			}
 		}
 	}
+	endPage()
 	if len(pages) == 0 {
 		return nil, fmt.Errorf("%w: pdftotext returned no page", ErrCorrupt)
 	}
