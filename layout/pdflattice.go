@@ -553,6 +553,7 @@ type cellWord struct {
 	y, h, x, x1 float64 // its line's middle and height, its left and right
 	size        float64 // its line's font size
 	text        string
+	glued       bool // a piece of the word before it (splitCuts)
 }
 
 // latticeTables takes the ruled tables out of a page's lines: words in a
@@ -590,7 +591,7 @@ func latticeTables(lines []pdfLine, rules pageRules) ([]block, []pdfLine) {
 						words[gi] = map[int][]cellWord{}
 					}
 					c := g.cell[s]
-					words[gi][c] = append(words[gi][c], cellWord{y: y, h: l.y1 - l.y0, x: b[0], x1: b[1], size: l.size, text: l.words[i]})
+					words[gi][c] = append(words[gi][c], cellWord{y: y, h: l.y1 - l.y0, x: b[0], x1: b[1], size: l.size, text: l.words[i], glued: l.gluedAt(i)})
 					where[k][i] = place{gi, c}
 					sizes[gi] += l.size
 					counts[gi]++
@@ -638,8 +639,7 @@ func latticeTables(lines []pdfLine, rules pageRules) ([]block, []pdfLine) {
 				nl = pdfLine{x0: b[0], y0: l.y0, x1: b[1], y1: l.y1, size: l.size}
 			}
 			nl.x0, nl.x1 = math.Min(nl.x0, b[0]), math.Max(nl.x1, b[1])
-			nl.words = append(nl.words, l.words[i])
-			nl.boxes = append(nl.boxes, b)
+			nl.addWord(l, i, i > 0 && !(where[k][i-1].grid >= 0 && kept[where[k][i-1].grid]))
 		}
 		if len(nl.words) == len(l.words) {
 			rest = append(rest, l)
@@ -812,7 +812,7 @@ func cellText(ws []cellWord) string {
 	for _, line := range cellLines(ws) {
 		sb.Reset()
 		for i, w := range line {
-			if i > 0 && !(w.x-line[i-1].x1 < 0.1*w.size && joins(line[i-1].text, w.text)) {
+			if i > 0 && !(w.x-line[i-1].x1 < 0.1*w.size && joins(line[i-1].text, w.text)) && !(w.glued && w.x-line[i-1].x1 < 0.3*w.size) {
 				sb.WriteByte(' ')
 			}
 			sb.WriteString(w.text)
@@ -837,8 +837,8 @@ func groupBlocksRuled(runs []pdfRun, rules pageRules) []block {
 	if len(rules.h)+len(rules.fills) < 2 || hasRTL(runs) {
 		return groupBlocks(runs)
 	}
-	ruled, lines := latticeTables(groupLines(runs), rules)
+	ruled, lines := latticeTables(splitCuts(groupLines(runs)), rules)
 	between, lines := ruleTables(lines, rules)
 	tables, rest := findTables(lines)
-	return append(append(append(linesToBlocks(rest), ruled...), between...), tables...)
+	return append(append(append(linesToBlocks(joinCuts(rest)), ruled...), between...), tables...)
 }

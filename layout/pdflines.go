@@ -25,6 +25,20 @@ type pdfLine struct {
 	boxes          [][2]float64
 	styled, bold   int // characters of known style, and of them bold
 	italic         int
+	// cuts are the places inside its words where two letters stand a
+	// little apart on a line whose letters otherwise touch (cells of a
+	// tight table drawn without a space between them, "0.2%30,708"):
+	// the table finders take them as word boundaries (splitCuts).
+	cuts []wordCut
+	// glued, where set, tells the words that go on the word before them
+	// without a space: pieces of one word cut at its cuts.
+	glued []bool
+}
+
+// wordCut is a place inside a line's word where its letters stand apart.
+type wordCut struct {
+	word, at int     // the word's index, and the byte of its text the cut is before
+	x1, x0   float64 // the left piece's right edge and the right piece's left edge
 }
 
 // groupBlocks groups a page's runs, in the engine's order, into lines and
@@ -36,8 +50,8 @@ func groupBlocks(runs []pdfRun) []block {
 	if hasRTL(runs) {
 		return linesToBlocks(positionLines(runs))
 	}
-	tables, rest := findTables(groupLines(runs))
-	return append(linesToBlocks(rest), tables...)
+	tables, rest := findTables(splitCuts(groupLines(runs)))
+	return append(linesToBlocks(joinCuts(rest)), tables...)
 }
 
 // groupLines joins runs into lines while the next run is beside the last
@@ -51,6 +65,8 @@ func groupLines(runs []pdfRun) []pdfLine {
 	wx0, wx1 := math.Inf(1), math.Inf(-1) // the word's extent
 	gap := -1.0                           // the gap in ems that started the word; -1 for a space
 	var gaps []float64                    // the line's words'
+	var cuts []wordCut                    // the line's letters standing apart
+	letters, loose := 0, 0                // gaps between letters of a word on the line, and of them not touching
 	flushWord := func() {
 		if word.Len() > 0 {
 			cur.words = append(cur.words, word.String())
@@ -63,10 +79,17 @@ func groupLines(runs []pdfRun) []pdfLine {
 	flushLine := func() {
 		flushWord()
 		if len(cur.words) > 0 {
+			n := len(cur.words)
 			joinLetterSpaced(&cur, gaps)
+			// Cuts count where the line's other letters touch: letters
+			// set apart all along a line (spaced out to justify it) or
+			// a line whose words were joined are cut nowhere.
+			if len(cuts) > 0 && len(cur.words) == n && loose-len(cuts) <= letters/20 {
+				cur.cuts = append([]wordCut(nil), cuts...)
+			}
 			lines = append(lines, cur)
 		}
-		cur, gaps = pdfLine{}, gaps[:0]
+		cur, gaps, cuts, letters, loose = pdfLine{}, gaps[:0], cuts[:0], 0, 0
 	}
 	for _, r := range runs {
 		if strings.TrimFunc(r.text, isPDFSpace) == "" {
@@ -83,6 +106,16 @@ func groupLines(runs []pdfRun) []pdfLine {
 			case r.x0 > lastX1+0.3*em:
 				flushWord() // a gap the PDF spaces by position
 				gap = (r.x0 - lastX1) / em
+			case word.Len() > 0:
+				letters++
+				// Not between two lower-case letters: a ligature's box
+				// ("offi ces") leaves such gaps; cells start otherwise.
+				if r.x0 > lastX1+cutGap*em && !(unicode.IsLower(lastRune(word.String())) && unicode.IsLower(firstRune(r.text))) {
+					cuts = append(cuts, wordCut{word: len(cur.words), at: word.Len(), x1: lastX1, x0: r.x0})
+				}
+				if r.x0 > lastX1+0.03*em {
+					loose++
+				}
 			}
 		}
 		if cur.size == 0 {
@@ -108,6 +141,91 @@ func groupLines(runs []pdfRun) []pdfLine {
 		}
 	}
 	flushLine()
+	return lines
+}
+
+// cutGap is the gap, in ems, between two letters of a word that cuts it
+// for the table finders, on a line whose letters otherwise touch: cells
+// of a table set without padding stand 0.1 to 0.3 em apart (Chromium's
+// default 1 px each side), letters of a word less than 0.05 em.
+const cutGap = 0.08
+
+// splitCuts returns lines with their words cut at their cuts, each piece
+// after the first of a word marked glued; lines without cuts are as
+// they were.
+func splitCuts(lines []pdfLine) []pdfLine {
+	var out []pdfLine
+	for k, l := range lines {
+		if len(l.cuts) == 0 {
+			if out != nil {
+				out = append(out, l)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]pdfLine, 0, len(lines)), lines[:k]...)
+		}
+		nl := l
+		nl.cuts = nil
+		nl.words = make([]string, 0, len(l.words)+len(l.cuts))
+		nl.boxes = make([][2]float64, 0, len(l.words)+len(l.cuts))
+		nl.glued = make([]bool, 0, len(l.words)+len(l.cuts))
+		c := 0
+		for i, w := range l.words {
+			from, x0 := 0, l.boxes[i][0]
+			for ; c < len(l.cuts) && l.cuts[c].word == i; c++ {
+				cut := l.cuts[c]
+				nl.words = append(nl.words, w[from:cut.at])
+				nl.boxes = append(nl.boxes, [2]float64{x0, cut.x1})
+				nl.glued = append(nl.glued, from > 0)
+				from, x0 = cut.at, cut.x0
+			}
+			nl.words = append(nl.words, w[from:])
+			nl.boxes = append(nl.boxes, [2]float64{x0, l.boxes[i][1]})
+			nl.glued = append(nl.glued, from > 0)
+		}
+		out = append(out, nl)
+	}
+	if out == nil {
+		return lines
+	}
+	return out
+}
+
+// addWord appends word i of l to nl, glued to the word before it where
+// it is in l and prevKept says that word is kept.
+func (nl *pdfLine) addWord(l pdfLine, i int, prevKept bool) {
+	nl.words = append(nl.words, l.words[i])
+	nl.boxes = append(nl.boxes, l.boxes[i])
+	if l.glued != nil {
+		nl.glued = append(nl.glued, prevKept && l.glued[i] && len(nl.words) > 1)
+	}
+}
+
+// gluedAt reports whether word i of l goes on the word before it.
+func (l *pdfLine) gluedAt(i int) bool { return i < len(l.glued) && l.glued[i] }
+
+// joinCuts joins the pieces splitCuts made of a word again, where they
+// are still beside each other: the lines left outside tables read as
+// they would have without cuts.
+func joinCuts(lines []pdfLine) []pdfLine {
+	for k := range lines {
+		l := &lines[k]
+		if l.glued == nil {
+			continue
+		}
+		words := make([]string, 0, len(l.words))
+		boxes := make([][2]float64, 0, len(l.words))
+		for i, w := range l.words {
+			if n := len(words); n > 0 && l.glued[i] {
+				words[n-1] += w
+				boxes[n-1][1] = l.boxes[i][1]
+				continue
+			}
+			words, boxes = append(words, w), append(boxes, l.boxes[i])
+		}
+		l.words, l.boxes, l.glued = words, boxes, nil
+	}
 	return lines
 }
 

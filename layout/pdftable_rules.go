@@ -40,7 +40,8 @@ const (
 type rword struct {
 	x0, x1, y0, y1, size float64
 	text                 string
-	line, idx            int // its line and its index in it
+	line, idx            int  // its line and its index in it
+	glued                bool // a piece of the word before it (splitCuts)
 }
 
 // band is words on one band of a region, left to right.
@@ -70,7 +71,7 @@ func ruleTables(lines []pdfLine, rules pageRules) ([]block, []pdfLine) {
 			continue
 		}
 		for i, b := range l.boxes {
-			words = append(words, rword{x0: b[0], x1: b[1], y0: l.y0, y1: l.y1, size: l.size, text: l.words[i], line: k, idx: i})
+			words = append(words, rword{x0: b[0], x1: b[1], y0: l.y0, y1: l.y1, size: l.size, text: l.words[i], line: k, idx: i, glued: l.gluedAt(i)})
 		}
 	}
 	used := make([]bool, len(words))
@@ -736,8 +737,7 @@ func linesLess(lines []pdfLine, words []rword, used []bool) []pdfLine {
 				nl = pdfLine{x0: b[0], y0: l.y0, x1: b[1], y1: l.y1, size: l.size, styled: l.styled, bold: l.bold, italic: l.italic}
 			}
 			nl.x0, nl.x1 = math.Min(nl.x0, b[0]), math.Max(nl.x1, b[1])
-			nl.words = append(nl.words, l.words[i])
-			nl.boxes = append(nl.boxes, b)
+			nl.addWord(l, i, i > 0 && !drop[[2]int{k, i - 1}])
 		}
 		switch {
 		case !dropped:
@@ -776,6 +776,7 @@ func wordsText(ws []rword) string {
 				lines = append(lines, sb.String())
 				sb.Reset()
 			case gap < 0.1*w.size && gap > -0.1*w.size && joins(p.text, w.text):
+			case w.glued && p.idx == w.idx-1:
 			default:
 				sb.WriteByte(' ')
 			}

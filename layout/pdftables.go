@@ -36,7 +36,8 @@ type tableBlock struct {
 type tableCell struct {
 	x0, x1, y0, y1, size float64
 	words                []string
-	line                 int // the line it is in
+	boxes                [][2]float64 // its words' (x0, x1), where known
+	line                 int          // the line it is in
 }
 
 type tableRow struct {
@@ -104,7 +105,7 @@ func (f *tableFinder) scan(rows []tableRow) {
 				}
 			}
 			f.scan(kept)
-		} else if b, ok := makeTable(run, cols); ok && f.whole(run) {
+		} else if b, ok := makeTable(splitColumns(run, cols)); ok && f.whole(run) {
 			for _, r := range run {
 				for _, c := range r.cells {
 					f.used[c.line] = true
@@ -163,7 +164,8 @@ func tableRows(lines []pdfLine) []tableRow {
 }
 
 // lineCells cuts line k into cells where its words stand more than a
-// cell gap apart.
+// cell gap apart, and where letters that otherwise touch stand apart
+// (the cells of a table set without padding: splitCuts).
 func lineCells(l pdfLine, k int) []tableCell {
 	if len(l.boxes) != len(l.words) {
 		return []tableCell{{x0: l.x0, x1: l.x1, y0: l.y0, y1: l.y1, size: l.size, words: l.words, line: k}}
@@ -171,12 +173,13 @@ func lineCells(l pdfLine, k int) []tableCell {
 	var out []tableCell
 	for i, w := range l.words {
 		b := l.boxes[i]
-		if n := len(out); n > 0 && b[0]-out[n-1].x1 <= tableCellGap*l.size {
+		if n := len(out); n > 0 && b[0]-out[n-1].x1 <= tableCellGap*l.size && !l.gluedAt(i) {
 			out[n-1].words = append(out[n-1].words, w)
+			out[n-1].boxes = append(out[n-1].boxes, b)
 			out[n-1].x1 = math.Max(out[n-1].x1, b[1])
 			continue
 		}
-		out = append(out, tableCell{x0: b[0], x1: b[1], y0: l.y0, y1: l.y1, size: l.size, words: []string{w}, line: k})
+		out = append(out, tableCell{x0: b[0], x1: b[1], y0: l.y0, y1: l.y1, size: l.size, words: []string{w}, boxes: [][2]float64{b}, line: k})
 	}
 	return out
 }
@@ -208,6 +211,215 @@ func tableColumns(rows []tableRow) []span {
 		cols = append(cols, s)
 	}
 	return cols
+}
+
+// splitColumns parts a table's columns where its cells' words leave a
+// strip of white down the whole column that three rows or more have words
+// on both sides of, aligned on one side of it (a column of figures set
+// right, or of text set left): the columns of a table set so tight that
+// its cells stand less than a cell gap apart. Where one row of four or
+// more crosses the strip (a header spanning two columns), its cell stays
+// whole, in the first. It returns the rows with their cells cut at the
+// new columns' edges.
+func splitColumns(rows []tableRow, cols []span) ([]tableRow, []span) {
+	var strips []span // the new columns' edges
+	for k, col := range cols {
+		var ws [][]colWord // by row, the words in the column
+		for _, r := range rows {
+			var in []colWord
+			for _, c := range r.cells {
+				if columnOf(cols, c) == k && len(c.boxes) == len(c.words) {
+					for j, b := range c.boxes {
+						in = append(in, colWord{b[0], b[1], c.words[j]})
+					}
+				}
+			}
+			if len(in) > 0 {
+				ws = append(ws, in)
+			}
+		}
+		if len(ws) < tableMinRows {
+			continue
+		}
+		size := rows[0].cells[0].size
+		var all []span
+		for _, in := range ws {
+			for _, b := range in {
+				all = append(all, span{b.x0, b.x1})
+			}
+		}
+		for _, g := range projectionGaps(all, 0) {
+			if g.x0 <= col.x0 || g.x1 >= col.x1 || g.x1-g.x0 < cutGap*size {
+				continue
+			}
+			strips = appendStrip(strips, g, ws, size)
+		}
+		// One row crossing: the strips the other rows leave.
+		if len(ws) >= 4 {
+			for skip := range ws {
+				var rest []span
+				for i, in := range ws {
+					if i == skip {
+						continue
+					}
+					for _, b := range in {
+						rest = append(rest, span{b.x0, b.x1})
+					}
+				}
+				for _, g := range projectionGaps(rest, 0) {
+					if g.x0 <= col.x0 || g.x1 >= col.x1 || g.x1-g.x0 < cutGap*size || overlapsAny(strips, g) {
+						continue
+					}
+					strips = appendStrip(strips, g, ws, size)
+				}
+			}
+		}
+	}
+	if len(strips) == 0 {
+		return rows, cols
+	}
+	edges := make([]float64, len(strips))
+	for i, g := range strips {
+		edges[i] = (g.x0 + g.x1) / 2
+	}
+	sort.Float64s(edges)
+	out := make([]tableRow, len(rows))
+	for i, r := range rows {
+		out[i] = tableRow{y0: r.y0, y1: r.y1}
+		for _, c := range r.cells {
+			if len(c.boxes) != len(c.words) {
+				out[i].cells = append(out[i].cells, c)
+				continue
+			}
+			var cur *tableCell
+			for j, w := range c.words {
+				b := c.boxes[j]
+				if cur != nil && !crossesEdge(edges, cur.x1, b[0]) {
+					cur.words = append(cur.words, w)
+					cur.boxes = append(cur.boxes, b)
+					cur.x1 = math.Max(cur.x1, b[1])
+					continue
+				}
+				out[i].cells = append(out[i].cells, tableCell{x0: b[0], x1: b[1], y0: c.y0, y1: c.y1, size: c.size, words: []string{w}, boxes: [][2]float64{b}, line: c.line})
+				cur = &out[i].cells[len(out[i].cells)-1]
+			}
+		}
+	}
+	var split []span
+	for _, c := range cols {
+		for _, e := range edges {
+			if e > c.x0 && e < c.x1 {
+				split = append(split, span{c.x0, e})
+				c.x0 = e
+			}
+		}
+		split = append(split, c)
+	}
+	if proseColumns(out, split) != nil {
+		return rows, cols // a column of prose parted by chance
+	}
+	return out, split
+}
+
+// colWord is a word in a table's column.
+type colWord struct {
+	x0, x1 float64
+	text   string
+}
+
+// appendStrip adds strip g to strips where rows (each its words in one
+// column) show it parts two columns: three rows or more, and half the
+// rows, have words on both sides of it, and on one side their edges line
+// up (within 0.05 em, two rows in three) or the words right of it are
+// figures and those left of it not (a column of labels, set left, beside
+// a column of figures, set right, two rows in three). The words on
+// either side must not be the same in half the rows (a column whose
+// cells start with "The").
+func appendStrip(strips []span, g span, rows [][]colWord, size float64) []span {
+	var lefts, rights []float64
+	figures, same := 0, map[string]int{}
+	for _, in := range rows {
+		l, r := -1, -1
+		crossed := false
+		for i, b := range in {
+			switch {
+			case b.x1 <= g.x0:
+				if l < 0 || b.x1 > in[l].x1 {
+					l = i
+				}
+			case b.x0 >= g.x1:
+				if r < 0 || b.x0 < in[r].x0 {
+					r = i
+				}
+			default:
+				crossed = true
+			}
+		}
+		if crossed || l < 0 || r < 0 {
+			continue
+		}
+		lefts, rights = append(lefts, in[l].x1), append(rights, in[r].x0)
+		same["l"+in[l].text]++
+		same["r"+in[r].text]++
+		if isFigure(in[r].text) && !isFigure(in[l].text) {
+			figures++
+		}
+	}
+	if len(lefts) < tableMinRows || 2*len(lefts) < len(rows) {
+		return strips
+	}
+	if !lined(lefts, 0.05*size) && !lined(rights, 0.05*size) && 3*figures < 2*len(lefts) {
+		return strips
+	}
+	for _, n := range same {
+		if 2*n >= len(lefts) {
+			return strips // the same word beside it in half the rows ("Transaction Code", "Transaction Amount")
+		}
+	}
+	return append(strips, g)
+}
+
+// isFigure reports whether a word is a figure: a digit in its first two
+// characters (12, $4.50, (1,200), -3%, €2m), or n/a or a dash alone.
+func isFigure(w string) bool {
+	switch w {
+	case "n/a", "-", "–", "—":
+		return true
+	}
+	for i, c := range []rune(w) {
+		if i >= 2 {
+			break
+		}
+		if unicode.IsDigit(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// lined reports whether two in three of xs, and three or more, are
+// within tol of their median.
+func lined(xs []float64, tol float64) bool {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	m := s[len(s)/2]
+	n := 0
+	for _, x := range s {
+		if math.Abs(x-m) <= tol {
+			n++
+		}
+	}
+	return n >= tableMinRows && 3*n >= 2*len(s)
+}
+
+// crossesEdge reports whether an edge stands between x1 and x0.
+func crossesEdge(edges []float64, x1, x0 float64) bool {
+	for _, e := range edges {
+		if e > x1 && e < x0 {
+			return true
+		}
+	}
+	return false
 }
 
 func columnOf(cols []span, c tableCell) int {
@@ -254,6 +466,9 @@ func proseColumns(rows []tableRow, cols []span) []bool {
 // makeTable makes a table of rows whose cells fall into cols, or reports
 // that they are no table.
 func makeTable(rows []tableRow, cols []span) (block, bool) {
+	if len(rows) == 0 {
+		return block{}, false
+	}
 	if len(cols) < 2 {
 		return block{}, false
 	}

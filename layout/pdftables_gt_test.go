@@ -347,7 +347,7 @@ func tgScoreDoc(d tgDoc, els []gochunk.Element, log func(string, ...any)) tgScor
 
 // tgFloors are the figures TestPDFTablesGroundTruth must reach: tables
 // kept over all styles, and no control in a table.
-var tgFloors = struct{ kept float64 }{0.60}
+var tgFloors = struct{ kept float64 }{0.80}
 
 // TestPDFTablesGroundTruth prints tables without a full grid of rules
 // (and controls that are no tables) with Chromium, reads them back, and

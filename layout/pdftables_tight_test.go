@@ -1,0 +1,93 @@
+package layout
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gochunk/gochunk/internal/pdfgen"
+)
+
+// A borderless table set so tight that its columns of figures stand 1.5
+// points apart (HTML printed with Chromium's default cell padding): each
+// cell is a text object of its own, with no space between, so its
+// characters ran on into one word across cells ("1,2341,050") and the
+// columns were one. Now a gap between two letters on a line whose
+// letters otherwise touch cuts the word for the table finders, and a
+// column is parted where a strip of white runs down it with figures
+// aligned beside it. The prose under it reads as before.
+func TestPDFTablesTight(t *testing.T) {
+	// Helvetica at 10 points: digits 5.56 points wide, the comma 2.78,
+	// so "1,234" is 25.02 points; columns set right, their widest cells
+	// 1.5 points apart.
+	const w = 25.02
+	right := []float64{160, 160 + 1.5 + w, 160 + 2*(1.5+w)}
+	rows := [][]string{
+		{"Region", "Q1", "Q2", "Q3"},
+		{"North", "1,234", "1,050", "2,210"},
+		{"South", "1,350", "12", "1,105"},
+		{"East", "1,540", "1,495", "1,999"},
+		{"West", "1,720", "1,810", "3,020"},
+	}
+	digits := func(s string) float64 {
+		n := 0.0
+		for _, c := range s {
+			switch c {
+			case ',':
+				n += 2.78
+			case 'Q':
+				n += 7.78
+			default:
+				n += 5.56
+			}
+		}
+		return n
+	}
+	var lines []pdfgen.Line
+	for r, row := range rows {
+		y := 100 + 14*float64(r)
+		lines = append(lines, pdfgen.Line{X: 72, Y: y, Size: 10, Text: row[0]})
+		for c, cell := range row[1:] {
+			lines = append(lines, pdfgen.Line{X: right[c] - digits(cell), Y: y, Size: 10, Text: cell})
+		}
+	}
+	prose := []string{
+		"The figures above are drawn from the quarterly reports of the four",
+		"regional offices and were checked against the ledger by the auditors.",
+	}
+	for i, p := range prose {
+		lines = append(lines, pdfgen.Line{X: 72, Y: 200 + 14*float64(i), Size: 10, Text: p})
+	}
+	els := extractElements(t, writePDF(t, []pdfgen.Page{{Width: 612, Height: 792, Lines: lines}}))
+	want := []string{"| Region | Q1 | Q2 | Q3 |\n| --- | --- | --- | --- |\n| North | 1,234 | 1,050 | 2,210 |\n" +
+		"| South | 1,350 | 12 | 1,105 |\n| East | 1,540 | 1,495 | 1,999 |\n| West | 1,720 | 1,810 | 3,020 |"}
+	if got := tablesOf(els); !slices.Equal(got, want) {
+		t.Errorf("tables:\n%s\nwant:\n%s", strings.Join(got, "\n\n"), strings.Join(want, "\n\n"))
+	}
+	text, _ := Assemble(els)
+	if !strings.Contains(text, strings.Join(prose, " ")) {
+		t.Errorf("the prose under the table is not a paragraph:\n%s", text)
+	}
+}
+
+// Words cut at their letters' gaps for the table finders read as before
+// where they stay outside a table: splitCuts then joinCuts gives the
+// lines back.
+func TestSplitCutsJoined(t *testing.T) {
+	l := pdfLine{x0: 10, x1: 90, y0: 0, y1: 10, size: 10,
+		words: []string{"0.2%30,708", "and", "ab"},
+		boxes: [][2]float64{{10, 50}, {53, 70}, {73, 90}},
+		cuts:  []wordCut{{word: 0, at: 4, x1: 25, x0: 26.5}, {word: 2, at: 1, x1: 80, x0: 81}},
+	}
+	split := splitCuts([]pdfLine{l})
+	if got := split[0].words; !slices.Equal(got, []string{"0.2%", "30,708", "and", "a", "b"}) {
+		t.Fatalf("split: %q", got)
+	}
+	if got := split[0].glued; !slices.Equal(got, []bool{false, true, false, false, true}) {
+		t.Fatalf("glued: %v", got)
+	}
+	back := joinCuts(split)[0]
+	if !slices.Equal(back.words, l.words) || !slices.Equal(back.boxes, l.boxes) {
+		t.Errorf("joined: %q %v, want %q %v", back.words, back.boxes, l.words, l.boxes)
+	}
+}
