@@ -38,6 +38,7 @@ type tableCell struct {
 	words                []string
 	boxes                [][2]float64 // its words' (x0, x1), where known
 	line                 int          // the line it is in
+	glued                bool         // its first word goes on the cell before it without a space (splitCuts)
 }
 
 type tableRow struct {
@@ -179,7 +180,7 @@ func lineCells(l pdfLine, k int) []tableCell {
 			out[n-1].x1 = math.Max(out[n-1].x1, b[1])
 			continue
 		}
-		out = append(out, tableCell{x0: b[0], x1: b[1], y0: l.y0, y1: l.y1, size: l.size, words: []string{w}, boxes: [][2]float64{b}, line: k})
+		out = append(out, tableCell{x0: b[0], x1: b[1], y0: l.y0, y1: l.y1, size: l.size, words: []string{w}, boxes: [][2]float64{b}, line: k, glued: l.gluedAt(i)})
 	}
 	return out
 }
@@ -300,7 +301,7 @@ func splitColumns(rows []tableRow, cols []span) ([]tableRow, []span) {
 					cur.x1 = math.Max(cur.x1, b[1])
 					continue
 				}
-				out[i].cells = append(out[i].cells, tableCell{x0: b[0], x1: b[1], y0: c.y0, y1: c.y1, size: c.size, words: []string{w}, boxes: [][2]float64{b}, line: c.line})
+				out[i].cells = append(out[i].cells, tableCell{x0: b[0], x1: b[1], y0: c.y0, y1: c.y1, size: c.size, words: []string{w}, boxes: [][2]float64{b}, line: c.line, glued: c.glued && j == 0})
 				cur = &out[i].cells[len(out[i].cells)-1]
 			}
 		}
@@ -482,7 +483,10 @@ func makeTable(rows []tableRow, cols []span) (block, bool) {
 			c := columnOf(cols, s)
 			text := strings.Join(s.words, " ")
 			if grid[i][c] != "" {
-				grid[i][c] += " " + text
+				if !s.glued {
+					grid[i][c] += " "
+				}
+				grid[i][c] += text
 			} else {
 				grid[i][c] = text
 				perCol[c]++

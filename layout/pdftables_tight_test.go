@@ -15,7 +15,9 @@ import (
 // columns were one. Now a gap between two letters on a line whose
 // letters otherwise touch cuts the word for the table finders, and a
 // column is parted where a strip of white runs down it with figures
-// aligned beside it. The prose under it reads as before.
+// aligned beside it. The prose under it reads as before, and a word
+// drawn in two pieces ("North-" and "East" a point apart) is one word in
+// its cell.
 func TestPDFTablesTight(t *testing.T) {
 	// Helvetica at 10 points: digits 5.56 points wide, the comma 2.78,
 	// so "1,234" is 25.02 points; columns set right, their widest cells
@@ -24,7 +26,7 @@ func TestPDFTablesTight(t *testing.T) {
 	right := []float64{160, 160 + 1.5 + w, 160 + 2*(1.5+w)}
 	rows := [][]string{
 		{"Region", "Q1", "Q2", "Q3"},
-		{"North", "1,234", "1,050", "2,210"},
+		{"North-East", "1,234", "1,050", "2,210"},
 		{"South", "1,350", "12", "1,105"},
 		{"East", "1,540", "1,495", "1,999"},
 		{"West", "1,720", "1,810", "3,020"},
@@ -46,7 +48,11 @@ func TestPDFTablesTight(t *testing.T) {
 	var lines []pdfgen.Line
 	for r, row := range rows {
 		y := 100 + 14*float64(r)
-		lines = append(lines, pdfgen.Line{X: 72, Y: y, Size: 10, Text: row[0]})
+		if row[0] == "North-East" { // drawn in two pieces 1 point apart: one word
+			lines = append(lines, pdfgen.Line{X: 72, Y: y, Size: 10, Text: "North-"}, pdfgen.Line{X: 72 + 27.78 + 1, Y: y, Size: 10, Text: "East"})
+		} else {
+			lines = append(lines, pdfgen.Line{X: 72, Y: y, Size: 10, Text: row[0]})
+		}
 		for c, cell := range row[1:] {
 			lines = append(lines, pdfgen.Line{X: right[c] - digits(cell), Y: y, Size: 10, Text: cell})
 		}
@@ -59,7 +65,7 @@ func TestPDFTablesTight(t *testing.T) {
 		lines = append(lines, pdfgen.Line{X: 72, Y: 200 + 14*float64(i), Size: 10, Text: p})
 	}
 	els := extractElements(t, writePDF(t, []pdfgen.Page{{Width: 612, Height: 792, Lines: lines}}))
-	want := []string{"| Region | Q1 | Q2 | Q3 |\n| --- | --- | --- | --- |\n| North | 1,234 | 1,050 | 2,210 |\n" +
+	want := []string{"| Region | Q1 | Q2 | Q3 |\n| --- | --- | --- | --- |\n| North-East | 1,234 | 1,050 | 2,210 |\n" +
 		"| South | 1,350 | 12 | 1,105 |\n| East | 1,540 | 1,495 | 1,999 |\n| West | 1,720 | 1,810 | 3,020 |"}
 	if got := tablesOf(els); !slices.Equal(got, want) {
 		t.Errorf("tables:\n%s\nwant:\n%s", strings.Join(got, "\n\n"), strings.Join(want, "\n\n"))
