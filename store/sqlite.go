@@ -31,6 +31,7 @@ type SQLite struct {
 	ivf  ivfCache // the vector index's centroids (ivf.go)
 	// sparse keeps the sparse index's search arrays (sparse.go).
 	sparse sparseCache
+	kw     bm25Index // the keyword index's tokenisers (bm25.go)
 }
 
 var sqliteSchema = []string{
@@ -71,6 +72,10 @@ var sqliteMigrations = [][]string{
 	// by ivfMigrate, which Prepare runs next (and every write, which
 	// raises the version too): a gochunk that knows only 3 refuses the
 	// store by its version instead of failing on the table it dropped.
+	{},
+	// 5: the keyword index (bm25.go), built from the chunks by
+	// bm25Migrate, which Prepare runs next: a gochunk that knows only 4
+	// refuses the store rather than write chunks the index would miss.
 	{},
 }
 
@@ -225,6 +230,9 @@ func (s *SQLite) Prepare(ctx context.Context, dims int) error {
 		if err := sparseMigrate(ctx, tx); err != nil {
 			return fmt.Errorf("bring the store %s's vector index up to date: %w", s.path, err)
 		}
+		if err := s.bm25Migrate(ctx, tx); err != nil {
+			return fmt.Errorf("build the store %s's keyword index: %w", s.path, err)
+		}
 		if err := ivfMigrate(ctx, tx); err != nil {
 			return fmt.Errorf("bring the store %s's vector index up to date: %w", s.path, err)
 		}
@@ -250,6 +258,9 @@ func sqliteDims(ctx context.Context, tx *sql.Tx, dims int) error {
 			}
 		}
 		if err := ivfReset(ctx, tx); err != nil {
+			return err
+		}
+		if err := bm25Reset(ctx, tx); err != nil {
 			return err
 		}
 	}
@@ -305,10 +316,17 @@ func (s *SQLite) Replace(ctx context.Context, puts ...Put) error {
 			return err
 		}
 		defer ivf.close()
+		kw, err := s.bm25WriterFor(ctx, tx)
+		if err != nil {
+			return err
+		}
 		for _, put := range puts {
-			if err := sqlitePut(ctx, tx, ins, ivf, put); err != nil {
+			if err := sqlitePut(ctx, tx, ins, ivf, kw, put); err != nil {
 				return err
 			}
+		}
+		if err := kw.finish(ctx); err != nil {
+			return err
 		}
 		return ivf.finish(ctx)
 	})
@@ -321,13 +339,16 @@ func (s *SQLite) Replace(ctx context.Context, puts ...Put) error {
 	return nil
 }
 
-func sqlitePut(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, ivf *ivfWriter, put Put) error {
+func sqlitePut(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, ivf *ivfWriter, kw *kwWriter, put Put) error {
 	doc := put.Document
 	meta, err := metaJSON(doc.Metadata)
 	if err != nil {
 		return fmt.Errorf("metadata of %s: %w", doc.ID, err)
 	}
 	if err := ivf.remove(ctx, doc.ID); err != nil {
+		return err
+	}
+	if err := kw.removeDoc(ctx, doc.ID); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM gochunk_chunks WHERE document_id = ?`, doc.ID); err != nil {
@@ -373,8 +394,10 @@ func sqlitePut(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, ivf *ivfWriter, p
 	// The document's text goes into the full-text index in one statement:
 	// FTS5 flushes its pending terms at the end of each statement, so a
 	// trigger per row would flush (and merge) per chunk.
-	_, err = tx.ExecContext(ctx, `INSERT INTO gochunk_chunks_fts (rowid, text) SELECT id, coalesce(embed_text, text) FROM gochunk_chunks WHERE document_id = ?`, doc.ID)
-	return err
+	if _, err = tx.ExecContext(ctx, `INSERT INTO gochunk_chunks_fts (rowid, text) SELECT id, coalesce(embed_text, text) FROM gochunk_chunks WHERE document_id = ?`, doc.ID); err != nil {
+		return err
+	}
+	return kw.addDoc(ctx, doc.ID)
 }
 
 // nullText stores an empty text as NULL.
@@ -401,8 +424,15 @@ func (s *SQLite) Delete(ctx context.Context, ids ...string) error {
 			return err
 		}
 		defer ivf.close()
+		kw, err := s.bm25WriterFor(ctx, tx)
+		if err != nil {
+			return err
+		}
 		for _, id := range ids {
 			if err := ivf.remove(ctx, id); err != nil {
+				return err
+			}
+			if err := kw.removeDoc(ctx, id); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM gochunk_chunks WHERE document_id = ?`, id); err != nil {
@@ -411,6 +441,9 @@ func (s *SQLite) Delete(ctx context.Context, ids ...string) error {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM gochunk_documents WHERE id = ?`, id); err != nil {
 				return err
 			}
+		}
+		if err := kw.finish(ctx); err != nil {
+			return err
 		}
 		return ivf.finish(ctx)
 	})
@@ -456,7 +489,7 @@ func (s *SQLite) SetMeta(ctx context.Context, key, value string) error {
 }
 
 // Close implements Store.
-func (s *SQLite) Close() error { return errors.Join(s.rdb.Close(), s.db.Close()) }
+func (s *SQLite) Close() error { return errors.Join(s.rdb.Close(), s.db.Close(), s.kw.close()) }
 
 // DocumentText implements Store.
 func (s *SQLite) DocumentText(ctx context.Context, id string, start, end int) (string, bool, error) {
@@ -629,6 +662,13 @@ func (s *SQLite) keywordSearch(ctx context.Context, q Query) ([]Hit, error) {
 	w := words(q.Text)
 	if len(w) == 0 {
 		return nil, nil
+	}
+	if !q.Exact {
+		// The keyword index (bm25.go), once built: FTS5's ranking.
+		hits, ok, err := s.keywordIndexed(ctx, q, w)
+		if err != nil || ok {
+			return hits, err
+		}
 	}
 	if !q.Exact && !q.filtered() {
 		// Bounded by the rarest words (keyword.go); a filtered search
