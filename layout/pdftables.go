@@ -2,6 +2,7 @@ package layout
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -284,6 +285,36 @@ func splitColumns(rows []tableRow, cols []span) ([]tableRow, []span) {
 		edges[i] = (g.x0 + g.x1) / 2
 	}
 	sort.Float64s(edges)
+	for {
+		out, split := cutColumns(rows, cols, edges)
+		// An edge beside a column no cell starts in (two strips a
+		// header's word parts) goes.
+		n := make([]int, len(split))
+		for _, r := range out {
+			for _, c := range r.cells {
+				n[columnOf(split, c)]++
+			}
+		}
+		empty := slices.Index(n, 0)
+		if empty < 0 {
+			if proseColumns(out, split) != nil {
+				return rows, cols // a column of prose parted by chance
+			}
+			return out, split
+		}
+		k := slices.Index(edges, split[empty].x1)
+		if k < 0 {
+			k = slices.Index(edges, split[empty].x0)
+		}
+		if k < 0 {
+			return rows, cols
+		}
+		edges = slices.Delete(edges, k, k+1)
+	}
+}
+
+// cutColumns cuts rows' cells and cols at edges.
+func cutColumns(rows []tableRow, cols []span, edges []float64) ([]tableRow, []span) {
 	out := make([]tableRow, len(rows))
 	for i, r := range rows {
 		out[i] = tableRow{y0: r.y0, y1: r.y1}
@@ -316,9 +347,6 @@ func splitColumns(rows []tableRow, cols []span) ([]tableRow, []span) {
 		}
 		split = append(split, c)
 	}
-	if proseColumns(out, split) != nil {
-		return rows, cols // a column of prose parted by chance
-	}
 	return out, split
 }
 
@@ -331,7 +359,7 @@ type colWord struct {
 // appendStrip adds strip g to strips where rows (each its words in one
 // column) show it parts two columns: three rows or more, and half the
 // rows, have words on both sides of it, and on one side their edges line
-// up (within 0.05 em, two rows in three) or the words right of it are
+// up along it (within 0.05 em, two rows in three) or the words right of it are
 // figures and those left of it not (a column of labels, set left, beside
 // a column of figures, set right, two rows in three). The words on
 // either side must not be the same in half the rows (a column whose
@@ -369,7 +397,7 @@ func appendStrip(strips []span, g span, rows [][]colWord, size float64) []span {
 	if len(lefts) < tableMinRows || 2*len(lefts) < len(rows) {
 		return strips
 	}
-	if !lined(lefts, 0.05*size) && !lined(rights, 0.05*size) && 3*figures < 2*len(lefts) {
+	if !lined(lefts, g.x0, 0.05*size) && !lined(rights, g.x1, 0.05*size) && 3*figures < 2*len(lefts) {
 		return strips
 	}
 	for _, n := range same {
@@ -399,18 +427,15 @@ func isFigure(w string) bool {
 }
 
 // lined reports whether two in three of xs, and three or more, are
-// within tol of their median.
-func lined(xs []float64, tol float64) bool {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	m := s[len(s)/2]
+// within tol of at (the strip's edge on their side).
+func lined(xs []float64, at, tol float64) bool {
 	n := 0
-	for _, x := range s {
-		if math.Abs(x-m) <= tol {
+	for _, x := range xs {
+		if math.Abs(x-at) <= tol {
 			n++
 		}
 	}
-	return n >= tableMinRows && 3*n >= 2*len(s)
+	return n >= tableMinRows && 3*n >= 2*len(xs)
 }
 
 // crossesEdge reports whether an edge stands between x1 and x0.

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -95,5 +96,48 @@ func TestSplitCutsJoined(t *testing.T) {
 	back := joinCuts(split)[0]
 	if !slices.Equal(back.words, l.words) || !slices.Equal(back.boxes, l.boxes) {
 		t.Errorf("joined: %q %v, want %q %v", back.words, back.boxes, l.words, l.boxes)
+	}
+}
+
+// A column of labels of two words and their values, set left (an
+// invoice's customer block), is parted between labels and values only:
+// the values line up along that strip; the strip after "Insured",
+// "Claim", "Policy" has words lined up far from it, not beside it.
+func TestSplitColumnsAlongStrip(t *testing.T) {
+	cell := func(y float64, ws ...any) tableCell {
+		c := tableCell{y0: y, y1: y + 10, size: 10, x0: math.Inf(1), x1: math.Inf(-1)}
+		for i := 0; i < len(ws); i += 3 {
+			x0, x1 := ws[i].(float64), ws[i+1].(float64)
+			c.words = append(c.words, ws[i+2].(string))
+			c.boxes = append(c.boxes, [2]float64{x0, x1})
+			c.x0, c.x1 = math.Min(c.x0, x0), math.Max(c.x1, x1)
+		}
+		return c
+	}
+	var rows []tableRow
+	for i, r := range [][]any{
+		{77.2, 108.8, "Insured", 111.0, 134.6, "name", 157.9, 187.5, "Gabriel", 189.8, 207.0, "Diaz"},
+		{77.2, 100.6, "Claim", 102.8, 107.9, "#", 157.9, 191.0, "SF-1008"},
+		{77.2, 102.0, "Policy", 104.3, 109.3, "#", 157.9, 216.2, "POL-2022-555"},
+		{77.2, 103.0, "Phone", 157.9, 181.0, "(425)", 183.0, 215.0, "111-1111"},
+		{77.2, 101.0, "Email", 157.9, 240.0, "gabriel@contoso.com"},
+	} {
+		y := 100 + 14*float64(i)
+		rows = append(rows, tableRow{y0: y, y1: y + 10, cells: []tableCell{cell(y, r...), cell(y, 300.0, 320.0, "Year", 370.0, 390.0, "2022")}})
+	}
+	out, cols := splitColumns(rows, tableColumns(rows))
+	b, ok := makeTable(out, cols)
+	if !ok {
+		t.Fatal("no table")
+	}
+	want := [][]string{
+		{"Insured name", "Gabriel Diaz", "Year 2022"},
+		{"Claim #", "SF-1008", "Year 2022"},
+		{"Policy #", "POL-2022-555", "Year 2022"},
+		{"Phone", "(425) 111-1111", "Year 2022"},
+		{"Email", "gabriel@contoso.com", "Year 2022"},
+	}
+	if !slices.EqualFunc(b.table, want, slices.Equal) {
+		t.Errorf("grid:\n%q\nwant:\n%q", b.table, want)
 	}
 }
