@@ -136,3 +136,30 @@ func TestPopplerRightToLeft(t *testing.T) {
 		last = i
 	}
 }
+
+// pdftotext's output, cut or changed anywhere, is read or refused as
+// corrupt, never a panic, and every block read holds a line.
+func FuzzParseBBoxLayout(f *testing.F) {
+	f.Add([]byte(`<html><body><doc><page width="612" height="792"><flow><block xMin="1" yMin="2" xMax="3" yMax="4"><line xMin="1" yMin="2" xMax="3" yMax="4"><word>Hi</word></line></block></flow></page></doc></body></html>`))
+	if _, err := exec.LookPath("pdftotext"); err == nil {
+		for _, name := range []string{"lists.pdf", "structure.pdf", "bidi.pdf"} {
+			out, err := exec.Command("pdftotext", "-q", "-bbox-layout", "-enc", "UTF-8", filepath.Join("testdata", name), "-").Output()
+			if err == nil {
+				f.Add(out)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pages, err := parseBBoxLayout(data, 1)
+		if err != nil {
+			return
+		}
+		for _, p := range pages {
+			for _, b := range p.blocks {
+				if len(b.lines) == 0 {
+					t.Fatalf("page %d: a block without lines: %+v", p.page, b)
+				}
+			}
+		}
+	})
+}
