@@ -150,11 +150,11 @@ async function usearch() {
   let b = built("usearch");
   if (!b) {
     b = timed(() => {
-    const index = new lib.Index({ dimensions: d, metric: "cos", connectivity: 16, expansion_add: efc || 128, expansion_search: 64 });
-    const keys = new BigUint64Array(n);
-    for (let i = 0; i < n; i++) keys[i] = BigInt(i);
-    index.add(keys, base, 1); // one thread, as the others build
-    return index;
+      const index = new lib.Index({ dimensions: d, metric: "cos", connectivity: 16, expansion_add: efc || 128, expansion_search: 64 });
+      const keys = new BigUint64Array(n);
+      for (let i = 0; i < n; i++) keys[i] = BigInt(i);
+      index.add(keys, base, 1); // one thread, as the others build
+      return index;
     });
     b.r.save(file);
     b.r = null;
