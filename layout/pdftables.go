@@ -150,7 +150,9 @@ func tableRows(lines []pdfLine) []tableRow {
 		l := lines[k]
 		if n := len(rows); n > 0 {
 			r := &rows[n-1]
-			if ov := math.Min(r.y1, l.y1) - math.Max(r.y0, l.y0); ov >= 0.5*math.Min(r.y1-r.y0, l.y1-l.y0) {
+			// Half a line's overlap exactly is a cell set in the middle
+			// of its row beside a cell of two lines: one row.
+			if ov := math.Min(r.y1, l.y1) - math.Max(r.y0, l.y0); ov >= 0.4*math.Min(r.y1-r.y0, l.y1-l.y0) {
 				r.y0, r.y1 = math.Min(r.y0, l.y0), math.Max(r.y1, l.y1)
 				r.cells = append(r.cells, lineCells(l, k)...)
 				continue
@@ -502,25 +504,26 @@ func makeTable(rows []tableRow, cols []span) (block, bool) {
 	cells, words, filled := 0, 0, 0
 	markers := make([]int, len(cols)) // cells of a column that are list markers
 	perCol := make([]int, len(cols))
+	byCol := make([][]tableCell, len(cols))
 	for i, r := range rows {
 		grid[i] = make([]string, len(cols))
+		for c := range byCol {
+			byCol[c] = byCol[c][:0]
+		}
 		for _, s := range r.cells {
 			c := columnOf(cols, s)
-			text := strings.Join(s.words, " ")
-			if grid[i][c] != "" {
-				if !s.glued {
-					grid[i][c] += " "
-				}
-				grid[i][c] += text
-			} else {
-				grid[i][c] = text
-				perCol[c]++
-				if isListMarker(text) {
-					markers[c]++
-				}
+			if len(byCol[c]) == 0 && isListMarker(strings.Join(s.words, " ")) {
+				markers[c]++
 			}
+			byCol[c] = append(byCol[c], s)
 			cells++
 			words += len(s.words)
+		}
+		for c, cs := range byCol {
+			if len(cs) > 0 {
+				grid[i][c] = cellsText(cs)
+				perCol[c]++
+			}
 		}
 		n := 0
 		for _, t := range grid[i] {
@@ -554,6 +557,40 @@ func makeTable(rows []tableRow, cols []span) (block, bool) {
 	}
 	b.lineHeight = size / float64(cells)
 	return b, true
+}
+
+// cellsText is the text of a row's cells that fall into one column: top
+// to bottom (a cell's lines, where its text wraps), left to right on a
+// line, a word cut at its letters' gap (splitCuts) joined again, the
+// lines joined as a paragraph's are (a word broken by a hyphen at a
+// line's end is joined).
+func cellsText(cs []tableCell) string {
+	if len(cs) == 1 {
+		return strings.Join(cs[0].words, " ")
+	}
+	cs = slices.Clone(cs)
+	mid := func(c tableCell) float64 { return (c.y0 + c.y1) / 2 }
+	sort.SliceStable(cs, func(a, b int) bool { return mid(cs[a]) < mid(cs[b]) })
+	var lines []string
+	var sb strings.Builder
+	for i := 0; i < len(cs); {
+		j := i + 1
+		for j < len(cs) && mid(cs[j])-mid(cs[i]) < 0.5*math.Min(cs[i].y1-cs[i].y0, cs[j].y1-cs[j].y0) {
+			j++
+		}
+		line := cs[i:j]
+		sort.SliceStable(line, func(a, b int) bool { return line[a].x0 < line[b].x0 })
+		sb.Reset()
+		for k, c := range line {
+			if k > 0 && !c.glued {
+				sb.WriteByte(' ')
+			}
+			sb.WriteString(strings.Join(c.words, " "))
+		}
+		lines = append(lines, sb.String())
+		i = j
+	}
+	return joinLines(lines, nil)
 }
 
 // labelColumn reports whether a grid of three columns or fewer is a

@@ -141,3 +141,37 @@ func TestSplitColumnsAlongStrip(t *testing.T) {
 		t.Errorf("grid:\n%q\nwant:\n%q", b.table, want)
 	}
 }
+
+// A table whose label wraps onto two lines, its figures set in the middle
+// of the row (Chromium's default for a table cell), half a line below the
+// label's first line and half above its second: one row, the label's
+// lines joined ("All-" and "Star" make "All-Star"). Before, the figures
+// went with one of the label's lines and the other was left out of the
+// table.
+func TestPDFTablesMiddleAligned(t *testing.T) {
+	const lh = 12 // line to line, a little more than Helvetica's box at 10 points
+	var lines []pdfgen.Line
+	y := 100.0
+	row := func(label []string, cells ...string) {
+		h := lh * float64(len(label))
+		for i, l := range label {
+			lines = append(lines, pdfgen.Line{X: 72, Y: y + lh*float64(i), Size: 10, Text: l})
+		}
+		mid := y + (h-lh)/2
+		for c, s := range cells {
+			lines = append(lines, pdfgen.Line{X: 200 + 60*float64(c), Y: mid, Size: 10, Text: s})
+		}
+		y += h + 4
+	}
+	row([]string{"Team"}, "Won", "Lost", "Points")
+	row([]string{"Blue Jackets"}, "41", "32", "91")
+	row([]string{"The 2013 All-", "Star team"}, "27", "44", "58")
+	row([]string{"Red Wings"}, "38", "35", "85")
+	row([]string{"Flyers"}, "44", "29", "96")
+	els := extractElements(t, writePDF(t, []pdfgen.Page{{Width: 612, Height: 792, Lines: lines}}))
+	want := []string{"| Team | Won | Lost | Points |\n| --- | --- | --- | --- |\n| Blue Jackets | 41 | 32 | 91 |\n" +
+		"| The 2013 All-Star team | 27 | 44 | 58 |\n| Red Wings | 38 | 35 | 85 |\n| Flyers | 44 | 29 | 96 |"}
+	if got := tablesOf(els); !slices.Equal(got, want) {
+		t.Errorf("tables:\n%s\nwant:\n%s", strings.Join(got, "\n\n"), strings.Join(want, "\n\n"))
+	}
+}
