@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -20,12 +21,13 @@ import (
 // porter unicode61, run on a scratch in-memory database) has its
 // postings — chunk id, the term's count in the chunk (tf) and the chunk's
 // length in tokens — in blocks of at most bm25Block, each with the
-// largest tf and the shortest length of its postings (a bound on any of
-// its BM25 terms); the number of chunks holding each term, and the
-// number of chunks and of tokens in all, are updated in the chunks'
-// transaction. A search scores exactly FTS5's BM25 (bm25Score) by
-// max-score over the query's terms' blocks: the result is FTS5's
-// ranking, at the cost of the postings that can still matter.
+// (tf, length) pairs no other of its postings beats in both (blockBound:
+// its best BM25 term for any average length); the number of chunks
+// holding each term, and the number of chunks and of tokens in all, are
+// updated in the chunks' transaction. A search scores FTS5's BM25
+// formula (bm25Term1) by max-score with block bounds over the query's
+// terms (bm25_search.go): the result is FTS5's ranking, at the cost of
+// the postings that can still matter.
 
 const (
 	// bm25Block is the most postings a block holds.
@@ -41,8 +43,8 @@ const (
 // bm25Schema is the keyword index's tables, created by Prepare.
 var bm25Schema = []string{
 	`CREATE TABLE IF NOT EXISTS gochunk_kw_terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID`,
-	`CREATE TABLE IF NOT EXISTS gochunk_kw_blocks (term TEXT NOT NULL, last INTEGER NOT NULL, max_tf INTEGER NOT NULL,
-		min_len INTEGER NOT NULL, postings BLOB NOT NULL, PRIMARY KEY (term, last)) WITHOUT ROWID`,
+	`CREATE TABLE IF NOT EXISTS gochunk_kw_blocks (term TEXT NOT NULL, last INTEGER NOT NULL, bound BLOB NOT NULL,
+		postings BLOB NOT NULL, PRIMARY KEY (term, last)) WITHOUT ROWID`,
 }
 
 // The keyword index's meta keys: bm25Built is "1" once every chunk is
@@ -263,10 +265,9 @@ type kwPosting struct {
 
 // kwBlock is one row of gochunk_kw_blocks.
 type kwBlock struct {
-	last     int64 // the last chunk id
-	lo       int64 // the first, as stored
-	maxTF    int32
-	minLen   int32
+	last     int64  // the last chunk id
+	lo       int64  // the first, as stored
+	bound    []byte // blockBound's
 	data     []byte
 	postings []kwPosting
 }
@@ -310,13 +311,50 @@ func decodeKWBlock(b []byte, ps []kwPosting) ([]kwPosting, error) {
 	return ps, nil
 }
 
-// blockBounds returns the largest tf and the shortest length of ps.
-func blockBounds(ps []kwPosting) (maxTF, minLen int32) {
-	minLen = ps[0].len
-	for _, p := range ps {
-		maxTF, minLen = max(maxTF, p.tf), min(minLen, p.len)
+// blockBound appends to dst the (tf, length) pairs of ps that no other
+// posting beats in both (a larger tf at no greater length): BM25's term
+// grows with tf and falls with length, so the block's best term, for
+// any average length, is one of theirs (boundScore). Shortest first,
+// each pair as two varints after their count.
+func blockBound(dst []byte, ps []kwPosting) []byte {
+	byLen := slices.Clone(ps)
+	slices.SortFunc(byLen, func(a, b kwPosting) int { return cmp.Or(cmp.Compare(a.len, b.len), cmp.Compare(b.tf, a.tf)) })
+	var front []kwPosting
+	for _, p := range byLen {
+		if len(front) == 0 || p.tf > front[len(front)-1].tf {
+			front = append(front, p)
+		}
 	}
-	return maxTF, minLen
+	dst = binary.AppendUvarint(dst, uint64(len(front)))
+	for _, p := range front {
+		dst = binary.AppendUvarint(dst, uint64(p.tf))
+		dst = binary.AppendUvarint(dst, uint64(p.len))
+	}
+	return dst
+}
+
+// boundScore is the best BM25 term (bm25Norm) of a block, from its
+// blockBound.
+func boundScore(b []byte, avgdl float64) (float64, error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n == 0 || n > uint64(len(b)) {
+		return 0, errKWBlock
+	}
+	best := 0.0
+	for range n {
+		tf, m := binary.Uvarint(b[k:])
+		if m <= 0 {
+			return 0, errKWBlock
+		}
+		k += m
+		l, m := binary.Uvarint(b[k:])
+		if m <= 0 {
+			return 0, errKWBlock
+		}
+		k += m
+		best = max(best, bm25Norm(int32(tf), int32(l), avgdl))
+	}
+	return best, nil
 }
 
 // kwWriter keeps the postings a transaction adds and removes, by term,
@@ -337,12 +375,14 @@ func (s *SQLite) bm25WriterFor(ctx context.Context, tx *sql.Tx) (*kwWriter, erro
 	w := &kwWriter{tx: tx, adds: map[string][]kwPosting{}, dels: map[string][]int64{}, pending: map[int64]bool{}}
 	var built string
 	err := tx.QueryRowContext(ctx, `SELECT value FROM gochunk_meta WHERE key = ?`, bm25Built).Scan(&built)
-	if errors.Is(err, sql.ErrNoRows) || built != "1" {
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("read the keyword index's state: %w", err)
+	}
+	if built != "1" {
+		// Not built (a store of an earlier version before Prepare):
+		// bm25Migrate builds it from the chunks then.
 		w.off = true
 		return w, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read the keyword index's state: %w", err)
 	}
 	if w.tok, err = s.kw.tokenizer(ctx, true); err != nil {
 		return nil, err
@@ -487,9 +527,9 @@ func newKWStatements(ctx context.Context, tx *sql.Tx) (*kwStatements, error) {
 		stmt **sql.Stmt
 		sql  string
 	}{
-		{&st.at, `SELECT last, max_tf, min_len, postings FROM gochunk_kw_blocks WHERE term = ? AND last >= ? ORDER BY last LIMIT 1`},
-		{&st.last, `SELECT last, max_tf, min_len, postings FROM gochunk_kw_blocks WHERE term = ? ORDER BY last DESC LIMIT 1`},
-		{&st.ins, `INSERT INTO gochunk_kw_blocks (term, last, max_tf, min_len, postings) VALUES (?, ?, ?, ?, ?)`},
+		{&st.at, `SELECT last, bound, postings FROM gochunk_kw_blocks WHERE term = ? AND last >= ? ORDER BY last LIMIT 1`},
+		{&st.last, `SELECT last, bound, postings FROM gochunk_kw_blocks WHERE term = ? ORDER BY last DESC LIMIT 1`},
+		{&st.ins, `INSERT INTO gochunk_kw_blocks (term, last, bound, postings) VALUES (?, ?, ?, ?)`},
 		{&st.del, `DELETE FROM gochunk_kw_blocks WHERE term = ? AND last = ?`},
 		{&st.df, `SELECT df FROM gochunk_kw_terms WHERE term = ?`},
 		{&st.setDF, `INSERT INTO gochunk_kw_terms (term, df) VALUES (?, ?) ON CONFLICT (term) DO UPDATE SET df = excluded.df`},
@@ -520,9 +560,9 @@ func (st *kwStatements) readBlock(ctx context.Context, term string, id int64, la
 	b := &kwBlock{}
 	var err error
 	if last {
-		err = st.last.QueryRowContext(ctx, term).Scan(&b.last, &b.maxTF, &b.minLen, &b.data)
+		err = st.last.QueryRowContext(ctx, term).Scan(&b.last, &b.bound, &b.data)
 	} else {
-		err = st.at.QueryRowContext(ctx, term, id).Scan(&b.last, &b.maxTF, &b.minLen, &b.data)
+		err = st.at.QueryRowContext(ctx, term, id).Scan(&b.last, &b.bound, &b.data)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -630,16 +670,16 @@ func (st *kwStatements) writeTerm(ctx context.Context, term string, adds []kwPos
 
 // insert writes postings (ids ascending) as blocks of at most bm25Block.
 func (st *kwStatements) insert(ctx context.Context, term string, ps []kwPosting) error {
-	var buf []byte
+	var buf, bound []byte
 	for len(ps) > 0 {
 		n := min(len(ps), bm25Block)
 		if len(ps) > bm25Block && len(ps) < 2*bm25Block {
 			n = (len(ps) + 1) / 2 // two halves rather than a full block and a small one
 		}
 		part := ps[:n]
-		maxTF, minLen := blockBounds(part)
+		bound = blockBound(bound[:0], part)
 		buf = encodeKWBlock(buf[:0], part)
-		if _, err := st.ins.ExecContext(ctx, term, part[n-1].id, maxTF, minLen, buf); err != nil {
+		if _, err := st.ins.ExecContext(ctx, term, part[n-1].id, bound, buf); err != nil {
 			return err
 		}
 		ps = ps[n:]

@@ -151,26 +151,31 @@ func (sc *bm25Scan) load(ctx context.Context, tx *sql.Tx, nRows int64) error {
 		sc.terms = append(sc.terms, x)
 	}
 	for _, x := range sc.terms {
-		rows, err := tx.QueryContext(ctx, `SELECT last, max_tf, min_len FROM gochunk_kw_blocks WHERE term = ? ORDER BY last`, x.term)
+		rows, err := tx.QueryContext(ctx, `SELECT last, bound FROM gochunk_kw_blocks WHERE term = ? ORDER BY last`, x.term)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
 			var b kwBlock
-			if err := rows.Scan(&b.last, &b.maxTF, &b.minLen); err != nil {
+			var bound sql.RawBytes
+			if err := rows.Scan(&b.last, &bound); err != nil {
+				rows.Close()
+				return err
+			}
+			best, err := boundScore(bound, sc.avgdl)
+			if err != nil {
 				rows.Close()
 				return err
 			}
 			x.blocks = append(x.blocks, b)
+			x.bub = append(x.bub, x.weight*best)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		x.bub = make([]float64, len(x.blocks))
-		for i, b := range x.blocks {
-			x.bub[i] = x.weight * bm25Norm(b.maxTF, b.minLen, sc.avgdl)
-			x.ub = max(x.ub, x.bub[i])
+		for _, u := range x.bub {
+			x.ub = max(x.ub, u)
 		}
 	}
 	sc.terms = slices.DeleteFunc(sc.terms, func(x *bm25Term) bool { return len(x.blocks) == 0 })
@@ -242,6 +247,29 @@ func (sc *bm25Scan) decode(ctx context.Context, x *bm25Term) error {
 	return nil
 }
 
+// settle moves x past a decoded block it has read to its end, so that
+// x.bi is the block of its next posting.
+func (x *bm25Term) settle() {
+	if x.dec == x.bi && x.pi >= len(x.buf) {
+		x.bi, x.pi = x.bi+1, 0
+	}
+}
+
+// skipTo moves x to its first posting with an id ≥ id, decoding a block
+// only when it may hold smaller ids (not when the blocks passed end at
+// id−1).
+func (sc *bm25Scan) skipTo(ctx context.Context, x *bm25Term, id int64) error {
+	moved := false
+	for x.bi < len(x.blocks) && x.blocks[x.bi].last < id {
+		x.bi, x.pi, moved = x.bi+1, 0, true
+	}
+	if x.bi >= len(x.blocks) || (moved && x.blocks[x.bi-1].last >= id-1) {
+		return nil
+	}
+	_, _, err := sc.seek(ctx, x, id)
+	return err
+}
+
 // seek moves x to its first posting with an id ≥ id, reading no block
 // that ends before id; it returns that posting (ok false when none).
 func (sc *bm25Scan) seek(ctx context.Context, x *bm25Term, id int64) (kwPosting, bool, error) {
@@ -297,6 +325,31 @@ func (sc *bm25Scan) run(ctx context.Context, tx *sql.Tx, k int, keep map[int64]b
 			}
 			if first == m {
 				break
+			}
+			// Block-max: while the essential terms' current blocks
+			// with the others' bounds cannot reach θ, none of the
+			// chunks up to the first of them to end can: they are
+			// passed, undecoded where a block ends there.
+			for {
+				bound, upTo := 0.0, int64(math.MaxInt64)
+				if first > 0 {
+					bound = cum[first-1]
+				}
+				for _, x := range sc.terms[first:] {
+					x.settle()
+					if x.bi < len(x.blocks) {
+						bound += x.bub[x.bi]
+						upTo = min(upTo, x.blocks[x.bi].last)
+					}
+				}
+				if upTo == math.MaxInt64 || bound*(1+bm25Slack) >= theta {
+					break
+				}
+				for _, x := range sc.terms[first:] {
+					if err := sc.skipTo(ctx, x, upTo+1); err != nil {
+						return nil, err
+					}
+				}
 			}
 		}
 		// The next candidate: the smallest id among the essential terms.

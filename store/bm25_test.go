@@ -195,22 +195,22 @@ func checkBM25(t testing.TB, s *SQLite) {
 		tokens += int64(n)
 	}
 	got := map[string][]kwPosting{}
-	rows, err = s.db.QueryContext(ctx, `SELECT term, last, max_tf, min_len, postings FROM gochunk_kw_blocks ORDER BY term, last`)
+	rows, err = s.db.QueryContext(ctx, `SELECT term, last, bound, postings FROM gochunk_kw_blocks ORDER BY term, last`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for rows.Next() {
 		var term string
 		var b kwBlock
-		if err := rows.Scan(&term, &b.last, &b.maxTF, &b.minLen, &b.data); err != nil {
+		if err := rows.Scan(&term, &b.last, &b.bound, &b.data); err != nil {
 			t.Fatal(err)
 		}
 		ps, err := decodeKWBlock(b.data, nil)
 		if err != nil || len(ps) == 0 || len(ps) > bm25Block {
 			t.Fatalf("term %q block %d: %d postings, %v", term, b.last, len(ps), err)
 		}
-		if mt, ml := blockBounds(ps); ps[len(ps)-1].id != b.last || mt != b.maxTF || ml != b.minLen {
-			t.Fatalf("term %q block %d: last %d, bounds %d/%d stored %d/%d", term, b.last, ps[len(ps)-1].id, mt, ml, b.maxTF, b.minLen)
+		if bound := blockBound(nil, ps); ps[len(ps)-1].id != b.last || !slices.Equal(bound, b.bound) {
+			t.Fatalf("term %q block %d: last %d, bound %v stored %v", term, b.last, ps[len(ps)-1].id, bound, b.bound)
 		}
 		if prev := got[term]; len(prev) > 0 && prev[len(prev)-1].id >= ps[0].id {
 			t.Fatalf("term %q: block %d overlaps the one before", term, b.last)
@@ -535,5 +535,31 @@ func BenchmarkBM25(b *testing.B) {
 				i++
 			}
 		})
+	}
+}
+
+// TestBM25BlockBound: a block's bound is its best posting's BM25 term,
+// whatever the average length.
+func TestBM25BlockBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(53, 6))
+	for range 200 {
+		ps := make([]kwPosting, 1+rng.IntN(bm25Block))
+		for i := range ps {
+			ps[i] = kwPosting{id: int64(i + 1), tf: int32(1 + rng.IntN(1+rng.IntN(20))), len: int32(1 + rng.IntN(400))}
+		}
+		bound := blockBound(nil, ps)
+		for _, avgdl := range []float64{1, 7.5, 60, 333.3} {
+			got, err := boundScore(bound, avgdl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 0.0
+			for _, p := range ps {
+				want = max(want, bm25Norm(p.tf, p.len, avgdl))
+			}
+			if got != want {
+				t.Fatalf("avgdl %g: bound %g, best posting %g (%v)", avgdl, got, want, ps)
+			}
+		}
 	}
 }
