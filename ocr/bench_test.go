@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/gochunk/gochunk/internal/ocrtest"
+	"github.com/gochunk/gochunk/internal/onnxtest"
+	"github.com/gochunk/gochunk/ocr"
 )
 
 // letterPage draws a US Letter page at 200 dpi (1,700 × 2,200 pixels):
@@ -76,6 +78,42 @@ func TestReadAfterLargerPage(t *testing.T) {
 		a, b := first.Lines[i], again.Lines[i]
 		if a.Text != b.Text || a.Box != b.Box || a.Confidence != b.Confidence {
 			t.Errorf("line %d after a full page: %q %v %v, before: %q %v %v", i, b.Text, b.Box, b.Confidence, a.Text, a.Box, a.Confidence)
+		}
+	}
+}
+
+// TestReadBatchesAtOnce reads a full page with engines that read the
+// recogniser's batches one at a time (Threads 1) and three at a time:
+// the lines, their boxes and confidences are the same (each batch holds
+// the same lines either way, and each run is on one thread).
+func TestReadBatchesAtOnce(t *testing.T) {
+	dir := ocrtest.Models(t)
+	lib := onnxtest.Library(t)
+	img := ocrtest.Draw(t, 1700, 2200, ocrtest.Lines(150, 200, 30, letterPage()...)...)
+	var pages []*ocr.Page
+	for _, threads := range []int{1, 3} {
+		e, err := ocr.New(ocr.Options{ModelDir: dir, ONNXRuntimeLibrary: lib, Threads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := e.Read(context.Background(), img)
+		e.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, p)
+	}
+	one, three := pages[0], pages[1]
+	if len(one.Lines) < 30 {
+		t.Fatalf("%d lines read, want 40:\n%s", len(one.Lines), one.Text())
+	}
+	if len(three.Lines) != len(one.Lines) {
+		t.Fatalf("%d lines three batches at a time, %d one at a time:\n%s\n--\n%s", len(three.Lines), len(one.Lines), three.Text(), one.Text())
+	}
+	for i := range one.Lines {
+		a, b := one.Lines[i], three.Lines[i]
+		if a.Text != b.Text || a.Box != b.Box || a.Confidence != b.Confidence {
+			t.Errorf("line %d three at a time: %q %v %v, one at a time: %q %v %v", i, b.Text, b.Box, b.Confidence, a.Text, a.Box, a.Confidence)
 		}
 	}
 }

@@ -59,6 +59,8 @@ const (
 	attrGs    = 11
 	attrType  = 20
 	attrFloat = 1 // AttributeProto.FLOAT
+	attrInt   = 2 // AttributeProto.INT
+	attrIntsT = 7 // AttributeProto.INTS
 
 	tensorDims     = 1
 	tensorDataType = 2
@@ -242,6 +244,38 @@ func floatAttr(name string, v float32) []byte {
 	b = protowire.AppendFixed32(b, math.Float32bits(v))
 	b = protowire.AppendTag(b, attrType, protowire.VarintType)
 	return protowire.AppendVarint(b, attrFloat)
+}
+
+// intAttribute encodes an attribute of one integer.
+func intAttribute(name string, v int64) []byte {
+	var b []byte
+	b = appendString(b, attrName, name)
+	b = protowire.AppendTag(b, attrI, protowire.VarintType)
+	b = protowire.AppendVarint(b, uint64(v))
+	b = protowire.AppendTag(b, attrType, protowire.VarintType)
+	return protowire.AppendVarint(b, attrInt)
+}
+
+// intsAttr encodes an attribute of integers.
+func intsAttr(name string, v ...int64) []byte {
+	var b []byte
+	b = appendString(b, attrName, name)
+	for _, x := range v {
+		b = protowire.AppendTag(b, attrInts, protowire.VarintType)
+		b = protowire.AppendVarint(b, uint64(x))
+	}
+	b = protowire.AppendTag(b, attrType, protowire.VarintType)
+	return protowire.AppendVarint(b, attrIntsT)
+}
+
+// intAttr returns a node's integer attribute, or def without it.
+func (n *onnxNode) intAttr(name string, def int64) int64 {
+	for _, f := range n.attr(name) {
+		if f.num == attrI && f.typ == protowire.VarintType {
+			return int64(f.v)
+		}
+	}
+	return def
 }
 
 func parseTensor(b []byte) (*onnxTensor, error) {
@@ -763,12 +797,29 @@ func (g *fuseGraph) foldAffineConv() {
 		w.dirty = true
 		mul.removed = true
 		if add != nil {
-			// x + a/s, then the scaled convolution.
+			// x + a/s, then the scaled convolution. The offset is a
+			// convolution of one 1×1 filter of weight 1 a channel with
+			// the offset as its bias: the same sums, and unlike an Add
+			// of a scalar ONNX Runtime keeps it in its blocked (NCHWc)
+			// layout with the convolutions around it, so the
+			// activations are not reordered to NCHW and back for it.
 			g.newNames++
 			name := fmt.Sprintf("%s.gochunk_fused_offset_%d", add.out[0], g.newNames)
-			g.consts[name] = &onnxTensor{name: name, dims: []int64{1}, dtype: float32Type, f: []float32{a / s}, dirty: true}
-			g.order = append(g.order, name)
-			add.in = []string{x, name}
+			channels := w.dims[1] * next.intAttr("group", 1)
+			ones := make([]float32, channels)
+			for i := range ones {
+				ones[i] = 1
+			}
+			offs := make([]float32, channels)
+			for i := range offs {
+				offs[i] = a / s
+			}
+			g.consts[name+"_w"] = &onnxTensor{name: name + "_w", dims: []int64{channels, 1, 1, 1}, dtype: float32Type, f: ones, dirty: true}
+			g.consts[name+"_b"] = &onnxTensor{name: name + "_b", dims: []int64{channels}, dtype: float32Type, f: offs, dirty: true}
+			g.order = append(g.order, name+"_w", name+"_b")
+			add.op, add.domain, add.other = "Conv", "", nil
+			add.in = []string{x, name + "_w", name + "_b"}
+			add.attrs = [][]byte{intAttribute("group", channels), intsAttr("kernel_shape", 1, 1)}
 			g.users[x] = append(slices.DeleteFunc(g.users[x], func(n *onnxNode) bool { return n == mul }), add)
 		} else {
 			next.in[0] = x

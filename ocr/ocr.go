@@ -74,8 +74,10 @@ type Options struct {
 	// GOCHUNK_ONNX_LIBRARY, else the usual names and places, as the onnx
 	// embedders look for it).
 	ONNXRuntimeLibrary string
-	// Threads is the number of threads ONNX Runtime uses for one model
-	// run; 0 means one per core.
+	// Threads is the number of threads one page is read on: the
+	// detector's run uses that many, and the recogniser reads that many
+	// batches of lines at once, each run on one thread (which costs less
+	// CPU than every thread on one batch); 0 means one per core.
 	Threads int
 	// NoAngle skips the angle classifier (lines upside down in an upright
 	// page are then read as they are).
@@ -202,9 +204,9 @@ type Engine struct {
 	runtime  string
 	mu       sync.Mutex
 	closed   bool
-	// busy lets one page be read at a time: each model run already
-	// takes every thread (Options.Threads), and pages read at once
-	// would each hold their memory.
+	// busy lets one page be read at a time: a page already takes
+	// every thread (Options.Threads), and pages read at once would each
+	// hold their memory.
 	busy chan struct{}
 	// scratch is the memory of the page being read (held with busy).
 	scratch scratch
@@ -212,9 +214,10 @@ type Engine struct {
 
 // scratch is memory one page's reading uses and the next reuses.
 type scratch struct {
-	det   []float32 // the detector's input
-	label []int32   // the detector's regions
-	in    []float32 // a classifier's or recogniser's batch
+	det   []float32   // the detector's input
+	label []int32     // the detector's regions
+	in    []float32   // a classifier's batch
+	rec   [][]float32 // each recogniser goroutine's batch
 }
 
 // New loads the models of opt.ModelDir into ONNX Runtime. The error says
@@ -235,15 +238,20 @@ func New(opt Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{opt: opt, files: files, keys: keys, runtime: lib, busy: make(chan struct{}, 1)}
+	// The detector reads a page in one run, on every thread; the
+	// classifier and the recogniser read batches of lines, a batch to a
+	// thread (recognize), so their sessions run on one.
+	one := opt
+	one.Threads = 1
 	if e.det, err = loadModel(files.Detector, opt); err != nil {
 		return nil, err
 	}
-	if e.rec, err = loadModel(files.Recognizer, opt); err != nil {
+	if e.rec, err = loadModel(files.Recognizer, one); err != nil {
 		e.det.close()
 		return nil, err
 	}
 	if files.Classifier != "" && !opt.NoAngle {
-		if e.cls, err = loadModel(files.Classifier, opt); err != nil {
+		if e.cls, err = loadModel(files.Classifier, one); err != nil {
 			e.det.close()
 			e.rec.close()
 			return nil, err

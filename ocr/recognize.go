@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
@@ -192,44 +194,50 @@ func (e *Engine) recognize(ctx context.Context, src *rgb, boxes []quad) ([]Line,
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return ratio[idx[a]] < ratio[idx[b]] })
 	lines := make([]*Line, len(crops))
+	// The batches are read by e.opt.Threads goroutines at once, each
+	// run on one thread (the recogniser's session has one): a batch to a
+	// core costs less CPU than every core on one batch, whose operators
+	// each wait for the slowest thread.
+	var batches [][2]int
 	for lo := 0; lo < len(idx); lo += recBatch {
-		if err := ctx.Err(); err != nil {
-			return nil, 0, err
-		}
-		hi := min(lo+recBatch, len(idx))
-		maxRatio := 320.0 / recHeight
-		for _, i := range idx[lo:hi] {
-			maxRatio = math.Max(maxRatio, ratio[i])
-		}
-		ww := int(math.Ceil(recHeight * maxRatio))
-		in := resize(e.scratch.in, (hi-lo)*3*recHeight*ww)
-		e.scratch.in = in
-		clear(in)
-		rws := make([]int, hi-lo)
-		for k, i := range idx[lo:hi] {
-			rws[k] = min(ww, max(1, int(math.Ceil(recHeight*ratio[i]))))
-			fill(in[k*3*recHeight*ww:], crops[i].img, recHeight, rws[k], ww)
-		}
-		err := e.rec.run(in, []int64{int64(hi - lo), 3, recHeight, int64(ww)}, func(out []float32, shape []int64) error {
-			if len(shape) != 3 || shape[0] != int64(hi-lo) || int(shape[2]) != len(e.keys)+1 || len(out) < (hi-lo)*int(shape[1]*shape[2]) {
-				return fmt.Errorf("%w: the recogniser's output is %v, want [batch, steps, %d] for %d characters in %s (and blank and space): do the recogniser and the character list belong together?", ErrModel, shape, len(e.keys)+1, len(e.keys)-1, e.files.Characters)
-			}
-			steps, classes := int(shape[1]), int(shape[2])
-			for k, i := range idx[lo:hi] {
-				l := e.decode(out[k*steps*classes:(k+1)*steps*classes], steps, classes, crops[i], float64(ww)/float64(steps)*float64(crops[i].img.w)/float64(rws[k]))
-				if l != nil {
-					l.Quad = quad{crops[i].f.at(0, 0), crops[i].f.at(float64(crops[i].img.w), 0), crops[i].f.at(float64(crops[i].img.w), float64(crops[i].img.h)), crops[i].f.at(0, float64(crops[i].img.h))}
-					l.Box = quad(l.Quad).bounds()
-					l.Flipped = crops[i].flipped
-					l.crop = crops[i]
-					lines[i] = l
+		batches = append(batches, [2]int{lo, min(lo+recBatch, len(idx))})
+	}
+	workers := min(e.opt.Threads, len(batches))
+	for len(e.scratch.rec) < workers {
+		e.scratch.rec = append(e.scratch.rec, nil)
+	}
+	var (
+		wg      sync.WaitGroup
+		next    atomic.Int64
+		errOnce sync.Once
+		runErr  error
+	)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				b := int(next.Add(1)) - 1
+				if b >= len(batches) {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					errOnce.Do(func() { runErr = err })
+					return
+				}
+				in, err := e.readBatch(idx[batches[b][0]:batches[b][1]], crops, ratio, lines, e.scratch.rec[w])
+				e.scratch.rec[w] = in
+				if err != nil {
+					errOnce.Do(func() { runErr = err })
+					next.Store(int64(len(batches))) // the others stop after their batch
+					return
 				}
 			}
-			return nil
-		})
-		if err != nil {
-			return nil, 0, err
-		}
+		}()
+	}
+	wg.Wait()
+	if runErr != nil {
+		return nil, 0, runErr
 	}
 	// The best reading of each box, the alternatives in the order they
 	// were made (deterministic).
@@ -250,6 +258,43 @@ func (e *Engine) recognize(ctx context.Context, src *rgb, boxes []quad) ([]Line,
 		}
 	}
 	return kept, flipped, nil
+}
+
+// readBatch reads the crops of idx (ratio: their widths over heights)
+// in one run of the recogniser, writing each line read into lines at
+// the crop's index; buf is the input's memory, grown and returned.
+func (e *Engine) readBatch(idx []int, crops []crop, ratio []float64, lines []*Line, buf []float32) ([]float32, error) {
+	n := len(idx)
+	maxRatio := 320.0 / recHeight
+	for _, i := range idx {
+		maxRatio = math.Max(maxRatio, ratio[i])
+	}
+	ww := int(math.Ceil(recHeight * maxRatio))
+	in := resize(buf, n*3*recHeight*ww)
+	clear(in)
+	rws := make([]int, n)
+	for k, i := range idx {
+		rws[k] = min(ww, max(1, int(math.Ceil(recHeight*ratio[i]))))
+		fill(in[k*3*recHeight*ww:], crops[i].img, recHeight, rws[k], ww)
+	}
+	err := e.rec.run(in, []int64{int64(n), 3, recHeight, int64(ww)}, func(out []float32, shape []int64) error {
+		if len(shape) != 3 || shape[0] != int64(n) || int(shape[2]) != len(e.keys)+1 || len(out) < n*int(shape[1]*shape[2]) {
+			return fmt.Errorf("%w: the recogniser's output is %v, want [batch, steps, %d] for %d characters in %s (and blank and space): do the recogniser and the character list belong together?", ErrModel, shape, len(e.keys)+1, len(e.keys)-1, e.files.Characters)
+		}
+		steps, classes := int(shape[1]), int(shape[2])
+		for k, i := range idx {
+			l := e.decode(out[k*steps*classes:(k+1)*steps*classes], steps, classes, crops[i], float64(ww)/float64(steps)*float64(crops[i].img.w)/float64(rws[k]))
+			if l != nil {
+				l.Quad = quad{crops[i].f.at(0, 0), crops[i].f.at(float64(crops[i].img.w), 0), crops[i].f.at(float64(crops[i].img.w), float64(crops[i].img.h)), crops[i].f.at(0, float64(crops[i].img.h))}
+				l.Box = quad(l.Quad).bounds()
+				l.Flipped = crops[i].flipped
+				l.crop = crops[i]
+				lines[i] = l
+			}
+		}
+		return nil
+	})
+	return in, err
 }
 
 // decode reads one crop's CTC output greedily: the most likely class at
