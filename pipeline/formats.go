@@ -357,8 +357,16 @@ func (p *Pipeline) loadSniffed(ctx context.Context, out *Loaded, src Source, id 
 		}
 		return err
 	}
-	if f.kind == "text" && isMessage(src.Path, data) {
-		f.kind = "eml" // read by officedoc below, with its attachments
+	switch f.kind {
+	case "text":
+		if isMessage(src.Path, data) {
+			f.kind = "eml" // read by officedoc below, with its attachments
+		}
+	case "utf16", "utf16le", "utf16be", "utf32":
+		// A message saved as UTF-16 (the e-mail reader decodes it).
+		if head, err := unicodeText(f.kind, data[:min(len(data), 128<<10)&^3]); err == nil && isMessage(src.Path, unsafeBytes(head)) {
+			f.kind = "eml"
+		}
 	}
 	switch f.kind {
 	case "text":

@@ -295,6 +295,22 @@ func TestLoadSniffsMessage(t *testing.T) {
 	if l, err := p.Load(context.Background(), Source{Path: "-", Reader: strings.NewReader(saved)}); err != nil || !strings.Contains(l.Text, "café Rio") {
 		t.Errorf("standard input: %q, %v", l.Text, err)
 	}
+	// Saved as UTF-16 (with a byte order mark, and without).
+	u16 := []byte{0xFF, 0xFE}
+	var u16be []byte
+	for _, c := range utf16.Encode([]rune(strings.ReplaceAll(saved, "caf=C3=A9", "café"))) {
+		u16 = binary.LittleEndian.AppendUint16(u16, c)
+		u16be = binary.BigEndian.AppendUint16(u16be, c)
+	}
+	for name, data := range map[string][]byte{"message16": u16, "message16be": u16be} {
+		l, err := p.Load(context.Background(), Source{Path: writeFile(t, name, data)})
+		if err != nil || !strings.Contains(l.Text, "See you at café Rio.") || strings.Contains(l.Text, "Subject:") {
+			t.Errorf("%s: %q, %v", name, l.Text, err)
+		}
+	}
+	if l, err := p.Load(context.Background(), Source{Path: writeFile(t, "saved16.txt", u16)}); err != nil || !strings.HasPrefix(l.Text, "From: Ann") {
+		t.Errorf("saved16.txt: %q, %v", l.Text, err)
+	}
 	for name, text := range map[string]string{
 		"saved.txt":   saved,                                                          // named text: read as it is
 		"notes":       "Subject: the budget\n\nWe met on Monday.\n",                   // one field: no message
