@@ -364,7 +364,14 @@ func (p *Pipeline) loadSniffed(ctx context.Context, out *Loaded, src Source, id 
 		}
 	case "utf16", "utf16le", "utf16be", "utf32":
 		// A message saved as UTF-16 (the e-mail reader decodes it).
-		if head, err := unicodeText(f.kind, data[:min(len(data), 128<<10)&^3]); err == nil && isMessage(src.Path, unsafeBytes(head)) {
+		n := min(len(data), 128<<10) &^ 1
+		if f.kind == "utf32" {
+			n &^= 3
+		}
+		if n < 8 {
+			break // no header
+		}
+		if head, err := unicodeText(f.kind, data[:n]); err == nil && isMessage(src.Path, unsafeBytes(head)) {
 			f.kind = "eml"
 		}
 	}

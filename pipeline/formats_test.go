@@ -311,6 +311,11 @@ func TestLoadSniffsMessage(t *testing.T) {
 	if l, err := p.Load(context.Background(), Source{Path: writeFile(t, "saved16.txt", u16)}); err != nil || !strings.HasPrefix(l.Text, "From: Ann") {
 		t.Errorf("saved16.txt: %q, %v", l.Text, err)
 	}
+	for _, short := range []string{"\xFF\xFE", "\xFF\xFEA\x00", "\xFF\xFE\x00\x00", "\xFF\xFE\x00\x00A\x00\x00\x00"} {
+		if l, err := p.Load(context.Background(), Source{Path: writeFile(t, "short", []byte(short))}); err != nil || strings.Contains(l.Text, "\x00") {
+			t.Errorf("%q: %q, %v", short, l.Text, err)
+		}
+	}
 	for name, text := range map[string]string{
 		"saved.txt":   saved,                                                          // named text: read as it is
 		"notes":       "Subject: the budget\n\nWe met on Monday.\n",                   // one field: no message
