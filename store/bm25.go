@@ -518,7 +518,7 @@ func bm25AddTotals(ctx context.Context, tx *sql.Tx, rows, tokens int64) error {
 
 // kwStatements is a writer's prepared statements.
 type kwStatements struct {
-	at, last, ins, del, df, setDF, delDF *sql.Stmt
+	at, last, ins, del, addDF, setDF, delDF *sql.Stmt
 }
 
 func newKWStatements(ctx context.Context, tx *sql.Tx) (*kwStatements, error) {
@@ -531,7 +531,7 @@ func newKWStatements(ctx context.Context, tx *sql.Tx) (*kwStatements, error) {
 		{&st.last, `SELECT last, bound, postings FROM gochunk_kw_blocks WHERE term = ? ORDER BY last DESC LIMIT 1`},
 		{&st.ins, `INSERT INTO gochunk_kw_blocks (term, last, bound, postings) VALUES (?, ?, ?, ?)`},
 		{&st.del, `DELETE FROM gochunk_kw_blocks WHERE term = ? AND last = ?`},
-		{&st.df, `SELECT df FROM gochunk_kw_terms WHERE term = ?`},
+		{&st.addDF, `INSERT INTO gochunk_kw_terms (term, df) VALUES (?, ?) ON CONFLICT (term) DO UPDATE SET df = df + excluded.df RETURNING df`},
 		{&st.setDF, `INSERT INTO gochunk_kw_terms (term, df) VALUES (?, ?) ON CONFLICT (term) DO UPDATE SET df = excluded.df`},
 		{&st.delDF, `DELETE FROM gochunk_kw_terms WHERE term = ?`},
 	} {
@@ -546,7 +546,7 @@ func newKWStatements(ctx context.Context, tx *sql.Tx) (*kwStatements, error) {
 }
 
 func (st *kwStatements) close() {
-	for _, s := range []*sql.Stmt{st.at, st.last, st.ins, st.del, st.df, st.setDF, st.delDF} {
+	for _, s := range []*sql.Stmt{st.at, st.last, st.ins, st.del, st.addDF, st.setDF, st.delDF} {
 		if s != nil {
 			s.Close()
 		}
@@ -587,10 +587,7 @@ func (st *kwStatements) readBlock(ctx context.Context, term string, id int64, la
 // writeTerm applies a term's additions and removals to its blocks and
 // count. Every block is read before any is written.
 func (st *kwStatements) writeTerm(ctx context.Context, term string, adds []kwPosting, dels []int64) error {
-	var df int64
-	if err := st.df.QueryRowContext(ctx, term).Scan(&df); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return err
-	}
+	var df int64 // the change in the chunks holding the term
 	blocks := map[int64]*kwBlock{}
 	lastB, err := st.readBlock(ctx, term, 0, true, blocks)
 	if err != nil {
@@ -657,13 +654,18 @@ func (st *kwStatements) writeTerm(ctx context.Context, term string, adds []kwPos
 	if err := st.insert(ctx, term, fresh); err != nil {
 		return err
 	}
-	if df < 0 {
-		return fmt.Errorf("%d chunks hold it: %w", df, errKWBlock)
-	}
 	if df == 0 {
+		return nil
+	}
+	var n int64
+	if err := st.addDF.QueryRowContext(ctx, term, df).Scan(&n); err != nil {
+		return err
+	}
+	switch {
+	case n < 0:
+		return fmt.Errorf("%d chunks hold it: %w", n, errKWBlock)
+	case n == 0:
 		_, err = st.delDF.ExecContext(ctx, term)
-	} else {
-		_, err = st.setDF.ExecContext(ctx, term, df)
 	}
 	return err
 }
