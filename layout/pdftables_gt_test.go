@@ -293,6 +293,10 @@ func tgScoreDoc(d tgDoc, els []gochunk.Element, log func(string, ...any)) tgScor
 		got = append(got, pipeGrid(t))
 	}
 	var s tgScore
+	var truth []string
+	for _, ht := range tablesOf(hels) {
+		truth = append(truth, flatTable(ht))
+	}
 	for _, ht := range tablesOf(hels) {
 		want := pipeGrid(ht)
 		nonEmpty := 0
@@ -330,12 +334,24 @@ func tgScoreDoc(d tgDoc, els []gochunk.Element, log func(string, ...any)) tgScor
 			log("%s: labels and values made a table:\n%s", d.name, t)
 			continue
 		}
-		flat := strings.Join(strings.Fields(strings.NewReplacer("|", " ", "---", " ").Replace(t)), " ")
+		flat := flatTable(t)
 		for _, c := range d.controls {
-			// Five words of a control's text running on in one table.
+			// Five words of a control's text running on in one table
+			// (and in none of the HTML's: a cell's phrase may be drawn
+			// from the sentence a control is).
 			w := strings.Fields(c)
-			if len(w) >= 5 && strings.Contains(flat, strings.Join(w[:5], " ")) ||
-				len(w) >= 10 && strings.Contains(flat, strings.Join(w[len(w)-5:], " ")) {
+			in := func(probe string) bool {
+				if !strings.Contains(flat, probe) {
+					return false
+				}
+				for _, ht := range truth {
+					if strings.Contains(ht, probe) {
+						return false
+					}
+				}
+				return true
+			}
+			if len(w) >= 5 && in(strings.Join(w[:5], " ")) || len(w) >= 10 && in(strings.Join(w[len(w)-5:], " ")) {
 				s.falseTables++
 				log("%s: a control in a table:\n%s", d.name, t)
 				break
@@ -343,6 +359,11 @@ func tgScoreDoc(d tgDoc, els []gochunk.Element, log func(string, ...any)) tgScor
 		}
 	}
 	return s
+}
+
+// flatTable is a pipe table's words, one space apart.
+func flatTable(t string) string {
+	return strings.Join(strings.Fields(strings.NewReplacer("|", " ", "---", " ").Replace(t)), " ")
 }
 
 // tgFloors are the figures TestPDFTablesGroundTruth must reach: tables
