@@ -563,3 +563,59 @@ func TestBM25BlockBound(t *testing.T) {
 		}
 	}
 }
+
+// TestBM25SearchBesideWriter: keyword searches run beside a writer that
+// changes and deletes documents (each search reads one state of the
+// index, in one read transaction), and when the writer stops the index
+// ranks as FTS5 does.
+func TestBM25SearchBesideWriter(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(53, 7))
+	vocab := bm25Vocab(rng, 800)
+	s, _ := openBM25(t)
+	for d := range 10 {
+		if err := s.Replace(ctx, bm25Put(rng, vocab, fmt.Sprint("w", d), 40)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	queries := bm25Queries(rng, vocab, 20)
+	done := make(chan error, 1)
+	go func() {
+		wrng := rand.New(rand.NewPCG(53, 8))
+		for i := range 30 {
+			if err := s.Replace(ctx, bm25Put(wrng, vocab, fmt.Sprint("w", wrng.IntN(12)), 10+wrng.IntN(60))); err != nil {
+				done <- err
+				return
+			}
+			if i%5 == 4 {
+				if err := s.Delete(ctx, fmt.Sprint("w", wrng.IntN(12))); err != nil {
+					done <- err
+					return
+				}
+			}
+		}
+		done <- nil
+	}()
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			for i := range 25 {
+				if _, err := s.Search(ctx, Query{Text: queries[(g*7+i)%len(queries)], K: 10, Mode: Keyword}); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	checkBM25(t, s)
+	compareFTS5(t, s, queries[:5], nil)
+}
