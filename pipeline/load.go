@@ -505,6 +505,16 @@ func decodeLegacy(l *Loaded) error {
 	return nil
 }
 
+// CheckText returns what a chunker would say of the loaded text under
+// the configured invalid_utf8 policy: nil when it is UTF-8 (or was
+// repaired or decoded on loading), else the invalid-UTF-8 error with the
+// encoding the text reads as and the settings that read it. A caller
+// that writes the text out instead of chunking it (gochunk extract)
+// checks it so.
+func (p *Pipeline) CheckText(l Loaded) error {
+	return p.explainInvalidUTF8(gochunk.CheckUTF8(l.Text), l.Text)
+}
+
 // explainInvalidUTF8 adds to a chunker's invalid-UTF-8 error what to do:
 // the encoding the text looks written in, where one is recognised, and
 // the settings that read it.

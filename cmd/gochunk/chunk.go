@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/gochunk/gochunk"
@@ -303,9 +304,16 @@ func fileError(name string, err error) string {
 }
 
 // fileMessage is msg under the name of the file it concerns, named once.
+// A chunker's "document \"NAME\": " under it (gochunk.WrapDocument) is the
+// same name said again, and goes.
 func fileMessage(name, msg string) string {
-	for name != "" && strings.HasPrefix(msg, name+": ") {
-		msg = msg[len(name)+2:]
+	if name == "" {
+		return ": " + msg
+	}
+	for _, p := range []string{name + ": ", "document " + strconv.Quote(name) + ": "} {
+		for strings.HasPrefix(msg, p) {
+			msg = msg[len(p):]
+		}
 	}
 	return name + ": " + msg
 }

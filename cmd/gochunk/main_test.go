@@ -117,10 +117,13 @@ func TestExitCodes(t *testing.T) {
 		{"bad flag", []string{"chunk", "--frobnicate", good}, 2, "frobnicate"},
 		{"unknown command", []string{"frob"}, 2, "unknown command"},
 		{"missing file", []string{"chunk", "/nonexistent/file.txt"}, 1, "no such file"},
-		{"invalid utf-8", []string{"chunk", bad}, 1, "invalid UTF-8 at byte 4"},
+		{"invalid utf-8", []string{"chunk", bad}, 1, bad + ": invalid UTF-8 at byte 4"}, // the file named once
 		{"one bad file among good", []string{"chunk", good, bad, good}, 1, "invalid UTF-8"},
 		{"help", []string{"chunk", "--help"}, 0, "Usage"},
 		{"repair", []string{"chunk", "--invalid-utf8", "repair", bad}, 0, "replaced"},
+		{"extract invalid utf-8", []string{"extract", bad}, 1, bad + ": invalid UTF-8 at byte 4"},
+		{"extract repair", []string{"extract", "--invalid-utf8", "repair", bad}, 0, "replaced"},
+		{"extract bad policy", []string{"extract", "--invalid-utf8", "guess", bad}, 2, `invalid_utf8 "guess"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
