@@ -317,16 +317,25 @@ func decodeKWBlock(b []byte, ps []kwPosting) ([]kwPosting, error) {
 // any average length, is one of theirs (boundScore). Shortest first,
 // each pair as two varints after their count.
 func blockBound(dst []byte, ps []kwPosting) []byte {
-	byLen := slices.Clone(ps)
-	slices.SortFunc(byLen, func(a, b kwPosting) int { return cmp.Or(cmp.Compare(a.len, b.len), cmp.Compare(b.tf, a.tf)) })
-	var front []kwPosting
-	for _, p := range byLen {
-		if len(front) == 0 || p.tf > front[len(front)-1].tf {
-			front = append(front, p)
+	var front [8]kwPosting // grows past 8 only for unusual blocks
+	f := front[:0]
+	for _, p := range ps {
+		beaten := false
+		for _, q := range f {
+			if q.len <= p.len && q.tf >= p.tf {
+				beaten = true
+				break
+			}
 		}
+		if beaten {
+			continue
+		}
+		f = slices.DeleteFunc(f, func(q kwPosting) bool { return p.len <= q.len && p.tf >= q.tf })
+		f = append(f, p)
 	}
-	dst = binary.AppendUvarint(dst, uint64(len(front)))
-	for _, p := range front {
+	slices.SortFunc(f, func(a, b kwPosting) int { return cmp.Compare(a.len, b.len) })
+	dst = binary.AppendUvarint(dst, uint64(len(f)))
+	for _, p := range f {
 		dst = binary.AppendUvarint(dst, uint64(p.tf))
 		dst = binary.AppendUvarint(dst, uint64(p.len))
 	}
@@ -589,15 +598,20 @@ func (st *kwStatements) readBlock(ctx context.Context, term string, id int64, la
 func (st *kwStatements) writeTerm(ctx context.Context, term string, adds []kwPosting, dels []int64) error {
 	var df int64 // the change in the chunks holding the term
 	blocks := map[int64]*kwBlock{}
-	lastB, err := st.readBlock(ctx, term, 0, true, blocks)
-	if err != nil {
-		return err
+	// The last block, where additions go (removals alone need not
+	// read it).
+	var lastB *kwBlock
+	var err error
+	if len(adds) > 0 {
+		if lastB, err = st.readBlock(ctx, term, 0, true, blocks); err != nil {
+			return err
+		}
 	}
 	// blockOf is the stored block an id is in, or goes into: the last
 	// one from its first id on (and after it), else the first ending at
-	// or after it.
+	// or after it (nil when there is none).
 	blockOf := func(id int64) (*kwBlock, error) {
-		if lastB == nil || id >= lastB.lo {
+		if lastB != nil && id >= lastB.lo {
 			return lastB, nil
 		}
 		return st.readBlock(ctx, term, id, false, blocks)
