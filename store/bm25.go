@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -504,6 +505,9 @@ func (w *kwWriter) finish(ctx context.Context) error {
 			return fmt.Errorf("write the keyword index's term %q: %w", term, err)
 		}
 	}
+	if err := st.flush(ctx); err != nil {
+		return fmt.Errorf("write the keyword index: %w", err)
+	}
 	if err := bm25AddTotals(ctx, w.tx, w.rows, w.tokens); err != nil {
 		return err
 	}
@@ -525,24 +529,27 @@ func bm25AddTotals(ctx context.Context, tx *sql.Tx, rows, tokens int64) error {
 	return nil
 }
 
-// kwStatements is a writer's prepared statements.
+// kwStatements is a writer's prepared statements, and its writes not yet
+// made: blocks deleted and inserted and terms' count changes are made
+// many rows to a statement (flush).
 type kwStatements struct {
-	at, last, ins, del, addDF, setDF, delDF *sql.Stmt
+	tx              *sql.Tx
+	at, last, setDF *sql.Stmt
+	dels, inss, dfs []any // (term, last), (term, last, bound, postings), (term, change)
 }
 
+// bm25Batch is the most rows a statement of flush writes.
+const bm25Batch = 256
+
 func newKWStatements(ctx context.Context, tx *sql.Tx) (*kwStatements, error) {
-	st := &kwStatements{}
+	st := &kwStatements{tx: tx}
 	for _, p := range []struct {
 		stmt **sql.Stmt
 		sql  string
 	}{
 		{&st.at, `SELECT last, bound, postings FROM gochunk_kw_blocks WHERE term = ? AND last >= ? ORDER BY last LIMIT 1`},
 		{&st.last, `SELECT last, bound, postings FROM gochunk_kw_blocks WHERE term = ? ORDER BY last DESC LIMIT 1`},
-		{&st.ins, `INSERT INTO gochunk_kw_blocks (term, last, bound, postings) VALUES (?, ?, ?, ?)`},
-		{&st.del, `DELETE FROM gochunk_kw_blocks WHERE term = ? AND last = ?`},
-		{&st.addDF, `INSERT INTO gochunk_kw_terms (term, df) VALUES (?, ?) ON CONFLICT (term) DO UPDATE SET df = df + excluded.df RETURNING df`},
 		{&st.setDF, `INSERT INTO gochunk_kw_terms (term, df) VALUES (?, ?) ON CONFLICT (term) DO UPDATE SET df = excluded.df`},
-		{&st.delDF, `DELETE FROM gochunk_kw_terms WHERE term = ?`},
 	} {
 		s, err := tx.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -555,11 +562,72 @@ func newKWStatements(ctx context.Context, tx *sql.Tx) (*kwStatements, error) {
 }
 
 func (st *kwStatements) close() {
-	for _, s := range []*sql.Stmt{st.at, st.last, st.ins, st.del, st.addDF, st.setDF, st.delDF} {
+	for _, s := range []*sql.Stmt{st.at, st.last, st.setDF} {
 		if s != nil {
 			s.Close()
 		}
 	}
+}
+
+// flush makes the writes queued: the blocks' deletions before their
+// insertions (a block may be written again under its key), then the
+// terms' counts, deleting those that reach 0.
+func (st *kwStatements) flush(ctx context.Context) error {
+	rows := func(n, width int) string {
+		one := "(" + strings.TrimSuffix(strings.Repeat("?, ", width), ", ") + ")"
+		return strings.TrimSuffix(strings.Repeat(one+", ", n), ", ")
+	}
+	for len(st.dels) > 0 {
+		n := min(len(st.dels)/2, bm25Batch)
+		if _, err := st.tx.ExecContext(ctx, `DELETE FROM gochunk_kw_blocks WHERE (term, last) IN (VALUES `+rows(n, 2)+`)`, st.dels[:2*n]...); err != nil {
+			return err
+		}
+		st.dels = st.dels[2*n:]
+	}
+	for len(st.inss) > 0 {
+		n := min(len(st.inss)/4, bm25Batch)
+		if _, err := st.tx.ExecContext(ctx, `INSERT INTO gochunk_kw_blocks (term, last, bound, postings) VALUES `+rows(n, 4), st.inss[:4*n]...); err != nil {
+			return err
+		}
+		st.inss = st.inss[4*n:]
+	}
+	var zero []any
+	for len(st.dfs) > 0 {
+		n := min(len(st.dfs)/2, bm25Batch)
+		r, err := st.tx.QueryContext(ctx, `INSERT INTO gochunk_kw_terms (term, df) VALUES `+rows(n, 2)+`
+			ON CONFLICT (term) DO UPDATE SET df = df + excluded.df RETURNING term, df`, st.dfs[:2*n]...)
+		if err != nil {
+			return err
+		}
+		for r.Next() {
+			var term string
+			var df int64
+			if err := r.Scan(&term, &df); err != nil {
+				r.Close()
+				return err
+			}
+			if df < 0 {
+				r.Close()
+				return fmt.Errorf("term %q: %d chunks hold it: %w", term, df, errKWBlock)
+			}
+			if df == 0 {
+				zero = append(zero, term)
+			}
+		}
+		r.Close()
+		if err := r.Err(); err != nil {
+			return err
+		}
+		st.dfs = st.dfs[2*n:]
+	}
+	for len(zero) > 0 {
+		n := min(len(zero), bm25Batch)
+		if _, err := st.tx.ExecContext(ctx, `DELETE FROM gochunk_kw_terms WHERE term IN (`+strings.TrimSuffix(strings.Repeat("?, ", n), ", ")+`)`, zero[:n]...); err != nil {
+			return err
+		}
+		zero = zero[n:]
+	}
+	return nil
 }
 
 // readBlock reads one row of the term's blocks (the first ending at or
@@ -658,9 +726,7 @@ func (st *kwStatements) writeTerm(ctx context.Context, term string, adds []kwPos
 	}
 	for _, key := range slices.Sorted(maps.Keys(blocks)) {
 		b := blocks[key]
-		if _, err := st.del.ExecContext(ctx, term, b.last); err != nil {
-			return err
-		}
+		st.dels = append(st.dels, term, b.last)
 		if err := st.insert(ctx, term, b.postings); err != nil {
 			return err
 		}
@@ -668,20 +734,13 @@ func (st *kwStatements) writeTerm(ctx context.Context, term string, adds []kwPos
 	if err := st.insert(ctx, term, fresh); err != nil {
 		return err
 	}
-	if df == 0 {
-		return nil
+	if df != 0 {
+		st.dfs = append(st.dfs, term, df)
 	}
-	var n int64
-	if err := st.addDF.QueryRowContext(ctx, term, df).Scan(&n); err != nil {
-		return err
+	if len(st.inss) >= 4*bm25Batch || len(st.dels) >= 2*bm25Batch || len(st.dfs) >= 2*bm25Batch {
+		return st.flush(ctx)
 	}
-	switch {
-	case n < 0:
-		return fmt.Errorf("%d chunks hold it: %w", n, errKWBlock)
-	case n == 0:
-		_, err = st.delDF.ExecContext(ctx, term)
-	}
-	return err
+	return nil
 }
 
 // insert writes postings (ids ascending) as blocks of at most bm25Block.
@@ -695,8 +754,11 @@ func (st *kwStatements) insert(ctx context.Context, term string, ps []kwPosting)
 		part := ps[:n]
 		bound = blockBound(bound[:0], part)
 		buf = encodeKWBlock(buf[:0], part)
-		if _, err := st.ins.ExecContext(ctx, term, part[n-1].id, bound, buf); err != nil {
-			return err
+		st.inss = append(st.inss, term, part[n-1].id, slices.Clone(bound), slices.Clone(buf))
+		if len(st.inss) >= 4*bm25Batch {
+			if err := st.flush(ctx); err != nil {
+				return err
+			}
 		}
 		ps = ps[n:]
 	}
@@ -830,6 +892,9 @@ func (s *SQLite) bm25Migrate(ctx context.Context, tx *sql.Tx) error {
 		if _, err := st.setDF.ExecContext(ctx, term, df[term]); err != nil {
 			return err
 		}
+	}
+	if err := st.flush(ctx); err != nil {
+		return err
 	}
 	return bm25AddTotals(ctx, tx, rows, tokens)
 }
