@@ -27,8 +27,10 @@ import (
 //     (α = 1/6, β = ½) and Mul;
 //   - Mul(scalar) → Add(scalar) → Conv folds into the next convolution:
 //     the scale into its weights, the offset into its bias where the
-//     convolution pads nothing (else the offset stays, as one Add before
-//     it).
+//     convolution pads nothing (else the offset stays before it, as a
+//     1×1 convolution of weight 1 a channel, which ONNX Runtime keeps in
+//     its blocked layout where an Add of a scalar made it reorder the
+//     activations twice).
 //
 // The results differ from the model's only by float rounding (the
 // products are taken in another order).

@@ -126,8 +126,14 @@ func fill(dst []float32, c *rgb, hh, rw, ww int) {
 
 const (
 	recHeight = 48
-	recBatch  = 6
-	clsWidth  = 192
+	// recBatch is the crops a recogniser run reads. Runs go on at once,
+	// one a thread, each holding its activations: 3 a run keeps a page's
+	// peak memory below what one run of 6 on every thread took, with
+	// less padding (8 Letter pages: 552 MB against 715-785 MB at 6, and
+	// 3% less CPU).
+	recBatch = 3
+	clsBatch = 6
+	clsWidth = 192
 )
 
 // recognize cuts, orients and reads the boxes; it returns the lines
@@ -151,11 +157,11 @@ func (e *Engine) recognize(ctx context.Context, src *rgb, boxes []quad) ([]Line,
 		// is wrong now and then on an upright line): the reading of the
 		// higher confidence is kept.
 		n := len(crops)
-		for lo := 0; lo < n; lo += recBatch {
+		for lo := 0; lo < n; lo += clsBatch {
 			if err := ctx.Err(); err != nil {
 				return nil, 0, err
 			}
-			hi := min(lo+recBatch, n)
+			hi := min(lo+clsBatch, n)
 			in := resize(e.scratch.in, (hi-lo)*3*recHeight*clsWidth)
 			e.scratch.in = in
 			clear(in)
