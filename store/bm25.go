@@ -43,7 +43,7 @@ const (
 
 // bm25Schema is the keyword index's tables, created by Prepare.
 var bm25Schema = []string{
-	`CREATE TABLE IF NOT EXISTS gochunk_kw_terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID`,
+	`CREATE TABLE IF NOT EXISTS gochunk_kw_terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL, small INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID`,
 	`CREATE TABLE IF NOT EXISTS gochunk_kw_blocks (term TEXT NOT NULL, last INTEGER NOT NULL, bound BLOB NOT NULL,
 		postings BLOB NOT NULL, PRIMARY KEY (term, last)) WITHOUT ROWID`,
 }
@@ -378,6 +378,7 @@ type kwWriter struct {
 	pending map[int64]bool // ids added by this transaction
 	rows    int64          // chunks added less removed
 	tokens  int64          // their tokens
+	high    int64          // the largest chunk id when the transaction began
 }
 
 // bm25WriterFor returns the keyword index's writer of tx.
@@ -393,6 +394,10 @@ func (s *SQLite) bm25WriterFor(ctx context.Context, tx *sql.Tx) (*kwWriter, erro
 		// bm25Migrate builds it from the chunks then.
 		w.off = true
 		return w, nil
+	}
+	// Chunks added later have larger ids than any the index holds now.
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM gochunk_chunks`).Scan(&w.high); err != nil {
+		return nil, fmt.Errorf("read the store's chunk ids: %w", err)
 	}
 	if w.tok, err = s.kw.tokenizer(ctx, true); err != nil {
 		return nil, err
@@ -501,11 +506,27 @@ func (w *kwWriter) finish(ctx context.Context) error {
 	}
 	defer st.close()
 	for _, term := range terms {
-		if err := st.writeTerm(ctx, term, w.adds[term], w.dels[term]); err != nil {
+		adds := w.adds[term]
+		slices.SortFunc(adds, func(a, b kwPosting) int { return cmpInt64(a.id, b.id) })
+		if len(w.dels[term]) == 0 && len(adds) > 0 && adds[0].id > w.high {
+			// Only chunks after every one the index holds: new blocks
+			// after the term's last, without reading it; merged with
+			// it once bm25Merge such blocks have gathered (flush).
+			n, err := st.insert(ctx, term, adds)
+			if err != nil {
+				return fmt.Errorf("write the keyword index's term %q: %w", term, err)
+			}
+			st.dfs = append(st.dfs, term, int64(len(adds)), n)
+			continue
+		}
+		if err := st.writeTerm(ctx, term, adds, w.dels[term]); err != nil {
 			return fmt.Errorf("write the keyword index's term %q: %w", term, err)
 		}
 	}
 	if err := st.flush(ctx); err != nil {
+		return fmt.Errorf("write the keyword index: %w", err)
+	}
+	if err := st.merge(ctx); err != nil {
 		return fmt.Errorf("write the keyword index: %w", err)
 	}
 	if err := bm25AddTotals(ctx, w.tx, w.rows, w.tokens); err != nil {
@@ -535,7 +556,52 @@ func bm25AddTotals(ctx context.Context, tx *sql.Tx, rows, tokens int64) error {
 type kwStatements struct {
 	tx              *sql.Tx
 	at, last, setDF *sql.Stmt
-	dels, inss, dfs []any // (term, last), (term, last, bound, postings), (term, change)
+	dels, inss, dfs []any            // (term, last), (term, last, bound, postings), (term, change, small blocks added)
+	merges          map[string]int64 // terms with bm25Merge small blocks or more at their end
+}
+
+// bm25Merge is the number of blocks added after a term's last without
+// reading it (kwWriter.finish) from which they are merged with it.
+const bm25Merge = 8
+
+// merge rewrites the last blocks of the terms in st.merges (the small
+// ones added and the one before them) as full blocks, after flush.
+func (st *kwStatements) merge(ctx context.Context) error {
+	for _, term := range slices.Sorted(maps.Keys(st.merges)) {
+		rows, err := st.tx.QueryContext(ctx, `SELECT last, postings FROM gochunk_kw_blocks WHERE term = ? ORDER BY last DESC LIMIT ?`, term, st.merges[term]+1)
+		if err != nil {
+			return err
+		}
+		var blocks [][]byte
+		for rows.Next() {
+			var last int64
+			var data []byte
+			if err := rows.Scan(&last, &data); err != nil {
+				rows.Close()
+				return err
+			}
+			st.dels = append(st.dels, term, last)
+			blocks = append(blocks, data)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		var ps []kwPosting
+		for i := len(blocks) - 1; i >= 0; i-- {
+			if ps, err = decodeKWBlock(blocks[i], ps); err != nil {
+				return err
+			}
+		}
+		if _, err := st.insert(ctx, term, ps); err != nil {
+			return err
+		}
+		if _, err := st.tx.ExecContext(ctx, `UPDATE gochunk_kw_terms SET small = 0 WHERE term = ?`, term); err != nil {
+			return err
+		}
+	}
+	st.merges = nil
+	return st.flush(ctx)
 }
 
 // bm25Batch is the most rows a statement of flush writes.
@@ -593,18 +659,24 @@ func (st *kwStatements) flush(ctx context.Context) error {
 	}
 	var zero []any
 	for len(st.dfs) > 0 {
-		n := min(len(st.dfs)/2, bm25Batch)
-		r, err := st.tx.QueryContext(ctx, `INSERT INTO gochunk_kw_terms (term, df) VALUES `+rows(n, 2)+`
-			ON CONFLICT (term) DO UPDATE SET df = df + excluded.df RETURNING term, df`, st.dfs[:2*n]...)
+		n := min(len(st.dfs)/3, bm25Batch)
+		r, err := st.tx.QueryContext(ctx, `INSERT INTO gochunk_kw_terms (term, df, small) VALUES `+rows(n, 3)+`
+			ON CONFLICT (term) DO UPDATE SET df = df + excluded.df, small = small + excluded.small RETURNING term, df, small`, st.dfs[:3*n]...)
 		if err != nil {
 			return err
 		}
 		for r.Next() {
 			var term string
-			var df int64
-			if err := r.Scan(&term, &df); err != nil {
+			var df, small int64
+			if err := r.Scan(&term, &df, &small); err != nil {
 				r.Close()
 				return err
+			}
+			if small >= bm25Merge && df > 0 {
+				if st.merges == nil {
+					st.merges = map[string]int64{}
+				}
+				st.merges[term] = small
 			}
 			if df < 0 {
 				r.Close()
@@ -618,7 +690,7 @@ func (st *kwStatements) flush(ctx context.Context) error {
 		if err := r.Err(); err != nil {
 			return err
 		}
-		st.dfs = st.dfs[2*n:]
+		st.dfs = st.dfs[3*n:]
 	}
 	for len(zero) > 0 {
 		n := min(len(zero), bm25Batch)
@@ -727,25 +799,26 @@ func (st *kwStatements) writeTerm(ctx context.Context, term string, adds []kwPos
 	for _, key := range slices.Sorted(maps.Keys(blocks)) {
 		b := blocks[key]
 		st.dels = append(st.dels, term, b.last)
-		if err := st.insert(ctx, term, b.postings); err != nil {
+		if _, err := st.insert(ctx, term, b.postings); err != nil {
 			return err
 		}
 	}
-	if err := st.insert(ctx, term, fresh); err != nil {
+	if _, err := st.insert(ctx, term, fresh); err != nil {
 		return err
 	}
 	if df != 0 {
-		st.dfs = append(st.dfs, term, df)
+		st.dfs = append(st.dfs, term, df, 0)
 	}
-	if len(st.inss) >= 4*bm25Batch || len(st.dels) >= 2*bm25Batch || len(st.dfs) >= 2*bm25Batch {
+	if len(st.inss) >= 4*bm25Batch || len(st.dels) >= 2*bm25Batch || len(st.dfs) >= 3*bm25Batch {
 		return st.flush(ctx)
 	}
 	return nil
 }
 
 // insert writes postings (ids ascending) as blocks of at most bm25Block.
-func (st *kwStatements) insert(ctx context.Context, term string, ps []kwPosting) error {
+func (st *kwStatements) insert(ctx context.Context, term string, ps []kwPosting) (int, error) {
 	var buf, bound []byte
+	blocks := 0
 	for len(ps) > 0 {
 		n := min(len(ps), bm25Block)
 		if len(ps) > bm25Block && len(ps) < 2*bm25Block {
@@ -755,14 +828,15 @@ func (st *kwStatements) insert(ctx context.Context, term string, ps []kwPosting)
 		bound = blockBound(bound[:0], part)
 		buf = encodeKWBlock(buf[:0], part)
 		st.inss = append(st.inss, term, part[n-1].id, slices.Clone(bound), slices.Clone(buf))
+		blocks++
 		if len(st.inss) >= 4*bm25Batch {
 			if err := st.flush(ctx); err != nil {
-				return err
+				return blocks, err
 			}
 		}
 		ps = ps[n:]
 	}
-	return nil
+	return blocks, nil
 }
 
 func cmpInt64(a, b int64) int {
@@ -835,7 +909,7 @@ func (s *SQLite) bm25Migrate(ctx context.Context, tx *sql.Tx) error {
 		}
 		// Full blocks only (insert would halve a block and a half).
 		for i := 0; i < n; i += bm25Block {
-			if err := st.insert(ctx, term, ps[i:min(n, i+bm25Block)]); err != nil {
+			if _, err := st.insert(ctx, term, ps[i:min(n, i+bm25Block)]); err != nil {
 				return err
 			}
 		}
