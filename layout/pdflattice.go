@@ -56,6 +56,10 @@ const (
 	// beside a line of another cell, is that many rows without rules
 	// between them (a table ruled only above and below its body).
 	latticeBands = 3
+	// Lines of a cell standing this many line heights apart or more are
+	// rows of their own, whatever case they start in (a paragraph's
+	// lines stand 1.1 to 1.3 line heights apart).
+	latticeLinePitch = 1.7
 )
 
 // edge is a horizontal rule (pos its y, lo to hi its x) or a vertical one
@@ -703,7 +707,7 @@ func gridTable(g *grid, cells map[int][]cellWord) (block, bool) {
 // gridRows returns the rows of a grid's row r: one row of its cells'
 // text, or, where its cells' lines stand beside one another band by band
 // (latticeBands bands or more, each holding lines of two cells or more,
-// no line going on from the one above in lower case), a row for each
+// no line going on from the one above in lower case, close under it), a row for each
 // band: the rows of a table with no rules between them.
 func gridRows(g *grid, cells map[int][]cellWord, r int) [][]string {
 	nc := g.cols()
@@ -724,8 +728,13 @@ func gridRows(g *grid, cells map[int][]cellWord, r int) [][]string {
 		row[c] = cellText(ws)
 		// A cell spanning rows stays in the first.
 		spans := r+1 < len(g.ys)-1 && g.cell[(r+1)*nc+c] == r*nc+c
-		for i, l := range cellLines(ws) {
-			if i > 0 && startsLower(l[0].text) {
+		cl := cellLines(ws)
+		for i, l := range cl {
+			// A line starting in lower case goes on from the one above
+			// when it stands as close under it as a paragraph's lines
+			// do; further down it is a row of its own (a table ruled
+			// only down its columns, its rows set apart).
+			if i > 0 && startsLower(l[0].text) && l[0].y-cl[i-1][0].y < latticeLinePitch*math.Max(l[0].h, cl[i-1][0].h) {
 				bandable = false
 			}
 			if !spans {

@@ -28,7 +28,8 @@ type thStyle struct {
 	size   int    // points
 	page   string // CSS @page size
 	css    string
-	office bool // exported by LibreOffice instead of Chromium
+	office bool   // exported by LibreOffice instead of Chromium
+	attr   string // the table element's attributes (the third set's)
 }
 
 var thStyles = []thStyle{
@@ -72,9 +73,17 @@ func thNumber(rng *rand.Rand, format int) string {
 // column), short texts, groups of rows under a label spanning them
 // (rowspan), wrapping cells; some with a caption.
 func thTable(rng *rand.Rand, g *gtText, border bool) string {
-	var sb strings.Builder
 	if border {
-		sb.WriteString(`<table border="1" cellpadding="3">`)
+		return thTableAttr(rng, g, `border="1" cellpadding="3"`)
+	}
+	return thTableAttr(rng, g, "")
+}
+
+// thTableAttr is thTable with the table element's attributes given.
+func thTableAttr(rng *rand.Rand, g *gtText, attr string) string {
+	var sb strings.Builder
+	if attr != "" {
+		fmt.Fprintf(&sb, "<table %s>", attr)
 	} else {
 		sb.WriteString("<table>")
 	}
@@ -158,7 +167,12 @@ body{font-family:%s;font-size:%dpt} table{margin:0.8em 0} caption{text-align:lef
 	}
 	para()
 	for i := range 4 {
-		sb.WriteString(thTable(rng, g, st.office && st.name == "office-grid"))
+		switch {
+		case st.attr != "":
+			sb.WriteString(thTableAttr(rng, g, st.attr))
+		default:
+			sb.WriteString(thTable(rng, g, st.office && st.name == "office-grid"))
+		}
 		switch i {
 		case 0:
 			sb.WriteString("<ol>")
