@@ -145,8 +145,8 @@ func TestIVFLayoutMigrated(t *testing.T) {
 	if v, _ := s.Meta(ctx, "ivf_version"); v != version {
 		t.Errorf("trained again (%s → %s): the migration keeps the centroids", version, v)
 	}
-	if v, _ := s.Meta(ctx, "schema_version"); v != "4" {
-		t.Errorf("schema version %s after the blocks migration, want 4 (a gochunk knowing 3 must refuse the store)", v)
+	if v, _ := s.Meta(ctx, "schema_version"); v != fmt.Sprint(sqliteSchemaVersion) {
+		t.Errorf("schema version %s after the blocks migration, want %d (a gochunk knowing 3 must refuse the store)", v, sqliteSchemaVersion)
 	}
 	if r := recall(t, s, clustered(rng, 30, 16), 10, 0); r < 0.95 {
 		t.Errorf("recall@10 %.3f after the migration", r)
