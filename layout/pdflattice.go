@@ -843,11 +843,11 @@ func joins(a, b string) bool {
 // taking its ruled tables out first, then the tables between its
 // horizontal rules (ruleTables).
 func groupBlocksRuled(runs []pdfRun, rules pageRules) []block {
-	if len(rules.h)+len(rules.fills) < 2 || hasRTL(runs) {
+	if len(rules.h)+len(rules.fills) < 2 && len(rules.v) < 2 || hasRTL(runs) {
 		return groupBlocks(runs)
 	}
 	ruled, lines := latticeTables(splitCuts(groupLines(runs)), rules)
 	between, lines := ruleTables(lines, rules)
-	tables, rest := findTables(lines)
+	tables, rest := findTablesRuled(lines, mergeEdges(rules.v))
 	return append(append(append(linesToBlocks(joinCuts(rest)), ruled...), between...), tables...)
 }

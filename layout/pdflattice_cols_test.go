@@ -46,3 +46,34 @@ func TestPDFLatticeColumnRulesRows(t *testing.T) {
 		t.Errorf("tables:\n%s\nwant:\n%s", strings.Join(got, "\n\n"), want)
 	}
 }
+
+// A table ruled only between its columns (CSS td+td{border-left}), with
+// no rule across: no grid, so it was left to the text's alignment, and
+// its cells, half an em apart across the rules, ran into one another.
+// The vertical rules now part a line's words into cells wherever one
+// runs down past the line; the rows are the lines.
+func TestPDFTablesColumnRulesOnly(t *testing.T) {
+	rows := [][]string{
+		{"Region", "Sales", "Change"},
+		{"North-west", "1,234", "+12 %"},
+		{"South", "2,001", "-2 %"},
+		{"East", "310", "0 %"},
+		{"West", "8,120", "+5 %"},
+	}
+	xs := []float64{72, 127, 160}
+	var lines []pdfgen.Line
+	lines = append(lines, pdfgen.Line{X: 72, Y: 80, Size: 10, Text: "Sales by region in the first quarter, against the year before."})
+	for r, row := range rows {
+		for c, text := range row {
+			lines = append(lines, pdfgen.Line{X: xs[c], Y: 110 + 16*float64(r), Size: 10, Text: text})
+		}
+	}
+	lines = append(lines, pdfgen.Line{X: 72, Y: 220, Size: 10, Text: "The figures are in thousands of units sold to shops and to the trade."})
+	rects := []pdfgen.Rect{{X: 124.5, Y: 98, W: 0.6, H: 80}, {X: 157.5, Y: 98, W: 0.6, H: 80}}
+	els := extractElements(t, writePDF(t, []pdfgen.Page{{Width: 612, Height: 792, Lines: lines, Rects: rects}}))
+	want := "| Region | Sales | Change |\n| --- | --- | --- |\n| North-west | 1,234 | +12 % |\n| South | 2,001 | -2 % |\n" +
+		"| East | 310 | 0 % |\n| West | 8,120 | +5 % |"
+	if got := tablesOf(els); !slices.Equal(got, []string{want}) {
+		t.Errorf("tables:\n%s\nwant:\n%s", strings.Join(got, "\n\n"), want)
+	}
+}

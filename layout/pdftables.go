@@ -24,6 +24,7 @@ import (
 const (
 	tableCellGap  = 0.9 // ems between the words of two cells
 	tableRowGap   = 1.6 // line heights between two rows, at most
+	tableEvenGap  = 3.0 // line heights between rows set evenly apart, at most
 	tableMinRows  = 3
 	tableMaxWords = 5.0 // mean words a cell, at most (prose: 7 to 12)
 )
@@ -50,11 +51,19 @@ type tableRow struct {
 // findTables takes the tables out of a page's lines: it returns them as
 // blocks, and the lines that are not in one.
 func findTables(lines []pdfLine) ([]block, []pdfLine) {
+	return findTablesRuled(lines, nil)
+}
+
+// findTablesRuled is findTables on a page that draws vertical rules
+// (columns), merged: a line's words on the two sides of a rule running
+// down past it are in two cells, however close (a table ruled only
+// between its columns, its rows read from its lines).
+func findTablesRuled(lines []pdfLine, v []edge) ([]block, []pdfLine) {
 	if len(lines) < tableMinRows {
 		return nil, lines
 	}
 	f := tableFinder{segs: make([]int, len(lines)), used: make([]bool, len(lines))}
-	rows := tableRows(lines)
+	rows := tableRows(lines, v)
 	for _, r := range rows {
 		for _, c := range r.cells {
 			f.segs[c.line]++
@@ -86,7 +95,7 @@ type tableFinder struct {
 func (f *tableFinder) scan(rows []tableRow) {
 	for i := 0; i < len(rows); {
 		j := i
-		for j < len(rows) && len(rows[j].cells) >= 2 && (j == i || rowsClose(rows[j-1], rows[j])) {
+		for j < len(rows) && len(rows[j].cells) >= 2 && (j == i || rowsClose(rows[j-1], rows[j]) || evenRows(rows, j)) {
 			j++
 		}
 		if j-i < tableMinRows {
@@ -138,7 +147,7 @@ func (f *tableFinder) whole(rows []tableRow) bool {
 
 // tableRows groups lines on one band into rows, top to bottom, each cut
 // into cells left to right.
-func tableRows(lines []pdfLine) []tableRow {
+func tableRows(lines []pdfLine, v []edge) []tableRow {
 	idx := make([]int, len(lines))
 	for i := range idx {
 		idx[i] = i
@@ -154,30 +163,164 @@ func tableRows(lines []pdfLine) []tableRow {
 			// of its row beside a cell of two lines: one row.
 			if ov := math.Min(r.y1, l.y1) - math.Max(r.y0, l.y0); ov >= 0.4*math.Min(r.y1-r.y0, l.y1-l.y0) {
 				r.y0, r.y1 = math.Min(r.y0, l.y0), math.Max(r.y1, l.y1)
-				r.cells = append(r.cells, lineCells(l, k)...)
+				r.cells = append(r.cells, lineCells(l, k, v)...)
 				continue
 			}
 		}
-		rows = append(rows, tableRow{y0: l.y0, y1: l.y1, cells: lineCells(l, k)})
+		rows = append(rows, tableRow{y0: l.y0, y1: l.y1, cells: lineCells(l, k, v)})
 	}
 	for i := range rows {
 		cs := rows[i].cells
 		sort.SliceStable(cs, func(a, b int) bool { return cs[a].x0 < cs[b].x0 })
 	}
-	return rows
+	return absorbWrapped(rows)
+}
+
+// absorbWrapped joins to a row of two cells or more the rows of one cell
+// just above and below it that are lines of one of its cells: a cell of
+// three lines or more set beside cells in the middle of the row
+// (LibreOffice Writer's and Chromium's tables) leaves its first and last
+// lines on bands of their own. Such a line stands as close to the row as
+// a paragraph's lines stand (white of at most half a line), under one of
+// the row's cells only, its left edge on that cell's, or its middle on
+// the cell's middle (centred text).
+func absorbWrapped(rows []tableRow) []tableRow {
+	joins := func(m *tableRow, r tableRow, above bool) bool {
+		if len(r.cells) != 1 || len(m.cells) < 2 {
+			return false
+		}
+		c := r.cells[0]
+		h := math.Min(c.y1-c.y0, m.y1-m.y0)
+		white := c.y0 - m.y1
+		if above {
+			white = m.y0 - c.y1
+		}
+		if white < -0.6*h || white > 0.5*h {
+			return false
+		}
+		// The line stays between the row's cells left and right of it
+		// (it is in no other column).
+		gap := 0.3 * c.size
+		for _, mc := range m.cells {
+			if mc.x1 <= c.x0 && mc.x1 > c.x0-gap || mc.x0 >= c.x1 && mc.x0 < c.x1+gap {
+				return false
+			}
+		}
+		// The row's cells under the line: lines of one cell (they
+		// overlap one another), one of them lined up with it.
+		var under []tableCell
+		for _, mc := range m.cells {
+			if mc.x0 < c.x1 && c.x0 < mc.x1 {
+				for _, u := range under {
+					if !(u.x0 < mc.x1 && mc.x0 < u.x1) {
+						return false
+					}
+				}
+				under = append(under, mc)
+			}
+		}
+		if len(under) == 0 {
+			// A line in a column the row has no line in: the first or
+			// last of a cell of two lines, reaching into the row's band.
+			return white < 0
+		}
+		for _, mc := range under {
+			tol := 0.15 * math.Max(c.size, mc.size)
+			if math.Abs(mc.x0-c.x0) <= tol || math.Abs((mc.x0+mc.x1)/2-(c.x0+c.x1)/2) <= tol {
+				return true
+			}
+		}
+		return false
+	}
+	take := func(m *tableRow, r tableRow) {
+		m.y0, m.y1 = math.Min(m.y0, r.y0), math.Max(m.y1, r.y1)
+		m.cells = append(m.cells, r.cells...)
+		sort.SliceStable(m.cells, func(a, b int) bool { return m.cells[a].x0 < m.cells[b].x0 })
+	}
+	gone := make([]bool, len(rows))
+	for i := range rows {
+		if len(rows[i].cells) < 2 || gone[i] {
+			continue
+		}
+		m := rows[i]
+		m.cells = slices.Clone(m.cells)
+		var took []int
+		above, below := i-1, i+1 // the rows next to those taken
+		for ; above >= 0 && !gone[above] && joins(&m, rows[above], true); above-- {
+			take(&m, rows[above])
+			took = append(took, above)
+		}
+		for ; below < len(rows) && joins(&m, rows[below], false); below++ {
+			take(&m, rows[below])
+			took = append(took, below)
+		}
+		// The lines taken are a cell's: the lines of their column in the
+		// rows next to them stand apart from them, as rows do (a
+		// paragraph set beside a table goes on at its lines' pitch).
+		x0, x1 := math.Inf(1), math.Inf(-1)
+		for _, k := range took {
+			x0, x1 = math.Min(x0, rows[k].cells[0].x0), math.Max(x1, rows[k].cells[0].x1)
+		}
+		near := func(k int, up bool) bool {
+			if k < 0 || k >= len(rows) || gone[k] {
+				return false
+			}
+			for _, c := range rows[k].cells {
+				white := c.y0 - m.y1
+				if up {
+					white = m.y0 - c.y1
+				}
+				if c.x0 < x1 && x0 < c.x1 && white < 0.5*(c.y1-c.y0) {
+					return true
+				}
+			}
+			return false
+		}
+		if near(above, true) || near(below, false) {
+			continue
+		}
+		// The row's own cells are set in the middle of the lines taken
+		// (a row of one cell above or below a row, a header over
+		// another, is a row of its own).
+		h := rows[i].y1 - rows[i].y0
+		if len(took) == 0 || math.Abs((m.y0+m.y1)-(rows[i].y0+rows[i].y1))/2 > 0.25*h {
+			continue
+		}
+		rows[i] = m
+		for _, k := range took {
+			gone[k] = true
+		}
+	}
+	out := rows[:0]
+	for i, r := range rows {
+		if !gone[i] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // lineCells cuts line k into cells where its words stand more than a
 // cell gap apart, and where letters that otherwise touch stand apart
 // (the cells of a table set without padding: splitCuts).
-func lineCells(l pdfLine, k int) []tableCell {
+func lineCells(l pdfLine, k int, v []edge) []tableCell {
 	if len(l.boxes) != len(l.words) {
 		return []tableCell{{x0: l.x0, x1: l.x1, y0: l.y0, y1: l.y1, size: l.size, words: l.words, line: k}}
+	}
+	// ruled reports whether a vertical rule runs between x0 and x1 down
+	// past the line.
+	ruled := func(x0, x1 float64) bool {
+		for _, e := range v {
+			if e.pos > x0 && e.pos < x1 && e.lo <= l.y0 && e.hi >= l.y1 {
+				return true
+			}
+		}
+		return false
 	}
 	var out []tableCell
 	for i, w := range l.words {
 		b := l.boxes[i]
-		if n := len(out); n > 0 && b[0]-out[n-1].x1 <= tableCellGap*l.size && !l.gluedAt(i) {
+		if n := len(out); n > 0 && b[0]-out[n-1].x1 <= tableCellGap*l.size && !l.gluedAt(i) && !ruled(out[n-1].x1, b[0]) {
 			out[n-1].words = append(out[n-1].words, w)
 			out[n-1].boxes = append(out[n-1].boxes, b)
 			out[n-1].x1 = math.Max(out[n-1].x1, b[1])
@@ -186,6 +329,30 @@ func lineCells(l pdfLine, k int) []tableCell {
 		out = append(out, tableCell{x0: b[0], x1: b[1], y0: l.y0, y1: l.y1, size: l.size, words: []string{w}, boxes: [][2]float64{b}, line: k, glued: l.gluedAt(i)})
 	}
 	return out
+}
+
+// evenRows reports whether rows j-1 and j are a step of rows set evenly
+// apart, wider than rowsClose allows (up to tableEvenGap line heights of
+// white between them): the row before or after stands at the same pitch,
+// and all are rows of two cells or more (LibreOffice Writer sets a
+// borderless table's rows 2.7 ems apart).
+func evenRows(rows []tableRow, j int) bool {
+	if j < 1 || j >= len(rows) {
+		return false
+	}
+	a, b := rows[j-1], rows[j]
+	h := math.Max(a.y1-a.y0, b.y1-b.y0)
+	if b.y0-a.y1 > tableEvenGap*h {
+		return false
+	}
+	pitch := b.y0 - a.y0
+	same := func(k int) bool { // rows k-1 and k stand at that pitch
+		if k < 1 || k >= len(rows) || len(rows[k].cells) < 2 || len(rows[k-1].cells) < 2 {
+			return false
+		}
+		return math.Abs(rows[k].y0-rows[k-1].y0-pitch) <= 0.15*h
+	}
+	return same(j-1) || same(j+1)
 }
 
 func rowsClose(a, b tableRow) bool {
@@ -480,6 +647,14 @@ func proseColumns(rows []tableRow, cols []span) []bool {
 		if n[k] == 0 {
 			continue
 		}
+		if wrappedCells(rows, cols, k) {
+			// A column of cells wrapped onto lines of their own, set
+			// apart as the rows are: its lines fill the column and go on
+			// in lower case as a paragraph's do, and a cell may start in
+			// lower case (a description); counted in words a line as
+			// any column's.
+			full[k], lower[k] = 0, 0
+		}
 		many := float64(words[k])/float64(n[k]) > tableMaxWords
 		if many || float64(full[k]) >= 0.5*float64(n[k]) || n[k] >= 3 && float64(lower[k]) >= 0.3*float64(n[k]) {
 			if prose == nil {
@@ -493,6 +668,34 @@ func proseColumns(rows []tableRow, cols []span) []bool {
 
 // makeTable makes a table of rows whose cells fall into cols, or reports
 // that they are no table.
+// wrappedCells reports whether column k of rows reads as blocks of
+// lines, each line standing less than half a line under the one before,
+// with three blocks or more, each of three lines at most, and one of two
+// or more: a table's cells wrapped in a narrow column, set apart as its
+// rows are.
+func wrappedCells(rows []tableRow, cols []span, k int) bool {
+	var cs []tableCell
+	for _, r := range rows {
+		for _, c := range r.cells {
+			if columnOf(cols, c) == k {
+				cs = append(cs, c)
+			}
+		}
+	}
+	sort.SliceStable(cs, func(a, b int) bool { return cs[a].y0 < cs[b].y0 })
+	blocks, longest, cur := 0, 0, 0
+	for i, c := range cs {
+		if i > 0 && c.y0-cs[i-1].y1 < 0.5*math.Min(c.y1-c.y0, cs[i-1].y1-cs[i-1].y0) {
+			cur++
+		} else {
+			blocks++
+			cur = 1
+		}
+		longest = max(longest, cur)
+	}
+	return blocks >= 3 && longest <= 3 && longest >= 2
+}
+
 func makeTable(rows []tableRow, cols []span) (block, bool) {
 	if len(rows) == 0 {
 		return block{}, false
