@@ -181,7 +181,7 @@ class Errors(unittest.TestCase):
 
     def test_input(self):
         chunker = gochunk.Chunker()
-        e = self.check(lambda: chunker("a\ud800b"), ["chunk", "-"], 'gochunk chunk: -: document "-": ',
+        e = self.check(lambda: chunker("a\ud800b"), ["chunk", "-"], 'gochunk chunk: -: ',
                        stdin=b"a\xed\xa0\x80b")
         self.assertEqual(e.index, 0)
         with self.assertRaises(gochunk.Error) as cm:
