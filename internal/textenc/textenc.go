@@ -186,7 +186,8 @@ var doubleBytes = []doubleByte{
 // encodings s decodes in without an error, the one whose two-byte
 // characters are nearly all (90%) among its common characters, where in
 // every other they are at most 60% (Japanese in Shift_JIS read as GBK
-// gives rare characters). Encodings whose common characters share their
+// gives rare characters), and at least half of them in runs of two or
+// more, as CJK words are. Encodings whose common characters share their
 // bytes (EUC-JP, GBK and EUC-KR's) stay unrecognised.
 func byCommonCharacters(s []byte) (string, encoding.Encoding, bool) {
 	const minChars = 4
@@ -195,7 +196,8 @@ func byCommonCharacters(s []byte) (string, encoding.Encoding, bool) {
 	var bestEnc encoding.Encoding
 	for k := range doubleBytes {
 		d := &doubleBytes[k]
-		chars, common := 0, 0
+		chars, common, inRuns := 0, 0, 0
+		end, alone := -1, false // where the last two-byte character ended, and whether it stood alone
 		for i := 0; i < len(s); i++ {
 			c := s[i]
 			if c < 0x80 || !d.lead(c) || i+1 >= len(s) {
@@ -209,9 +211,22 @@ func byCommonCharacters(s []byte) (string, encoding.Encoding, bool) {
 			if d.common(c, s[i+1]) {
 				common++
 			}
+			if i == end { // it follows the last one: both are in a run
+				inRuns++
+				if alone {
+					inRuns++
+				}
+				alone = false
+			} else {
+				alone = true
+			}
 			i++
+			end = i + 1
 		}
-		if chars < minChars {
+		// CJK words are runs of two-byte characters; a Western text's
+		// curly apostrophe between two letters (O’Brien in Windows-1252)
+		// can read as a two-byte character too, but always alone.
+		if chars < minChars || 2*inRuns < chars {
 			continue
 		}
 		enc, err := htmlindex.Get(d.name)

@@ -119,8 +119,23 @@ func TestDetectShortCJK(t *testing.T) {
 			t.Errorf("%s: decoded %q", tc.name, got)
 		}
 	}
-	latin1, _ := charmap.Windows1252.NewEncoder().Bytes([]byte("Grüße aus Köln, café crème à la carte, déjà vu.\n"))
-	if name, _, ok := textenc.Detect(latin1); ok && name != "windows-1252" {
-		t.Errorf("a Latin-1 line recognised as %s", name)
+	for _, western := range []string{
+		"Grüße aus Köln, café crème à la carte, déjà vu.\n",
+		// Curly apostrophes between letters: each reads as a two-byte
+		// Shift_JIS character (0x92 'B'), but alone, never in a run.
+		"O’Brien, O’Neil, D’Arcy, O’Hara\n",
+		"l’eau, d’accord, l’homme, qu’il, s’il\n",
+	} {
+		data, _ := charmap.Windows1252.NewEncoder().Bytes([]byte(western))
+		if name, _, ok := textenc.Detect(data); ok && name != "windows-1252" {
+			t.Errorf("%q in Windows-1252 recognised as %s", western, name)
+		}
+	}
+	// Katakana words, whose trail bytes are mostly ASCII letters, are
+	// runs and stay recognised.
+	kana := "データベース,システム\r\nカタカナ,テキスト\r\n"
+	data, _ := japanese.ShiftJIS.NewEncoder().Bytes([]byte(kana))
+	if name, _, ok := textenc.Detect(data); ok && name != "shift_jis" {
+		t.Errorf("katakana in Shift_JIS recognised as %s", name)
 	}
 }
