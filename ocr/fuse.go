@@ -564,6 +564,16 @@ func (g *fuseGraph) binaryScalar(n *onnxNode, op, x string) (float32, bool) {
 	return 0, false
 }
 
+// offsetConvFits reports whether the offset before the padded Conv n of
+// weights w can be a 1×1 depthwise convolution: a 2-D convolution (rank-4
+// weights) whose group divides its output channels, as ONNX requires. A
+// model that says otherwise (a group of -1, a 1-D convolution) is left as
+// it is, for ONNX Runtime to judge.
+func offsetConvFits(n *onnxNode, w *onnxTensor) bool {
+	group := n.intAttr("group", 1)
+	return len(w.dims) == 4 && group >= 1 && group <= w.dims[0] && w.dims[0]%group == 0 && w.dims[1] > 0
+}
+
 // convWeights returns a Conv node's weight and bias (nil without one)
 // where both are float constants it alone reads and the weight's first
 // dimension is the output channels.
@@ -777,6 +787,9 @@ func (g *fuseGraph) foldAffineConv() {
 		}
 		w, b, ok := g.convWeights(next)
 		if !ok {
+			continue
+		}
+		if add != nil && !zeroPads(next) && !offsetConvFits(next, w) {
 			continue
 		}
 		per := len(w.f) / int(w.dims[0])

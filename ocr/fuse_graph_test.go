@@ -232,3 +232,53 @@ func TestFuseGraphLeavesModelsAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestFuseGraphOffsetOnlyWhereItFits: the offset before a padded
+// convolution becomes a 1×1 depthwise convolution only for a 2-D
+// convolution whose group is one ONNX allows; a group of -1 made the
+// rewrite panic (makeslice), and a 1-D convolution would have been given
+// a 2-D offset ONNX Runtime refuses.
+func TestFuseGraphOffsetOnlyWhereItFits(t *testing.T) {
+	build := func(dims []int64, group int64) []byte {
+		var g []byte
+		add := func(num protowire.Number, b []byte) {
+			g = appendBytes(g, num, b)
+		}
+		n := int64(1)
+		for _, d := range dims {
+			n *= d
+		}
+		w := make([]float32, n)
+		for i := range w {
+			w[i] = 1
+		}
+		add(graphInitializer, testTensor("W", dims, w))
+		add(graphNode, testNode("Constant", nil, []string{"s"}, tensorAttr("value", testTensor("", []int64{1}, []float32{2}))))
+		add(graphNode, testNode("Constant", nil, []string{"a"}, tensorAttr("value", testTensor("", []int64{1}, []float32{1}))))
+		add(graphNode, testNode("Mul", []string{"x", "s"}, []string{"m"}))
+		add(graphNode, testNode("Add", []string{"m", "a"}, []string{"xa"}))
+		pads := intsAttr("pads", 1, 1, 1, 1)
+		if len(dims) == 3 {
+			pads = intsAttr("pads", 1, 1)
+		}
+		add(graphNode, testNode("Conv", []string{"xa", "W"}, []string{"out"}, intAttribute("group", group), pads))
+		return testModel(g, 8, "x")
+	}
+	if _, stats, err := fuseModel(build([]int64{2, 1, 3, 3}, 2)); err != nil || stats.affineConv != 1 {
+		t.Fatalf("a depthwise 2-D convolution: %+v, %v; want the offset folded", stats, err)
+	}
+	for name, model := range map[string][]byte{
+		"group -1":     build([]int64{2, 1, 3, 3}, -1),
+		"group 0":      build([]int64{2, 1, 3, 3}, 0),
+		"group 3 of 2": build([]int64{2, 1, 3, 3}, 3),
+		"a 1-D conv":   build([]int64{2, 1, 3}, 2),
+	} {
+		_, stats, err := fuseModel(model)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if stats.affineConv != 0 {
+			t.Errorf("%s: %+v, want the offset left alone", name, stats)
+		}
+	}
+}

@@ -78,8 +78,9 @@ type Options struct {
 	ONNXRuntimeLibrary string
 	// Threads is the number of threads one page is read on: the
 	// detector's run uses that many, and the recogniser reads that many
-	// batches of lines at once, each run on one thread (which costs less
-	// CPU than every thread on one batch); 0 means one per core.
+	// batches of lines at once (4 at most, for memory), each run on one
+	// thread (which costs less CPU than every thread on one batch); 0
+	// means one per core.
 	Threads int
 	// NoAngle skips the angle classifier (lines upside down in an upright
 	// page are then read as they are).

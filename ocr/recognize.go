@@ -132,8 +132,14 @@ const (
 	// less padding (8 Letter pages: 552 MB against 715-785 MB at 6, and
 	// 3% less CPU).
 	recBatch = 3
-	clsBatch = 6
-	clsWidth = 192
+	// maxRecWorkers is the most recogniser runs a page reads at once,
+	// whatever the threads: each holds about 40 MB (one Letter page:
+	// 379, 438, 677 and 739 MB peak at 1, 2, 8 and 16 threads), and the
+	// memory reserved for a page (layout.OCRPageMemory) is measured with
+	// at most this many. Pages read concurrently use the other cores.
+	maxRecWorkers = 4
+	clsBatch      = 6
+	clsWidth      = 192
 )
 
 // recognize cuts, orients and reads the boxes; it returns the lines
@@ -208,7 +214,7 @@ func (e *Engine) recognize(ctx context.Context, src *rgb, boxes []quad) ([]Line,
 	for lo := 0; lo < len(idx); lo += recBatch {
 		batches = append(batches, [2]int{lo, min(lo+recBatch, len(idx))})
 	}
-	workers := min(e.opt.Threads, len(batches))
+	workers := min(e.opt.Threads, len(batches), maxRecWorkers)
 	for len(e.scratch.rec) < workers {
 		e.scratch.rec = append(e.scratch.rec, nil)
 	}
