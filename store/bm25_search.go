@@ -53,11 +53,12 @@ func bm25IDF(rows, hits int64) float64 {
 }
 
 // bm25Search ranks the chunks by FTS5's BM25 of the query words w (FTS5's
-// query "w1" OR "w2" …) with the keyword index, the k best (ties by chunk
-// id) among those keep holds (all when keep is nil). ok is false when the
-// index cannot answer (not built, or a word FTS5 makes a phrase of
-// several terms): the caller asks FTS5.
-func (s *SQLite) bm25Search(ctx context.Context, w []string, k int, keep map[int64]bool) ([]candidate, bool, error) {
+// query "w1" OR "w2" …) with the keyword index: the q.K best (ties by
+// chunk id) among those q's filters keep, read as hits. The filter, the
+// index and the chunks are read in one read transaction: one state of the
+// store. ok is false when the index cannot answer (not built, or a word
+// FTS5 makes a phrase of several terms): the caller asks FTS5.
+func (s *SQLite) bm25Search(ctx context.Context, w []string, q Query) ([]Hit, bool, error) {
 	tok, err := s.kw.tokenizer(ctx, false)
 	if err != nil {
 		return nil, false, err
@@ -76,7 +77,8 @@ func (s *SQLite) bm25Search(ctx context.Context, w []string, k int, keep map[int
 			return nil, false, nil
 		}
 	}
-	// One read transaction: the counts and the blocks of one state.
+	// One read transaction: the filter, the counts, the blocks and the
+	// chunks of one state.
 	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, false, err
@@ -110,13 +112,34 @@ func (s *SQLite) bm25Search(ctx context.Context, w []string, k int, keep map[int
 	if nRows == 0 || len(order) == 0 {
 		return nil, true, nil
 	}
+	var keep map[int64]bool
+	if q.filtered() {
+		if keep, err = keptChunks(ctx, tx, q); err != nil {
+			return nil, false, err
+		}
+		if len(keep) == 0 {
+			return nil, true, nil
+		}
+	}
 	avgdl := float64(nTokens) / float64(nRows)
 	sc := bm25Scan{avgdl: avgdl, order: order}
 	if err := sc.load(ctx, tx, nRows); err != nil {
 		return nil, false, err
 	}
-	best, err := sc.run(ctx, tx, k, keep)
-	return best, err == nil, err
+	best, err := sc.run(ctx, tx, q.K, keep)
+	if err != nil {
+		return nil, false, err
+	}
+	hits := make([]Hit, 0, len(best))
+	for _, c := range best {
+		h, err := readHit(ctx, tx, `SELECT `+sqliteColumns+` FROM gochunk_chunks c WHERE c.id = ?`, c.rowid)
+		if err != nil {
+			return nil, false, err
+		}
+		h.Score = c.score
+		hits = append(hits, h)
+	}
+	return hits, true, nil
 }
 
 // bm25Scan is one search's terms and state.

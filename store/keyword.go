@@ -187,38 +187,18 @@ func (s *SQLite) keywordRanked(ctx context.Context, match string, k int) ([]cand
 // keywordIndexed ranks by the keyword index (bm25.go) when the store has
 // one: FTS5's BM25 ranking of the words w, among the chunks q's filters
 // keep. ok is false when the index cannot answer (the caller asks FTS5).
+// The filter, the ranking and the hits are read in one read transaction,
+// so a writer replacing a document meanwhile cannot make the search miss
+// it (or name a chunk it has deleted).
 func (s *SQLite) keywordIndexed(ctx context.Context, q Query, w []string) ([]Hit, bool, error) {
-	var keep map[int64]bool
-	if q.filtered() {
-		var err error
-		if keep, err = s.keptChunks(ctx, q); err != nil {
-			return nil, false, err
-		}
-		if len(keep) == 0 {
-			return nil, true, nil
-		}
-	}
-	best, ok, err := s.bm25Search(ctx, w, q.K, keep)
-	if err != nil || !ok {
-		return nil, ok, err
-	}
-	hits := make([]Hit, 0, len(best))
-	for _, c := range best {
-		h, err := s.hit(ctx, `SELECT `+sqliteColumns+` FROM gochunk_chunks c WHERE c.id = ?`, c.rowid)
-		if err != nil {
-			return nil, false, err
-		}
-		h.Score = c.score
-		hits = append(hits, h)
-	}
-	return hits, true, nil
+	return s.bm25Search(ctx, w, q)
 }
 
 // keptChunks returns the ids of the chunks q's filters keep (with a
-// vector or not).
-func (s *SQLite) keptChunks(ctx context.Context, q Query) (map[int64]bool, error) {
+// vector or not), read through db (the search's transaction).
+func keptChunks(ctx context.Context, db querier, q Query) (map[int64]bool, error) {
 	cond, args := sqliteFilter(q)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT c.id FROM gochunk_chunks c JOIN gochunk_documents d ON d.id = c.document_id WHERE `+cond, args...)
+	rows, err := db.QueryContext(ctx, `SELECT c.id FROM gochunk_chunks c JOIN gochunk_documents d ON d.id = c.document_id WHERE `+cond, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -701,7 +701,12 @@ func (s *SQLite) keywordSearch(ctx context.Context, q Query) ([]Hit, error) {
 }
 
 func (s *SQLite) hit(ctx context.Context, query string, args ...any) (Hit, error) {
-	rows, err := s.rdb.QueryContext(ctx, query, args...)
+	return readHit(ctx, s.rdb, query, args...)
+}
+
+// readHit reads one chunk's row through db (errChunkGone when it is gone).
+func readHit(ctx context.Context, db querier, query string, args ...any) (Hit, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return Hit{}, err
 	}
