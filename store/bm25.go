@@ -875,6 +875,18 @@ func (s *SQLite) bm25Migrate(ctx context.Context, tx *sql.Tx) error {
 			return err
 		}
 	}
+	// A store written between the index's first version and the terms'
+	// small-block count has the table without the column (same schema
+	// version): add it. 0 is a valid count (its merges come later).
+	var hasSmall int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('gochunk_kw_terms') WHERE name = 'small'`).Scan(&hasSmall); err != nil {
+		return err
+	}
+	if hasSmall == 0 {
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE gochunk_kw_terms ADD COLUMN small INTEGER NOT NULL DEFAULT 0`); err != nil {
+			return fmt.Errorf("add the keyword index's small-block count: %w", err)
+		}
+	}
 	var built string
 	err := tx.QueryRowContext(ctx, `SELECT value FROM gochunk_meta WHERE key = ?`, bm25Built).Scan(&built)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {

@@ -706,3 +706,41 @@ func TestBM25FilterBesideWriter(t *testing.T) {
 		t.Fatalf("%d of %d filtered searches did not return f/1's 3 chunks (first: %s)", bad, n, first)
 	}
 }
+
+// TestBM25SmallColumnMigrated: a store whose keyword index was built
+// before the terms' small-block count (gochunk_kw_terms without the
+// column, at the same schema version) is written again after Prepare, and
+// its index stays whole and ranks as FTS5 does.
+func TestBM25SmallColumnMigrated(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(53, 9))
+	vocab := bm25Vocab(rng, 500)
+	s, path := openBM25(t)
+	for d := range 6 {
+		if err := s.Replace(ctx, bm25Put(rng, vocab, fmt.Sprint("s", d), 40)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.db.ExecContext(ctx, `ALTER TABLE gochunk_kw_terms DROP COLUMN small`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err := OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Prepare(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	for d := range 8 {
+		if err := s.Replace(ctx, bm25Put(rng, vocab, fmt.Sprint("s", d), 30+d)); err != nil {
+			t.Fatalf("write after Prepare: %v", err)
+		}
+	}
+	if err := s.Delete(ctx, "s2"); err != nil {
+		t.Fatal(err)
+	}
+	checkBM25(t, s)
+	compareFTS5(t, s, bm25Queries(rng, vocab, 5), nil)
+}
