@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -425,24 +426,14 @@ func splitColumns(rows []tableRow, cols []span) ([]tableRow, []span) {
 			}
 			strips = appendStrip(strips, g, ws, size)
 		}
-		// One row crossing: the strips the other rows leave.
-		if len(ws) >= 4 {
-			for skip := range ws {
-				var rest []span
-				for i, in := range ws {
-					if i == skip {
-						continue
-					}
-					for _, b := range in {
-						rest = append(rest, span{b.x0, b.x1})
-					}
+		// One row crossing: the strips the other rows leave, row by row
+		// and left to right.
+		if len(ws) >= 4 && cutGap*size > 0 {
+			for _, g := range oneRowGaps(ws) {
+				if g.x0 <= col.x0 || g.x1 >= col.x1 || g.x1-g.x0 < cutGap*size || overlapsAny(strips, g) {
+					continue
 				}
-				for _, g := range projectionGaps(rest, 0) {
-					if g.x0 <= col.x0 || g.x1 >= col.x1 || g.x1-g.x0 < cutGap*size || overlapsAny(strips, g) {
-						continue
-					}
-					strips = appendStrip(strips, g, ws, size)
-				}
+				strips = appendStrip(strips, g, ws, size)
 			}
 		}
 	}
@@ -480,6 +471,89 @@ func splitColumns(rows []tableRow, cols []span) ([]tableRow, []span) {
 		}
 		edges = slices.Delete(edges, k, k+1)
 	}
+}
+
+// oneRowGaps returns, for each row of rows in turn (each its words in one
+// column), the gaps of positive width that the other rows' words leave
+// and that the row's own words cover in part, left to right: the strips
+// one row crosses. The gaps the other rows leave that no row's words
+// cover are not returned (they are the gaps of all the rows). It is
+// projectionGaps over all rows but one, for each row, in one sweep: the
+// x axis is cut at the words' edges into points and the open intervals
+// between them, and each piece counts the rows whose words cover it.
+func oneRowGaps(rows [][]colWord) []span {
+	var xs []float64
+	for _, in := range rows {
+		for _, b := range in {
+			xs = append(xs, b.x0, b.x1)
+		}
+	}
+	slices.Sort(xs)
+	xs = slices.Compact(xs)
+	// Piece 2j is the point xs[j], piece 2j+1 the interval (xs[j], xs[j+1]).
+	n := 2*len(xs) - 1
+	count := make([]int, n+1) // rows covering a piece, as differences
+	who := make([]int, n+1)   // the xor of their indices, as differences
+	at := func(x float64) int { i, _ := slices.BinarySearch(xs, x); return 2 * i }
+	var ss []span
+	for r, in := range rows {
+		// The row's words merged where they touch or overlap, so that a
+		// row counts once on each piece.
+		ss = ss[:0]
+		for _, b := range in {
+			ss = append(ss, span{b.x0, b.x1})
+		}
+		slices.SortFunc(ss, func(a, b span) int { return cmp.Compare(a.x0, b.x0) })
+		for i := 0; i < len(ss); {
+			lo, hi := ss[i].x0, ss[i].x1
+			for i++; i < len(ss) && ss[i].x0 <= hi; i++ {
+				hi = math.Max(hi, ss[i].x1)
+			}
+			a, b := at(lo), at(hi)
+			if b < a {
+				continue // a box of negative width covers nothing
+			}
+			count[a]++
+			count[b+1]--
+			who[a] ^= r
+			who[b+1] ^= r
+		}
+	}
+	for i := 1; i < n; i++ {
+		count[i] += count[i-1]
+		who[i] ^= who[i-1]
+	}
+	type gap struct {
+		row int
+		g   span
+	}
+	var gaps []gap
+	for i := 0; i < n; i++ {
+		if count[i] != 1 {
+			continue
+		}
+		r := who[i]
+		free := func(k int) bool { return count[k] == 0 || count[k] == 1 && who[k] == r }
+		lo, hi := i, i
+		for lo > 0 && free(lo-1) {
+			lo--
+		}
+		for hi < n-1 && free(hi+1) {
+			hi++
+		}
+		// Bounded by other rows' words on both sides, at points (a piece
+		// next to an interval another row covers is that row's too).
+		if lo > 0 && hi < n-1 {
+			gaps = append(gaps, gap{r, span{xs[(lo-1)/2], xs[(hi+1)/2]}})
+		}
+		i = hi
+	}
+	slices.SortStableFunc(gaps, func(a, b gap) int { return cmp.Compare(a.row, b.row) })
+	out := make([]span, len(gaps))
+	for i, g := range gaps {
+		out[i] = g.g
+	}
+	return out
 }
 
 // cutColumns cuts rows' cells and cols at edges.
@@ -666,8 +740,6 @@ func proseColumns(rows []tableRow, cols []span) []bool {
 	return prose
 }
 
-// makeTable makes a table of rows whose cells fall into cols, or reports
-// that they are no table.
 // wrappedCells reports whether column k of rows reads as blocks of
 // lines, each line standing less than half a line under the one before,
 // with three blocks or more, each of three lines at most, and one of two
@@ -696,6 +768,8 @@ func wrappedCells(rows []tableRow, cols []span, k int) bool {
 	return blocks >= 3 && longest <= 3 && longest >= 2
 }
 
+// makeTable makes a table of rows whose cells fall into cols, or reports
+// that they are no table.
 func makeTable(rows []tableRow, cols []span) (block, bool) {
 	if len(rows) == 0 {
 		return block{}, false
