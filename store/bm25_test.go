@@ -272,7 +272,7 @@ func TestBM25MatchesFTS5(t *testing.T) {
 	// smaller corpus and fewer queries keep it to seconds.
 	docs, nq := 40, 20
 	if raceEnabled {
-		docs, nq = 12, 6
+		docs, nq = 5, 3
 	}
 	for d := range docs {
 		if err := s.Replace(ctx, bm25Put(rng, vocab, fmt.Sprintf("doc/%02d", d), 20+rng.IntN(150))); err != nil {
@@ -391,7 +391,11 @@ func TestBM25Migrated(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 2))
 	vocab := bm25Vocab(rng, 1500)
 	s, path := openBM25(t)
-	for d := range 12 {
+	docs, nq := 12, 20
+	if raceEnabled { // single-goroutine: smaller under the race detector
+		docs, nq = 4, 5
+	}
+	for d := range docs {
 		if err := s.Replace(ctx, bm25Put(rng, vocab, fmt.Sprintf("m%d", d), 50+rng.IntN(300))); err != nil {
 			t.Fatal(err)
 		}
@@ -408,7 +412,7 @@ func TestBM25Migrated(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	queries := bm25Queries(rng, vocab, 20)
+	queries := bm25Queries(rng, vocab, nq)
 	compareFTS5(t, s, queries, nil) // FTS5 both ways: no index yet
 	if _, ok, err := s.bm25Search(ctx, words(queries[0]), Query{Text: queries[0], K: 10, Mode: Keyword}); ok || err != nil {
 		t.Fatalf("an unbuilt index answered (ok %v, %v)", ok, err)
@@ -467,6 +471,9 @@ func TestBM25Killed(t *testing.T) {
 	}
 	s.Close()
 	queries := bm25Queries(rng, vocab, 10)
+	if raceEnabled { // the race run is for the writers, not the ranking
+		queries = queries[:3]
+	}
 	for round := range 3 {
 		// The child's own timeout: a writer that hangs fails (exits),
 		// it does not outlive the test.
