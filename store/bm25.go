@@ -431,13 +431,9 @@ func (w *kwWriter) removeDoc(ctx context.Context, doc string) error {
 	if w.off {
 		return nil
 	}
-	ids, texts, err := docChunks(ctx, w.tx, doc)
+	ids, tk, err := w.docTokens(ctx, doc)
 	if err != nil {
-		return fmt.Errorf("read %s's chunks for the keyword index: %w", doc, err)
-	}
-	tk, err := w.tok.tokens(ctx, ids, texts)
-	if err != nil {
-		return fmt.Errorf("tokenise %s's chunks for the keyword index: %w", doc, err)
+		return err
 	}
 	for i, term := range tk.terms {
 		id := tk.rows[i]
@@ -458,18 +454,28 @@ func (w *kwWriter) removeDoc(ctx context.Context, doc string) error {
 	return nil
 }
 
+// docTokens reads a document's chunks in the writer's transaction and
+// tokenises them as FTS5 does.
+func (w *kwWriter) docTokens(ctx context.Context, doc string) ([]int64, tokenized, error) {
+	ids, texts, err := docChunks(ctx, w.tx, doc)
+	if err != nil {
+		return nil, tokenized{}, fmt.Errorf("read %s's chunks for the keyword index: %w", doc, err)
+	}
+	tk, err := w.tok.tokens(ctx, ids, texts)
+	if err != nil {
+		return nil, tokenized{}, fmt.Errorf("tokenise %s's chunks for the keyword index: %w", doc, err)
+	}
+	return ids, tk, nil
+}
+
 // addDoc queues the addition of a document's chunks (once written).
 func (w *kwWriter) addDoc(ctx context.Context, doc string) error {
 	if w.off {
 		return nil
 	}
-	ids, texts, err := docChunks(ctx, w.tx, doc)
+	_, tk, err := w.docTokens(ctx, doc)
 	if err != nil {
-		return fmt.Errorf("read %s's chunks for the keyword index: %w", doc, err)
-	}
-	tk, err := w.tok.tokens(ctx, ids, texts)
-	if err != nil {
-		return fmt.Errorf("tokenise %s's chunks for the keyword index: %w", doc, err)
+		return err
 	}
 	w.addTokens(tk)
 	return nil

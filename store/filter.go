@@ -38,9 +38,15 @@ const maxFilterScan = 4096
 // allowed returns the ids of the chunks with vectors that q's filters
 // keep.
 func (s *SQLite) allowed(ctx context.Context, q Query) (map[int64]bool, error) {
+	return filteredChunks(ctx, s.rdb, q, "c.embedding IS NOT NULL AND ")
+}
+
+// filteredChunks returns the ids of the chunks q's filters keep, read
+// through db, with the further condition extra (ending in AND) when not
+// empty.
+func filteredChunks(ctx context.Context, db querier, q Query, extra string) (map[int64]bool, error) {
 	cond, args := sqliteFilter(q)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT c.id FROM gochunk_chunks c JOIN gochunk_documents d ON d.id = c.document_id
-		WHERE c.embedding IS NOT NULL AND `+cond, args...)
+	rows, err := db.QueryContext(ctx, `SELECT c.id FROM gochunk_chunks c JOIN gochunk_documents d ON d.id = c.document_id WHERE `+extra+cond, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -197,19 +197,5 @@ func (s *SQLite) keywordIndexed(ctx context.Context, q Query, w []string) ([]Hit
 // keptChunks returns the ids of the chunks q's filters keep (with a
 // vector or not), read through db (the search's transaction).
 func keptChunks(ctx context.Context, db querier, q Query) (map[int64]bool, error) {
-	cond, args := sqliteFilter(q)
-	rows, err := db.QueryContext(ctx, `SELECT c.id FROM gochunk_chunks c JOIN gochunk_documents d ON d.id = c.document_id WHERE `+cond, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out[id] = true
-	}
-	return out, rows.Err()
+	return filteredChunks(ctx, db, q, "")
 }
