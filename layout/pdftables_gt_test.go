@@ -60,6 +60,7 @@ type tgDoc struct {
 	name, html string
 	controls   []string // texts that must not be in a table
 	labels     []string // an invoice's labels, which must not be a table's cells
+	contents   []string // a contents page's titles (the fourth set's)
 }
 
 func tgNumber(rng *rand.Rand) string {
