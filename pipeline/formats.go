@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -361,6 +362,11 @@ func (p *Pipeline) loadSniffed(ctx context.Context, out *Loaded, src Source, id 
 	case "text":
 		if isMessage(src.Path, data) {
 			f.kind = "eml" // read by officedoc below, with its attachments
+		} else if k := textKind(cmp.Or(src.FileName, src.Path), data); k != "" {
+			// A Jupyter notebook or a web feed (pipeline/notebookfeed.go).
+			if read, err := p.loadNotebookOrFeed(ctx, out, src, id, k); read || err != nil {
+				return err
+			}
 		}
 	case "utf16", "utf16le", "utf16be", "utf32":
 		// A message saved as UTF-16 (the e-mail reader decodes it).

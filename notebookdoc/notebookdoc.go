@@ -1,0 +1,445 @@
+// Package notebookdoc reads Jupyter notebooks (.ipynb, nbformat 4 and 3)
+// as layout elements, like the other readers of gochunk: a markdown cell's
+// blocks become headings, paragraphs, list items, tables and fenced code
+// as the Markdown writes them (its HTML blocks read as HTML is, by package
+// htmldoc); a code cell becomes a fenced code block marked with the
+// notebook's language ("```python"); a raw cell's paragraphs are kept as
+// they are.
+//
+// A code cell's text outputs follow it, each run of them one fenced block
+// marked "text": what a cell printed (stdout and stderr), and a result's or
+// display's text/markdown (read as Markdown), else its text/plain, else
+// its text/html (read as HTML). An error output is kept as its name and
+// value ("NameError: name 'x' is not defined"), without the traceback;
+// terminal colour codes are removed, and a line rewritten with carriage
+// returns (a progress bar) is kept as last written. Images, widgets and
+// other binary outputs are left out: their data is not text.
+//
+// Reading is bounded: the text is counted against htmldoc's Limits, as the
+// other readers' is, and the notebook's JSON is decoded into the text it
+// holds and nothing else (an output's image data is skipped, not copied).
+package notebookdoc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gochunk/gochunk"
+	"github.com/gochunk/gochunk/htmldoc"
+)
+
+// ErrFormat reports data that is not a Jupyter notebook, or one broken
+// beyond reading (JSON that does not parse, cells that are not cells).
+var ErrFormat = errors.New("not a readable Jupyter notebook")
+
+// VersionError is a notebook of an nbformat this package does not read
+// (it reads 3 and 4).
+type VersionError struct {
+	// NBFormat is the notebook's nbformat, as written.
+	NBFormat string
+}
+
+// Error says the version and how to convert the notebook.
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("a Jupyter notebook of nbformat %s: gochunk reads nbformat 4 and 3; convert it with jupyter nbconvert --to notebook --nbformat 4 FILE, then give the converted notebook", e.NBFormat)
+}
+
+// Is reports whether data looks like a notebook by its content: a JSON
+// object (after white space or a UTF-8 byte order mark) that names
+// "nbformat" and holds "cells" (nbformat 4) or "worksheets" (nbformat 3).
+// It does not parse the JSON: ElementsWithin says whether it is one.
+func Is(data []byte) bool {
+	t := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF")), " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	return bytes.Contains(t, []byte(`"nbformat"`)) && (bytes.Contains(t, []byte(`"cells"`)) || bytes.Contains(t, []byte(`"worksheets"`)))
+}
+
+// Elements reads data as a notebook within the default limits.
+func Elements(ctx context.Context, data []byte) ([]gochunk.Element, error) {
+	return ElementsWithin(ctx, data, htmldoc.NewBudget(htmldoc.DefaultLimits(), int64(len(data))))
+}
+
+// multiline is a notebook's text: a string, or a list of strings (its
+// lines, each with its line break) to join.
+type multiline string
+
+func (m *multiline) UnmarshalJSON(b []byte) error {
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*m = multiline(s)
+	case len(b) > 0 && b[0] == '[':
+		var parts []string
+		if err := json.Unmarshal(b, &parts); err != nil {
+			return err
+		}
+		*m = multiline(strings.Join(parts, ""))
+	case string(b) == "null":
+		*m = ""
+	default:
+		return errors.New("want a string or a list of strings")
+	}
+	return nil
+}
+
+// mimeBundle is the text an output holds, by its MIME type; other types
+// (images, widgets, JavaScript) are skipped by the decoder.
+type mimeBundle struct {
+	Markdown multiline `json:"text/markdown"`
+	Plain    multiline `json:"text/plain"`
+	HTML     multiline `json:"text/html"`
+}
+
+type output struct {
+	OutputType string     `json:"output_type"`
+	Text       multiline  `json:"text"` // a stream's; nbformat 3: a result's text/plain too
+	Data       mimeBundle `json:"data"`
+	Ename      string     `json:"ename"`
+	Evalue     string     `json:"evalue"`
+	// nbformat 3 keeps a result's types at the top of the output.
+	Markdown multiline `json:"markdown"`
+	HTML     multiline `json:"html"`
+}
+
+type cell struct {
+	CellType string    `json:"cell_type"`
+	Source   multiline `json:"source"`
+	Input    multiline `json:"input"`    // nbformat 3: a code cell's source
+	Language string    `json:"language"` // nbformat 3: a code cell's language
+	Level    int       `json:"level"`    // nbformat 3: a heading cell's level
+	Outputs  []output  `json:"outputs"`
+}
+
+type notebook struct {
+	NBFormat   json.RawMessage `json:"nbformat"`
+	Cells      []cell          `json:"cells"`
+	Worksheets []struct {
+		Cells []cell `json:"cells"`
+	} `json:"worksheets"`
+	Metadata struct {
+		Kernelspec struct {
+			Language string `json:"language"`
+		} `json:"kernelspec"`
+		LanguageInfo struct {
+			Name string `json:"name"`
+		} `json:"language_info"`
+		Language string `json:"language"`
+	} `json:"metadata"`
+}
+
+// ElementsWithin reads data as a notebook, counting its text against b.
+// It returns an error wrapping ErrFormat for data that is not a notebook's
+// JSON (saying where the JSON breaks, or that it is cut short), a
+// *VersionError for a notebook of an nbformat other than 3 and 4, one
+// wrapping htmldoc.ErrTooLarge when b's bounds are passed, and ctx's when
+// it is done.
+func ElementsWithin(ctx context.Context, data []byte, b *htmldoc.Budget) ([]gochunk.Element, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
+	var nb notebook
+	if err := json.Unmarshal(data, &nb); err != nil {
+		return nil, jsonError(data, err)
+	}
+	if len(nb.NBFormat) == 0 {
+		return nil, fmt.Errorf(`%w: the JSON has no "nbformat": it is not a notebook`, ErrFormat)
+	}
+	version, err := strconv.Atoi(string(nb.NBFormat))
+	if err != nil {
+		return nil, fmt.Errorf(`%w: "nbformat" is %s, not a number`, ErrFormat, nb.NBFormat)
+	}
+	cells := nb.Cells
+	switch version {
+	case 4:
+	case 3:
+		cells = nil
+		for _, ws := range nb.Worksheets {
+			cells = append(cells, ws.Cells...)
+		}
+	default:
+		return nil, &VersionError{NBFormat: string(nb.NBFormat)}
+	}
+	lang := strings.ToLower(strings.TrimSpace(firstOf(nb.Metadata.LanguageInfo.Name, nb.Metadata.Kernelspec.Language, nb.Metadata.Language)))
+	r := &reader{ctx: ctx, budget: b}
+	for i, c := range cells {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := r.cell(c, version, lang); err != nil {
+			return nil, fmt.Errorf("cell %d: %w", i+1, err)
+		}
+	}
+	return r.els, nil
+}
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// jsonError says where a notebook's JSON breaks, and what to do.
+func jsonError(data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn) && syn.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))):
+		return fmt.Errorf("%w: the JSON is cut short (it ends at byte %d inside the notebook): check that the file was saved or copied whole", ErrFormat, len(data))
+	case errors.As(err, &syn):
+		line, col := lineCol(data, syn.Offset)
+		return fmt.Errorf("%w: the JSON does not parse at line %d, column %d (%s): open and save it in Jupyter, or find the fault with python3 -m json.tool FILE", ErrFormat, line, col, strings.TrimPrefix(err.Error(), "json: "))
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "the notebook"
+		}
+		line, col := lineCol(data, typ.Offset)
+		return fmt.Errorf("%w: %s is a JSON %s at line %d, column %d, where a notebook has %s: open and save it in Jupyter", ErrFormat, field, typ.Value, line, col, want(typ))
+	}
+	return fmt.Errorf("%w: %s: open and save it in Jupyter", ErrFormat, strings.TrimPrefix(err.Error(), "json: "))
+}
+
+func want(e *json.UnmarshalTypeError) string {
+	if e.Type == nil {
+		return "another type"
+	}
+	switch e.Type.Kind().String() {
+	case "slice":
+		return "a list"
+	case "struct", "map":
+		return "an object"
+	case "string":
+		return "a string"
+	case "int":
+		return "a number"
+	}
+	return "another type"
+}
+
+// lineCol returns the 1-based line and column (in characters) of the byte
+// at off.
+func lineCol(data []byte, off int64) (int, int) {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:])
+	return line, max(col, 1)
+}
+
+type reader struct {
+	ctx    context.Context
+	budget *htmldoc.Budget
+	els    []gochunk.Element
+}
+
+func (r *reader) add(e gochunk.Element) error {
+	if strings.TrimSpace(e.Text) == "" {
+		return nil
+	}
+	if err := r.budget.Text(int64(len(e.Text)) + 2); err != nil {
+		return err
+	}
+	r.els = append(r.els, e)
+	return nil
+}
+
+func (r *reader) cell(c cell, version int, lang string) error {
+	src := string(c.Source)
+	switch c.CellType {
+	case "markdown":
+		return r.markdown(src)
+	case "heading": // nbformat 3
+		level := min(max(c.Level, 1), 6)
+		typ := "heading"
+		if level == 1 {
+			typ = "title"
+		}
+		return r.add(gochunk.Element{Type: typ, Text: strings.Repeat("#", level) + " " + strings.Join(strings.Fields(src), " "), Level: level})
+	case "raw":
+		for _, p := range paragraphs(src) {
+			if err := r.add(gochunk.Element{Type: "paragraph", Text: p}); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "code":
+		if version == 3 {
+			src = string(c.Input)
+			lang = strings.ToLower(strings.TrimSpace(firstOf(c.Language, lang)))
+		}
+		if err := r.add(gochunk.Element{Type: "paragraph", Text: fence(lang, trimBlankLines(src))}); err != nil {
+			return err
+		}
+		return r.outputs(c.Outputs)
+	}
+	return nil // a cell of a type Jupyter does not define: nothing a person sees
+}
+
+// outputs adds a code cell's text outputs: each run of plain text (streams,
+// results' text/plain, errors) one fenced block, Markdown and HTML read as
+// such.
+func (r *reader) outputs(outs []output) error {
+	var plain strings.Builder
+	flush := func() error {
+		t := trimBlankLines(plain.String())
+		plain.Reset()
+		return r.add(gochunk.Element{Type: "paragraph", Text: fence("text", t)})
+	}
+	for _, o := range outs {
+		var md, htm, txt string
+		switch o.OutputType {
+		case "stream":
+			txt = string(o.Text)
+		case "execute_result", "display_data", "pyout", "update_display_data":
+			md, txt, htm = firstOf(string(o.Data.Markdown), string(o.Markdown)), string(o.Data.Plain), firstOf(string(o.Data.HTML), string(o.HTML))
+			if txt == "" {
+				txt = string(o.Text) // nbformat 3
+			}
+		case "error", "pyerr":
+			txt = o.Ename
+			if o.Evalue != "" {
+				txt += ": " + o.Evalue
+			}
+			txt += "\n"
+		default:
+			continue
+		}
+		switch {
+		case strings.TrimSpace(md) != "":
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := r.markdown(md); err != nil {
+				return err
+			}
+		case strings.TrimSpace(txt) != "":
+			txt = terminalText(txt)
+			if plain.Len() > 0 && !strings.HasSuffix(plain.String(), "\n") {
+				plain.WriteByte('\n')
+			}
+			plain.WriteString(txt)
+		case strings.TrimSpace(htm) != "":
+			if err := flush(); err != nil {
+				return err
+			}
+			els, err := htmldoc.ElementsWithin(strings.NewReader(htm), r.budget)
+			if err != nil {
+				return err
+			}
+			r.els = append(r.els, els...) // counted by htmldoc
+		}
+	}
+	return flush()
+}
+
+// fence returns text as a fenced code block marked lang, its fence longer
+// than any run of backticks in text; "" for blank text.
+func fence(lang, text string) string {
+	if strings.TrimSpace(text) == "" {
+		return ""
+	}
+	n, run := 3, 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == '`' {
+			run++
+			n = max(n, run+1)
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", n)
+	return f + lang + "\n" + text + "\n" + f
+}
+
+// trimBlankLines removes blank lines (and trailing white space) at the
+// start and end of text, keeping the first line's indentation.
+func trimBlankLines(text string) string {
+	text = strings.TrimRight(text, " \t\r\n")
+	for {
+		line, rest, ok := strings.Cut(text, "\n")
+		if !ok || strings.TrimSpace(line) != "" {
+			return text
+		}
+		text = rest
+	}
+}
+
+// terminalText returns what a terminal shows of text: ANSI escape
+// sequences (colours, cursor moves) removed, and a line rewritten after a
+// carriage return kept as last written.
+func terminalText(text string) string {
+	if !strings.ContainsAny(text, "\x1b\r") {
+		return text
+	}
+	var sb strings.Builder
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c != 0x1b {
+			sb.WriteByte(c)
+			continue
+		}
+		if i+1 < len(text) && text[i+1] == '[' { // CSI: parameters, then a final byte @ to ~
+			j := i + 2
+			for j < len(text) && (text[j] < 0x40 || text[j] > 0x7e) {
+				j++
+			}
+			i = j
+			continue
+		}
+		if i+1 < len(text) && text[i+1] == ']' { // OSC: up to BEL or ST
+			j := i + 2
+			for j < len(text) && text[j] != 0x07 && !(text[j] == 0x1b && j+1 < len(text) && text[j+1] == '\\') {
+				j++
+			}
+			if j < len(text) && text[j] == 0x1b {
+				j++
+			}
+			i = j
+			continue
+		}
+		i++ // a two-byte escape
+	}
+	lines := strings.Split(strings.ReplaceAll(sb.String(), "\r\n", "\n"), "\n")
+	for k, l := range lines {
+		if i := strings.LastIndexByte(strings.TrimRight(l, "\r"), '\r'); i >= 0 {
+			lines[k] = l[i+1:]
+		}
+		lines[k] = strings.TrimRight(lines[k], "\r")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// paragraphs returns text's blank-line-separated paragraphs, trimmed.
+func paragraphs(text string) []string {
+	var out []string
+	var cur []string
+	for _, l := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		if strings.TrimSpace(l) == "" {
+			if len(cur) > 0 {
+				out = append(out, strings.Join(cur, "\n"))
+				cur = cur[:0]
+			}
+			continue
+		}
+		cur = append(cur, strings.TrimRight(l, " \t\r"))
+	}
+	if len(cur) > 0 {
+		out = append(out, strings.Join(cur, "\n"))
+	}
+	return out
+}
