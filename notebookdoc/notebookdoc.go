@@ -13,7 +13,8 @@
 // value ("NameError: name 'x' is not defined"), without the traceback;
 // terminal colour codes are removed, and a line rewritten with carriage
 // returns (a progress bar) is kept as last written. Images, widgets and
-// other binary outputs are left out: their data is not text.
+// other binary outputs are left out: their data is not text (nor is an
+// image's text/plain stand-in, "<Figure size 640x480 with 1 Axes>").
 //
 // Reading is bounded: the text is counted against htmldoc's Limits, as the
 // other readers' is, and the notebook's JSON is decoded into the text it
@@ -99,6 +100,20 @@ type mimeBundle struct {
 	Markdown multiline `json:"text/markdown"`
 	Plain    multiline `json:"text/plain"`
 	HTML     multiline `json:"text/html"`
+	// An image's text/plain is its stand-in ("<Figure size 640x480 with
+	// 1 Axes>"), not what Jupyter shows: it is left out with the image.
+	PNG  seen `json:"image/png"`
+	JPEG seen `json:"image/jpeg"`
+	SVG  seen `json:"image/svg+xml"`
+	GIF  seen `json:"image/gif"`
+}
+
+// seen records that a value is there, without copying it.
+type seen bool
+
+func (s *seen) UnmarshalJSON([]byte) error {
+	*s = true
+	return nil
 }
 
 type output struct {
@@ -309,6 +324,9 @@ func (r *reader) outputs(outs []output) error {
 			md, txt, htm = firstOf(string(o.Data.Markdown), string(o.Markdown)), string(o.Data.Plain), firstOf(string(o.Data.HTML), string(o.HTML))
 			if txt == "" {
 				txt = string(o.Text) // nbformat 3
+			}
+			if d := o.Data; d.PNG || d.JPEG || d.SVG || d.GIF {
+				txt = ""
 			}
 		case "error", "pyerr":
 			txt = o.Ename
