@@ -82,7 +82,7 @@ func (f format) refusal(name string) error {
 	return &FormatError{Name: name, Format: f.what, Reason: f.reason, Advice: strings.ReplaceAll(f.advice, "FILE", file)}
 }
 
-const readsWhat = "give a document gochunk reads: text, Markdown, HTML, PDF, DOCX, PPTX, XLSX, ODT, ODS, ODP, EPUB, e-mail (.eml, .mbox, Outlook .msg) or RTF"
+const readsWhat = "give a document gochunk reads: text, Markdown, HTML, PDF, DOCX, PPTX, XLSX, ODT, ODS, ODP, EPUB, e-mail (.eml, .mbox, Outlook .msg), RTF, a Jupyter notebook or an RSS or Atom feed"
 
 func imageFormat(name string) format {
 	return format{kind: "image", what: "an image (" + name + ")", reason: "gochunk reads an image's text only by OCR, and no OCR models are configured",
