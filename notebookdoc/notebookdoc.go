@@ -164,6 +164,20 @@ func ElementsWithin(ctx context.Context, data []byte, b *htmldoc.Budget) ([]goch
 		return nil, err
 	}
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
+	if !utf8.Valid(data) {
+		// Jupyter reads a notebook as UTF-8 and refuses one that is not;
+		// the JSON decoder would put U+FFFD in silently.
+		at := 0
+		for at < len(data) {
+			r, n := utf8.DecodeRune(data[at:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			at += n
+		}
+		line, col := lineCol(data, int64(at)+1) // the column of the byte at
+		return nil, fmt.Errorf("%w: invalid UTF-8 at byte %d (line %d, column %d), where a notebook is UTF-8: convert the file to UTF-8 (iconv -f ENCODING -t UTF-8)", ErrFormat, at, line, col)
+	}
 	var nb notebook
 	if err := json.Unmarshal(data, &nb); err != nil {
 		return nil, jsonError(data, err)
@@ -246,8 +260,9 @@ func want(e *json.UnmarshalTypeError) string {
 	return "another type"
 }
 
-// lineCol returns the 1-based line and column (in characters) of the byte
-// at off.
+// lineCol returns the 1-based line and column (in characters) of the
+// character that ends at byte off: where encoding/json's errors point
+// (their Offset counts the bytes read, the faulty one included).
 func lineCol(data []byte, off int64) (int, int) {
 	off = min(max(off, 0), int64(len(data)))
 	before := data[:off]

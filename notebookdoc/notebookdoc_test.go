@@ -123,6 +123,7 @@ func TestErrors(t *testing.T) {
 		{"cells not a list", `{"nbformat": 4, "cells": {}}`, []string{"cells is a JSON object", "a list"}},
 		{"source a number", `{"nbformat": 4, "cells": [{"cell_type": "code", "source": 3}]}`, []string{"not a readable Jupyter notebook", "a string or a list of strings"}},
 		{"not an object", `[1, 2]`, []string{"not a readable Jupyter notebook"}},
+		{"not UTF-8", "{\"nbformat\": 4,\n\"cells\": [\"caf\xe9\"]}", []string{"invalid UTF-8 at byte 30 (line 2, column 15)", "iconv"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Elements(context.Background(), []byte(c.data))
