@@ -58,7 +58,9 @@ type Config struct {
 	// Input is the kind of the inputs Load reads when a Source names
 	// none: auto (by the extension: .pdf, .html and .htm, .docx, .pptx,
 	// .xlsx, .odt, .ods, .odp, .epub, .eml; else by the content: an
-	// office document, a PDF, an Outlook message, RTF, UTF-16 text, or a
+	// office document, a PDF, an Outlook message, RTF, UTF-16 text, a
+	// Jupyter notebook (.ipynb, or JSON with a notebook's keys), an RSS
+	// or Atom feed (.rss, .atom, or XML whose root is a feed's), or a
 	// format gochunk does not read, refused with a *FormatError; else
 	// text), text, pdf, html, elements (layout JSON), one of those office
 	// kinds, msg (Outlook) or rtf. Empty means auto.

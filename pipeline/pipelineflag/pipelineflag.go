@@ -147,7 +147,7 @@ func (p *Flags) RegisterChunking(fs *flag.FlagSet) {
 		}
 		return nil
 	})
-	fs.StringVar(&c.Input, "input", "auto", "input kind: auto (by the extension: .pdf, .html, .htm, .docx, .pptx, .xlsx, .odt, .ods, .odp, .epub, .eml, .mbox, .msg, .rtf; else by the content: text unless it is one of those, and formats gochunk does not read are refused naming them), text, pdf (read by --pdf-engine), html (its structure as markdown), docx, pptx, xlsx, odt, ods, odp, epub, eml, mbox, msg (Outlook), rtf (read in Go, their structure as markdown), elements (layout JSON: gochunk, Unstructured, Docling, PyMuPDF)")
+	fs.StringVar(&c.Input, "input", "auto", "input kind: auto (by the extension: .pdf, .html, .htm, .docx, .pptx, .xlsx, .odt, .ods, .odp, .epub, .eml, .mbox, .msg, .rtf, .ipynb (Jupyter), .rss, .atom; else by the content: text unless it is one of those (a .json notebook and an .xml feed included), and formats gochunk does not read are refused naming them), text, pdf (read by --pdf-engine), html (its structure as markdown), docx, pptx, xlsx, odt, ods, odp, epub, eml, mbox, msg (Outlook), rtf (read in Go, their structure as markdown), elements (layout JSON: gochunk, Unstructured, Docling, PyMuPDF)")
 	textVar(fs, "attachments", "an e-mail's attachments of a kind gochunk reads: documents (each a document of its own, ID MESSAGE/NAME; the default) or sections (sections of the message)", func(v string) error {
 		c.Attachments = v
 		return nil
