@@ -6,7 +6,9 @@
 // ("Published: …", "Author: …", "Link: …", as the feed writes them), and
 // its content: RSS's description and content:encoded, Atom's summary and
 // content, read as HTML is (package htmldoc: paragraphs, lists, tables,
-// code), headings in it placed under the item's. Atom's text constructs
+// code), headings in it placed under the item's; an item with neither
+// has a podcast's iTunes summary or a video's Media RSS description
+// (YouTube's feeds) read as plain text. Atom's text constructs
 // are read by their type (text, html, xhtml); content of another type
 // (base64 data, content given by a src link) is left out. An item's
 // description that its full content holds (a summary of it) is not read
@@ -58,6 +60,8 @@ const (
 	nsDC      = "http://purl.org/dc/elements/1.1/"
 	nsContent = "http://purl.org/rss/1.0/modules/content/"
 	nsXHTML   = "http://www.w3.org/1999/xhtml"
+	nsMedia   = "http://search.yahoo.com/mrss/"
+	nsITunes  = "http://www.itunes.com/dtds/podcast-1.0.dtd"
 )
 
 // kind is a feed's dialect, by its root element.
@@ -490,6 +494,24 @@ func (r *reader) content(n *node, level int) ([]gochunk.Element, error) {
 	return els, nil
 }
 
+// plain returns the elements of a plain-text description: its
+// paragraphs (parted by blank lines), their lines kept.
+func (r *reader) plain(n *node) ([]gochunk.Element, error) {
+	if n == nil {
+		return nil, nil
+	}
+	var sb strings.Builder
+	for _, p := range strings.Split(strings.ReplaceAll(n.chars(), "\r\n", "\n"), "\n\n") {
+		if strings.TrimSpace(p) != "" {
+			sb.WriteString("<p>" + strings.ReplaceAll(html.EscapeString(strings.TrimSpace(p)), "\n", "<br>") + "</p>")
+		}
+	}
+	if sb.Len() == 0 {
+		return nil, nil
+	}
+	return htmldoc.ElementsWithin(strings.NewReader(sb.String()), r.budget)
+}
+
 // hashes returns a heading's level as its text writes it ("## Title": 2),
 // 0 for other elements.
 func hashes(e gochunk.Element) int {
@@ -610,6 +632,20 @@ func (r *reader) item(se xml.StartElement, depth int) error {
 	full, err := r.content(content, 2)
 	if err != nil {
 		return err
+	}
+	if desc == nil && content == nil {
+		// A podcast's or a video's: iTunes' summary, Media RSS's
+		// description (YouTube's feeds), both plain text.
+		plain := n.child(nsITunes, "summary")
+		if plain == nil {
+			plain = n.child(nsMedia, "description")
+		}
+		if g := n.child(nsMedia, "group"); plain == nil && g != nil {
+			plain = g.child(nsMedia, "description")
+		}
+		if full, err = r.plain(plain); err != nil {
+			return err
+		}
 	}
 	summary, err := r.content(desc, 2)
 	if err != nil {

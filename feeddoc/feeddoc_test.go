@@ -109,6 +109,15 @@ func TestItems(t *testing.T) {
 		{"HTML entities undeclared",
 			`<rss><channel><title>A&nbsp;&mdash;&nbsp;B</title></channel></rss>`,
 			"# A — B"},
+		{"a video's Media RSS description, as plain text",
+			`<feed xmlns="http://www.w3.org/2005/Atom" xmlns:media="http://search.yahoo.com/mrss/"><entry><title>Clip</title><media:group><media:title>Clip</media:title><media:description>Line one &lt;b&gt;
+line two
+
+Second paragraph.</media:description></media:group></entry></feed>`,
+			"## Clip\n\nLine one <b>\nline two\n\nSecond paragraph."},
+		{"a podcast's iTunes summary",
+			`<rss xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><item><title>Ep 1</title><itunes:summary>We talk.</itunes:summary></item></channel></rss>`,
+			"## Ep 1\n\nWe talk."},
 		{"an empty feed",
 			`<rss version="2.0"><channel></channel></rss>`,
 			""},

@@ -3,8 +3,8 @@
 // blocks become headings, paragraphs, list items, tables and fenced code
 // as the Markdown writes them (its HTML blocks read as HTML is, by package
 // htmldoc); a code cell becomes a fenced code block marked with the
-// notebook's language ("```python"); a raw cell's paragraphs are kept as
-// they are.
+// notebook's language ("```python"), or the language a cell magic runs
+// it in ("%%bash", "%%sql"); a raw cell's paragraphs are kept as they are.
 //
 // A code cell's text outputs follow it, each run of them one fenced block
 // marked "text": what a cell printed (stdout and stderr), and a result's or
@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -312,12 +313,42 @@ func (r *reader) cell(c cell, version int, lang string) error {
 			src = string(c.Input)
 			lang = strings.ToLower(strings.TrimSpace(firstOf(c.Language, lang)))
 		}
+		if m := magicLanguage(src); m != "" {
+			lang = m
+		}
 		if err := r.add(gochunk.Element{Type: "paragraph", Text: fence(lang, trimBlankLines(src))}); err != nil {
 			return err
 		}
 		return r.outputs(c.Outputs)
 	}
 	return nil // a cell of a type Jupyter does not define: nothing a person sees
+}
+
+// cellMagics are the IPython cell magics that run a cell in another
+// language, and that language.
+var cellMagics = map[string]string{
+	"bash": "bash", "sh": "sh", "sql": "sql", "javascript": "javascript", "js": "javascript",
+	"html": "html", "latex": "latex", "markdown": "markdown", "r": "r", "ruby": "ruby",
+	"perl": "perl", "python2": "python", "python3": "python", "pypy": "python", "svg": "svg",
+	"powershell": "powershell", "cmd": "batch",
+}
+
+// magicLanguage returns the language a code cell's first line sets with a
+// cell magic ("%%bash", "%%sql", "%%script bash"), else "".
+func magicLanguage(src string) string {
+	line, _, _ := strings.Cut(strings.TrimLeft(src, " \t\r\n"), "\n")
+	name, ok := strings.CutPrefix(strings.TrimSpace(line), "%%")
+	if !ok {
+		return ""
+	}
+	f := strings.Fields(name)
+	if len(f) == 0 {
+		return ""
+	}
+	if f[0] == "script" && len(f) > 1 {
+		return cellMagics[strings.ToLower(filepath.Base(f[1]))]
+	}
+	return cellMagics[strings.ToLower(f[0])]
 }
 
 // outputs adds a code cell's text outputs: each run of plain text (streams,

@@ -85,6 +85,7 @@ func TestCells(t *testing.T) {
 	for _, c := range []struct{ name, cells, want string }{
 		{"source as one string", `{"cell_type": "markdown", "source": "# T\n\ntext"}`, "# T\n\ntext"},
 		{"kernel's language on code", `{"cell_type": "code", "source": ["x = 1"], "outputs": []}`, "```julia\nx = 1\n```"},
+		{"a cell magic's language", `{"cell_type": "code", "source": "%%bash\nls", "outputs": []}, {"cell_type": "code", "source": "%%script /usr/bin/ruby\nputs 1", "outputs": []}, {"cell_type": "code", "source": "%%timeit\nf()", "outputs": []}`, "```bash\n%%bash\nls\n```\n\n```ruby\n%%script /usr/bin/ruby\nputs 1\n```\n\n```julia\n%%timeit\nf()\n```"},
 		{"a fence longer than the code's backticks", `{"cell_type": "code", "source": "s = \"` + "```" + `\"", "outputs": []}`, "````julia\ns = \"```\"\n````"},
 		{"stream outputs joined into one block", `{"cell_type": "code", "source": "f()", "outputs": [{"output_type": "stream", "name": "stdout", "text": "a\n"}, {"output_type": "stream", "name": "stderr", "text": "b"}]}`, "```julia\nf()\n```\n\n```text\na\nb\n```"},
 		{"a progress bar kept as last written", `{"cell_type": "code", "source": "f()", "outputs": [{"output_type": "stream", "text": "10%\r50%\r100%\nok\n"}]}`, "```julia\nf()\n```\n\n```text\n100%\nok\n```"},
