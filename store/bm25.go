@@ -204,6 +204,60 @@ func (t *ftsTokenizer) tokens(ctx context.Context, ids []int64, texts []string) 
 	return out, tx.Commit()
 }
 
+// sequences returns the tokens of texts[i] (row ids[i]) in their order.
+func (t *ftsTokenizer) sequences(ctx context.Context, ids []int64, texts []string) (map[int64][]string, error) {
+	out := make(map[int64][]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tx, err := t.conn.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	for i, id := range ids {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tok (rowid, text) VALUES (?, ?)`, id, texts[i]); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT term, doc, "offset" FROM tok_instance`)
+	if err != nil {
+		return nil, err
+	}
+	type at struct {
+		term   string
+		offset int
+	}
+	found := map[int64][]at{}
+	for rows.Next() {
+		var a at
+		var doc int64
+		if err := rows.Scan(&a.term, &doc, &a.offset); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		found[doc] = append(found[doc], a)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO tok (tok) VALUES ('delete-all')`); err != nil {
+		return nil, err
+	}
+	for doc, f := range found {
+		slices.SortFunc(f, func(a, b at) int { return a.offset - b.offset })
+		seq := make([]string, len(f))
+		for i, a := range f {
+			seq[i] = a.term
+		}
+		out[doc] = seq
+	}
+	return out, tx.Commit()
+}
+
 // phrases returns the terms FTS5 makes of each word, in the word's order.
 func (t *ftsTokenizer) phrases(ctx context.Context, words []string) ([][]string, error) {
 	ids := make([]int64, len(words))

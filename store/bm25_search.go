@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // bm25Term is one of a query's terms during a search: its weight, its
@@ -57,7 +58,10 @@ func bm25IDF(rows, hits int64) float64 {
 // chunk id) among those q's filters keep, read as hits. The filter, the
 // index and the chunks are read in one read transaction: one state of the
 // store. ok is false when the index cannot answer (not built, or a word
-// FTS5 makes a phrase of several terms): the caller asks FTS5.
+// FTS5's phrases of several terms, and q.Exact, are ranked by scoring
+// every chunk that holds a query term (bm25All). ok is false when the
+// index is not built (a store of schema 5 or earlier before Prepare):
+// the caller asks the store's FTS5 index.
 func (s *SQLite) bm25Search(ctx context.Context, w []string, q Query) ([]Hit, bool, error) {
 	tok, err := s.kw.tokenizer(ctx, false)
 	if err != nil {
@@ -68,13 +72,14 @@ func (s *SQLite) bm25Search(ctx context.Context, w []string, q Query) ([]Hit, bo
 		return nil, false, fmt.Errorf("tokenise the query: %w", err)
 	}
 	order := make([]string, 0, len(phrases)) // the phrases' terms in FTS5's order
+	all := q.Exact
 	for _, p := range phrases {
 		switch len(p) {
 		case 0: // matches nothing, adds nothing
 		case 1:
 			order = append(order, p[0])
 		default:
-			return nil, false, nil
+			all = true
 		}
 	}
 	// One read transaction: the filter, the counts, the blocks and the
@@ -109,7 +114,7 @@ func (s *SQLite) bm25Search(ctx context.Context, w []string, q Query) ([]Hit, bo
 	if err := errors.Join(err1, err2); err != nil || nRows < 0 || nTokens < 0 {
 		return nil, false, fmt.Errorf("the keyword index's counts (%q, %q): %w", meta[bm25Rows], meta[bm25Tokens], errKWBlock)
 	}
-	if nRows == 0 || len(order) == 0 {
+	if nRows == 0 || (len(order) == 0 && !all) {
 		return nil, true, nil
 	}
 	var keep map[int64]bool
@@ -122,11 +127,16 @@ func (s *SQLite) bm25Search(ctx context.Context, w []string, q Query) ([]Hit, bo
 		}
 	}
 	avgdl := float64(nTokens) / float64(nRows)
-	sc := bm25Scan{avgdl: avgdl, order: order}
-	if err := sc.load(ctx, tx, nRows); err != nil {
-		return nil, false, err
+	var best []candidate
+	if all {
+		best, err = s.bm25All(ctx, tx, tok, phrases, nRows, avgdl, q.K, keep)
+	} else {
+		sc := bm25Scan{avgdl: avgdl, order: order}
+		if err := sc.load(ctx, tx, nRows); err != nil {
+			return nil, false, err
+		}
+		best, err = sc.run(ctx, tx, q.K, keep)
 	}
-	best, err := sc.run(ctx, tx, q.K, keep)
 	if err != nil {
 		return nil, false, err
 	}
@@ -460,4 +470,166 @@ func (sc *bm25Scan) run(ctx context.Context, tx *sql.Tx, k int, keep map[int64]b
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.rowid, b.rowid))
 	})
 	return out, nil
+}
+
+// bm25All ranks by scoring every chunk that holds a term of the query's
+// phrases (each word's terms, as FTS5 makes them), FTS5's way: a phrase
+// of several terms counts where its terms stand one after the other in
+// the chunk's text (tokenised again, with tok), and its weight is of the
+// chunks holding it. It is the reference ranking (Query.Exact) and the
+// one for phrases, which the index's postings (terms without positions)
+// cannot bound.
+func (s *SQLite) bm25All(ctx context.Context, tx *sql.Tx, tok *ftsTokenizer, phrases [][]string, nRows int64, avgdl float64,
+	k int, keep map[int64]bool) ([]candidate, error) {
+	postings := map[string][]kwPosting{}
+	termPostings := func(term string) ([]kwPosting, error) {
+		if ps, ok := postings[term]; ok {
+			return ps, nil
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT postings FROM gochunk_kw_blocks WHERE term = ? ORDER BY last`, term)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var ps []kwPosting
+		var b sql.RawBytes
+		for rows.Next() {
+			if err := rows.Scan(&b); err != nil {
+				return nil, err
+			}
+			if ps, err = decodeKWBlock(b, ps); err != nil {
+				return nil, err
+			}
+		}
+		postings[term] = ps
+		return ps, rows.Err()
+	}
+	type row struct {
+		len int32
+		tf  []int32 // by phrase
+	}
+	chunks := map[int64]*row{}
+	at := func(id int64, n int32) *row {
+		r := chunks[id]
+		if r == nil {
+			r = &row{len: n, tf: make([]int32, len(phrases))}
+			chunks[id] = r
+		}
+		return r
+	}
+	idf := make([]float64, len(phrases))
+	for i, p := range phrases {
+		switch len(p) {
+		case 0:
+			continue
+		case 1:
+			ps, err := termPostings(p[0])
+			if err != nil {
+				return nil, err
+			}
+			for _, x := range ps {
+				if keep == nil || keep[x.id] {
+					at(x.id, x.len).tf[i] = x.tf
+				}
+			}
+			idf[i] = bm25IDF(nRows, int64(len(ps)))
+			continue
+		}
+		// The chunks holding every term of the phrase, then its count in
+		// each by their tokens in order.
+		var holding []kwPosting
+		for j, term := range p {
+			ps, err := termPostings(term)
+			if err != nil {
+				return nil, err
+			}
+			if j == 0 {
+				holding = slices.Clone(ps)
+				continue
+			}
+			holding = slices.DeleteFunc(holding, func(x kwPosting) bool {
+				_, found := slices.BinarySearchFunc(ps, x.id, func(y kwPosting, id int64) int { return cmp.Compare(y.id, id) })
+				return !found
+			})
+		}
+		counts, err := phraseCounts(ctx, tx, tok, p, holding)
+		if err != nil {
+			return nil, err
+		}
+		hits := int64(0)
+		for _, x := range holding {
+			if n := counts[x.id]; n > 0 {
+				hits++
+				if keep == nil || keep[x.id] {
+					at(x.id, x.len).tf[i] = n
+				}
+			}
+		}
+		idf[i] = bm25IDF(nRows, hits)
+	}
+	ids := make([]int64, 0, len(chunks))
+	for id := range chunks {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	best := topK{k: k}
+	for _, id := range ids {
+		r := chunks[id]
+		score, any := 0.0, false
+		for i, tf := range r.tf {
+			if tf > 0 {
+				score += bm25Term1(idf[i], tf, r.len, avgdl)
+				any = true
+			}
+		}
+		if any {
+			best.offer(candidate{rowid: id, score: score})
+		}
+	}
+	return best.best, nil
+}
+
+// phraseCounts returns how many times the terms of phrase stand one after
+// the other in each of the chunks (read in tx and tokenised with tok).
+func phraseCounts(ctx context.Context, tx *sql.Tx, tok *ftsTokenizer, phrase []string, chunks []kwPosting) (map[int64]int32, error) {
+	counts := map[int64]int32{}
+	for len(chunks) > 0 {
+		n := min(len(chunks), rescoreBatch)
+		args := make([]any, n)
+		for i, c := range chunks[:n] {
+			args[i] = c.id
+		}
+		chunks = chunks[n:]
+		rows, err := tx.QueryContext(ctx, `SELECT id, coalesce(embed_text, text) FROM gochunk_chunks WHERE id IN (?`+strings.Repeat(", ?", n-1)+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		var ids []int64
+		var texts []string
+		for rows.Next() {
+			var id int64
+			var text string
+			if err := rows.Scan(&id, &text); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			ids, texts = append(ids, id), append(texts, text)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		seqs, err := tok.sequences(ctx, ids, texts)
+		if err != nil {
+			return nil, fmt.Errorf("tokenise chunks for a phrase: %w", err)
+		}
+		for id, seq := range seqs {
+			for i := 0; i+len(phrase) <= len(seq); i++ {
+				if slices.Equal(seq[i:i+len(phrase)], phrase) {
+					counts[id]++
+				}
+			}
+		}
+	}
+	return counts, nil
 }

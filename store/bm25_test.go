@@ -3,6 +3,7 @@ package store
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -111,35 +112,132 @@ func sameRanking(t testing.TB, what string, hits, want []Hit) {
 	}
 }
 
-// compareFTS5 checks the index's keyword ranking against FTS5's
-// (Query.Exact) for each query at k 1, 10 and 40.
+// compareFTS5 checks the store's keyword ranking, with the index and with
+// Query.Exact (every matching chunk scored), against FTS5's own bm25()
+// ranking of its chunks (fts5Reference) for each query at k 1, 10 and 40.
 func compareFTS5(t testing.TB, s *SQLite, queries []string, filter func(*Query)) {
 	t.Helper()
 	ctx := context.Background()
+	ref := newFTS5Reference(t, s)
+	defer ref.close()
 	for _, text := range queries {
-		// FTS5's ranking (the costly part) once at the largest k: its
-		// first k hits are FTS5's k best (sameRanking lets chunks tied at
-		// the last score differ).
-		q := Query{Text: text, K: 40, Mode: Keyword, Exact: true}
+		// FTS5's ranking once at the largest k: its first k hits are
+		// FTS5's k best (sameRanking lets chunks tied at the last score
+		// differ).
+		q := Query{Text: text, K: 40, Mode: Keyword}
 		if filter != nil {
 			filter(&q)
 		}
-		want, err := s.Search(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := ref.search(t, q)
 		for _, k := range []int{1, 10, 40} {
-			q.K, q.Exact = k, false
-			got, err := s.Search(ctx, q)
-			if err != nil {
-				t.Fatal(err)
+			for _, exact := range []bool{false, true} {
+				q.K, q.Exact = k, exact
+				got, err := s.Search(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameRanking(t, fmt.Sprintf("%q k=%d exact=%v", text, k, exact), got, want[:min(k, len(want))])
 			}
-			sameRanking(t, fmt.Sprintf("%q k=%d", text, k), got, want[:min(k, len(want))])
 		}
 	}
 }
 
-// bm25Queries draws n queries of 1–8 words (some never indexed).
+// fts5Reference is an FTS5 index (porter unicode61, as the store's was
+// before schema 6) of a store's chunks as they are when it is made, in
+// a scratch in-memory database: the ranking the keyword index is held to.
+type fts5Reference struct {
+	s  *SQLite
+	db *sql.DB
+}
+
+func newFTS5Reference(t testing.TB, s *SQLite) *fts5Reference {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1) // one in-memory database
+	if _, err := db.ExecContext(ctx, `CREATE VIRTUAL TABLE ref USING fts5 (text, tokenize = 'porter unicode61')`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, coalesce(embed_text, text) FROM gochunk_chunks`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		id   int64
+		text string
+	}
+	var all []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.text); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range all {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO ref (rowid, text) VALUES (?, ?)`, r.id, r.text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return &fts5Reference{s: s, db: db}
+}
+
+func (r *fts5Reference) close() { r.db.Close() }
+
+// search is FTS5's ranking of q's words (the query "w1" OR "w2" …, every
+// match scored), among the chunks q's filters keep, as hits.
+func (r *fts5Reference) search(t testing.TB, q Query) []Hit {
+	t.Helper()
+	ctx := context.Background()
+	w := words(q.Text)
+	if len(w) == 0 {
+		return nil
+	}
+	var keep map[int64]bool
+	if q.filtered() {
+		var err error
+		if keep, err = keptChunks(ctx, r.s.db, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := r.db.QueryContext(ctx, `SELECT rowid, -bm25(ref) FROM ref WHERE ref MATCH ? ORDER BY bm25(ref), rowid`, orPhrases(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var best []candidate
+	for rows.Next() && len(best) < q.K {
+		var c candidate
+		if err := rows.Scan(&c.rowid, &c.score); err != nil {
+			t.Fatal(err)
+		}
+		if keep == nil || keep[c.rowid] {
+			best = append(best, c)
+		}
+	}
+	rows.Close()
+	var hits []Hit
+	for _, c := range best {
+		h, err := readHit(ctx, r.s.db, `SELECT `+sqliteColumns+` FROM gochunk_chunks c WHERE c.id = ?`, c.rowid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Score = c.score
+		hits = append(hits, h)
+	}
+	return hits
+}
+
 func bm25Queries(rng *rand.Rand, vocab []string, n int) []string {
 	var out []string
 	for range n {
@@ -400,12 +498,7 @@ func TestBM25Migrated(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, stmt := range []string{`DROP TABLE gochunk_kw_terms`, `DROP TABLE gochunk_kw_blocks`,
-		`DELETE FROM gochunk_meta WHERE key IN ('kw_index', 'kw_rows', 'kw_tokens')`, `UPDATE gochunk_meta SET value = '4' WHERE key = 'schema_version'`} {
-		if _, err := s.db.ExecContext(ctx, stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
+	asEarlierSchema(t, s, 4)
 	s.Close()
 	s, err := OpenSQLite(ctx, path)
 	if err != nil {

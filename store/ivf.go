@@ -44,8 +44,9 @@ import (
 // sparse).
 
 // sqliteSchemaVersion is the version of the tables a SQLite store
-// creates (3: the IVF index and float16 vectors; 5: the keyword index).
-const sqliteSchemaVersion = 5
+// creates (3: the IVF index and float16 vectors; 5: the keyword index;
+// 6: FTS5's index dropped).
+const sqliteSchemaVersion = 6
 
 const (
 	// ivfMinChunks is the number of vectors from which the index is

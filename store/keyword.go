@@ -10,8 +10,10 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// Keyword search in a SQLite store is FTS5's BM25 over the chunks' words
-// (the query's words OR-ed). FTS5 scores every row that holds any of the
+// Keyword search in a SQLite store of schema 5 or earlier, not yet
+// prepared (so without the keyword index of bm25.go, which ranks as FTS5
+// does), is FTS5's BM25 over the chunks' words (the query's words OR-ed),
+// with the store's FTS5 index, which schema 6 drops. FTS5 scores every row that holds any of the
 // words, reading each one's length: a query with a word most chunks hold
 // ("the", "return", "err") scores hundreds of thousands of rows in a
 // store of a million chunks (seconds). keywordWords bounds that: it

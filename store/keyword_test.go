@@ -19,9 +19,10 @@ func textDoc(id string, texts []string) Put {
 	return put
 }
 
-// TestKeywordBounded: keyword search splits the query's words into rare
-// and common when they match more rows than keywordBudget, and ranks the
-// rows holding a rare word with every word's weight: the unbounded
+// TestKeywordBounded: in a store of schema 4 (FTS5's index, no keyword
+// index), not yet prepared, keyword search splits the query's words into
+// rare and common when they match more rows than keywordBudget, and ranks
+// the rows holding a rare word with every word's weight: the unbounded
 // search's hits and scores when its k best hold a rare word.
 func TestKeywordBounded(t *testing.T) {
 	ctx := context.Background()
@@ -51,6 +52,7 @@ func TestKeywordBounded(t *testing.T) {
 	if err := s.Replace(ctx, puts...); err != nil {
 		t.Fatal(err)
 	}
+	asEarlierSchema(t, s, 4)
 	for _, c := range []struct {
 		query string
 		rare  []string // nil: all the words, no common ones

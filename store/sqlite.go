@@ -21,7 +21,8 @@ import (
 
 // SQLite is a store in one SQLite file: chunks with their vectors (as
 // float16 blobs; quant.go), an inverted-file index of the vectors once
-// there are enough of them (ivf.go), and an FTS5 index of their text.
+// there are enough of them (ivf.go), and a keyword index of their words
+// (bm25.go; stores before schema 6 had SQLite's FTS5 index too).
 type SQLite struct {
 	db *sql.DB
 	// rdb is the searches' connections: readers, which WAL runs beside
@@ -32,6 +33,10 @@ type SQLite struct {
 	// sparse keeps the sparse index's search arrays (sparse.go).
 	sparse sparseCache
 	kw     bm25Index // the keyword index's tokenisers (bm25.go)
+	// report, when set (ReportMigration), hears of a migration that
+	// reads every chunk of a store of reportFrom chunks or more.
+	report     func(msg string)
+	reportFrom int64
 }
 
 var sqliteSchema = []string{
@@ -48,13 +53,12 @@ var sqliteSchema = []string{
 		token_count INTEGER NOT NULL, text TEXT NOT NULL, metadata TEXT, stats TEXT, embedding BLOB,
 		embed_text TEXT, provenance TEXT,
 		UNIQUE (document_id, chunk_index))`,
-	`CREATE VIRTUAL TABLE IF NOT EXISTS gochunk_chunks_fts USING fts5 (
-		text, content = 'gochunk_chunks', content_rowid = 'id', tokenize = 'porter unicode61')`,
-	sqliteDeleteTrigger,
 }
 
-// sqliteDeleteTrigger takes a chunk's words out of the full-text index,
-// which holds its embedded text (with its context) when it has one.
+// sqliteDeleteTrigger took a chunk's words out of the FTS5 index of
+// stores before schema 6 (which holds its embedded text, with its
+// context, when it has one); migration 2 still creates it, and 6 drops
+// it with the index.
 const sqliteDeleteTrigger = `CREATE TRIGGER IF NOT EXISTS gochunk_chunks_delete AFTER DELETE ON gochunk_chunks BEGIN
 		INSERT INTO gochunk_chunks_fts (gochunk_chunks_fts, rowid, text) VALUES ('delete', old.id, coalesce(old.embed_text, old.text)); END`
 
@@ -77,6 +81,13 @@ var sqliteMigrations = [][]string{
 	// bm25Migrate, which Prepare runs next: a gochunk that knows only 4
 	// refuses the store rather than write chunks the index would miss.
 	{},
+	// 6: FTS5's index goes: the keyword index (bm25.go), which Prepare
+	// builds from the chunks next when the store has none, ranks as
+	// FTS5's bm25() did, also for --exact and for words FTS5 makes
+	// phrases of, and a store kept both (100 bytes a chunk, and every
+	// text tokenised twice as it was written). Searches of a store of
+	// schema 5 or earlier not yet prepared use its FTS5 index as before.
+	{`DROP TRIGGER IF EXISTS gochunk_chunks_delete`, `DROP TABLE IF EXISTS gochunk_chunks_fts`},
 }
 
 // sqlitePageSize is a new store's page size. A chunk row with a 384-d
@@ -123,7 +134,7 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	rdb.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
-	return &SQLite{db: db, rdb: rdb, path: path}, nil
+	return &SQLite{db: db, rdb: rdb, path: path, reportFrom: sqliteReportFrom}, nil
 }
 
 // pingBusy opens the first connection, trying again while SQLite answers
@@ -187,57 +198,109 @@ func (s *SQLite) LockRun(ctx context.Context, waiting func(holder string)) (func
 	}, nil
 }
 
+// ReportMigration implements MigrationReporter.
+func (s *SQLite) ReportMigration(report func(msg string)) { s.report = report }
+
+// sqliteReportFrom is the number of chunks from which a migration that
+// reads every chunk (the keyword index's build: about 50 s of CPU a
+// million chunks) is reported.
+const sqliteReportFrom = 50000
+
 // Prepare implements Store.
 func (s *SQLite) Prepare(ctx context.Context, dims int) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		var version string
-		err := tx.QueryRowContext(ctx, `SELECT value FROM gochunk_meta WHERE key = 'schema_version'`).Scan(&version)
-		switch {
-		case err == nil:
-			v, _ := strconv.Atoi(version)
-			if v > sqliteSchemaVersion {
-				return fmt.Errorf("%w %s in %s (this gochunk knows up to %d): use a newer gochunk", ErrSchema, version, s.path, sqliteSchemaVersion)
-			}
-			if v < sqliteSchemaVersion {
-				for _, m := range sqliteMigrations[max(v-1, 0) : sqliteSchemaVersion-1] {
-					for _, stmt := range m {
-						if _, err := tx.ExecContext(ctx, stmt); err != nil {
-							return fmt.Errorf("bring the store %s from schema %d to %d: %w", s.path, v, sqliteSchemaVersion, err)
-						}
-					}
-				}
-				if _, err := tx.ExecContext(ctx, `UPDATE gochunk_meta SET value = ? WHERE key = 'schema_version'`, strconv.Itoa(sqliteSchemaVersion)); err != nil {
-					return err
-				}
-			}
-		case errors.Is(err, sql.ErrNoRows) || strings.Contains(err.Error(), "no such table"):
-			for _, stmt := range slices.Concat(sqliteSchema, ivfSchema) {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("create the store's tables: %w", err)
-				}
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO gochunk_meta VALUES ('schema_version', ?)`, strconv.Itoa(sqliteSchemaVersion)); err != nil {
-				return err
-			}
-		default:
+		if err := s.upgrade(ctx, tx); err != nil {
 			return err
-		}
-		for _, stmt := range sparseSchema {
-			if _, err := tx.ExecContext(ctx, stmt); err != nil {
-				return fmt.Errorf("create the store's sparse index: %w", err)
-			}
-		}
-		if err := sparseMigrate(ctx, tx); err != nil {
-			return fmt.Errorf("bring the store %s's vector index up to date: %w", s.path, err)
-		}
-		if err := s.bm25Migrate(ctx, tx); err != nil {
-			return fmt.Errorf("build the store %s's keyword index: %w", s.path, err)
-		}
-		if err := ivfMigrate(ctx, tx); err != nil {
-			return fmt.Errorf("bring the store %s's vector index up to date: %w", s.path, err)
 		}
 		return sqliteDims(ctx, tx, dims)
 	})
+}
+
+// upgradeOld runs upgrade when the store's schema is older than this
+// gochunk's (a write to a store no Prepare brought up to date: the chunks it
+// writes must reach the keyword index, the only one from schema 6).
+func (s *SQLite) upgradeOld(ctx context.Context, tx *sql.Tx) error {
+	v, err := metaOf(ctx, tx, "schema_version")
+	if err != nil && !strings.Contains(err.Error(), "no such table") {
+		return err
+	}
+	if n, _ := strconv.Atoi(v); n >= sqliteSchemaVersion {
+		return nil // a newer one is refused by Prepare
+	}
+	return s.upgrade(ctx, tx)
+}
+
+// upgrade creates the store's tables, or brings those of an earlier
+// schema to sqliteSchemaVersion and builds what the migrations leave to
+// build (the keyword index, the dense index's blocks), in tx.
+func (s *SQLite) upgrade(ctx context.Context, tx *sql.Tx) error {
+	var version string
+	err := tx.QueryRowContext(ctx, `SELECT value FROM gochunk_meta WHERE key = 'schema_version'`).Scan(&version)
+	var began time.Time
+	var chunks int64
+	switch {
+	case err == nil:
+		v, _ := strconv.Atoi(version)
+		if v > sqliteSchemaVersion {
+			return fmt.Errorf("%w %s in %s (this gochunk knows up to %d): use a newer gochunk", ErrSchema, version, s.path, sqliteSchemaVersion)
+		}
+		if v < sqliteSchemaVersion {
+			if s.report != nil {
+				built, err := metaOf(ctx, tx, bm25Built)
+				if err != nil {
+					return err
+				}
+				if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM gochunk_chunks`).Scan(&chunks); err != nil {
+					return err
+				}
+				if built != "1" && chunks >= s.reportFrom {
+					began = time.Now()
+					s.report(fmt.Sprintf("bringing the store %s (about %d chunks, schema %d) up to schema %d: building its keyword index from every chunk's text (about a minute a million chunks)…",
+						s.path, chunks, v, sqliteSchemaVersion))
+				}
+			}
+			for _, m := range sqliteMigrations[max(v-1, 0) : sqliteSchemaVersion-1] {
+				for _, stmt := range m {
+					if _, err := tx.ExecContext(ctx, stmt); err != nil {
+						return fmt.Errorf("bring the store %s from schema %d to %d: %w", s.path, v, sqliteSchemaVersion, err)
+					}
+				}
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE gochunk_meta SET value = ? WHERE key = 'schema_version'`, strconv.Itoa(sqliteSchemaVersion)); err != nil {
+				return err
+			}
+		}
+	case errors.Is(err, sql.ErrNoRows) || strings.Contains(err.Error(), "no such table"):
+		for _, stmt := range slices.Concat(sqliteSchema, ivfSchema) {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("create the store's tables: %w", err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO gochunk_meta VALUES ('schema_version', ?)`, strconv.Itoa(sqliteSchemaVersion)); err != nil {
+			return err
+		}
+	default:
+		return err
+	}
+	for _, stmt := range sparseSchema {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("create the store's sparse index: %w", err)
+		}
+	}
+	if err := sparseMigrate(ctx, tx); err != nil {
+		return fmt.Errorf("bring the store %s's vector index up to date: %w", s.path, err)
+	}
+	if err := s.bm25Migrate(ctx, tx); err != nil {
+		return fmt.Errorf("build the store %s's keyword index: %w", s.path, err)
+	}
+	if err := ivfMigrate(ctx, tx); err != nil {
+		return fmt.Errorf("bring the store %s's vector index up to date: %w", s.path, err)
+	}
+	if !began.IsZero() {
+		s.report(fmt.Sprintf("the store %s is at schema %d (%s; the space FTS5's index held is reused as the store grows, or given back by VACUUM)",
+			s.path, sqliteSchemaVersion, time.Since(began).Round(time.Second)))
+	}
+	return nil
 }
 
 // sqliteDims records the vectors' dimension; vectors of another one are
@@ -305,6 +368,9 @@ func (s *SQLite) Documents(ctx context.Context) (map[string]State, error) {
 // Replace implements Store.
 func (s *SQLite) Replace(ctx context.Context, puts ...Put) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.upgradeOld(ctx, tx); err != nil {
+			return err
+		}
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO gochunk_chunks (document_id, chunk_index, start_byte, end_byte,
 			start_rune, end_rune, spans, token_count, text, metadata, stats, embedding, embed_text, provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
@@ -391,12 +457,8 @@ func sqlitePut(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, ivf *ivfWriter, k
 			break
 		}
 	}
-	// The document's text goes into the full-text index in one statement:
-	// FTS5 flushes its pending terms at the end of each statement, so a
-	// trigger per row would flush (and merge) per chunk.
-	if _, err = tx.ExecContext(ctx, `INSERT INTO gochunk_chunks_fts (rowid, text) SELECT id, coalesce(embed_text, text) FROM gochunk_chunks WHERE document_id = ?`, doc.ID); err != nil {
-		return err
-	}
+	// The chunks' words go into the keyword index, the store's only
+	// one (bm25.go): each text is tokenised once.
 	return kw.addDoc(ctx, doc.ID)
 }
 
@@ -419,6 +481,9 @@ func nullString(b []byte) any {
 // Delete implements Store.
 func (s *SQLite) Delete(ctx context.Context, ids ...string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.upgradeOld(ctx, tx); err != nil {
+			return err
+		}
 		ivf, err := s.ivfWriterFor(ctx, tx)
 		if err != nil {
 			return err
@@ -549,9 +614,11 @@ const sqliteColumns = `c.document_id, c.chunk_index, c.start_byte, c.end_byte, c
 
 // Search implements Store. Vector search uses the store's vector index
 // once it is trained (ivf.go, sparse.go) and scans every stored vector
-// before that or with Query.Exact; keyword search is FTS5's BM25 over the
-// chunks' words, bounded by the query's rarest words in a large store
-// (keyword.go); a hybrid search runs both at once and fuses them.
+// before that or with Query.Exact; keyword search ranks by FTS5's BM25
+// over the chunks' words with the keyword index (bm25*.go; in a store of
+// schema 5 or earlier not yet prepared, with its FTS5 index, bounded by
+// the query's rarest words in a large store: keyword.go); a hybrid search
+// runs both at once and fuses them.
 func (s *SQLite) Search(ctx context.Context, q Query) ([]Hit, error) {
 	// A search reads in several statements, between which a writer may
 	// delete a chunk it ranked: it is run again, after a pause that
@@ -663,13 +730,13 @@ func (s *SQLite) keywordSearch(ctx context.Context, q Query) ([]Hit, error) {
 	if len(w) == 0 {
 		return nil, nil
 	}
-	if !q.Exact {
-		// The keyword index (bm25.go), once built: FTS5's ranking.
-		hits, ok, err := s.keywordIndexed(ctx, q, w)
-		if err != nil || ok {
-			return hits, err
-		}
+	// The keyword index (bm25.go), once built: FTS5's ranking (every
+	// matching chunk scored with q.Exact).
+	hits, ok, err := s.keywordIndexed(ctx, q, w)
+	if err != nil || ok {
+		return hits, err
 	}
+	// A store of schema 5 or earlier not yet prepared: its FTS5 index.
 	if !q.Exact && !q.filtered() {
 		// Bounded by the rarest words (keyword.go); a filtered search
 		// scores only the kept chunks' rows already.

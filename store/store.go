@@ -102,8 +102,9 @@ type Query struct {
 	Mode Mode
 	// Exact scans every stored vector instead of using the vector index
 	// (the SQLite store's IVF; it scans by itself while it has no index),
-	// and has the SQLite store's keyword search rank by all of the
-	// query's words however many rows they match (keyword.go).
+	// and has the SQLite store's keyword search score every chunk that
+	// holds a query word (bm25All) instead of skipping those that cannot
+	// reach the k best: the same ranking, the reference in tests.
 	Exact bool
 	// Probes is the number of the SQLite vector index's lists a vector
 	// search reads (0: IVFProbes of their number), or with an index of
@@ -249,6 +250,14 @@ func Open(ctx context.Context, dsn string) (Store, error) {
 		return OpenPostgres(ctx, dsn)
 	}
 	return OpenSQLite(ctx, dsn)
+}
+
+// MigrationReporter is a store that tells of a long migration of its
+// tables (the SQLite store, when Prepare brings a large store written by
+// an earlier gochunk up to date): report hears a line when it begins and
+// one when it ends.
+type MigrationReporter interface {
+	ReportMigration(report func(msg string))
 }
 
 // IsPostgres tells whether dsn names a PostgreSQL database.

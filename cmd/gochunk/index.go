@@ -66,6 +66,9 @@ Flags:
 		return fail(e, "index", err)
 	}
 	defer st.Close()
+	if m, ok := st.(store.MigrationReporter); ok {
+		m.ReportMigration(func(msg string) { fmt.Fprintln(e.stderr, "gochunk index: "+msg) })
+	}
 	// Two runs on one SQLite file would each write by what it read
 	// before the other wrote: the second waits for the first.
 	if l, ok := st.(store.RunLocker); ok {
