@@ -13,7 +13,8 @@ import (
 // with its blank lines, list items (a marker starts one; its indentation
 // is its nesting), pipe tables (a row of cells, then a delimiter row),
 // block quotes and paragraphs. An HTML block (a line that starts with a
-// tag, to the next blank line) is read as HTML is (package htmldoc), as a
+// tag, to the next blank line; a comment to its end, a script, pre, style
+// or textarea to its closing tag) is read as HTML is (package htmldoc), as a
 // Markdown renderer shows it; a thematic break ("---") holds no text and
 // is left out.
 func (r *reader) markdown(src string) error {
@@ -91,10 +92,16 @@ func (r *reader) markdown(src string) error {
 			if err := flush(); err != nil {
 				return err
 			}
+			// As CommonMark ends HTML blocks: a comment at "-->", a
+			// script, pre, style or textarea at its closing tag, any
+			// other at a blank line.
+			end := htmlBlockEnd(t)
 			block := []string{l}
-			for i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != "" {
+			closed := end != "" && strings.Contains(strings.ToLower(l), end)
+			for i+1 < len(lines) && !closed && (end != "" || strings.TrimSpace(lines[i+1]) != "") {
 				i++
 				block = append(block, lines[i])
+				closed = end != "" && strings.Contains(strings.ToLower(lines[i]), end)
 			}
 			els, err := htmldoc.ElementsWithin(strings.NewReader(strings.Join(block, "\n")), r.budget)
 			if err != nil {
@@ -194,6 +201,22 @@ func htmlStart(t string) bool {
 	}
 	c := t[1]
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '/' || c == '!' || c == '?'
+}
+
+// htmlBlockEnd returns what ends an HTML block that starts with line t
+// across blank lines ("-->" for a comment, "</script>" for a script ...),
+// or "" for a block a blank line ends.
+func htmlBlockEnd(t string) string {
+	lower := strings.ToLower(t)
+	if strings.HasPrefix(lower, "<!--") {
+		return "-->"
+	}
+	for _, tag := range []string{"script", "pre", "style", "textarea"} {
+		if rest, ok := strings.CutPrefix(lower, "<"+tag); ok && (rest == "" || rest[0] == '>' || rest[0] == ' ' || rest[0] == '\t') {
+			return "</" + tag + ">"
+		}
+	}
+	return ""
 }
 
 // listMarker reports whether a line starts a list item: "-", "*" or "+",

@@ -94,6 +94,8 @@ func TestCells(t *testing.T) {
 		{"an image and its stand-in leave nothing", `{"cell_type": "code", "source": "plot()", "outputs": [{"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo=", "text/plain": "<Figure size 640x480 with 1 Axes>"}}]}`, "```julia\nplot()\n```"},
 		{"an empty markdown cell", `{"cell_type": "markdown", "source": []}, {"cell_type": "markdown", "source": ["after"]}`, "after"},
 		{"unknown cell type skipped", `{"cell_type": "widget", "source": "x"}, {"cell_type": "markdown", "source": "kept"}`, "kept"},
+		{"an html comment across blank lines", `{"cell_type": "markdown", "source": "<!--\n Licensed under\n\n the License.\n-->\n\n# Title"}`, "# Title"},
+		{"a pre block across blank lines", `{"cell_type": "markdown", "source": "<pre>\na\n\nb\n</pre>\nafter"}`, "```\na\n\nb\n```\n\nafter"},
 		{"html block with nothing visible", `{"cell_type": "markdown", "source": "<img src=\"a.png\">\n\ntext"}`, "text"},
 		{"list items with lazy continuations", `{"cell_type": "markdown", "source": "- one\ncontinued\n- two\n  - nested"}`, "- one\ncontinued\n\n- two\n\n  - nested"},
 		{"fence left open runs to the end", `{"cell_type": "markdown", "source": "~~~\ncode\n\nmore"}`, "~~~\ncode\n\nmore"},
