@@ -24,11 +24,13 @@ package feeddoc
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"html"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"encoding/xml"
 
@@ -421,17 +423,30 @@ func (r *reader) markup(n *node) (string, bool) {
 	if r.kind != atom && n.name.Space != nsAtom {
 		return n.chars(), true
 	}
+	text := n.chars()
+	switch strings.ToLower(n.attrOf("mode")) { // Atom 0.3
+	case "base64":
+		b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(text), ""))
+		if err != nil || !utf8.Valid(b) {
+			return "", false
+		}
+		text = string(b)
+	case "xml":
+		var sb strings.Builder
+		xhtml(n, &sb)
+		return sb.String(), true
+	}
 	switch typ := strings.ToLower(n.attrOf("type")); {
 	case typ == "" || typ == "text" || typ == "text/plain":
-		return html.EscapeString(n.chars()), true
+		return html.EscapeString(text), true
 	case typ == "html" || typ == "text/html":
-		return n.chars(), true
+		return text, true
 	case typ == "xhtml" || typ == "application/xhtml+xml":
 		var sb strings.Builder
 		xhtml(n, &sb)
 		return sb.String(), true
 	case strings.HasPrefix(typ, "text/"):
-		return html.EscapeString(n.chars()), true
+		return html.EscapeString(text), true
 	}
 	return "", false // base64 data of another type
 }
@@ -444,7 +459,7 @@ func (r *reader) line(n *node) (string, error) {
 		return "", nil
 	}
 	t := n.chars()
-	if typ := strings.ToLower(n.attrOf("type")); r.kind == atom && (typ == "html" || typ == "xhtml") {
+	if r.kind == atom {
 		h, _ := r.markup(n)
 		els, err := htmldoc.ElementsWithin(strings.NewReader(h), htmldoc.NewBudget(r.budget.Limits(), int64(len(h))))
 		if err != nil {
@@ -452,7 +467,16 @@ func (r *reader) line(n *node) (string, error) {
 		}
 		var parts []string
 		for _, e := range els {
-			parts = append(parts, strings.TrimLeft(e.Text, "#- "))
+			t := e.Text
+			switch e.Type {
+			case "title", "heading":
+				t = strings.TrimLeft(t, "#")
+			case "list_item":
+				if _, rest, ok := strings.Cut(strings.TrimSpace(t), " "); ok {
+					t = rest // less its marker
+				}
+			}
+			parts = append(parts, t)
 		}
 		t = strings.Join(parts, " ")
 	} else if strings.Contains(t, "&") {
