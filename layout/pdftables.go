@@ -277,15 +277,20 @@ func absorbWrapped(rows []tableRow) []tableRow {
 			}
 			return false
 		}
-		if near(above, true) || near(below, false) {
+		h := rows[i].y1 - rows[i].y0
+		if len(took) == 0 {
 			continue
 		}
-		// The row's own cells are set in the middle of the lines taken
-		// (a row of one cell above or below a row, a header over
-		// another, is a row of its own).
-		h := rows[i].y1 - rows[i].y0
-		if len(took) == 0 || math.Abs((m.y0+m.y1)-(rows[i].y0+rows[i].y1))/2 > 0.25*h {
-			continue
+		if !topAligned(rows, i, m, took, gone, x0, x1) {
+			if near(above, true) || near(below, false) {
+				continue
+			}
+			// The row's own cells are set in the middle of the lines
+			// taken (a row of one cell above or below a row, a header
+			// over another, is a row of its own).
+			if math.Abs((m.y0+m.y1)-(rows[i].y0+rows[i].y1))/2 > 0.25*h {
+				continue
+			}
 		}
 		rows[i] = m
 		for _, k := range took {
@@ -299,6 +304,56 @@ func absorbWrapped(rows []tableRow) []tableRow {
 		}
 	}
 	return out
+}
+
+// topAligned reports whether the lines took (rows of one cell, in one
+// column between x0 and x1), all below row i, are the lines a cell of
+// row i wraps onto in a table whose cells are set at the top of their
+// rows (Word's and most producers' default): row i has a line in that
+// column, the lines stand at a paragraph's pitch under it, and the rows
+// next to row i and its lines stand farther off, by a fifth of a line or
+// more (the cells' padding), so that the lines of a paragraph set beside
+// a table, at one pitch throughout, are not a cell's.
+func topAligned(rows []tableRow, i int, m tableRow, took []int, gone []bool, x0, x1 float64) bool {
+	col := []tableCell{}
+	for _, c := range rows[i].cells {
+		if c.x0 < x1 && x0 < c.x1 {
+			col = append(col, c)
+		}
+	}
+	if len(col) != 1 {
+		return false
+	}
+	for _, k := range took {
+		if k < i {
+			return false
+		}
+		col = append(col, rows[k].cells[0])
+	}
+	slices.SortFunc(col, func(a, b tableCell) int { return cmp.Compare(a.y0, b.y0) })
+	inner := math.Inf(-1)
+	for k := 1; k < len(col); k++ {
+		inner = math.Max(inner, col[k].y0-col[k-1].y1)
+	}
+	h := rows[i].y1 - rows[i].y0
+	need := inner + 0.2*h
+	for k := i - 1; k >= 0; k-- {
+		if !gone[k] {
+			if m.y0-rows[k].y1 < need {
+				return false
+			}
+			break
+		}
+	}
+	for k := took[len(took)-1] + 1; k < len(rows); k++ {
+		if !gone[k] {
+			if rows[k].y0-m.y1 < need {
+				return false
+			}
+			break
+		}
+	}
+	return true
 }
 
 // lineCells cuts line k into cells where its words stand more than a
@@ -744,7 +799,8 @@ func proseColumns(rows []tableRow, cols []span) []bool {
 // lines, each line standing less than half a line under the one before,
 // with three blocks or more, each of three lines at most, and one of two
 // or more: a table's cells wrapped in a narrow column, set apart as its
-// rows are.
+// rows are; or whether three rows or more have lines in it, one of them
+// two to five (a cell's lines absorbWrapped took into its row).
 func wrappedCells(rows []tableRow, cols []span, k int) bool {
 	var cs []tableCell
 	for _, r := range rows {
@@ -753,6 +809,27 @@ func wrappedCells(rows []tableRow, cols []span, k int) bool {
 				cs = append(cs, c)
 			}
 		}
+	}
+	// The rows hold a cell's lines taken into them (absorbWrapped): three
+	// rows or more with lines in the column, one with two to five.
+	inRows, most := 0, 0
+	for _, r := range rows {
+		lines, last := 0, -1
+		for _, c := range r.cells { // a justified line may be cut into cells
+			if columnOf(cols, c) == k && c.line != last && !slices.ContainsFunc(r.cells, func(o tableCell) bool {
+				return o.line == c.line && o.x0 < c.x0 && columnOf(cols, o) == k
+			}) {
+				lines++
+				last = c.line
+			}
+		}
+		if lines > 0 {
+			inRows++
+		}
+		most = max(most, lines)
+	}
+	if inRows >= 3 && most >= 2 && most <= 5 {
+		return true
 	}
 	sort.SliceStable(cs, func(a, b int) bool { return cs[a].y0 < cs[b].y0 })
 	blocks, longest, cur := 0, 0, 0
