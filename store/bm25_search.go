@@ -166,7 +166,9 @@ func (sc *bm25Scan) load(ctx context.Context, tx *sql.Tx, nRows int64) error {
 	byTerm := map[string]*bm25Term{}
 	for _, t := range sc.order {
 		if x, ok := byTerm[t]; ok {
-			x.weight += x.idf
+			if x != nil { // nil: no chunk holds it
+				x.weight += x.idf
+			}
 			continue
 		}
 		var df int64

@@ -193,3 +193,20 @@ func TestBM25PhraseWord(t *testing.T) {
 		t.Error("no hit for the phrase")
 	}
 }
+
+// TestBM25TwoWordsOneAbsentTerm: two query words of one term (porter
+// folds "connected" and "connecting") that no chunk holds rank as FTS5
+// does (the index's search dereferenced the term's missing entry: a
+// panic on real queries).
+func TestBM25TwoWordsOneAbsentTerm(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openBM25(t)
+	if err := s.Replace(ctx, textDoc("c", []string{"a zebra crossing", "the zebra and the okapi", "an okapi"})); err != nil {
+		t.Fatal(err)
+	}
+	compareFTS5(t, s, []string{"connected connecting", "connected zebra connecting", "okapis okapi connected connecting"}, nil)
+	hits, err := s.Search(ctx, Query{Text: "connected zebra connecting", K: 10, Mode: Keyword})
+	if err != nil || len(hits) != 2 {
+		t.Fatalf("%d hits, %v; want the 2 with zebra", len(hits), err)
+	}
+}
