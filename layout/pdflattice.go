@@ -828,7 +828,7 @@ func cellText(ws []cellWord) string {
 		}
 		lines = append(lines, sb.String())
 	}
-	return joinLines(lines, nil)
+	return joinCellLines(lines)
 }
 
 // joins reports whether two words that touch are one: letters or digits

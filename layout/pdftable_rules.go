@@ -784,5 +784,5 @@ func wordsText(ws []rword) string {
 		sb.WriteString(w.text)
 	}
 	lines = append(lines, sb.String())
-	return joinLines(lines, nil)
+	return joinCellLines(lines)
 }

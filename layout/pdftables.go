@@ -899,6 +899,13 @@ func makeTable(rows []tableRow, cols []span) (block, bool) {
 			return block{}, false
 		}
 	}
+	em := 0.0
+	for _, r := range rows {
+		for _, s := range r.cells {
+			em += s.size
+		}
+	}
+	grid = headerOverColumn(grid, cols, em/float64(cells))
 	b := block{x0: math.Inf(1), y0: math.Inf(1), x1: math.Inf(-1), y1: math.Inf(-1), table: grid}
 	size := 0.0
 	for _, r := range rows {
@@ -911,6 +918,51 @@ func makeTable(rows []tableRow, cols []span) (block, bool) {
 	}
 	b.lineHeight = size / float64(cells)
 	return b, true
+}
+
+// headerOverColumn puts a header cell that is alone in its column (text
+// set left over figures set right, or the reverse: their extents do not
+// meet) over the column next to it whose header is empty and whose body
+// is filled, where the two stand less than 2 ems apart; the header's
+// column goes.
+func headerOverColumn(grid [][]string, cols []span, em float64) [][]string {
+	if len(grid) < 1+tableMinRows {
+		return grid
+	}
+	filled := func(c int) int {
+		n := 0
+		for _, r := range grid[1:] {
+			if r[c] != "" {
+				n++
+			}
+		}
+		return n
+	}
+	for c := 0; c < len(grid[0]); c++ {
+		if grid[0][c] == "" || filled(c) > 0 {
+			continue
+		}
+		best, gap := -1, math.Inf(1)
+		for _, n := range []int{c - 1, c + 1} {
+			if n < 0 || n >= len(grid[0]) || grid[0][n] != "" || 2*filled(n) < len(grid)-1 {
+				continue
+			}
+			g := math.Max(cols[n].x0-cols[c].x1, cols[c].x0-cols[n].x1)
+			if g < gap {
+				best, gap = n, g
+			}
+		}
+		if best < 0 || gap > 2*em {
+			continue
+		}
+		grid[0][best] = grid[0][c]
+		for i := range grid {
+			grid[i] = slices.Delete(grid[i], c, c+1)
+		}
+		cols = slices.Delete(slices.Clone(cols), c, c+1)
+		c--
+	}
+	return grid
 }
 
 // cellsText is the text of a row's cells that fall into one column: top
@@ -936,7 +988,7 @@ func cellsText(cs []tableCell) string {
 		sort.SliceStable(line, func(a, b int) bool { return line[a].x0 < line[b].x0 })
 		sb.Reset()
 		for k, c := range line {
-			if k > 0 && !c.glued {
+			if k > 0 && !c.glued && !figureGoesOn(sb.String(), c.words[0]) {
 				sb.WriteByte(' ')
 			}
 			sb.WriteString(strings.Join(c.words, " "))
@@ -944,7 +996,29 @@ func cellsText(cs []tableCell) string {
 		lines = append(lines, sb.String())
 		i = j
 	}
-	return joinLines(lines, nil)
+	return joinCellLines(lines)
+}
+
+// joinCellLines joins a cell's lines as a paragraph's (joinLines), and a
+// figure broken after a hyphen (a date or a code wrapped in a narrow
+// column: "2024-12-" over "01") without a space.
+func joinCellLines(lines []string) string {
+	out := lines[:0:0]
+	for _, l := range lines {
+		if n := len(out); n > 0 && figureGoesOn(out[n-1], l) {
+			out[n-1] += l
+			continue
+		}
+		out = append(out, l)
+	}
+	return joinLines(out, nil)
+}
+
+// figureGoesOn reports whether next goes on a without a space: a ends in
+// a digit and a hyphen, next starts with a digit.
+func figureGoesOn(a, next string) bool {
+	t, ok := strings.CutSuffix(a, "-")
+	return ok && t != "" && next != "" && unicode.IsDigit(lastRune(t)) && unicode.IsDigit(firstRune(next))
 }
 
 // labelColumn reports whether a grid of three columns or fewer is a

@@ -1,0 +1,51 @@
+package layout
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gochunk/gochunk/internal/pdfgen"
+)
+
+// A date wrapped after a hyphen in a narrow column ("2024-12-" over
+// "01") is one figure again; before, "2024-12- 01".
+func TestCellsTextFigureAfterHyphen(t *testing.T) {
+	cs := []tableCell{
+		{x0: 100, x1: 140, y0: 10, y1: 22, size: 10, words: []string{"2024-12-"}},
+		{x0: 128, x1: 140, y0: 22, y1: 34, size: 10, words: []string{"01"}},
+	}
+	if got := cellsText(cs); got != "2024-12-01" {
+		t.Errorf("cellsText = %q, want 2024-12-01", got)
+	}
+	// Words broken at a hyphen stay as paragraphs join them.
+	cs = []tableCell{
+		{x0: 100, x1: 140, y0: 10, y1: 22, size: 10, words: []string{"North-"}},
+		{x0: 100, x1: 130, y0: 22, y1: 34, size: 10, words: []string{"East"}},
+	}
+	if got := cellsText(cs); got != "North-East" {
+		t.Errorf("cellsText = %q, want North-East", got)
+	}
+}
+
+// A header set left over figures set right, in a column wider than both
+// (border-spacing, no padding): the header's extent and the figures' do
+// not meet, so the header stood in a column of its own and the figures
+// in another with no header.
+func TestPDFTablesHeaderOverFigures(t *testing.T) {
+	var lines []pdfgen.Line
+	lines = append(lines, pdfgen.Line{X: 72, Y: 90, Size: 10, Text: "The counts below are taken from the survey of the spring."})
+	lines = append(lines, pdfgen.Line{X: 72, Y: 120, Size: 10, Text: "Region"}, pdfgen.Line{X: 160, Y: 120, Size: 10, Text: "Count"}, pdfgen.Line{X: 260, Y: 120, Size: 10, Text: "Sales"})
+	rows := [][2]string{{"North", "4"}, {"South", "19"}, {"East", "48"}, {"West", "7"}}
+	for i, r := range rows {
+		y := 134 + 14*float64(i)
+		lines = append(lines, pdfgen.Line{X: 72, Y: y, Size: 10, Text: r[0]},
+			pdfgen.Line{X: 212 - 5.56*float64(len(r[1])), Y: y, Size: 10, Text: r[1]}, // set right, ending at 212
+			pdfgen.Line{X: 260, Y: y, Size: 10, Text: "$" + r[1] + "0.00"})
+	}
+	els := extractElements(t, writePDF(t, []pdfgen.Page{{Width: 612, Height: 792, Lines: lines}}))
+	want := "| Region | Count | Sales |\n| --- | --- | --- |\n| North | 4 | $40.00 |\n| South | 19 | $190.00 |\n| East | 48 | $480.00 |\n| West | 7 | $70.00 |"
+	if got := tablesOf(els); !slices.Equal(got, []string{want}) {
+		t.Errorf("tables:\n%s\nwant:\n%s", strings.Join(got, "\n\n"), want)
+	}
+}
