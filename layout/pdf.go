@@ -414,7 +414,7 @@ func order(pages []pageBlocks) []gochunk.Element {
 				}
 			case captionRe.MatchString(trimmed):
 				e.Type = "caption"
-			case len(b.lines) <= 2 && len(strings.Fields(trimmed)) <= 14 && isHeadingSize(b.lineHeight, median):
+			case len(b.lines) <= 2 && len(strings.Fields(trimmed)) <= 14 && isHeadingSize(b.lineHeight, median) && !amountOrCode(trimmed):
 				e.Type = "heading"
 				if depth, _, ok := sectionDepth(trimmed); ok {
 					e.Level = depth
@@ -427,8 +427,8 @@ func order(pages []pageBlocks) []gochunk.Element {
 					e.Type, e.Level = "heading", depth
 				} else if boldHeading(b, trimmed, median, boldOK) {
 					e.Type = "heading"
-				} else if listMarker(trimmed) {
-					e.Type = "list_item"
+				} else if listMarker(trimmed) || b.textX > 0 {
+					e.Type = "list_item" // textX: the block began as an item (startsItemLine)
 				}
 			}
 			out = append(out, e)

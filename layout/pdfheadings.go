@@ -1,8 +1,10 @@
 package layout
 
 import (
+	"context"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -12,6 +14,7 @@ import (
 	"github.com/klippa-app/go-pdfium"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/tetratelabs/wazero/api"
 )
 
 // Headings and list items of a PDF, from what its text looks like: a
@@ -82,6 +85,78 @@ func startsItem(words []string) bool {
 		return false
 	}
 	return listMarker(words[0] + " " + words[1])
+}
+
+// startsItemLine reports whether a line starts a list item: its first
+// word is a list marker alone (startsItem), or a marker that is also a
+// word ("o", Word's second-level bullet in Courier New; "-", "*") set
+// apart from the text by a tab's gap (an em or more).
+func startsItemLine(l pdfLine) bool {
+	if startsItem(l.words) {
+		return true
+	}
+	if len(l.words) < 2 || len(l.boxes) < 2 || l.size <= 0 {
+		return false
+	}
+	switch l.words[0] {
+	case "o", "-", "*", "–":
+		return l.boxes[1][0]-l.boxes[0][1] >= 0.8*l.size
+	}
+	return false
+}
+
+// breaksBlock reports whether line l starts a block of its own rather
+// than going on the block b, whose last line is last: bold after plain or
+// plain after bold; a size 10% or more apart (a heading set a little
+// larger than the paragraph beside it, whose lines stand as close as a
+// paragraph's); a line under a list item starting left of the item's text
+// (at its marker or the margin) where the item's last line ended short
+// of it (the paragraph after a list; an item wrapped to the margin has
+// its lines full).
+func breaksBlock(b block, last, l pdfLine) bool {
+	if b.bold != lineBold(l) || b.bold && b.italic != lineItalic(l) {
+		return true
+	}
+	if sizeApart(last, l) {
+		return true
+	}
+	return b.textX > 0 && l.x0 < b.textX-0.5*l.size && last.x1 < l.x1-2*l.size
+}
+
+// sizeApart reports whether two lines are set in sizes 10% or more apart
+// by their tallest letters' boxes, where the larger is a heading's length
+// (30 letters or fewer) or its letters are 10% wider too (over lines of
+// 15 letters or more): a parenthesis or an accent makes a line's box
+// taller, not its letters wider.
+func sizeApart(a, b pdfLine) bool {
+	if a.size > b.size {
+		a, b = b, a
+	}
+	if a.size <= 0 || b.size < 1.1*a.size {
+		return false
+	}
+	wa, na := letterWidth(a)
+	wb, nb := letterWidth(b)
+	if nb <= 30 {
+		return nb > 0
+	}
+	return na >= 15 && wb >= 1.1*wa
+}
+
+// letterWidth returns a line's mean width of a letter (its words' boxes
+// over their letters) and its letters counted; 0 where unknown.
+func letterWidth(l pdfLine) (float64, int) {
+	w, n := 0.0, 0
+	for k, word := range l.words {
+		if k < len(l.boxes) && l.boxes[k][1] > l.boxes[k][0] {
+			w += l.boxes[k][1] - l.boxes[k][0]
+			n += utf8.RuneCountInString(word)
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return w / float64(n), n
 }
 
 // bodySize returns the size of the body text: the line height that most
@@ -300,7 +375,7 @@ func boldHeading(b block, text string, body float64, boldOK bool) bool {
 	if !boldOK || !b.bold || body <= 0 || b.lineHeight < 0.9*body || b.table != nil || !headingLike(b, text) || listMarker(text) {
 		return false
 	}
-	if strings.HasSuffix(text, ":") || !strings.ContainsFunc(text, unicode.IsLetter) {
+	if strings.HasSuffix(text, ":") || !strings.ContainsFunc(text, unicode.IsLetter) || amountOrCode(text) {
 		return false
 	}
 	// A web or mail address set in bold is a link, not a heading.
@@ -317,6 +392,36 @@ func boldHeading(b block, text string, body float64, boldOK bool) bool {
 		}
 	}
 	return true
+}
+
+// amountRe matches a sum of money: a currency sign before or after a
+// number, or a number with a thousands' comma (never a section number's).
+var amountRe = regexp.MustCompile(`[$€£¥₹]\s?\d|\d\s?[$€£¥₹]|\d,\d\d`)
+
+// amountOrCode reports whether a bold line is a label and its value
+// ("TOTAL $821.14") or holds a code (a word of 10 characters or more, 9
+// of them digits: a transaction number, a barcode's text, an arXiv
+// identifier; not a date), which a receipt or a form sets in bold or
+// large and no heading holds.
+func amountOrCode(text string) bool {
+	if amountRe.MatchString(text) {
+		return true
+	}
+	for _, w := range strings.Fields(text) {
+		if len(w) < 10 {
+			continue
+		}
+		digits := 0
+		for _, r := range w {
+			if unicode.IsDigit(r) {
+				digits++
+			}
+		}
+		if digits >= 9 {
+			return true
+		}
+	}
+	return false
 }
 
 // boldDistinct reports whether bold sets lines apart in a document: at
@@ -378,22 +483,74 @@ func fontStyle(name string, flags, weight int) uint8 {
 
 // styleProbe reads the style of a page's characters at the start of each
 // word (after a space, or where the text goes back left or to another
-// line), each read one WebAssembly call for the character's font weight;
-// the font's name is asked for only when the page shows a weight not seen
-// before (a page draws a few fonts). Characters inside a word take the
-// word's first character's style.
+// line): the font of the word's first character, by the text object
+// PDFium draws it in and that object's font, each one WebAssembly call
+// (the font only where the object changes); a font's name and weight are
+// asked for once a page (a page draws a few fonts). Characters inside a
+// word take the word's first character's style. Where PDFium tells no
+// text object, the style goes by the character's font weight, as fonts
+// of one weight are read alike.
 type styleProbe struct {
 	inst    pdfium.Pdfium
 	tp      references.FPDF_TEXTPAGE
-	weight  func(i int) (int, bool) // character i's font weight, where PDFium tells one
-	byWt    map[int]uint8           // style by font weight, on this page
+	calls   *charCalls
+	fonts   *fontCalls       // nil where the module lacks the functions
+	byWt    map[int]uint8    // style by font weight, on this page
+	byFont  map[uint64]uint8 // style by font, on this page
+	lastObj uint64           // the text object read last, and its style
+	objSt   uint8
 	cur     uint8
 	fresh   bool
 	px, pcy float64
 }
 
-func newStyleProbe(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, weight func(int) (int, bool)) *styleProbe {
-	return &styleProbe{inst: inst, tp: tp, weight: weight, byWt: map[int]uint8{}, fresh: true}
+func newStyleProbe(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, calls *charCalls) *styleProbe {
+	return &styleProbe{inst: inst, tp: tp, calls: calls, fonts: newFontCalls(calls), byWt: map[int]uint8{}, byFont: map[uint64]uint8{}, fresh: true}
+}
+
+// fontCalls calls PDFium's FPDFText_GetTextObject and FPDFTextObj_GetFont
+// directly, as charCalls calls the character functions.
+type fontCalls struct {
+	c             *charCalls
+	textObj, font api.Function
+}
+
+// newFontCalls resolves the two functions in c's module; nil where it
+// lacks them or they take other arguments.
+func newFontCalls(c *charCalls) *fontCalls {
+	if c == nil || c.mod == nil {
+		return nil
+	}
+	f := &fontCalls{c: c, textObj: c.mod.ExportedFunction("FPDFText_GetTextObject"), font: c.mod.ExportedFunction("FPDFTextObj_GetFont")}
+	if f.textObj == nil || f.font == nil {
+		return nil
+	}
+	i32 := api.ValueTypeI32
+	if d := f.textObj.Definition(); !slices.Equal(d.ParamTypes(), []api.ValueType{i32, i32}) || !slices.Equal(d.ResultTypes(), []api.ValueType{i32}) {
+		return nil
+	}
+	if d := f.font.Definition(); !slices.Equal(d.ParamTypes(), []api.ValueType{i32}) || !slices.Equal(d.ResultTypes(), []api.ValueType{i32}) {
+		return nil
+	}
+	return f
+}
+
+// objectAt returns the text object character i is drawn by; 0 for none.
+func (f *fontCalls) objectAt(i int) uint64 {
+	r, err := f.c.call(f.textObj, i)
+	if err != nil {
+		return 0
+	}
+	return uint64(uint32(r))
+}
+
+// fontOf returns a text object's font; 0 for none.
+func (f *fontCalls) fontOf(obj uint64) uint64 {
+	f.c.stack[0] = obj
+	if err := f.font.CallWithStack(context.Background(), f.c.stack[:]); err != nil {
+		return 0
+	}
+	return uint64(uint32(f.c.stack[0]))
 }
 
 // space marks the start of a word.
@@ -411,21 +568,51 @@ func (s *styleProbe) at(i int, x0, y0, x1, y1 float64) uint8 {
 }
 
 func (s *styleProbe) read(i int) uint8 {
+	if s.fonts != nil {
+		if obj := s.fonts.objectAt(i); obj != 0 {
+			if obj == s.lastObj {
+				return s.objSt
+			}
+			font := s.fonts.fontOf(obj)
+			st, ok := s.byFont[font]
+			if !ok || font == 0 {
+				st = s.info(i)
+				if len(s.byFont) < 64 {
+					s.byFont[font] = st
+				}
+			}
+			s.lastObj, s.objSt = obj, st
+			return st
+		}
+	}
 	weight := -1
-	if w, ok := s.weight(i); ok {
-		weight = w
+	if s.calls != nil {
+		if w, ok := s.calls.weightAt(i); ok {
+			weight = w
+		}
 	}
 	if st, ok := s.byWt[weight]; ok {
 		return st
 	}
-	st := uint8(0)
-	if f, err := s.inst.FPDFText_GetFontInfo(&requests.FPDFText_GetFontInfo{TextPage: s.tp, Index: i}); err == nil {
-		st = fontStyle(f.FontName, f.Flags, weight)
-	}
+	st := s.info(i)
 	if len(s.byWt) < 64 {
 		s.byWt[weight] = st
 	}
 	return st
+}
+
+// info reads character i's font's name, flags and weight.
+func (s *styleProbe) info(i int) uint8 {
+	weight := -1
+	if s.calls != nil {
+		if w, ok := s.calls.weightAt(i); ok {
+			weight = w
+		}
+	}
+	if f, err := s.inst.FPDFText_GetFontInfo(&requests.FPDFText_GetFontInfo{TextPage: s.tp, Index: i}); err == nil {
+		return fontStyle(f.FontName, f.Flags, weight)
+	}
+	return 0
 }
 
 // countStyle counts a run's characters by style into its line.

@@ -653,7 +653,7 @@ func readPDFiumPage(w *pdfiumWorker, index, maxChars int, handles *int) (pageBlo
 	p.chars = min(n.Count, maxChars)
 	classes[0] = make([]pdfRun, 0, p.chars) // most pages' text runs one way
 	visible := visibleBox(inst, page)
-	probe := newStyleProbe(inst, tp.TextPage, calls.weightAt) // bold and italic, a call a word
+	probe := newStyleProbe(inst, tp.TextPage, calls) // bold and italic, a call a word
 	for i := 0; i < p.chars; i++ {
 		r, err := calls.unicodeAt(i)
 		if err != nil {

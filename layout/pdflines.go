@@ -328,9 +328,9 @@ func linesToBlocks(lines []pdfLine) []block {
 			}
 		}
 		text := strings.Join(l.words, " ")
-		item := startsItem(l.words)
-		if item || best != nil && best.b.bold != lineBold(l) {
-			best = nil // a list item starts a block, and so does bold text after plain or plain after bold
+		item := startsItemLine(l)
+		if item || best != nil && breaksBlock(best.b, best.last, l) {
+			best = nil // a list item starts a block, and so does a change of look (breaksBlock)
 		}
 		if best == nil {
 			b := block{x0: l.x0, y0: l.y0, x1: l.x1, y1: l.y1, lines: []string{text}, bold: lineBold(l), italic: lineItalic(l)}
