@@ -174,7 +174,37 @@ func tableRows(lines []pdfLine, v []edge) []tableRow {
 		cs := rows[i].cells
 		sort.SliceStable(cs, func(a, b int) bool { return cs[a].x0 < cs[b].x0 })
 	}
-	return absorbWrapped(rows)
+	return spanningCells(absorbWrapped(rows))
+}
+
+// spanningCells joins to the row above it a row of one cell set in the
+// middle of the white between two rows of two cells or more, in a column
+// neither has a line in: a cell spanning the two rows (rowspan), written
+// in the upper one as the HTML and office readers write it. The rows of a
+// table set well apart (LibreOffice Writer's) were parted by it.
+func spanningCells(rows []tableRow) []tableRow {
+	var out []tableRow
+	for j := 0; j < len(rows); j++ {
+		r := rows[j]
+		if len(out) == 0 || j+1 >= len(rows) || len(r.cells) != 1 || len(out[len(out)-1].cells) < 2 || len(rows[j+1].cells) < 2 {
+			out = append(out, r)
+			continue
+		}
+		a, b, c := &out[len(out)-1], rows[j+1], r.cells[0]
+		apart := func(cs []tableCell) bool {
+			return !slices.ContainsFunc(cs, func(o tableCell) bool { return o.x0 < c.x1 && c.x0 < o.x1 || o.y1 > c.y0 && o.y0 < c.y1 })
+		}
+		mid := (c.y0 + c.y1) / 2
+		between := ((a.y0+a.y1)/2 + (b.y0+b.y1)/2) / 2
+		if !apart(a.cells) || !apart(b.cells) || math.Abs(mid-between) > 0.25*(c.y1-c.y0) {
+			out = append(out, r)
+			continue
+		}
+		a.y1 = math.Max(a.y1, c.y1)
+		a.cells = append(slices.Clone(a.cells), c)
+		sort.SliceStable(a.cells, func(x, y int) bool { return a.cells[x].x0 < a.cells[y].x0 })
+	}
+	return out
 }
 
 // absorbWrapped joins to a row of two cells or more the rows of one cell
@@ -661,7 +691,8 @@ type colWord struct {
 // figures and those left of it not (a column of labels, set left, beside
 // a column of figures, set right, two rows in three). The words on
 // either side must not be the same in half the rows (a column whose
-// cells start with "The").
+// cells start with "The"); a sign or a unit without letters may, left
+// of it ("12.4 %").
 func appendStrip(strips []span, g span, rows [][]colWord, size float64) []span {
 	var lefts, rights []float64
 	figures, same := 0, map[string]int{}
@@ -686,7 +717,9 @@ func appendStrip(strips []span, g span, rows [][]colWord, size float64) []span {
 			continue
 		}
 		lefts, rights = append(lefts, in[l].x1), append(rights, in[r].x0)
-		same["l"+in[l].text]++
+		if strings.IndexFunc(in[l].text, unicode.IsLetter) >= 0 { // a unit ending the cells left of it ("12.4 %") may
+			same["l"+in[l].text]++
+		}
 		same["r"+in[r].text]++
 		if isFigure(in[r].text) && !isFigure(in[l].text) {
 			figures++

@@ -49,3 +49,53 @@ func TestPDFTablesHeaderOverFigures(t *testing.T) {
 		t.Errorf("tables:\n%s\nwant:\n%s", strings.Join(got, "\n\n"), want)
 	}
 }
+
+// A borderless table set well apart, as LibreOffice Writer exports one,
+// with labels each spanning two rows (rowspan), set in the middle of the
+// white between them: the label's row of one cell parted the rows, so no
+// run of rows was long enough. The label goes in the upper row, as the
+// HTML reader writes it.
+func TestPDFTablesSpanningLabel(t *testing.T) {
+	var lines []pdfgen.Line
+	lines = append(lines, pdfgen.Line{X: 72, Y: 70, Size: 10, Text: "The figures below are the regions' sales in the two years."})
+	row := func(y float64, cells ...string) {
+		for i, c := range cells {
+			if c != "" {
+				lines = append(lines, pdfgen.Line{X: []float64{72, 200, 260}[i], Y: y, Size: 10, Text: c})
+			}
+		}
+	}
+	row(100, "Group", "2023", "2024")
+	figures := [][2]string{{"1.20", "3.40"}, {"2.10", "0.90"}, {"4.00", "4.50"}, {"0.70", "1.10"}, {"3.30", "2.80"}, {"1.90", "2.20"}}
+	for i, f := range figures {
+		row(130+30*float64(i), "", f[0], f[1])
+	}
+	for i, label := range []string{"North", "South", "East"} {
+		row(145+60*float64(i), label)
+	}
+	lines = append(lines, pdfgen.Line{X: 72, Y: 340, Size: 10, Text: "The sales of the year before are restated."})
+	els := extractElements(t, writePDF(t, []pdfgen.Page{{Width: 612, Height: 792, Lines: lines}}))
+	want := "| Group | 2023 | 2024 |\n| --- | --- | --- |\n| North | 1.20 | 3.40 |\n|  | 2.10 | 0.90 |\n" +
+		"| South | 4.00 | 4.50 |\n|  | 0.70 | 1.10 |\n| East | 3.30 | 2.80 |\n|  | 1.90 | 2.20 |"
+	if got := tablesOf(els); !slices.Equal(got, []string{want}) {
+		t.Errorf("tables:\n%s\nwant:\n%s", strings.Join(got, "\n\n"), want)
+	}
+}
+
+// Two columns of percentages set left, close together (LibreOffice
+// Writer sizes columns to their content): the strip of white between them
+// is a column's edge though every cell left of it ends in the same "%"
+// (a header over both is wider than their cells).
+func TestSplitColumnsUnitEnds(t *testing.T) {
+	var lines []pdfgen.Line
+	lines = append(lines, pdfgen.Line{X: 72, Y: 90, Size: 10, Text: "Region"}, pdfgen.Line{X: 160, Y: 90, Size: 10, Text: "Change over the two years"})
+	for i, r := range [][3]string{{"North", "-12.4 %", "-7.5 %"}, {"South", "+19.0 %", "+22.4 %"}, {"East", "+4.6 %", "-24.8 %"}, {"West", "+7.9 %", "+1.1 %"}} {
+		y := 104 + 14*float64(i)
+		lines = append(lines, pdfgen.Line{X: 72, Y: y, Size: 10, Text: r[0]}, pdfgen.Line{X: 160, Y: y, Size: 10, Text: r[1] + "  " + r[2]})
+	}
+	els := extractElements(t, writePDF(t, []pdfgen.Page{{Width: 612, Height: 792, Lines: lines}}))
+	tables := tablesOf(els)
+	if len(tables) != 1 || !strings.Contains(tables[0], "| North | -12.4 % | -7.5 % |") {
+		t.Errorf("tables:\n%s\nwant North's two percentages in two columns", strings.Join(tables, "\n\n"))
+	}
+}
