@@ -393,6 +393,8 @@ func order(pages []pageBlocks) []gochunk.Element {
 	median := bodySize(pages)
 	boldOK := boldDistinct(pages) // bold sets headings apart
 	compounds := hyphenated(pages)
+	numbers := pageNumbers(pages) // page numbers outside the margins
+	title, hasTitle := titleBlock(pages, median)
 	var out []gochunk.Element
 	var keys []headingKey // each element's size and style
 	titled := false
@@ -407,11 +409,13 @@ func order(pages []pageBlocks) []gochunk.Element {
 			switch {
 			case b.table != nil && !(inMargin(b, p) && count[key(b)] >= need):
 				e.Type = "table"
-			case inMargin(b, p) && (count[key(b)] >= need || isPageNumber(trimmed)):
+			case inMargin(b, p) && (count[key(b)] >= need || isPageNumber(trimmed)) || numbers[pageBox{p.page, b.x0, b.y0}]:
 				e.Type, e.Excluded = "footer", true
 				if b.y1 < p.height/2 {
 					e.Type = "header"
 				}
+			case hasTitle && !titled && title == pageBox{p.page, b.x0, b.y0}:
+				e.Type, e.Level, titled = "title", 1, true
 			case captionRe.MatchString(trimmed):
 				e.Type = "caption"
 			case len(b.lines) <= 2 && len(strings.Fields(trimmed)) <= 14 && isHeadingSize(b.lineHeight, median) && !amountOrCode(trimmed):

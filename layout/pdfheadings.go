@@ -107,9 +107,10 @@ func startsItemLine(l pdfLine) bool {
 
 // breaksBlock reports whether line l starts a block of its own rather
 // than going on the block b, whose last line is last: bold after plain or
-// plain after bold; a size 10% or more apart (a heading set a little
-// larger than the paragraph beside it, whose lines stand as close as a
-// paragraph's); a line under a list item starting left of the item's text
+// plain after bold (and in bold, italic after upright or upright after
+// italic: a heading's subtitle); another size (sizeApart: a heading set
+// a little larger than the paragraph beside it, whose lines stand as
+// close as a paragraph's); a line under a list item starting left of the item's text
 // (at its marker or the margin) where the item's last line ended short
 // of it (the paragraph after a list; an item wrapped to the margin has
 // its lines full).
@@ -123,16 +124,17 @@ func breaksBlock(b block, last, l pdfLine) bool {
 	return b.textX > 0 && l.x0 < b.textX-0.5*l.size && last.x1 < l.x1-2*l.size
 }
 
-// sizeApart reports whether two lines are set in sizes 10% or more apart
-// by their tallest letters' boxes, where the larger is a heading's length
-// (30 letters or fewer) or its letters are 10% wider too (over lines of
-// 15 letters or more): a parenthesis or an accent makes a line's box
-// taller, not its letters wider.
+// sizeApart reports whether two lines are set in sizes apart by their
+// tallest letters' boxes: 8% where the larger is a heading's length (30
+// letters or fewer: Word's Heading 3 of 12 pt over a body of 11), else
+// 10% with letters 10% wider too (over lines of 15 letters or more), as a
+// parenthesis or an accent makes a line's box taller, not its letters
+// wider.
 func sizeApart(a, b pdfLine) bool {
 	if a.size > b.size {
 		a, b = b, a
 	}
-	if a.size <= 0 || b.size < 1.1*a.size {
+	if a.size <= 0 || b.size < 1.08*a.size {
 		return false
 	}
 	wa, na := letterWidth(a)
@@ -140,7 +142,7 @@ func sizeApart(a, b pdfLine) bool {
 	if nb <= 30 {
 		return nb > 0
 	}
-	return na >= 15 && wb >= 1.1*wa
+	return b.size >= 1.1*a.size && na >= 15 && wb >= 1.1*wa
 }
 
 // letterWidth returns a line's mean width of a letter (its words' boxes
@@ -633,3 +635,84 @@ func countStyle(l *pdfLine, st uint8) {
 // bold; lineItalic, italic.
 func lineBold(l pdfLine) bool   { return l.styled > 0 && l.bold == l.styled }
 func lineItalic(l pdfLine) bool { return l.styled > 0 && l.italic == l.styled }
+
+// pageNumbers returns the boxes of the page numbers standing outside the
+// margins inMargin tells (LaTeX sets its page number well above the
+// page's foot): a block of a bare number, below (or above) every other
+// block of its page, in its bottom (or top) quarter, on at least two
+// pages and half the pages of the document. Left in the text they part a
+// list going on across a page into two.
+func pageNumbers(pages []pageBlocks) map[pageBox]bool {
+	out := map[pageBox]bool{}
+	found := 0
+	for _, p := range pages {
+		if p.height <= 0 || len(p.blocks) < 2 {
+			continue
+		}
+		lo, hi := -1, -1 // the lowest and the highest block
+		for k, b := range p.blocks {
+			if lo < 0 || b.y1 > p.blocks[lo].y1 {
+				lo = k
+			}
+			if hi < 0 || b.y0 < p.blocks[hi].y0 {
+				hi = k
+			}
+		}
+		got := false
+		for _, k := range []int{lo, hi} {
+			b := p.blocks[k]
+			if len(b.lines) != 1 || b.table != nil || !isPageNumber(strings.TrimSpace(b.lines[0])) {
+				continue
+			}
+			alone := true
+			for j, o := range p.blocks {
+				if j != k && (k == lo && o.y1 > b.y0 || k == hi && o.y0 < b.y1) {
+					alone = false // another block beside it
+				}
+			}
+			if alone && (k == lo && b.y0 >= 0.75*p.height || k == hi && b.y1 <= 0.25*p.height) {
+				out[pageBox{p.page, b.x0, b.y0}] = true
+				got = true
+			}
+		}
+		if got {
+			found++
+		}
+	}
+	if found < 2 || 2*found < len(pages) {
+		return nil
+	}
+	return out
+}
+
+// pageBox names a block by its page and its top left corner.
+type pageBox struct {
+	page   int
+	x0, y0 float64
+}
+
+// titleBlock returns the box of a document's title set less than 1.3
+// times the body's size (a Word title of 16 pt over a body of 12): the
+// first block of the first page, of a line or two and 14 words at most,
+// 1.2 times the body's size or more, larger than any other block.
+func titleBlock(pages []pageBlocks, body float64) (pageBox, bool) {
+	if len(pages) == 0 || body <= 0 {
+		return pageBox{}, false
+	}
+	first := readingOrder(pages[0])
+	if len(first) == 0 {
+		return pageBox{}, false
+	}
+	t := first[0]
+	if t.table != nil || len(t.lines) > 2 || len(strings.Fields(strings.Join(t.lines, " "))) > 14 || t.lineHeight < 1.2*body {
+		return pageBox{}, false
+	}
+	for _, p := range pages {
+		for _, b := range p.blocks {
+			if b.lineHeight >= t.lineHeight && !(p.page == pages[0].page && b.x0 == t.x0 && b.y0 == t.y0) {
+				return pageBox{}, false
+			}
+		}
+	}
+	return pageBox{pages[0].page, t.x0, t.y0}, true
+}

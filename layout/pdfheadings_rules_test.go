@@ -42,6 +42,7 @@ func TestSizeApart(t *testing.T) {
 	body := lineOf(72, 5, 2.5, 10.3, "While", "the", "vocals", "were", "praised,", "it", "was", "seen", "as", "too", "political.")
 	head := lineOf(72, 6.6, 3.2, 12.2, "1.1", "Million", "more", "Palestinians", "under", "bombardment")
 	short := lineOf(72, 6.6, 3.2, 12.2, "2.1", "Scope")
+	h3 := lineOf(72, 5.5, 2.8, 11.2, "3.1.1", "Fairies", "of", "the") // 12 pt over 11
 	parens := lineOf(72, 5.2, 2.5, 10.9, "(a)", "This", "ammunition,", "and", "that", "which", "I", "brought", "with", "me,", "was", "rapidly")
 	next := lineOf(72, 5, 2.5, 9.8, "prepared", "for", "use", "at", "the", "Laboratory", "established", "at", "the", "Little", "Rock")
 	for _, c := range []struct {
@@ -52,6 +53,7 @@ func TestSizeApart(t *testing.T) {
 		{"heading above a paragraph", head, body, true},
 		{"a paragraph above a heading", body, head, true},
 		{"a short heading", short, body, true},
+		{"a heading 9% larger", h3, body, true},
 		{"a parenthesis", parens, next, false},
 		{"one size", body, next, false},
 	} {
@@ -89,5 +91,55 @@ func TestBreaksBlockAfterItem(t *testing.T) {
 	}
 	if breaksBlock(item, full, para) {
 		t.Error("an item wrapped to the margin was cut")
+	}
+}
+
+// A bare number below every other block of most pages is a page number
+// even above the margin inMargin tells (LaTeX's at 0.87 of the page),
+// and the list it parted goes on; a number on one page alone is kept.
+func TestPageNumbersAboveTheMargin(t *testing.T) {
+	page := func(n int, num string) pageBlocks {
+		return pageBlocks{page: n, width: 612, height: 792, blocks: []block{
+			{x0: 72, y0: 100, x1: 540, y1: 600, lines: []string{"Some text of the page."}, lineHeight: 11},
+			{x0: 300, y0: 690, x1: 306, y1: 700, lines: []string{num}, lineHeight: 11},
+		}}
+	}
+	pages := []pageBlocks{page(1, "1"), page(2, "2"), page(3, "3")}
+	got := pageNumbers(pages)
+	for _, p := range pages {
+		if !got[pageBox{p.page, 300, 690}] {
+			t.Errorf("page %d: its number is not a page number", p.page)
+		}
+	}
+	els := order(pages)
+	for _, e := range els {
+		if isPageNumber(e.Text) && !e.Excluded {
+			t.Errorf("page %d: the page number %q is in the text", e.Page, e.Text)
+		}
+	}
+	one := []pageBlocks{page(1, "42"), page(2, "Some words"), page(3, "More words")}
+	if got := pageNumbers(one); len(got) > 0 {
+		t.Errorf("a number on one page of three: %v, want none", got)
+	}
+}
+
+// A title set 1.2 times the body's size (Word's Title of 16 pt over a
+// body of 12), the first and largest block, is the title; a block as
+// large further on makes it no title.
+func TestTitleBelowHeadingSize(t *testing.T) {
+	doc := func(other float64) []pageBlocks {
+		return []pageBlocks{{page: 1, width: 612, height: 792, blocks: []block{
+			{x0: 72, y0: 72, x1: 300, y1: 90, lines: []string{"Annual Maintenance Report"}, lineHeight: 14.5},
+			{x0: 72, y0: 100, x1: 540, y1: 300, lines: []string{"a", "b", "c", "d", "e", "f"}, lineHeight: 11.4},
+			{x0: 72, y0: 320, x1: 300, y1: 335, lines: []string{"Inspections"}, lineHeight: other},
+			{x0: 72, y0: 340, x1: 540, y1: 500, lines: []string{"g", "h", "i", "j"}, lineHeight: 11.4},
+		}}}
+	}
+	els := order(doc(13))
+	if els[0].Type != "title" || els[0].Level != 1 {
+		t.Errorf("the first block: %s at level %d, want the title", els[0].Type, els[0].Level)
+	}
+	if _, ok := titleBlock(doc(14.5), 11.4); ok {
+		t.Error("a block as large as the first made it a title")
 	}
 }
