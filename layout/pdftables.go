@@ -174,7 +174,77 @@ func tableRows(lines []pdfLine, v []edge) []tableRow {
 		cs := rows[i].cells
 		sort.SliceStable(cs, func(a, b int) bool { return cs[a].x0 < cs[b].x0 })
 	}
-	return spanningCells(absorbWrapped(rows))
+	return spanningCells(absorbWrapped(splitFigureBands(rows)))
+}
+
+// splitFigureBands parts a row that holds two bands of figures or more
+// (two cells or more each, every cell a figure) beside cells alone on
+// their bands, set between the first and the last: rows of figures under
+// a label spanning them (rowspan), set in the middle, which overlaps each
+// by half a line and so joined them into one row. The label goes in the
+// first, as the HTML and office readers write it.
+func splitFigureBands(rows []tableRow) []tableRow {
+	var out []tableRow
+	for _, r := range rows {
+		parts := figureBands(r)
+		if parts == nil {
+			out = append(out, r)
+			continue
+		}
+		out = append(out, parts...)
+	}
+	return out
+}
+
+func figureBands(r tableRow) []tableRow {
+	if len(r.cells) < 5 {
+		return nil
+	}
+	cs := slices.Clone(r.cells)
+	mid := func(c tableCell) float64 { return (c.y0 + c.y1) / 2 }
+	slices.SortStableFunc(cs, func(a, b tableCell) int { return cmp.Compare(mid(a), mid(b)) })
+	var bands [][]tableCell
+	for _, c := range cs {
+		if n := len(bands); n > 0 && mid(c)-mid(bands[n-1][0]) < 0.3*(c.y1-c.y0) {
+			bands[n-1] = append(bands[n-1], c)
+			continue
+		}
+		bands = append(bands, []tableCell{c})
+	}
+	var figs []int
+	var lone []tableCell
+	for i, b := range bands {
+		switch {
+		case len(b) == 1:
+			lone = append(lone, b[0])
+		case !slices.ContainsFunc(b, func(c tableCell) bool { return !isFigure(c.words[0]) }):
+			figs = append(figs, i)
+		default:
+			return nil
+		}
+	}
+	if len(figs) < 2 || len(lone) == 0 {
+		return nil
+	}
+	first, last := bands[figs[0]], bands[figs[len(figs)-1]]
+	for _, c := range lone {
+		if mid(c) <= mid(first[0]) || mid(c) >= mid(last[0]) {
+			return nil
+		}
+	}
+	var out []tableRow
+	for k, i := range figs {
+		row := tableRow{y0: math.Inf(1), y1: math.Inf(-1), cells: slices.Clone(bands[i])}
+		if k == 0 {
+			row.cells = append(row.cells, lone...)
+		}
+		for _, c := range bands[i] {
+			row.y0, row.y1 = math.Min(row.y0, c.y0), math.Max(row.y1, c.y1)
+		}
+		sort.SliceStable(row.cells, func(a, b int) bool { return row.cells[a].x0 < row.cells[b].x0 })
+		out = append(out, row)
+	}
+	return out
 }
 
 // spanningCells joins to the row above it a row of one cell set in the

@@ -99,3 +99,35 @@ func TestSplitColumnsUnitEnds(t *testing.T) {
 		t.Errorf("tables:\n%s\nwant North's two percentages in two columns", strings.Join(tables, "\n\n"))
 	}
 }
+
+// Rows of figures set close together under labels each spanning two of
+// them, set in the middle (rowspan, vertical-align: middle): a label
+// overlaps both rows by half a line, which made the two rows one, their
+// figures two to a cell ("11,55 37,89").
+func TestPDFTablesFigureRowsUnderLabel(t *testing.T) {
+	var lines []pdfgen.Line
+	lines = append(lines, pdfgen.Line{X: 72, Y: 70, Size: 10, Text: "The counts below are taken from the survey of the spring."})
+	xs := []float64{72, 200, 260, 320}
+	row := func(y float64, cells ...string) {
+		for i, c := range cells {
+			if c != "" {
+				lines = append(lines, pdfgen.Line{X: xs[i], Y: y, Size: 10, Text: c})
+			}
+		}
+	}
+	row(100, "Group", "Count", "Share", "Sales")
+	figures := [][3]string{{"11,55", "12,30", "7.3"}, {"37,89", "32,91", "11.1"}, {"4,25", "10,46", "4.0"}, {"8,02", "1,17", "2.6"}, {"6,64", "9,90", "5.5"}, {"2,31", "7,48", "0.8"}}
+	for i, f := range figures {
+		row(114+12*float64(i), "", f[0], f[1], f[2])
+	}
+	for i, label := range []string{"North", "South", "East"} {
+		row(120+24*float64(i), label)
+	}
+	lines = append(lines, pdfgen.Line{X: 72, Y: 220, Size: 10, Text: "The sales of the year before are restated."})
+	els := extractElements(t, writePDF(t, []pdfgen.Page{{Width: 612, Height: 792, Lines: lines}}))
+	want := "| Group | Count | Share | Sales |\n| --- | --- | --- | --- |\n| North | 11,55 | 12,30 | 7.3 |\n|  | 37,89 | 32,91 | 11.1 |\n" +
+		"| South | 4,25 | 10,46 | 4.0 |\n|  | 8,02 | 1,17 | 2.6 |\n| East | 6,64 | 9,90 | 5.5 |\n|  | 2,31 | 7,48 | 0.8 |"
+	if got := tablesOf(els); !slices.Equal(got, []string{want}) {
+		t.Errorf("tables:\n%s\nwant:\n%s", strings.Join(got, "\n\n"), want)
+	}
+}
