@@ -418,7 +418,8 @@ func order(pages []pageBlocks) []gochunk.Element {
 				e.Type, e.Level, titled = "title", 1, true
 			case captionRe.MatchString(trimmed):
 				e.Type = "caption"
-			case len(b.lines) <= 2 && len(strings.Fields(trimmed)) <= 14 && isHeadingSize(b.lineHeight, median) && !amountOrCode(trimmed):
+			case len(b.lines) <= 2 && len(strings.Fields(trimmed)) <= 14 && isHeadingSize(b.lineHeight, median) && !amountOrCode(trimmed) &&
+				strings.ContainsFunc(trimmed, unicode.IsLetter) && !unmappedStart(trimmed):
 				e.Type = "heading"
 				if depth, _, ok := sectionDepth(trimmed); ok {
 					e.Level = depth

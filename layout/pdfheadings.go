@@ -70,6 +70,9 @@ const bulletRunes = "•●○◦▪▫■□‣⁃∙·◆◇►▶➢➤✓✔
 // space.
 func listMarker(text string) bool {
 	r, n := utf8.DecodeRuneInString(text)
+	if unmappedGlyph(r) {
+		return n < len(text) && text[n] == ' '
+	}
 	if strings.ContainsRune(bulletRunes, r) {
 		return n < len(text) && (text[n] == ' ' || r != '-' && r != '*' && r != '–')
 	}
@@ -77,6 +80,28 @@ func listMarker(text string) bool {
 }
 
 var listNumberRe = regexp.MustCompile(`^(?:\d{1,3}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)])\s`)
+
+// unmappedGlyph reports whether r is a C1 control character, which no
+// text holds: Poppler hands one over for a symbol font's glyph without a
+// Unicode value, LaTeX's \bullet in cmsy10 (U+0088) among them; one alone
+// before a line's text is a list's bullet.
+func unmappedGlyph(r rune) bool { return r >= 0x80 && r <= 0x9f }
+
+// unmappedStart reports whether text starts with an unmapped glyph (a
+// bullet, whose box may stand taller than the text: no heading).
+func unmappedStart(text string) bool {
+	r, _ := utf8.DecodeRuneInString(text)
+	return unmappedGlyph(r)
+}
+
+// bulletText writes a list item's unmapped bullet (unmappedGlyph) as •.
+func bulletText(text string) string {
+	lead := len(text) - len(strings.TrimLeft(text, " "))
+	if r, n := utf8.DecodeRuneInString(text[lead:]); unmappedGlyph(r) {
+		return text[:lead] + "•" + text[lead+n:]
+	}
+	return text
+}
 
 // startsItem reports whether a line's first word is a list marker alone
 // (a bullet, "1.", "a)"), which starts a block of its own.
@@ -338,6 +363,7 @@ func setLevels(els []gochunk.Element, keys []headingKey) {
 				indents = append(indents, x)
 			}
 			e.Level = len(indents)
+			e.Text = bulletText(e.Text)
 			if e.Level > 1 {
 				e.Text = strings.Repeat("  ", e.Level-1) + e.Text
 			}

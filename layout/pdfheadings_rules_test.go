@@ -143,3 +143,33 @@ func TestTitleBelowHeadingSize(t *testing.T) {
 		t.Error("a block as large as the first made it a title")
 	}
 }
+
+// pdftotext sets a LaTeX section's number in a block of its own (a quad
+// stands between "1" and its title): it goes back before the title.
+func TestJoinSectionNumbers(t *testing.T) {
+	bs := []block{
+		{x0: 72, y0: 100, x1: 78, y1: 112, lines: []string{"1"}, lineHeight: 12},
+		{x0: 96, y0: 100, x1: 220, y1: 112, lines: []string{"Introduction"}, lineHeight: 12},
+		{x0: 72, y0: 130, x1: 540, y1: 200, lines: []string{"The first paragraph", "goes on."}, lineHeight: 10},
+		{x0: 300, y0: 760, x1: 306, y1: 770, lines: []string{"3"}, lineHeight: 10},
+	}
+	got := joinSectionNumbers(bs)
+	if len(got) != 3 || got[0].lines[0] != "1 Introduction" || got[0].x0 != 72 {
+		t.Errorf("got %+v, want the number before its title and the page number alone", got)
+	}
+}
+
+// Poppler hands LaTeX's \bullet (cmsy10, no Unicode value) over as
+// U+0088: before a line's text it is a list's bullet, written as •, and
+// its tall box makes no heading.
+func TestUnmappedBullet(t *testing.T) {
+	if !listMarker("\u0088 In 1942, the Tower Building was renovated") {
+		t.Error("U+0088 before a line's text: no list marker")
+	}
+	if got := bulletText("  \u0088 In 1942"); got != "  • In 1942" {
+		t.Errorf("bulletText = %q, want %q", got, "  • In 1942")
+	}
+	if !unmappedStart("\u0088 In 1942") || unmappedStart("In 1942") {
+		t.Error("unmappedStart is wrong")
+	}
+}

@@ -1,6 +1,8 @@
 package layout
 
 import (
+	"math"
+	"regexp"
 	"strings"
 )
 
@@ -96,7 +98,50 @@ func popplerBlocks(pbs []popplerBlock) []block {
 		}
 		out = append(out, linesToBlocks(own)...)
 	}
-	return append(out, tables...)
+	return append(joinSectionNumbers(out), tables...)
+}
+
+// bareNumberRe matches a section number alone ("1", "2.3", "A.1").
+var bareNumberRe = regexp.MustCompile(`^(?:\d{1,2}|[A-Z])(?:\.\d{1,2}){0,4}\.?$`)
+
+// joinSectionNumbers puts a section number that pdftotext set in a block
+// of its own (LaTeX sets a quad between "1" and "Introduction") back
+// before the text it numbers: a block of one line, the number alone, and
+// a block whose first line stands on its band within three of its sizes
+// to its right.
+func joinSectionNumbers(bs []block) []block {
+	drop := map[int]bool{}
+	for i, n := range bs {
+		if len(n.lines) != 1 || n.table != nil || !bareNumberRe.MatchString(strings.TrimSpace(n.lines[0])) {
+			continue
+		}
+		h := n.y1 - n.y0
+		for j := range bs {
+			b := &bs[j]
+			if j == i || drop[j] || b.table != nil || len(b.lines) == 0 || b.x0 < n.x1 || b.x0 > n.x1+3*max(h, n.lineHeight) {
+				continue
+			}
+			// The first line's band: the block's top and one line's height.
+			top, bottom := b.y0, b.y0+b.lineHeight
+			if math.Min(bottom, n.y1)-math.Max(top, n.y0) < 0.5*h {
+				continue
+			}
+			b.lines[0] = strings.TrimSpace(n.lines[0]) + " " + b.lines[0]
+			b.x0, b.y0, b.y1 = n.x0, math.Min(b.y0, n.y0), math.Max(b.y1, n.y1)
+			drop[i] = true
+			break
+		}
+	}
+	if len(drop) == 0 {
+		return bs
+	}
+	out := bs[:0]
+	for i, b := range bs {
+		if !drop[i] {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // sameLine reports whether a and b are the same line of the page.
