@@ -236,8 +236,8 @@ func (s *SQLite) upgradeOld(ctx context.Context, tx *sql.Tx) error {
 func (s *SQLite) upgrade(ctx context.Context, tx *sql.Tx) error {
 	var version string
 	err := tx.QueryRowContext(ctx, `SELECT value FROM gochunk_meta WHERE key = 'schema_version'`).Scan(&version)
-	var began time.Time
-	var chunks int64
+	began := time.Now()
+	reported, hadFTS5 := false, false
 	switch {
 	case err == nil:
 		v, _ := strconv.Atoi(version)
@@ -250,12 +250,14 @@ func (s *SQLite) upgrade(ctx context.Context, tx *sql.Tx) error {
 				if err != nil {
 					return err
 				}
-				if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM gochunk_chunks`).Scan(&chunks); err != nil {
+				var chunks int64
+				err = tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0), (SELECT count(*) FROM sqlite_master WHERE name = 'gochunk_chunks_fts') FROM gochunk_chunks`).Scan(&chunks, &hadFTS5)
+				if err != nil {
 					return err
 				}
 				if built != "1" && chunks >= s.reportFrom {
-					began = time.Now()
-					s.report(fmt.Sprintf("bringing the store %s (about %d chunks, schema %d) up to schema %d: building its keyword index from every chunk's text (about a minute a million chunks)…",
+					reported = true
+					s.report(fmt.Sprintf("bringing the store %s (about %d chunks, schema %d) up to schema %d: building its keyword index from every chunk's text (about 50 s of CPU a million chunks)…",
 						s.path, chunks, v, sqliteSchemaVersion))
 				}
 			}
@@ -296,9 +298,17 @@ func (s *SQLite) upgrade(ctx context.Context, tx *sql.Tx) error {
 	if err := ivfMigrate(ctx, tx); err != nil {
 		return fmt.Errorf("bring the store %s's vector index up to date: %w", s.path, err)
 	}
-	if !began.IsZero() {
-		s.report(fmt.Sprintf("the store %s is at schema %d (%s; the space FTS5's index held is reused as the store grows, or given back by VACUUM)",
-			s.path, sqliteSchemaVersion, time.Since(began).Round(time.Second)))
+	if reported || hadFTS5 {
+		msg := fmt.Sprintf("the store %s is at schema %d (%s)", s.path, sqliteSchemaVersion, time.Since(began).Round(time.Second))
+		if hadFTS5 {
+			var free int64
+			if err := tx.QueryRowContext(ctx, `SELECT freelist_count * page_size FROM pragma_freelist_count(), pragma_page_size()`).Scan(&free); err != nil {
+				return err
+			}
+			msg += fmt.Sprintf(": FTS5's index, which the keyword index replaces, left %.1f MB free in the file, reused as the store grows (sqlite3 %s VACUUM gives it back)",
+				float64(free)/1e6, s.path)
+		}
+		s.report(msg)
 	}
 	return nil
 }
