@@ -79,3 +79,42 @@ func DetectorInput(img image.Image) ([]float32, []int64) {
 	in, w, h := detInput(toRGB(img), DefaultMaxSide, nil)
 	return in, []int64{1, 3, int64(h), int64(w)}
 }
+
+// QuantizeRecognizer is quantizedModel without a cache, for the tests of
+// package ocr_test: the recogniser (fuseModel's output) in int8, and how
+// many convolutions and offsets it rewrote.
+func QuantizeRecognizer(lib string, fused []byte) ([]byte, int, int, error) {
+	opt := Options{ONNXRuntimeLibrary: lib, CacheDir: "-"}.withDefaults()
+	if _, err := startRuntime(opt); err != nil {
+		return nil, 0, 0, err
+	}
+	q, err := quantizeRecognizer(fused, opt)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	g, _, err := readGraph(q)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	convs, offsets := 0, 0
+	for _, n := range g.nodes {
+		if n.op == "QLinearConv" {
+			convs++
+		}
+	}
+	f, _, err := readGraph(fused)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	for _, n := range f.nodes {
+		if _, ok := f.offsetConv(n); ok {
+			offsets++
+		}
+	}
+	for _, n := range g.nodes {
+		if _, ok := g.offsetConv(n); ok {
+			offsets--
+		}
+	}
+	return q, convs, offsets, nil
+}

@@ -375,46 +375,76 @@ type fuseGraph struct {
 // the model unchanged (and zero stats) where nothing matched, and an
 // error for bytes that are not a model it can read.
 func fuseModel(data []byte) ([]byte, fuseStats, error) {
+	g, m, err := readGraph(data)
+	if err != nil {
+		return nil, fuseStats{}, err
+	}
+	if g == nil {
+		return data, fuseStats{}, nil
+	}
+	g.foldConvAffine()
+	g.fuseHardSwish()
+	g.foldAffineConv()
+	if g.stats.constants+g.stats.convAffine+g.stats.hardSwish+g.stats.affineConv == 0 {
+		return data, fuseStats{}, nil
+	}
+	return g.encodeModel(m), g.stats, nil
+}
+
+// modelFile is a model's fields besides its graph's nodes and
+// initializers, as read, for encodeModel.
+type modelFile struct {
+	top  []fields // the model's fields
+	gi   int      // the graph's index in top
+	rest []byte   // the graph's other fields
+	size int      // the model's size in bytes
+}
+
+// readGraph reads a model's graph for a rewrite, its Constant nodes made
+// initializers. It returns a nil graph (and no error) for a model it
+// leaves alone (subgraphs, initializers that are inputs too, tensors
+// stored outside the file), and an error for bytes that are not a model.
+func readGraph(data []byte) (*fuseGraph, *modelFile, error) {
 	top, err := readFields(data)
 	if err != nil {
-		return nil, fuseStats{}, fmt.Errorf("reading the model: %w", err)
+		return nil, nil, fmt.Errorf("reading the model: %w", err)
 	}
 	gi := -1
 	for i, f := range top {
 		if f.num == modelGraph && f.typ == protowire.BytesType {
 			if gi >= 0 {
-				return nil, fuseStats{}, errors.New("the model has two graphs")
+				return nil, nil, errors.New("the model has two graphs")
 			}
 			gi = i
 		}
 	}
 	if gi < 0 {
-		return nil, fuseStats{}, errors.New("the model has no graph")
+		return nil, nil, errors.New("the model has no graph")
 	}
 	gfs, err := readFields(top[gi].val)
 	if err != nil {
-		return nil, fuseStats{}, fmt.Errorf("reading the graph: %w", err)
+		return nil, nil, fmt.Errorf("reading the graph: %w", err)
 	}
 	g := &fuseGraph{consts: map[string]*onnxTensor{}, users: map[string][]*onnxNode{}, outputs: map[string]bool{}, inputs: map[string]bool{}}
-	var rest []byte // the graph's other fields, as read
+	m := &modelFile{top: top, gi: gi, size: len(data)}
 	for _, f := range gfs {
 		switch {
 		case f.num == graphNode && f.typ == protowire.BytesType:
 			n, err := parseNode(f.val)
 			if err != nil {
-				return nil, fuseStats{}, fmt.Errorf("reading a node: %w", err)
+				return nil, nil, fmt.Errorf("reading a node: %w", err)
 			}
 			if n.graphInAttrs {
-				return data, fuseStats{}, nil // subgraphs may read any name: left alone
+				return nil, nil, nil // subgraphs may read any name: left alone
 			}
 			g.nodes = append(g.nodes, n)
 		case f.num == graphInitializer && f.typ == protowire.BytesType:
 			t, err := parseTensor(f.val)
 			if err != nil {
-				return data, fuseStats{}, nil
+				return nil, nil, nil
 			}
 			if _, dup := g.consts[t.name]; dup {
-				return data, fuseStats{}, nil
+				return nil, nil, nil
 			}
 			g.consts[t.name] = t
 			g.order = append(g.order, t.name)
@@ -422,7 +452,7 @@ func fuseModel(data []byte) ([]byte, fuseStats, error) {
 			if f.num == graphInput || f.num == graphOutput {
 				vfs, err := readFields(f.val)
 				if err != nil {
-					return nil, fuseStats{}, fmt.Errorf("reading the graph's inputs and outputs: %w", err)
+					return nil, nil, fmt.Errorf("reading the graph's inputs and outputs: %w", err)
 				}
 				for _, v := range vfs {
 					if v.num == valueInfoName {
@@ -434,7 +464,7 @@ func fuseModel(data []byte) ([]byte, fuseStats, error) {
 					}
 				}
 			}
-			rest = append(rest, f.raw...)
+			m.rest = append(m.rest, f.raw...)
 		}
 	}
 	for name := range g.inputs {
@@ -442,7 +472,7 @@ func fuseModel(data []byte) ([]byte, fuseStats, error) {
 			// Initializers listed as inputs too (IR before 4, older
 			// exports): a caller may override them, so they are no
 			// constants, and the model is left as it is.
-			return data, fuseStats{}, nil
+			return nil, nil, nil
 		}
 	}
 	g.stats.nodesBefore = len(g.nodes)
@@ -472,14 +502,13 @@ func fuseModel(data []byte) ([]byte, fuseStats, error) {
 			g.users[in] = append(g.users[in], n)
 		}
 	}
-	g.foldConvAffine()
-	g.fuseHardSwish()
-	g.foldAffineConv()
-	if g.stats.constants+g.stats.convAffine+g.stats.hardSwish+g.stats.affineConv == 0 {
-		return data, fuseStats{}, nil
-	}
-	// Initializers no node reads any more are left out (ONNX Runtime
-	// would warn of each).
+	return g, m, nil
+}
+
+// encodeModel writes the rewritten graph into the model read.
+// Initializers no node reads any more are left out (ONNX Runtime would
+// warn of each).
+func (g *fuseGraph) encodeModel(m *modelFile) []byte {
 	read := map[string]bool{}
 	var gb []byte
 	for _, n := range g.nodes {
@@ -493,7 +522,7 @@ func fuseModel(data []byte) ([]byte, fuseStats, error) {
 	for name := range g.outputs {
 		read[name] = true
 	}
-	gb = append(gb, rest...)
+	gb = append(gb, m.rest...)
 	for _, name := range g.order {
 		t := g.consts[name]
 		if t == nil || t.name != name || !read[name] {
@@ -501,6 +530,7 @@ func fuseModel(data []byte) ([]byte, fuseStats, error) {
 		}
 		gb = appendBytes(gb, graphInitializer, t.encode())
 	}
+	g.stats.nodesAfter = 0
 	for _, n := range g.nodes {
 		if n.removed {
 			continue
@@ -508,15 +538,15 @@ func fuseModel(data []byte) ([]byte, fuseStats, error) {
 		g.stats.nodesAfter++
 		gb = appendBytes(gb, graphNode, n.encode())
 	}
-	out := make([]byte, 0, len(data))
-	for i, f := range top {
-		if i == gi {
+	out := make([]byte, 0, m.size)
+	for i, f := range m.top {
+		if i == m.gi {
 			out = appendBytes(out, modelGraph, gb)
 			continue
 		}
 		out = append(out, f.raw...)
 	}
-	return out, g.stats, nil
+	return out
 }
 
 // scalar returns the value of a float constant of one element and at

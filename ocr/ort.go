@@ -4,9 +4,11 @@ package ocr
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/gochunk/gochunk/embed"
 	ort "github.com/yalue/onnxruntime_go"
@@ -30,9 +32,10 @@ func startRuntime(opt Options) (string, error) {
 }
 
 // loadModel reads a model file, rewrites it with fewer operators where
-// it can (fuseModel: the same function up to float rounding) and starts
-// a session on it.
-func loadModel(path string, opt Options) (*model, error) {
+// it can (fuseModel: the same function up to float rounding), with int8
+// convolutions where quantize is set (quantizeRecognizer), and starts a
+// session on it.
+func loadModel(path string, opt Options, quantize bool) (*model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrModel, err)
@@ -41,6 +44,16 @@ func loadModel(path string, opt Options) (*model, error) {
 	// error says what is wrong with it. So does one whose rewrite ONNX
 	// Runtime refuses (a pattern the rewrite misjudged).
 	if fused, _, err := fuseModel(data); err == nil && !bytes.Equal(fused, data) {
+		if quantize {
+			if q, cached, err := quantizedModel(fused, opt); err == nil {
+				if m, err := newModel(path, q, opt); err == nil {
+					return m, nil
+				}
+				if cached != "" {
+					os.Remove(cached) // a damaged copy: made again next time
+				}
+			}
+		}
 		if m, err := newModel(path, fused, opt); err == nil {
 			return m, nil
 		}
@@ -131,3 +144,90 @@ func (m *model) run(data []float32, shape []int64, use func(out []float32, shape
 }
 
 func (m *model) close() error { return m.session.Destroy() }
+
+// quantizeRecognizer rewrites a recogniser (fuseModel's output) with its
+// hard-swish convolutions in int8 (quantizeModel), the activations'
+// ranges measured on calibrationLines.
+func quantizeRecognizer(fused []byte, opt Options) ([]byte, error) {
+	g, _, err := readGraph(fused)
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, errors.New("the model is not one the rewrite reads")
+	}
+	names := calibrationTensors(g.quantPlan(quantMinChannels))
+	if len(names) == 0 {
+		return nil, errors.New("no convolution followed by a hard-swish")
+	}
+	lines, err := calibrationLines()
+	if err != nil {
+		return nil, err
+	}
+	ranges, err := calibrate(fused, names, lines, opt)
+	if err != nil {
+		return nil, err
+	}
+	q, _, err := quantizeModel(fused, ranges, quantMinChannels)
+	return q, err
+}
+
+// quantVersion names quantizeModel's and calibrate's output in the
+// cache: change it with either.
+const quantVersion = "q2"
+
+// quantizedModel returns quantizeRecognizer's rewrite of the recogniser,
+// from the cache directory (see Options.CacheDir) where it was made
+// before, else made and left there; and the cached file's path (empty
+// where it was not read from the cache). The cache's file is named by
+// the float model's SHA-256, quantVersion and ONNX Runtime's version (the
+// calibration runs in it): another model, rewrite or runtime makes its
+// own.
+func quantizedModel(fused []byte, opt Options) ([]byte, string, error) {
+	dir := cacheDir(opt.CacheDir)
+	var path string
+	if dir != "" {
+		sum := sha256.Sum256(fused)
+		path = filepath.Join(dir, fmt.Sprintf("rec-int8-%x-%s-ort%s.onnx", sum[:16], quantVersion, ort.GetVersion()))
+		if q, err := os.ReadFile(path); err == nil {
+			return q, path, nil
+		}
+	}
+	q, err := quantizeRecognizer(fused, opt)
+	if err != nil {
+		return nil, "", err
+	}
+	if dir != "" {
+		// Written whole under another name, then renamed: a process
+		// reading the cache at the same time sees no half-written file.
+		if f, err := os.CreateTemp(dir, ".rec-int8-*"); err == nil {
+			_, werr := f.Write(q)
+			if cerr := f.Close(); werr == nil && cerr == nil {
+				werr = os.Rename(f.Name(), path)
+			}
+			if werr != nil {
+				os.Remove(f.Name())
+			}
+		}
+	}
+	return q, "", nil
+}
+
+// cacheDir returns the directory of Options.CacheDir, made where it is
+// missing, or "" for none ("-", or one that cannot be made).
+func cacheDir(dir string) string {
+	if dir == "-" {
+		return ""
+	}
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(base, "gochunk", "ocr")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return ""
+	}
+	return dir
+}

@@ -16,7 +16,7 @@ func startRuntime(opt Options) (string, error) {
 	return "", fmt.Errorf("ocr: %w", err)
 }
 
-func loadModel(string, Options) (*model, error) { return nil, embed.ErrNoRuntime }
+func loadModel(string, Options, bool) (*model, error) { return nil, embed.ErrNoRuntime }
 
 func (m *model) run([]float32, []int64, func([]float32, []int64) error) error {
 	return embed.ErrNoRuntime
