@@ -915,21 +915,21 @@ func wrappedCells(rows []tableRow, cols []span, k int) bool {
 	}
 	// The rows hold a cell's lines taken into them (absorbWrapped): three
 	// rows or more with lines in the column, one with two to five.
+	// The rows hold a cell's lines taken into them (absorbWrapped): three
+	// rows or more with lines in the column, one with two to five.
 	inRows, most := 0, 0
 	for _, r := range rows {
-		lines, last := 0, -1
-		for _, c := range r.cells { // a justified line may be cut into cells
-			if columnOf(cols, c) == k && c.line != last && !slices.ContainsFunc(r.cells, func(o tableCell) bool {
-				return o.line == c.line && o.x0 < c.x0 && columnOf(cols, o) == k
-			}) {
-				lines++
-				last = c.line
+		var ls []tableCell          // the row's lines in the column, one cell a band
+		for _, c := range r.cells { // a justified line may be cut into cells, an accent drawn on a line of its own
+			mid := (c.y0 + c.y1) / 2
+			if columnOf(cols, c) == k && !slices.ContainsFunc(ls, func(o tableCell) bool { return mid > o.y0 && mid < o.y1 }) {
+				ls = append(ls, c)
 			}
 		}
-		if lines > 0 {
+		if len(ls) > 0 {
 			inRows++
 		}
-		most = max(most, lines)
+		most = max(most, len(ls))
 	}
 	if inRows >= 3 && most >= 2 && most <= 5 {
 		return true
