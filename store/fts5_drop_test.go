@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -213,4 +214,39 @@ func TestBM25TwoWordsOneAbsentTerm(t *testing.T) {
 	if err != nil || len(hits) != 2 {
 		t.Fatalf("%d hits, %v; want the 2 with zebra", len(hits), err)
 	}
+}
+
+// TestFTS5GoneDuringSearch: a searcher of a store of schema 4 (FTS5's
+// index only) that another process migrates meanwhile: its search, had it
+// decided on FTS5 before the migration, meets the dropped table as
+// errFTS5Gone (Search then runs again), and its searches after rank with
+// the keyword index as FTS5 did.
+func TestFTS5GoneDuringSearch(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(6, 9))
+	vocab := bm25Vocab(rng, 300)
+	s, path := openBM25(t)
+	for d := range 4 {
+		if err := s.Replace(ctx, bm25Put(rng, vocab, fmt.Sprint("g", d), 40)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asEarlierSchema(t, s, 4)
+	queries := bm25Queries(rng, vocab, 4)
+	if _, err := s.Search(ctx, Query{Text: queries[0], K: 10, Mode: Keyword}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.Prepare(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	q := Query{Text: queries[0], K: 10, Mode: Keyword}
+	if _, err := s.keywordFTS5(ctx, q, words(q.Text)); !errors.Is(err, errFTS5Gone) {
+		t.Fatalf("FTS5's search of the migrated store: %v, want errFTS5Gone", err)
+	}
+	compareFTS5(t, s, queries, nil)
 }

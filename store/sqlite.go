@@ -631,12 +631,12 @@ const sqliteColumns = `c.document_id, c.chunk_index, c.start_byte, c.end_byte, c
 // runs both at once and fuses them.
 func (s *SQLite) Search(ctx context.Context, q Query) ([]Hit, error) {
 	// A search reads in several statements, between which a writer may
-	// delete a chunk it ranked: it is run again, after a pause that
-	// grows (a run of writes each deleting a ranked chunk in turn is
-	// unlikely to last).
+	// delete a chunk it ranked (or migrate the store off FTS5): it is
+	// run again, after a pause that grows (a run of writes each deleting
+	// a ranked chunk in turn is unlikely to last).
 	for try := 1; ; try++ {
 		hits, err := s.search(ctx, q)
-		if !errors.Is(err, errChunkGone) || try == 8 {
+		if !(errors.Is(err, errChunkGone) || errors.Is(err, errFTS5Gone)) || try == 8 {
 			return hits, err
 		}
 		select {
@@ -747,6 +747,25 @@ func (s *SQLite) keywordSearch(ctx context.Context, q Query) ([]Hit, error) {
 		return hits, err
 	}
 	// A store of schema 5 or earlier not yet prepared: its FTS5 index.
+	return s.keywordFTS5(ctx, q, w)
+}
+
+// errFTS5Gone is the FTS5 index of a store of schema 5 or earlier, dropped
+// by its migration while a search was about to use it.
+var errFTS5Gone = errors.New("the store was migrated during the search: search again")
+
+// keywordFTS5 ranks by the FTS5 index of a store of schema 5 or earlier
+// (errFTS5Gone when another process has just migrated it: the keyword
+// index answers the search run again).
+func (s *SQLite) keywordFTS5(ctx context.Context, q Query, w []string) ([]Hit, error) {
+	hits, err := s.ftsRank(ctx, q, w)
+	if err != nil && strings.Contains(err.Error(), "no such table: gochunk_chunks_fts") {
+		return nil, fmt.Errorf("%w (%v)", errFTS5Gone, err)
+	}
+	return hits, err
+}
+
+func (s *SQLite) ftsRank(ctx context.Context, q Query, w []string) ([]Hit, error) {
 	if !q.Exact && !q.filtered() {
 		// Bounded by the rarest words (keyword.go); a filtered search
 		// scores only the kept chunks' rows already.
