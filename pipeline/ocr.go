@@ -55,6 +55,13 @@ type OCRConfig struct {
 	// MaxPixels bounds a page image's width × height; 0 means
 	// ocr.DefaultMaxPixels.
 	MaxPixels int64 `json:"max_pixels,omitempty" range:"0,1073741824"`
+	// Int8 runs most of the PP-OCR recogniser's convolutions in 8-bit
+	// integers (ocr.Options.Int8): about a third less CPU a page,
+	// slightly less exact on clean pages (CER 0.11 % against 0.08 % on
+	// 200-dpi pages, measured on a CPU with AVX-512 VNNI). The rewritten
+	// model is calibrated once and kept in the user's cache directory.
+	// Off by default; no effect with a vision model (Engine).
+	Int8 bool `json:"int8,omitempty"`
 }
 
 // check validates the mode, the engine and a hub model's name.
@@ -145,7 +152,7 @@ func (r *resources) ocrEngine(ctx context.Context) (*ocrResource, error) {
 			}
 		}
 		eng, err := ocr.New(ocr.Options{ModelDir: dir, ONNXRuntimeLibrary: r.cfg.Embedder.ONNXLibrary,
-			Threads: r.cfg.Embedder.ONNXThreads, MaxPixels: c.MaxPixels})
+			Threads: r.cfg.Embedder.ONNXThreads, MaxPixels: c.MaxPixels, Int8: c.Int8})
 		if err != nil {
 			r.ocr.err = fmt.Errorf("%w: OCR: %w", gochunk.ErrConfig, err)
 			return

@@ -189,3 +189,33 @@ func TestOCRImageOnTextPage(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadWithOCRInt8 checks that OCRConfig.Int8 reaches the engine: the
+// page reads as with the float recogniser, and the rewritten recogniser
+// is kept in the user's cache directory.
+func TestLoadWithOCRInt8(t *testing.T) {
+	pngData, _ := scans(t)
+	cfg := Config{OCR: OCRConfig{Model: ocrtest.Models(t), Int8: true}}
+	cfg.Embedder.ONNXLibrary = onnxtest.Library(t)
+	// The models and ONNX Runtime are found first: the test's own
+	// cache directory is for the rewrite alone.
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("HOME", cache)
+	ctx := context.Background()
+	p, err := New(ctx, cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := p.Load(ctx, Source{File: pngData, FileName: "scan.png"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := ocrtest.CER(l.Text, strings.Join(ocrLines, " ")); c > 0.02 {
+		t.Errorf("int8: CER %.3f: %q", c, l.Text)
+	}
+	kept, _ := filepath.Glob(filepath.Join(cache, "gochunk", "ocr", "*"))
+	if len(kept) == 0 {
+		t.Errorf("no int8 recogniser kept under %s: Int8 did not reach the OCR engine", cache)
+	}
+}

@@ -9,7 +9,7 @@ import (
 
 // ocrFlags registers the OCR flags of a command that builds its own
 // pipeline configuration (gochunk extract): --ocr, --ocr-model, --ocr-dpi,
-// --ocr-max-pixels and --onnx-library; the returned function sets them
+// --ocr-max-pixels, --ocr-int8 and --onnx-library; the returned function sets them
 // on a configuration.
 func ocrFlags(fs *flag.FlagSet) func(*pipeline.Config) {
 	var c pipeline.OCRConfig
