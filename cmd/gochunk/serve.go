@@ -53,7 +53,7 @@ read by OCR as gochunk chunk reads them, with the server's OCR settings
 (requests cannot choose them): --ocr-model DIR or hf:REPO (the PP-OCR
 models, GOCHUNK_OCR_MODEL), or --ocr openai:MODEL (a vision chat model at
 --llm-url, a document's pages sent --llm-concurrency at once); --ocr
-always|never|auto, --ocr-dpi and --ocr-max-pixels as chunk's. The models
+always|never|auto, --ocr-dpi, --ocr-max-pixels and --ocr-int8 as chunk's. The models
 load at start; each page read reserves its memory from --max-memory
 while it is read. Without OCR, an image is answered 415.
 
