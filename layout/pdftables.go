@@ -42,6 +42,7 @@ type tableCell struct {
 	boxes                [][2]float64 // its words' (x0, x1), where known
 	line                 int          // the line it is in
 	glued                bool         // its first word goes on the cell before it without a space (splitCuts)
+	taken                bool         // a line of a cell taken into the row above or below it (absorbWrapped)
 }
 
 type tableRow struct {
@@ -335,7 +336,10 @@ func absorbWrapped(rows []tableRow) []tableRow {
 	}
 	take := func(m *tableRow, r tableRow) {
 		m.y0, m.y1 = math.Min(m.y0, r.y0), math.Max(m.y1, r.y1)
-		m.cells = append(m.cells, r.cells...)
+		for _, c := range r.cells {
+			c.taken = true
+			m.cells = append(m.cells, c)
+		}
 		sort.SliceStable(m.cells, func(a, b int) bool { return m.cells[a].x0 < m.cells[b].x0 })
 	}
 	gone := make([]bool, len(rows))
@@ -914,9 +918,11 @@ func wrappedCells(rows []tableRow, cols []span, k int) bool {
 		}
 	}
 	// The rows hold a cell's lines taken into them (absorbWrapped): three
-	// rows or more with lines in the column, one with two to five.
+	// rows or more with lines in the column, one with two to five of which
+	// one was taken.
 	// The rows hold a cell's lines taken into them (absorbWrapped): three
-	// rows or more with lines in the column, one with two to five.
+	// rows or more with lines in the column, one with two to five of which
+	// one was taken.
 	inRows, most := 0, 0
 	for _, r := range rows {
 		var ls []tableCell          // the row's lines in the column, one cell a band
@@ -929,7 +935,9 @@ func wrappedCells(rows []tableRow, cols []span, k int) bool {
 		if len(ls) > 0 {
 			inRows++
 		}
-		most = max(most, len(ls))
+		if slices.ContainsFunc(r.cells, func(c tableCell) bool { return c.taken && columnOf(cols, c) == k }) {
+			most = max(most, len(ls)) // a cell's lines, not lines of two paragraphs set off one another
+		}
 	}
 	if inRows >= 3 && most >= 2 && most <= 5 {
 		return true
