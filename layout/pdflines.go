@@ -134,6 +134,11 @@ func groupLines(runs []pdfRun) []pdfLine {
 				flushWord()
 			case c == 2: // PDFium's mark for a hyphen that ends a line
 				word.WriteByte('-')
+			case unmappedGlyph(c) && word.Len() == 0 && len(cur.words) == 0:
+				// A glyph of no Unicode value alone before a line's
+				// text: LaTeX's \bullet (cmsy10, U+0088), a list's
+				// bullet, written as bulletText writes it.
+				word.WriteString("•")
 			case unicode.IsControl(c) || c == 0xFFFE || c == 0xFFFF:
 			default:
 				word.WriteRune(c)
