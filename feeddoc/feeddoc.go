@@ -310,12 +310,27 @@ func (r *reader) tree(se xml.StartElement, depth int) (*node, error) {
 	root := &node{name: se.Name, attr: se.Attr}
 	stack := []*node{root}
 	count := 1
+	// The text between two elements comes in pieces (a CharData token for
+	// each CDATA section, and for each run between comments): they are
+	// gathered here and made one text child when an element starts or
+	// ends, so the cost stays linear in the pieces.
+	var text []byte
+	flush := func(top *node) {
+		if len(text) > 0 {
+			top.kids = append(top.kids, &node{text: string(text)})
+			text = text[:0]
+		}
+	}
 	for len(stack) > 0 {
 		tok, err := r.d.Token()
 		if err != nil {
 			return nil, r.syntax(err)
 		}
 		top := stack[len(stack)-1]
+		switch tok.(type) {
+		case xml.StartElement, xml.EndElement:
+			flush(top)
+		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			if count++; count > MaxItemElements {
@@ -335,11 +350,7 @@ func (r *reader) tree(se xml.StartElement, depth int) (*node, error) {
 		case xml.EndElement:
 			stack = stack[:len(stack)-1]
 		case xml.CharData:
-			if k := len(top.kids); k > 0 && top.kids[k-1].name.Local == "" {
-				top.kids[k-1].text += string(t)
-			} else {
-				top.kids = append(top.kids, &node{text: string(t)})
-			}
+			text = append(text, t...)
 		}
 	}
 	return root, nil
