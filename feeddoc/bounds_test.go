@@ -48,3 +48,27 @@ func TestTextPiecesLinear(t *testing.T) {
 		})
 	}
 }
+
+// A feed that is not well-formed XML in the ways real feeds are not (a
+// bare "&" in a title or a link, an HTML entity or <br> left as HTML
+// writes it) is read as a feed, as feed readers read it; one cut short
+// is still an error.
+func TestLenientXML(t *testing.T) {
+	data := rssOf(`<link>https://example.com/?a=1&b=2</link><item><title>Salt & Pepper &copy; 2024 &bogus;</title>` +
+		`<link>https://example.com/post?id=1&amp;x=2&y=3</link><description>Tom & Jerry <br>again</description></item>`)
+	if !Is(data) {
+		t.Error("Is: false")
+	}
+	els, err := Elements(context.Background(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := joined(els)
+	want := "# t\n\nLink: https://example.com/?a=1&b=2\n\n## Salt & Pepper © 2024 &bogus;\n\nLink: https://example.com/post?id=1&x=2&y=3\n\nTom & Jerry again"
+	if got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+	if _, err := Elements(context.Background(), data[:len(data)/2]); err == nil || !strings.Contains(err.Error(), "cut short") {
+		t.Errorf("cut short: %v", err)
+	}
+}

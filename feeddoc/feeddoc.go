@@ -76,9 +76,27 @@ const (
 	atom         // <feed>: Atom 1.0 (and 0.3)
 )
 
+// autoClose is HTML's elements of no end tag (<br>, <img>), less <link>:
+// an RSS <link> holds its address, and closing it at once would lose it.
+var autoClose = func() []string {
+	var names []string
+	for _, n := range xml.HTMLAutoClose {
+		if n != "link" {
+			names = append(names, n)
+		}
+	}
+	return names
+}()
+
+// newDecoder returns a lenient decoder, as feed readers are (feedparser,
+// gofeed): a bare "&" (a title's "A & B", a link's "?a=1&b=2"), an
+// unknown entity, an attribute of no quotes and an HTML <br> left open
+// are read as a browser reads them, not refused. A document cut short
+// still is.
 func newDecoder(r io.Reader) *xml.Decoder {
 	d := xml.NewDecoder(r)
-	d.Strict = true
+	d.Strict = false
+	d.AutoClose = autoClose
 	d.Entity = xml.HTMLEntity // feeds use HTML's named entities (&nbsp;) undeclared
 	d.CharsetReader = charset.NewReaderLabel
 	return d

@@ -17,8 +17,9 @@ import (
 // extension and content: "ipynb" for a Jupyter notebook named .ipynb,
 // "json-ipynb" for JSON of another name whose keys are a notebook's
 // (read as one when it parses as one, else as text), "feed" for an RSS
-// or Atom feed (named .rss or .atom, or XML whose root element is a
-// feed's: an .xml of another root stays text), "" for text. Extensions
+// or Atom feed named .rss or .atom, "xml-feed" for XML of another name
+// whose root element is a feed's (read as one when it reads as one, else
+// as text: an .xml of another root stays text), "" for text. Extensions
 // that name a text format (.txt, .md, .csv ...) keep their text, except
 // .json and .xml, which are the formats' own.
 func textKind(name string, data []byte) string {
@@ -32,22 +33,27 @@ func textKind(name string, data []byte) string {
 	case notebookdoc.Is(data):
 		return "json-ipynb"
 	case feeddoc.Is(data):
-		return "feed"
+		return "xml-feed"
 	}
 	return ""
 }
 
 // loadNotebookOrFeed reads a notebook or a feed (textKind) into out,
 // whose text holds its bytes. It reports false, and leaves out as it is,
-// for JSON that proves no notebook (json-ipynb).
+// for JSON that proves no notebook (json-ipynb) and XML that proves no
+// readable feed (xml-feed): only the content chose the reader, so the
+// bytes are text, as they were before these readers were.
 func (p *Pipeline) loadNotebookOrFeed(ctx context.Context, out *Loaded, src Source, id, kind string) (bool, error) {
 	data := unsafeBytes(out.Text)
 	b := htmldoc.NewBudget(src.Limits, int64(len(data)))
 	var err error
 	var els []gochunk.Element
 	switch kind {
-	case "feed":
+	case "feed", "xml-feed":
 		els, err = feeddoc.ElementsWithin(ctx, data, b)
+		if kind == "xml-feed" && errors.Is(err, feeddoc.ErrFormat) {
+			return false, nil
+		}
 	default:
 		els, err = notebookdoc.ElementsWithin(ctx, data, b)
 		var ve *notebookdoc.VersionError
