@@ -134,7 +134,33 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	rdb.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
+	// A store a newer gochunk wrote is refused here, where every search,
+	// serve, MCP server and index run opens it, rather than searched with
+	// this gochunk's idea of its tables (one meta row, read once). An
+	// older one is searched as it is, and brought up to date by the next
+	// write or Prepare.
+	v, err := metaOf(ctx, db, "schema_version")
+	if err == nil {
+		err = newerSchema(v)
+	} else if strings.Contains(err.Error(), "no such table") {
+		err = nil // a new store: Prepare creates its tables
+	}
+	if err != nil {
+		rdb.Close()
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
 	return &SQLite{db: db, rdb: rdb, path: path, reportFrom: sqliteReportFrom}, nil
+}
+
+// newerSchema returns ErrSchema, with what to do, when version (a store's
+// schema_version) is newer than this gochunk's schema, and nil otherwise.
+func newerSchema(version string) error {
+	if n, _ := strconv.Atoi(version); n > sqliteSchemaVersion {
+		return fmt.Errorf("%w %s, written by a newer gochunk (this one knows schemas up to %d): use that gochunk or a newer one",
+			ErrSchema, version, sqliteSchemaVersion)
+	}
+	return nil
 }
 
 // pingBusy opens the first connection, trying again while SQLite answers
@@ -218,14 +244,19 @@ func (s *SQLite) Prepare(ctx context.Context, dims int) error {
 
 // upgradeOld runs upgrade when the store's schema is older than this
 // gochunk's (a write to a store no Prepare brought up to date: the chunks it
-// writes must reach the keyword index, the only one from schema 6).
+// writes must reach the keyword index, the only one from schema 6), and
+// refuses a newer one (which a newer gochunk may have migrated the store to
+// since it was opened).
 func (s *SQLite) upgradeOld(ctx context.Context, tx *sql.Tx) error {
 	v, err := metaOf(ctx, tx, "schema_version")
 	if err != nil && !strings.Contains(err.Error(), "no such table") {
 		return err
 	}
-	if n, _ := strconv.Atoi(v); n >= sqliteSchemaVersion {
-		return nil // a newer one is refused by Prepare
+	if err := newerSchema(v); err != nil {
+		return err
+	}
+	if n, _ := strconv.Atoi(v); n == sqliteSchemaVersion {
+		return nil
 	}
 	return s.upgrade(ctx, tx)
 }
@@ -240,10 +271,10 @@ func (s *SQLite) upgrade(ctx context.Context, tx *sql.Tx) error {
 	reported, hadFTS5 := false, false
 	switch {
 	case err == nil:
-		v, _ := strconv.Atoi(version)
-		if v > sqliteSchemaVersion {
-			return fmt.Errorf("%w %s in %s (this gochunk knows up to %d): use a newer gochunk", ErrSchema, version, s.path, sqliteSchemaVersion)
+		if err := newerSchema(version); err != nil {
+			return err
 		}
+		v, _ := strconv.Atoi(version)
 		if v < sqliteSchemaVersion {
 			if s.report != nil {
 				built, err := metaOf(ctx, tx, bm25Built)
@@ -636,6 +667,16 @@ func (s *SQLite) Search(ctx context.Context, q Query) ([]Hit, error) {
 	// a ranked chunk in turn is unlikely to last).
 	for try := 1; ; try++ {
 		hits, err := s.search(ctx, q)
+		if err != nil && ctx.Err() == nil {
+			// OpenSQLite refused a newer store; one a newer gochunk
+			// migrated since (under a long-running serve) is named as
+			// such where its tables no longer read as this one's.
+			if v, verr := metaOf(ctx, s.rdb, "schema_version"); verr == nil {
+				if newer := newerSchema(v); newer != nil {
+					return nil, fmt.Errorf("store %s: %w", s.path, newer)
+				}
+			}
+		}
 		if !(errors.Is(err, errChunkGone) || errors.Is(err, errFTS5Gone)) || try == 8 {
 			return hits, err
 		}
