@@ -2,9 +2,12 @@ package feeddoc
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/gochunk/gochunk/htmldoc"
 )
 
 func rssOf(body string) []byte {
@@ -70,5 +73,52 @@ func TestLenientXML(t *testing.T) {
 	}
 	if _, err := Elements(context.Background(), data[:len(data)/2]); err == nil || !strings.Contains(err.Error(), "cut short") {
 		t.Errorf("cut short: %v", err)
+	}
+}
+
+// Elements nested deeper than MaxDepth in an element that is skipped
+// (an RSS <image>, an unknown extension) are refused as they are in one
+// that is read: skipping them took 340 MB for 2M levels.
+func TestDepthInSkipped(t *testing.T) {
+	deep := func(n int) []byte {
+		return rssOf(`<image>` + strings.Repeat("<a>", n) + strings.Repeat("</a>", n) + `</image><item><title>x</title></item>`)
+	}
+	// <rss> 1, <channel> 2, <image> 3: MaxDepth-3 <a> reach MaxDepth.
+	if _, err := Elements(context.Background(), deep(MaxDepth-3)); err != nil {
+		t.Errorf("nested %d deep: %v", MaxDepth, err)
+	}
+	_, err := Elements(context.Background(), deep(MaxDepth-2))
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "nested more than 512 deep") {
+		t.Errorf("nested %d deep: %v, want ErrFormat", MaxDepth+1, err)
+	}
+}
+
+// A description of no markup is read without an HTML parse, as the
+// parse reads it: the same paragraph, the same text counted.
+func TestPlainParagraph(t *testing.T) {
+	for _, s := range []string{
+		"hello world", "  lead and trail \n", "a\n\nb\tc\r\nd", "a \u00a0 b", "\u00a0x\u00a0", "naïve café — 日本語", "# not a heading *", "x\u2028y\u3000z",
+	} {
+		e, ok := plainParagraph(s)
+		if !ok {
+			t.Errorf("%q: not plain", s)
+			continue
+		}
+		b0 := htmldoc.NewBudget(htmldoc.DefaultLimits(), 1<<20)
+		want, err := htmldoc.ElementsWithin(strings.NewReader(s), b0)
+		if err != nil || len(want) != 1 {
+			t.Fatalf("%q: htmldoc %v, %v", s, want, err)
+		}
+		if e != want[0] {
+			t.Errorf("%q: %+v, htmldoc %+v", s, e, want[0])
+		}
+		if used, _ := b0.Used(); used != int64(len(e.Text))+2 {
+			t.Errorf("%q: htmldoc counts %d, this %d", s, used, len(e.Text)+2)
+		}
+	}
+	for _, s := range []string{"a &amp; b", "a <b>c</b>", "a\x00b", "\uFEFFa", "a\xffb", " \u00a0 "} {
+		if _, ok := plainParagraph(s); ok {
+			t.Errorf("%q: plain", s)
+		}
 	}
 }

@@ -30,6 +30,7 @@ import (
 	"html"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"encoding/xml"
@@ -273,9 +274,23 @@ func (r *reader) children(depth int, fn func(xml.StartElement, int) error) error
 	}
 }
 
-func (r *reader) skip() error {
-	if err := r.d.Skip(); err != nil {
-		return r.syntax(err)
+// skip reads past the element just opened (at depth), to its end; its
+// elements, though not kept, nest at most MaxDepth deep.
+func (r *reader) skip(depth int) error {
+	for open := 1; open > 0; {
+		tok, err := r.next()
+		if err != nil {
+			return err
+		}
+		switch tok.(type) {
+		case xml.StartElement:
+			if depth+open > MaxDepth {
+				return fmt.Errorf("%w: elements nested more than %d deep", ErrFormat, MaxDepth)
+			}
+			open++
+		case xml.EndElement:
+			open--
+		}
 	}
 	return nil
 }
@@ -296,7 +311,7 @@ func (r *reader) top(se xml.StartElement, depth int) error {
 	case r.kind == atom:
 		return r.channel(se, depth)
 	}
-	return r.skip()
+	return r.skip(depth)
 }
 
 // channel reads a child of the channel (of Atom's feed): its title,
@@ -320,7 +335,7 @@ func (r *reader) channel(se xml.StartElement, depth int) error {
 		}
 		return err
 	}
-	return r.skip()
+	return r.skip(depth)
 }
 
 // tree reads the element just opened into a tree, to its end.
@@ -524,6 +539,12 @@ func (r *reader) content(n *node, level int) ([]gochunk.Element, error) {
 	if !ok || strings.TrimSpace(h) == "" {
 		return nil, nil
 	}
+	if e, ok := plainParagraph(h); ok {
+		if err := r.budget.Text(int64(len(e.Text)) + 2); err != nil {
+			return nil, fmt.Errorf("html: %w", err)
+		}
+		return []gochunk.Element{e}, nil
+	}
 	els, err := htmldoc.ElementsWithin(strings.NewReader(h), r.budget)
 	if err != nil {
 		return nil, err
@@ -545,6 +566,35 @@ func (r *reader) content(n *node, level int) ([]gochunk.Element, error) {
 		}
 	}
 	return els, nil
+}
+
+// plainParagraph returns the one paragraph HTML of no markup (no tag,
+// no character reference) is read as, white space run together as
+// package htmldoc runs it (a no-break space kept inside), without an
+// HTML parse: most feeds' descriptions are such text, and a parse of
+// each took most of a large feed's time and memory. It reports false for
+// text that needs the parse (markup, a NUL, bytes that are not UTF-8, a
+// byte order mark).
+func plainParagraph(h string) (gochunk.Element, bool) {
+	if strings.ContainsAny(h, "<&\x00\uFEFF") || !utf8.ValidString(h) {
+		return gochunk.Element{}, false
+	}
+	var sb strings.Builder
+	sb.Grow(len(h))
+	space := false
+	for _, c := range h {
+		if unicode.IsSpace(c) && c != '\u00a0' {
+			space = sb.Len() > 0
+			continue
+		}
+		if space {
+			sb.WriteByte(' ')
+			space = false
+		}
+		sb.WriteRune(c)
+	}
+	t := strings.TrimSpace(sb.String())
+	return gochunk.Element{Type: "paragraph", Text: t}, t != ""
 }
 
 // plain returns the elements of a plain-text description: its
