@@ -118,3 +118,13 @@ func QuantizeRecognizer(lib string, fused []byte) ([]byte, int, int, error) {
 	}
 	return q, convs, offsets, nil
 }
+
+// WithInt8Bits returns opt whose int8 weights take bits bits (7 or 8)
+// whatever this CPU is (see weightBits).
+func WithInt8Bits(opt Options, bits int) Options {
+	opt.int8Bits = bits
+	return opt
+}
+
+// Int8Bits is the bits the int8 weights take on this CPU.
+func Int8Bits() int { return weightBits() }

@@ -94,14 +94,24 @@ type Options struct {
 	// page (8 dense Letter pages at 200 dpi: 20 CPU-s against 31), at
 	// some accuracy on clean pages (CER 0.108 % against 0.079 % on
 	// them; 150-dpi pages and degraded ones read as well or better). Off
-	// by default.
+	// by default. On x86 CPUs without VNNI (AVX-512 VNNI or AVX-VNNI)
+	// the weights take 7 bits instead of 8, where ONNX Runtime's integer
+	// kernels could overflow (see weightBits). Where the rewrite cannot
+	// be made, the recogniser runs in float and Warn says why.
 	Int8 bool
+	// int8Bits, where not 0, is the bits of the int8 weights instead of
+	// weightBits's choice for this CPU (tests).
+	int8Bits int
 	// CacheDir keeps the recogniser's int8 rewrite between processes
 	// (calibrating it takes 2-3 s of CPU, reading it back
 	// milliseconds). Empty means the user's cache directory
 	// (os.UserCacheDir()/gochunk/ocr); "-" means none (every process
 	// calibrates). A directory that cannot be made falls back to none.
 	CacheDir string
+	// Warn, when set, hears what the engine could not do as asked and
+	// went on without: the int8 recogniser that could not be made (the
+	// float one reads instead), a cache directory it could not keep it in.
+	Warn func(string)
 	// NoRotate skips the check for a page turned a quarter or a half
 	// turn (which costs a second detection on such pages only).
 	NoRotate bool
@@ -137,7 +147,17 @@ func (o Options) withDefaults() Options {
 	if o.Threads <= 0 {
 		o.Threads = runtime.NumCPU()
 	}
+	if o.int8Bits == 0 {
+		o.int8Bits = weightBits()
+	}
 	return o
+}
+
+// warn says s through Warn, where set.
+func (o Options) warn(s string) {
+	if o.Warn != nil {
+		o.Warn(s)
+	}
 }
 
 // Point is a point on the page image, in pixels from its top-left corner.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/gochunk/gochunk/embed"
 	ort "github.com/yalue/onnxruntime_go"
@@ -34,7 +35,8 @@ func startRuntime(opt Options) (string, error) {
 // loadModel reads a model file, rewrites it with fewer operators where
 // it can (fuseModel: the same function up to float rounding), with int8
 // convolutions where quantize is set (quantizeRecognizer), and starts a
-// session on it.
+// session on it. Where the int8 rewrite cannot be made, the float model
+// runs and opt.Warn says why.
 func loadModel(path string, opt Options, quantize bool) (*model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -43,22 +45,42 @@ func loadModel(path string, opt Options, quantize bool) (*model, error) {
 	// A model fuseModel cannot read goes to ONNX Runtime as it is: its
 	// error says what is wrong with it. So does one whose rewrite ONNX
 	// Runtime refuses (a pattern the rewrite misjudged).
-	if fused, _, err := fuseModel(data); err == nil && !bytes.Equal(fused, data) {
-		if quantize {
-			if q, cached, err := quantizedModel(fused, opt); err == nil {
-				if m, err := newModel(path, q, opt); err == nil {
-					return m, nil
-				}
-				if cached != "" {
-					os.Remove(cached) // a damaged copy: made again next time
-				}
+	fused, _, ferr := fuseModel(data)
+	if quantize {
+		if ferr != nil {
+			err = fmt.Errorf("the model is not one the rewrite reads: %w", ferr)
+		} else {
+			var m *model
+			if m, err = loadQuantized(path, fused, opt); err == nil {
+				return m, nil
 			}
 		}
+		opt.warn(fmt.Sprintf("the recogniser %s runs in float, not in int8: %v", filepath.Base(path), err))
+	}
+	if ferr == nil && !bytes.Equal(fused, data) {
 		if m, err := newModel(path, fused, opt); err == nil {
 			return m, nil
 		}
 	}
 	return newModel(path, data, opt)
+}
+
+// loadQuantized starts a session on the int8 rewrite of a recogniser
+// (fuseModel's output), read from the cache or made (quantizedModel). A
+// cached copy ONNX Runtime refuses (damaged) is made again.
+func loadQuantized(path string, fused []byte, opt Options) (*model, error) {
+	q, cached, err := quantizedModel(fused, opt, true)
+	if err != nil {
+		return nil, err
+	}
+	m, err := newModel(path, q, opt)
+	if err == nil || cached == "" {
+		return m, err
+	}
+	if q, _, err = quantizedModel(fused, opt, false); err != nil {
+		return nil, err
+	}
+	return newModel(path, q, opt)
 }
 
 // newModel starts a session on a model's bytes (read from path).
@@ -146,8 +168,8 @@ func (m *model) run(data []float32, shape []int64, use func(out []float32, shape
 func (m *model) close() error { return m.session.Destroy() }
 
 // quantizeRecognizer rewrites a recogniser (fuseModel's output) with its
-// hard-swish convolutions in int8 (quantizeModel), the activations'
-// ranges measured on calibrationLines.
+// hard-swish convolutions in int8 (quantizeModel, weights of
+// opt.int8Bits), the activations' ranges measured on calibrationLines.
 func quantizeRecognizer(fused []byte, opt Options) ([]byte, error) {
 	g, _, err := readGraph(fused)
 	if err != nil {
@@ -158,7 +180,7 @@ func quantizeRecognizer(fused []byte, opt Options) ([]byte, error) {
 	}
 	names := calibrationTensors(g.quantPlan(quantMinChannels))
 	if len(names) == 0 {
-		return nil, errors.New("no convolution followed by a hard-swish")
+		return nil, errors.New("it has no convolution of 128 channels or more followed by a hard-swish (PP-OCRv4's recogniser has 21)")
 	}
 	lines, err := calibrationLines()
 	if err != nil {
@@ -168,7 +190,7 @@ func quantizeRecognizer(fused []byte, opt Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, _, err := quantizeModel(fused, ranges, quantMinChannels)
+	q, _, err := quantizeModel(fused, ranges, quantMinChannels, opt.int8Bits)
 	return q, err
 }
 
@@ -176,21 +198,31 @@ func quantizeRecognizer(fused []byte, opt Options) ([]byte, error) {
 // cache: change it with either.
 const quantVersion = "q2"
 
+// staleTemp is the age after which a temporary file of the cache is
+// taken as left by a process killed while writing it (writing takes
+// milliseconds once the rewrite is made).
+const staleTemp = 10 * time.Minute
+
 // quantizedModel returns quantizeRecognizer's rewrite of the recogniser,
 // from the cache directory (see Options.CacheDir) where it was made
-// before, else made and left there; and the cached file's path (empty
-// where it was not read from the cache). The cache's file is named by
-// the float model's SHA-256, quantVersion and ONNX Runtime's version (the
-// calibration runs in it): another model, rewrite or runtime makes its
-// own.
-func quantizedModel(fused []byte, opt Options) ([]byte, string, error) {
-	dir := cacheDir(opt.CacheDir)
+// before and useCache is set, else made and left there; and the cached
+// file's path (empty where it was not read from the cache). The cache's
+// file is named by the float model's SHA-256, quantVersion, the weights'
+// bits and ONNX Runtime's version (the calibration runs in it): another
+// model, rewrite, CPU kind or runtime makes its own.
+func quantizedModel(fused []byte, opt Options, useCache bool) ([]byte, string, error) {
+	dir, err := cacheDir(opt.CacheDir)
+	if err != nil {
+		opt.warn(fmt.Sprintf("the int8 recogniser is not kept between processes (%v): each calibrates it again, 2-3 s of CPU", err))
+	}
 	var path string
 	if dir != "" {
 		sum := sha256.Sum256(fused)
-		path = filepath.Join(dir, fmt.Sprintf("rec-int8-%x-%s-ort%s.onnx", sum[:16], quantVersion, ort.GetVersion()))
-		if q, err := os.ReadFile(path); err == nil {
-			return q, path, nil
+		path = filepath.Join(dir, fmt.Sprintf("rec-int8-%x-%s-w%d-ort%s.onnx", sum[:16], quantVersion, opt.int8Bits, ort.GetVersion()))
+		if useCache {
+			if q, err := os.ReadFile(path); err == nil {
+				return q, path, nil
+			}
 		}
 	}
 	q, err := quantizeRecognizer(fused, opt)
@@ -198,36 +230,60 @@ func quantizedModel(fused []byte, opt Options) ([]byte, string, error) {
 		return nil, "", err
 	}
 	if dir != "" {
-		// Written whole under another name, then renamed: a process
-		// reading the cache at the same time sees no half-written file.
-		if f, err := os.CreateTemp(dir, ".rec-int8-*"); err == nil {
-			_, werr := f.Write(q)
-			if cerr := f.Close(); werr == nil && cerr == nil {
-				werr = os.Rename(f.Name(), path)
-			}
-			if werr != nil {
-				os.Remove(f.Name())
-			}
+		if err := writeCache(dir, path, q, time.Now()); err != nil {
+			opt.warn(fmt.Sprintf("the int8 recogniser is not kept between processes (%v): each calibrates it again, 2-3 s of CPU", err))
 		}
 	}
 	return q, "", nil
 }
 
+// writeCache writes data to path in dir whole under another name, then
+// renames it, so that a process reading the cache at the same time sees
+// no half-written file; the temporary file is removed on an error. It
+// first removes the temporary files older than staleTemp (at now) that
+// killed processes left.
+func writeCache(dir, path string, data []byte, now time.Time) error {
+	if old, err := filepath.Glob(filepath.Join(dir, ".rec-int8-*")); err == nil {
+		for _, f := range old {
+			if st, err := os.Lstat(f); err == nil && st.Mode().IsRegular() && now.Sub(st.ModTime()) > staleTemp {
+				os.Remove(f)
+			}
+		}
+	}
+	f, err := os.CreateTemp(dir, ".rec-int8-*")
+	if err != nil {
+		return fmt.Errorf("cache directory %s: %w", dir, err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("cache directory %s: %w", dir, err)
+	}
+	return nil
+}
+
 // cacheDir returns the directory of Options.CacheDir, made where it is
-// missing, or "" for none ("-", or one that cannot be made).
-func cacheDir(dir string) string {
+// missing, or "" for none: "-", or one that cannot be made (the error
+// says why).
+func cacheDir(dir string) (string, error) {
 	if dir == "-" {
-		return ""
+		return "", nil
 	}
 	if dir == "" {
 		base, err := os.UserCacheDir()
 		if err != nil {
-			return ""
+			return "", fmt.Errorf("no user cache directory: %w", err)
 		}
 		dir = filepath.Join(base, "gochunk", "ocr")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return ""
+		return "", fmt.Errorf("cache directory: %w", err)
 	}
-	return dir
+	return dir, nil
 }

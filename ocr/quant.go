@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"runtime"
 
+	"golang.org/x/sys/cpu"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -18,7 +20,8 @@ import (
 // integer kernels in channels-last layout:
 //
 //   - Conv becomes QLinearConv: int8 weights of one scale an output
-//     channel (symmetric, the largest weight ±127), int32 bias, the
+//     channel (symmetric, the largest weight ±127, or ±63 where the
+//     weights take 7 bits: see weightBits), int32 bias, the
 //     input's and the output's scale and zero point static;
 //   - the hard-swish y·clip((y+3)/6, 0, 1) becomes com.microsoft's
 //     QLinearAdd of y and y·0 (a requantisation: y clipped to -3..3 in
@@ -40,6 +43,23 @@ import (
 // tensor's least and greatest value. The model's default operator set
 // goes from 9 to 11 (QLinearConv and ONNX Runtime's own rewrites of it
 // need 10 and 11; Slice's attributes become inputs).
+
+// weightBits is the bits quantizeModel gives the weights on this CPU: 7
+// (±63) on x86 CPUs without VNNI (AVX-512 VNNI or AVX-VNNI), 8 (±127)
+// elsewhere. Without VNNI, ONNX Runtime's uint8 × int8 kernels multiply
+// with VPMADDUBSW, which adds two products into a saturating 16-bit sum:
+// 255 · 127 · 2 overflows it, 255 · 63 · 2 does not (the remedy ONNX
+// Runtime's quantisation tools document as reduce_range). VNNI adds
+// into 32 bits, and ARM's kernels widen before they add.
+func weightBits() int {
+	switch runtime.GOARCH {
+	case "amd64", "386":
+		if !cpu.X86.HasAVX512VNNI && !cpu.X86.HasAVXVNNI {
+			return 7
+		}
+	}
+	return 8
+}
 
 // ONNX TensorProto data types used here.
 const (
@@ -283,14 +303,19 @@ const (
 // quantizeModel rewrites the convolutions quantPlan finds in a model
 // (fuseModel's output), with their hard-swishes, into 8-bit operators
 // with the activation ranges calibrate measured: Conv into QLinearConv
-// (uint8 activations, int8 weights with a scale an output channel, int32
-// bias), HardSigmoid into com.microsoft's QLinearLeakyRelu of α 1 (a
-// clip, see hardSigmoidZero) and Mul into QLinearMul, so that one
+// (uint8 activations, int8 weights of bits bits (8: ±127, 7: ±63) with a
+// scale an output channel, int32 bias), HardSigmoid into com.microsoft's
+// QLinearAdd (a clip, see hardSigmoidZero) and Mul into QLinearMul, so that one
 // convolution's uint8 output goes to the next without float between
 // them. A tensor float operators read too is dequantised for them. It
 // returns an error where the model is not one it can rewrite (no such
-// convolution, an operator set before 9, a range missing).
-func quantizeModel(data []byte, ranges map[string]actRange, minChannels int) ([]byte, quantStats, error) {
+// convolution, an operator set before 9, a range missing, bits other
+// than 7 or 8).
+func quantizeModel(data []byte, ranges map[string]actRange, minChannels, bits int) ([]byte, quantStats, error) {
+	if bits != 7 && bits != 8 {
+		return nil, quantStats{}, fmt.Errorf("weights of %d bits: want 7 or 8", bits)
+	}
+	wmax := float32(int(1)<<(bits-1) - 1)
 	g, m, err := readGraph(data)
 	if err != nil {
 		return nil, quantStats{}, err
@@ -396,9 +421,9 @@ func quantizeModel(data []byte, ranges map[string]actRange, minChannels int) ([]
 			if mx == 0 {
 				mx = 1
 			}
-			ws[o] = mx / 127
+			ws[o] = mx / wmax
 			for i, v := range q.w.f[o*per : (o+1)*per] {
-				wq[o*per+i] = byte(int8(min(max(math.Round(float64(v/ws[o])), -127), 127)))
+				wq[o*per+i] = byte(int8(min(max(math.Round(float64(v/ws[o])), -float64(wmax)), float64(wmax))))
 			}
 			if q.b != nil {
 				bq[o] = int32(math.Round(float64(q.b.f[o]) / (float64(sx) * float64(ws[o]))))

@@ -62,7 +62,7 @@ func TestQuantizeGraph(t *testing.T) {
 		t.Errorf("calibration tensors %v", names)
 	}
 	ranges := map[string]actRange{"r": {0, 2}, "y1": {-4, 5}, "h1": {-0.375, 5}, "y2": {-6, 6}, "h2": {-0.375, 6}}
-	out, st, err := quantizeModel(model, ranges, 1)
+	out, st, err := quantizeModel(model, ranges, 1, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,9 +216,45 @@ func TestQuantizeGraph(t *testing.T) {
 	if len(slice.attrs) != 0 || len(slice.in) != 4 || tensors[slice.in[1]] == nil || tensors[slice.in[1]].dtype != int64Type {
 		t.Errorf("Slice %v, attributes %d", slice.in, len(slice.attrs))
 	}
+	// Weights of 7 bits (CPUs without VNNI): the largest weight ±63.
+	out7, _, err := quantizeModel(model, ranges, 1, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g7, _, err := readGraph(out7)
+	if err != nil || g7 == nil {
+		t.Fatalf("reading the 7-bit model: %v", err)
+	}
+	var w7 []int8
+	var ws7 []float32
+	for _, n := range g7.nodes {
+		if n.op != "QLinearConv" || w7 != nil {
+			continue
+		}
+		fs, err := readFields(g7.consts[n.in[3]].other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fs {
+			if f.num == tensorRaw {
+				for _, b := range f.val {
+					w7 = append(w7, int8(b))
+				}
+			}
+		}
+		ws7 = g7.consts[n.in[4]].f
+	}
+	// (1 is 31.5 steps: either neighbour, as float32 rounding falls.)
+	if len(w7) != 4 || (w7[0] != 31 && w7[0] != 32) || !slices.Equal(w7[1:], []int8{63, -63, 11}) || len(ws7) != 2 ||
+		math.Abs(float64(ws7[0])-2.0/63) > 1e-7 || math.Abs(float64(ws7[1])-3.0/63) > 1e-7 {
+		t.Errorf("7-bit weights %v, scales %v: want [31.5 63 -63 11], 2/63 and 3/63", w7, ws7)
+	}
+	if _, _, err := quantizeModel(model, ranges, 1, 6); err == nil {
+		t.Error("no error for weights of 6 bits")
+	}
 	// Ranges missing: an error, not a guess.
 	delete(ranges, "y2")
-	if _, _, err := quantizeModel(model, ranges, 1); err == nil {
+	if _, _, err := quantizeModel(model, ranges, 1, 8); err == nil {
 		t.Error("no error for a missing range")
 	}
 }

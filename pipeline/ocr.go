@@ -60,7 +60,9 @@ type OCRConfig struct {
 	// slightly less exact on clean pages (CER 0.11 % against 0.08 % on
 	// 200-dpi pages, measured on a CPU with AVX-512 VNNI). The rewritten
 	// model is calibrated once and kept in the user's cache directory.
-	// Off by default; no effect with a vision model (Engine).
+	// Off by default; no effect with a vision model (Engine). Where the
+	// rewrite cannot be made, the float recogniser reads and
+	// Embedder.Notice says why.
 	Int8 bool `json:"int8,omitempty"`
 }
 
@@ -152,7 +154,8 @@ func (r *resources) ocrEngine(ctx context.Context) (*ocrResource, error) {
 			}
 		}
 		eng, err := ocr.New(ocr.Options{ModelDir: dir, ONNXRuntimeLibrary: r.cfg.Embedder.ONNXLibrary,
-			Threads: r.cfg.Embedder.ONNXThreads, MaxPixels: c.MaxPixels, Int8: c.Int8})
+			Threads: r.cfg.Embedder.ONNXThreads, MaxPixels: c.MaxPixels, Int8: c.Int8,
+			Warn: func(s string) { r.warn("OCR --ocr-int8: " + s) }})
 		if err != nil {
 			r.ocr.err = fmt.Errorf("%w: OCR: %w", gochunk.ErrConfig, err)
 			return
