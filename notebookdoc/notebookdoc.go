@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -82,17 +83,157 @@ func (m *multiline) UnmarshalJSON(b []byte) error {
 		}
 		*m = multiline(s)
 	case len(b) > 0 && b[0] == '[':
-		var parts []string
+		var parts []json.RawMessage
 		if err := json.Unmarshal(b, &parts); err != nil {
 			return err
 		}
-		*m = multiline(strings.Join(parts, ""))
+		var sb strings.Builder
+		for _, p := range parts {
+			if len(p) == 0 || p[0] != '"' {
+				// No offset: encoding/json names the field, and
+				// locate finds where it is in the file.
+				return &json.UnmarshalTypeError{Value: jsonKind(p), Type: multilineType}
+			}
+			var s string
+			if err := json.Unmarshal(p, &s); err != nil {
+				return err
+			}
+			sb.WriteString(s)
+		}
+		*m = multiline(sb.String())
 	case string(b) == "null":
 		*m = ""
 	default:
-		return errors.New("want a string or a list of strings")
+		return &json.UnmarshalTypeError{Value: jsonKind(b), Type: multilineType}
 	}
 	return nil
+}
+
+var multilineType = reflect.TypeFor[multiline]()
+
+// jsonKind names the kind of a JSON value by its first byte.
+func jsonKind(b []byte) string {
+	switch {
+	case len(b) == 0:
+		return "value"
+	case b[0] == '"':
+		return "string"
+	case b[0] == '[':
+		return "list"
+	case b[0] == '{':
+		return "object"
+	case b[0] == 't' || b[0] == 'f':
+		return "bool"
+	case b[0] == 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// loose is a field of nbformat 3 that nbformat 4 does not have (a cell's
+// level, language, input; an output's markdown, html), or one of the
+// metadata's: read as text when it is a string or a list of strings, a
+// number as written, else left empty, as Jupyter ignores a field it does
+// not know (a v4 cell's stray "level": "2").
+type loose string
+
+func (l *loose) UnmarshalJSON(b []byte) error {
+	var m multiline
+	if m.UnmarshalJSON(b) == nil {
+		*l = loose(m)
+	} else if jsonKind(b) == "number" {
+		*l = loose(b) // a heading's level
+	}
+	return nil
+}
+
+// locate finds, in a notebook's JSON, the value a type error is about:
+// the first at the error's field path (encoding/json's "cells.source")
+// that its Go type does not take (for a multiline, a string, a list or
+// null; in a list, a string), returning its offset and the cell it is
+// in (1-based, counted as ElementsWithin counts them; 0 outside cells).
+// encoding/json gives an error from a field's own UnmarshalJSON no
+// offset, and offsets counted from the field's start for one inside it.
+func locate(data []byte, e *json.UnmarshalTypeError) (cell int, off int64, ok bool) {
+	type frame struct {
+		obj, wantKey bool
+		key          string
+		cells        bool // a list of cells
+	}
+	var stack []frame
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	path := func() string {
+		var keys []string
+		for _, f := range stack {
+			if f.obj {
+				keys = append(keys, f.key)
+			}
+		}
+		return strings.Join(keys, ".")
+	}
+	for {
+		start := dec.InputOffset()
+		for start < int64(len(data)) && strings.IndexByte(" \t\r\n,:", data[start]) >= 0 {
+			start++
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return 0, 0, false
+		}
+		if d, isDelim := tok.(json.Delim); isDelim && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			if n := len(stack); n > 0 && stack[n-1].obj {
+				stack[n-1].wantKey = true
+			}
+			continue
+		}
+		if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
+			stack[n-1].key, stack[n-1].wantKey = tok.(string), false
+			continue
+		}
+		if n := len(stack); n > 0 && stack[n-1].cells {
+			cell++
+		}
+		p := path()
+		kind := jsonKind(data[start:min(start+1, int64(len(data)))])
+		if p == e.Field && !takes(e.Type, kind) {
+			return cell, start, true
+		}
+		if n := len(stack); n > 0 && stack[n-1].obj {
+			stack[n-1].wantKey = true
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, frame{obj: true, wantKey: true})
+		case json.Delim('['):
+			stack = append(stack, frame{cells: p == "cells" || p == "worksheets.cells"})
+		}
+	}
+}
+
+// takes reports whether a field of type t is read from a JSON value of
+// kind (jsonKind).
+func takes(t reflect.Type, kind string) bool {
+	if kind == "null" || t == nil {
+		return true
+	}
+	if t == multilineType {
+		return kind == "string" || kind == "list"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return kind == "string"
+	case reflect.Int, reflect.Int64, reflect.Float64:
+		return kind == "number"
+	case reflect.Struct, reflect.Map:
+		return kind == "object"
+	case reflect.Slice:
+		return kind == "list"
+	case reflect.Bool:
+		return kind == "bool"
+	}
+	return true
 }
 
 // mimeBundle is the text an output holds, by its MIME type; other types
@@ -124,16 +265,16 @@ type output struct {
 	Ename      string     `json:"ename"`
 	Evalue     string     `json:"evalue"`
 	// nbformat 3 keeps a result's types at the top of the output.
-	Markdown multiline `json:"markdown"`
-	HTML     multiline `json:"html"`
+	Markdown loose `json:"markdown"`
+	HTML     loose `json:"html"`
 }
 
 type cell struct {
 	CellType string    `json:"cell_type"`
 	Source   multiline `json:"source"`
-	Input    multiline `json:"input"`    // nbformat 3: a code cell's source
-	Language string    `json:"language"` // nbformat 3: a code cell's language
-	Level    int       `json:"level"`    // nbformat 3: a heading cell's level
+	Input    loose     `json:"input"`    // nbformat 3: a code cell's source
+	Language loose     `json:"language"` // nbformat 3: a code cell's language
+	Level    loose     `json:"level"`    // nbformat 3: a heading cell's level
 	Outputs  []output  `json:"outputs"`
 }
 
@@ -144,13 +285,15 @@ type notebook struct {
 		Cells []cell `json:"cells"`
 	} `json:"worksheets"`
 	Metadata struct {
+		// Metadata is free-form beyond these: a value of another type is
+		// ignored (loose), not a reason to refuse the notebook.
 		Kernelspec struct {
-			Language string `json:"language"`
+			Language loose `json:"language"`
 		} `json:"kernelspec"`
 		LanguageInfo struct {
-			Name string `json:"name"`
+			Name loose `json:"name"`
 		} `json:"language_info"`
-		Language string `json:"language"`
+		Language loose `json:"language"`
 	} `json:"metadata"`
 }
 
@@ -164,7 +307,10 @@ func ElementsWithin(ctx context.Context, data []byte, b *htmldoc.Budget) ([]goch
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
+	bom := 0 // a byte order mark's bytes, counted in the offsets said
+	if bytes.HasPrefix(data, []byte("\xEF\xBB\xBF")) {
+		data, bom = data[3:], 3
+	}
 	if !utf8.Valid(data) {
 		// Jupyter reads a notebook as UTF-8 and refuses one that is not;
 		// the JSON decoder would put U+FFFD in silently.
@@ -177,11 +323,11 @@ func ElementsWithin(ctx context.Context, data []byte, b *htmldoc.Budget) ([]goch
 			at += n
 		}
 		line, col := lineCol(data, int64(at)+1) // the column of the byte at
-		return nil, fmt.Errorf("%w: invalid UTF-8 at byte %d (line %d, column %d), where a notebook is UTF-8: convert the file to UTF-8 (iconv -f ENCODING -t UTF-8)", ErrFormat, at, line, col)
+		return nil, fmt.Errorf("%w: invalid UTF-8 at byte %d (line %d, column %d), where a notebook is UTF-8: convert the file to UTF-8 (iconv -f ENCODING -t UTF-8)", ErrFormat, bom+at, line, col)
 	}
 	var nb notebook
 	if err := json.Unmarshal(data, &nb); err != nil {
-		return nil, jsonError(data, err)
+		return nil, jsonError(data, bom, err)
 	}
 	if len(nb.NBFormat) == 0 {
 		return nil, fmt.Errorf(`%w: the JSON has no "nbformat": it is not a notebook`, ErrFormat)
@@ -201,7 +347,7 @@ func ElementsWithin(ctx context.Context, data []byte, b *htmldoc.Budget) ([]goch
 	default:
 		return nil, &VersionError{NBFormat: string(nb.NBFormat)}
 	}
-	lang := strings.ToLower(strings.TrimSpace(firstOf(nb.Metadata.LanguageInfo.Name, nb.Metadata.Kernelspec.Language, nb.Metadata.Language)))
+	lang := strings.ToLower(strings.TrimSpace(firstOf(string(nb.Metadata.LanguageInfo.Name), string(nb.Metadata.Kernelspec.Language), string(nb.Metadata.Language))))
 	r := &reader{ctx: ctx, budget: b}
 	for i, c := range cells {
 		if err := ctx.Err(); err != nil {
@@ -224,12 +370,12 @@ func firstOf(s ...string) string {
 }
 
 // jsonError says where a notebook's JSON breaks, and what to do.
-func jsonError(data []byte, err error) error {
+func jsonError(data []byte, bom int, err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn) && syn.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))):
-		return fmt.Errorf("%w: the JSON is cut short (it ends at byte %d inside the notebook): check that the file was saved or copied whole", ErrFormat, len(data))
+		return fmt.Errorf("%w: the JSON is cut short (it ends at byte %d inside the notebook): check that the file was saved or copied whole", ErrFormat, bom+len(data))
 	case errors.As(err, &syn):
 		line, col := lineCol(data, syn.Offset)
 		return fmt.Errorf("%w: the JSON does not parse at line %d, column %d (%s): open and save it in Jupyter, or find the fault with python3 -m json.tool FILE", ErrFormat, line, col, strings.TrimPrefix(err.Error(), "json: "))
@@ -238,8 +384,16 @@ func jsonError(data []byte, err error) error {
 		if field == "" {
 			field = "the notebook"
 		}
-		line, col := lineCol(data, typ.Offset)
-		return fmt.Errorf("%w: %s is a JSON %s at line %d, column %d, where a notebook has %s: open and save it in Jupyter", ErrFormat, field, typ.Value, line, col, want(typ))
+		where := ""
+		if cell, off, ok := locate(data, typ); ok {
+			line, col := lineCol(data, off+1)
+			where = fmt.Sprintf(" at line %d, column %d", line, col)
+			if cell > 0 {
+				_, field, _ = strings.Cut(field, "cells.")
+				field = fmt.Sprintf("cell %d: %s", cell, field)
+			}
+		}
+		return fmt.Errorf("%w: %s: want %s, found a JSON %s%s: open and save it in Jupyter", ErrFormat, field, want(typ), typ.Value, where)
 	}
 	return fmt.Errorf("%w: %s: open and save it in Jupyter", ErrFormat, strings.TrimPrefix(err.Error(), "json: "))
 }
@@ -247,6 +401,9 @@ func jsonError(data []byte, err error) error {
 func want(e *json.UnmarshalTypeError) string {
 	if e.Type == nil {
 		return "another type"
+	}
+	if e.Type == multilineType {
+		return "a string or a list of strings"
 	}
 	switch e.Type.Kind().String() {
 	case "slice":
@@ -295,7 +452,8 @@ func (r *reader) cell(c cell, version int, lang string) error {
 	case "markdown":
 		return r.markdown(src)
 	case "heading": // nbformat 3
-		level := min(max(c.Level, 1), 6)
+		n, _ := strconv.Atoi(strings.Trim(string(c.Level), `" `))
+		level := min(max(n, 1), 6)
 		typ := "heading"
 		if level == 1 {
 			typ = "title"
@@ -311,7 +469,7 @@ func (r *reader) cell(c cell, version int, lang string) error {
 	case "code":
 		if version == 3 {
 			src = string(c.Input)
-			lang = strings.ToLower(strings.TrimSpace(firstOf(c.Language, lang)))
+			lang = strings.ToLower(strings.TrimSpace(firstOf(string(c.Language), lang)))
 		}
 		if m := magicLanguage(src); m != "" {
 			lang = m

@@ -110,7 +110,9 @@ func TestCells(t *testing.T) {
 
 // Each broken notebook is an error that says what is wrong and what to
 // do: JSON cut short, JSON that does not parse (where), a notebook of
-// another nbformat (a *VersionError), JSON that is no notebook.
+// another nbformat (a *VersionError), JSON that is no notebook. A value
+// of the wrong type is named by its cell and field, at its line and
+// column in the file; byte offsets count a byte order mark.
 func TestErrors(t *testing.T) {
 	good, err := os.ReadFile("testdata/analysis.ipynb")
 	if err != nil {
@@ -123,8 +125,19 @@ func TestErrors(t *testing.T) {
 		{"truncated", string(good[:len(good)/2]), []string{"not a readable Jupyter notebook", "cut short", "saved or copied whole"}},
 		{"syntax", "{\n \"nbformat\": 4,\n \"cells\": [}\n}", []string{"does not parse at line 3, column 12", "json.tool"}},
 		{"no nbformat", `{"cells": []}`, []string{`no "nbformat"`}},
-		{"cells not a list", `{"nbformat": 4, "cells": {}}`, []string{"cells is a JSON object", "a list"}},
+		{"cells not a list", `{"nbformat": 4, "cells": {}}`, []string{"cells: want a list, found a JSON object at line 1, column 26"}},
 		{"source a number", `{"nbformat": 4, "cells": [{"cell_type": "code", "source": 3}]}`, []string{"not a readable Jupyter notebook", "a string or a list of strings"}},
+		// The field, the cell and where they are in the file.
+		{"source a number, third cell", "{\"nbformat\": 4, \"cells\": [\n{\"cell_type\": \"raw\", \"source\": \"a\"},\n{\"cell_type\": \"raw\", \"source\": [\"b\"]},\n{\"cell_type\": \"code\", \"source\": 5}]}",
+			[]string{"cell 3: source: want a string or a list of strings, found a JSON number at line 4, column 33"}},
+		{"a number in source's list", "{\"nbformat\": 4, \"cells\": [\n{\"cell_type\": \"raw\", \"source\": \"a\"},\n  {\"cell_type\": \"markdown\", \"source\": [\"a\\n\", 5]}]}",
+			[]string{"cell 2: source: want a string or a list of strings, found a JSON number at line 3, column 47"}},
+		{"output text an object", "{\"nbformat\": 4, \"cells\": [{\"cell_type\": \"code\", \"source\": \"x\",\n \"outputs\": [{\"output_type\": \"stream\", \"text\": {}}]}]}",
+			[]string{"cell 1: outputs.text: want a string or a list of strings, found a JSON object at line 2, column 48"}},
+		{"nbformat 3 cells", "{\"nbformat\": 3, \"worksheets\": [{\"cells\": [{\"cell_type\": \"code\", \"input\": \"x\"}]},\n {\"cells\": [{\"cell_type\": \"markdown\", \"source\": true}]}]}",
+			[]string{"cell 2: source: want a string or a list of strings, found a JSON bool at line 2, column 49"}},
+		{"BOM, not UTF-8", "\xEF\xBB\xBF{\"nbformat\": 4,\n\"cells\": [\"caf\xe9\"]}", []string{"invalid UTF-8 at byte 33 (line 2, column 15)"}},
+		{"BOM, cut short", "\xEF\xBB\xBF{\"nbformat\": 4, \"cells\": [", []string{"cut short (it ends at byte 29 "}},
 		{"not an object", `[1, 2]`, []string{"not a readable Jupyter notebook"}},
 		{"not UTF-8", "{\"nbformat\": 4,\n\"cells\": [\"caf\xe9\"]}", []string{"invalid UTF-8 at byte 30 (line 2, column 15)", "iconv"}},
 	} {
@@ -196,4 +209,21 @@ func FuzzElements(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A field nbformat 4 does not have, of any type (a stray "level": "2",
+// "input": {}), is ignored, as Jupyter ignores it, not a reason to refuse
+// the notebook; nbformat 3's own (a heading cell's level) are read.
+func TestUnknownFields(t *testing.T) {
+	nb := `{"nbformat": 4, "metadata": {"language": {}}, "cells": [{"cell_type": "markdown", "level": "2", "language": 3, "input": {}, "source": "# T"},
+ {"cell_type": "code", "source": "x", "outputs": [{"output_type": "execute_result", "html": 5, "markdown": [1], "data": {"text/plain": "1"}}]}]}`
+	els, err := Elements(context.Background(), []byte(nb))
+	if err != nil || len(els) != 3 || els[0].Text != "# T" || els[2].Text != "```text\n1\n```" {
+		t.Errorf("%+v, %v", els, err)
+	}
+	v3 := `{"nbformat": 3, "worksheets": [{"cells": [{"cell_type": "heading", "level": 2, "source": "Sub"}, {"cell_type": "heading", "level": "3", "source": "Sub sub"}]}]}`
+	els, err = Elements(context.Background(), []byte(v3))
+	if err != nil || len(els) != 2 || els[0].Text != "## Sub" || els[1].Text != "### Sub sub" {
+		t.Errorf("nbformat 3: %+v, %v", els, err)
+	}
 }
