@@ -122,3 +122,33 @@ func TestPlainParagraph(t *testing.T) {
 		}
 	}
 }
+
+// The text counted against the budget is the text kept: a description
+// that the item's full content holds (a WordPress summary) is dropped,
+// and counts nothing (the feed is counted as the feed without it is); one
+// kept is counted, its table's cells too.
+func TestCountedIsKept(t *testing.T) {
+	long := strings.Repeat("word ", 200)
+	feed := func(desc string) []byte {
+		return rssOf(`<item xmlns:content="http://purl.org/rss/1.0/modules/content/"><title>x</title>` + desc +
+			`<content:encoded>&lt;p&gt;` + long + `and the rest.&lt;/p&gt;</content:encoded></item>` +
+			`<item><title>y</title><description>&lt;p&gt;kept&lt;/p&gt;&lt;table&gt;&lt;tr&gt;&lt;td&gt;a&lt;/td&gt;&lt;td&gt;b&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</description></item>`)
+	}
+	used := func(data []byte) (string, int64, int64) {
+		b := htmldoc.NewBudget(htmldoc.DefaultLimits(), 1<<20)
+		els, err := ElementsWithin(context.Background(), data, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, cells := b.Used()
+		return joined(els), text, cells
+	}
+	got, text, cells := used(feed(`<description>` + long + `[…]</description>`))
+	want, wantText, wantCells := used(feed(""))
+	if got != want {
+		t.Errorf("the description held by the content was read:\n%s", got)
+	}
+	if text != wantText || cells != wantCells || cells != 2 {
+		t.Errorf("counted %d bytes of text, %d cells; the feed without the description %d, %d", text, cells, wantText, wantCells)
+	}
+}

@@ -532,22 +532,34 @@ func (r *reader) line(n *node) (string, error) {
 // content returns the elements of a description or content, its headings
 // placed below level.
 func (r *reader) content(n *node, level int) ([]gochunk.Element, error) {
+	els, _, err := r.contentIn(n, level, r.budget)
+	return els, err
+}
+
+// contentIn is content counting the text against b; a nil b is a budget
+// of its own (returned), of the reader's limits for the markup's size,
+// for text that may be dropped (a description its content holds): the
+// caller counts what it keeps.
+func (r *reader) contentIn(n *node, level int, b *htmldoc.Budget) ([]gochunk.Element, *htmldoc.Budget, error) {
 	if n == nil {
-		return nil, nil
+		return nil, b, nil
 	}
 	h, ok := r.markup(n)
 	if !ok || strings.TrimSpace(h) == "" {
-		return nil, nil
+		return nil, b, nil
+	}
+	if b == nil {
+		b = htmldoc.NewBudget(r.budget.Limits(), int64(len(h)))
 	}
 	if e, ok := plainParagraph(h); ok {
-		if err := r.budget.Text(int64(len(e.Text)) + 2); err != nil {
-			return nil, fmt.Errorf("html: %w", err)
+		if err := b.Text(int64(len(e.Text)) + 2); err != nil {
+			return nil, b, fmt.Errorf("html: %w", err)
 		}
-		return []gochunk.Element{e}, nil
+		return []gochunk.Element{e}, b, nil
 	}
-	els, err := htmldoc.ElementsWithin(strings.NewReader(h), r.budget)
+	els, err := htmldoc.ElementsWithin(strings.NewReader(h), b)
 	if err != nil {
-		return nil, err
+		return nil, b, err
 	}
 	// The content's top headings go one level below level, the others
 	// keep their distance from them.
@@ -565,7 +577,7 @@ func (r *reader) content(n *node, level int) ([]gochunk.Element, error) {
 			els[i].Text = strings.Repeat("#", l) + e.Text[h:]
 		}
 	}
-	return els, nil
+	return els, b, nil
 }
 
 // plainParagraph returns the one paragraph HTML of no markup (no tag,
@@ -750,12 +762,23 @@ func (r *reader) item(se xml.StartElement, depth int) error {
 			return err
 		}
 	}
-	summary, err := r.content(desc, 2)
+	// The description is read against a budget of its own and counted
+	// only when kept: a summary the content holds (WordPress's) is not
+	// counted twice.
+	summary, own, err := r.contentIn(desc, 2, nil)
 	if err != nil {
 		return err
 	}
 	if len(full) > 0 && holds(full, summary) {
 		summary = nil
+	} else if own != nil {
+		text, cells := own.Used()
+		if err := r.budget.Text(text); err != nil {
+			return fmt.Errorf("html: %w", err)
+		}
+		if err := r.budget.Cells(cells); err != nil {
+			return fmt.Errorf("html: %w", err)
+		}
 	}
 	r.els = append(r.els, summary...)
 	r.els = append(r.els, full...)
