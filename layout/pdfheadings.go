@@ -422,9 +422,21 @@ func boldHeading(b block, text string, body float64, boldOK bool) bool {
 	return true
 }
 
-// amountRe matches a sum of money: a currency sign before or after a
-// number, or a number with a thousands' comma (never a section number's).
-var amountRe = regexp.MustCompile(`[$€£¥₹]\s?\d|\d\s?[$€£¥₹]|\d,\d\d`)
+// amountRe matches a sum of money: a currency sign or code (ISO 4217's
+// commonest, Rs, or an Indian report's crore and lakh) next to a number
+// ("$821.14", "1,234.50 EUR", "₹ 1,186 crore"), or an amount with cents
+// that no section number or version is: two decimals after thousands'
+// separators ("1,234.50", "1.234,50") or after three digits or more
+// ("821.14"). A count with a thousands' comma ("1,200 patients") or a
+// section number ("1.10", "2.3.59") is no sum.
+var amountRe = regexp.MustCompile(strings.Join([]string{
+	`[$€£¥₹]\s?\d`, `\d\s?[$€£¥₹]`,
+	// A code before a figure that is not a word ("USD 500", not "3D").
+	`\b(?:USD|EUR|GBP|JPY|CNY|INR|CHF|AUD|Rs\.?)\s?\d[\d,.]*(?:$|[^\pL\d])`,
+	`\d\s?(?:USD|EUR|GBP|JPY|CNY|INR|CHF|AUD|[Cc]rores?|[Ll]akhs?)\b`,
+	// Cents, the figure not part of a longer one.
+	`(?:^|[^\d.,])(?:\d{1,3}(?:,\d{3})+\.\d\d|\d{1,3}(?:\.\d{3})+,\d\d|\d{3,}\.\d\d)(?:$|[^\d.,]|[.,]$|[.,]\D)`,
+}, "|"))
 
 // amountOrCode reports whether a bold line is a label and its value
 // ("TOTAL $821.14") or holds a code (a word of 10 characters or more, 9

@@ -11,6 +11,14 @@ func TestAmountOrCode(t *testing.T) {
 		"*TXN98765202411231432*":                 true,
 		"arXiv:2103.15348v2 [cs.CV] 21 Jun 2021": true,
 		"Total 1,186 crore":                      true,
+		"Total: 1,234.50 EUR":                    true,
+		"TOTAL 821.14":                           true,
+		"Betrag 1.234,50":                        true,
+		"USD 500 million programme":              true,
+		"Results for 1,200 patients":             false,
+		"CAD 3D modelling":                       false,
+		"Python 3.12 release notes":              false,
+		"Chapter 12.50 onwards":                  false,
 		"1.10 Scope of the work":                 false,
 		"Command Codes BMFOL and BMFOR 2.3.59":   false,
 		"Exhibit 2.3.59-1 (07-01-2019) Command Code BMFOL Input Display": false,
@@ -19,6 +27,21 @@ func TestAmountOrCode(t *testing.T) {
 	} {
 		if got := amountOrCode(text); got != want {
 			t.Errorf("amountOrCode(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// A bold line with a count in thousands is a heading: a thousands' comma
+// alone is no sum of money.
+func TestBoldHeadingWithCount(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Results for 1,200 patients": true,
+		"TOTAL $821.14":              false,
+		"Total: 1,234.50 EUR":        false,
+	} {
+		b := block{x0: 72, y0: 100, x1: 300, y1: 112, lines: []string{text}, lineHeight: 12, bold: true}
+		if got := boldHeading(b, text, 12, true); got != want {
+			t.Errorf("boldHeading(%q) = %v, want %v", text, got, want)
 		}
 	}
 }
@@ -156,6 +179,43 @@ func TestJoinSectionNumbers(t *testing.T) {
 	got := joinSectionNumbers(bs)
 	if len(got) != 3 || got[0].lines[0] != "1 Introduction" || got[0].x0 != 72 {
 		t.Errorf("got %+v, want the number before its title and the page number alone", got)
+	}
+}
+
+// Only a section number joins the block to its right, and only a block
+// whose first line is of its size, on its baseline and starts as a
+// heading does: not a letter set apart from its word, a drop cap, a
+// number cell before a cell in lower case, or a number beside a line it
+// does not stand on.
+func TestJoinSectionNumbersOnlyNumbers(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		number block
+		right  block
+		want   string // the right block's first line after; "" kept apart
+	}{
+		{"letter set apart", block{x0: 72, y0: 100, x1: 80, y1: 112, lines: []string{"T"}, lineHeight: 12},
+			block{x0: 84, y0: 100, x1: 300, y1: 136, lines: []string{"he quick brown fox", "jumps over", "the dog."}, lineHeight: 12}, ""},
+		{"drop cap", block{x0: 72, y0: 100, x1: 90, y1: 124, lines: []string{"T"}, lineHeight: 24},
+			block{x0: 94, y0: 100, x1: 300, y1: 136, lines: []string{"HE QUICK brown fox", "jumps over", "the dog."}, lineHeight: 12}, ""},
+		{"number cell", block{x0: 72, y0: 100, x1: 84, y1: 112, lines: []string{"12"}, lineHeight: 12},
+			block{x0: 96, y0: 100, x1: 200, y1: 112, lines: []string{"units sold"}, lineHeight: 12}, ""},
+		{"off the baseline", block{x0: 72, y0: 100, x1: 84, y1: 112, lines: []string{"12"}, lineHeight: 12},
+			block{x0: 96, y0: 106, x1: 200, y1: 118, lines: []string{"Apples"}, lineHeight: 12}, ""},
+		{"section", block{x0: 72, y0: 100, x1: 90, y1: 112, lines: []string{"2.3"}, lineHeight: 12},
+			block{x0: 104, y0: 100, x1: 200, y1: 112, lines: []string{"Results"}, lineHeight: 12}, "2.3 Results"},
+		{"appendix", block{x0: 72, y0: 100, x1: 90, y1: 112, lines: []string{"A.1"}, lineHeight: 12},
+			block{x0: 104, y0: 100, x1: 200, y1: 112, lines: []string{"Proofs"}, lineHeight: 12}, "A.1 Proofs"},
+		{"lettered", block{x0: 72, y0: 100, x1: 84, y1: 112, lines: []string{"B."}, lineHeight: 12},
+			block{x0: 96, y0: 100, x1: 200, y1: 112, lines: []string{"“Related” work"}, lineHeight: 12}, "B. “Related” work"},
+	} {
+		got := joinSectionNumbers([]block{c.number, c.right})
+		switch {
+		case c.want == "" && len(got) != 2:
+			t.Errorf("%s: %q joined to %q", c.name, c.number.lines[0], c.right.lines[0])
+		case c.want != "" && (len(got) != 1 || got[0].lines[0] != c.want || got[0].x0 != c.number.x0):
+			t.Errorf("%s: got %+v, want one block %q", c.name, got, c.want)
+		}
 	}
 }
 

@@ -1,9 +1,12 @@
 package layout
 
 import (
+	"cmp"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
+	"unicode"
 )
 
 // Poppler's pages get the structure PDFium's do: pdftotext -bbox-layout's
@@ -101,36 +104,69 @@ func popplerBlocks(pbs []popplerBlock) []block {
 	return append(joinSectionNumbers(out), tables...)
 }
 
-// bareNumberRe matches a section number alone ("1", "2.3", "A.1").
-var bareNumberRe = regexp.MustCompile(`^(?:\d{1,2}|[A-Z])(?:\.\d{1,2}){0,4}\.?$`)
+// sectionNumberRe matches a section number alone: "1", "2.3", "4.", an
+// appendix's "A.1" or "B.", never a capital letter alone (a drop cap, or
+// a word's first letter set apart: "T" before "he quick").
+var sectionNumberRe = regexp.MustCompile(`^(?:\d{1,2}(?:\.\d{1,2}){0,4}\.?|[A-Z](?:\.\d{1,2}){1,4}\.?|[A-Z]\.)$`)
 
 // joinSectionNumbers puts a section number that pdftotext set in a block
 // of its own (LaTeX sets a quad between "1" and "Introduction") back
 // before the text it numbers: a block of one line, the number alone, and
-// a block whose first line stands on its band within three of its sizes
-// to its right.
+// the nearest block to its right, within three of its sizes, whose first
+// line is of the number's size, stands on the number's baseline and starts
+// as a heading does (a letter not in lower case), so that a table's
+// number cell before a cell of words, a drop cap or a number beside a
+// line it does not stand on stays where it is.
 func joinSectionNumbers(bs []block) []block {
+	// Blocks by their top: a number's candidates are found by a binary
+	// search, so a page of many numbers stays O(n log n).
+	byTop := make([]int, len(bs))
+	for i := range byTop {
+		byTop[i] = i
+	}
+	slices.SortStableFunc(byTop, func(a, b int) int { return cmp.Compare(bs[a].y0, bs[b].y0) })
 	drop := map[int]bool{}
 	for i, n := range bs {
-		if len(n.lines) != 1 || n.table != nil || !bareNumberRe.MatchString(strings.TrimSpace(n.lines[0])) {
+		if len(n.lines) != 1 || n.table != nil || !sectionNumberRe.MatchString(strings.TrimSpace(n.lines[0])) {
 			continue
 		}
 		h := n.y1 - n.y0
-		for j := range bs {
+		if h <= 0 {
+			continue
+		}
+		// A candidate's first line is at most 1.4 times the number's
+		// height, so its top is at most that far above the number's.
+		lo, _ := slices.BinarySearchFunc(byTop, n.y0-1.4*h, func(j int, y float64) int { return cmp.Compare(bs[j].y0, y) })
+		best := -1
+		for _, j := range byTop[lo:] {
 			b := &bs[j]
+			if b.y0 > n.y1 {
+				break
+			}
 			if j == i || drop[j] || b.table != nil || len(b.lines) == 0 || b.x0 < n.x1 || b.x0 > n.x1+3*max(h, n.lineHeight) {
 				continue
 			}
-			// The first line's band: the block's top and one line's height.
-			top, bottom := b.y0, b.y0+b.lineHeight
-			if math.Min(bottom, n.y1)-math.Max(top, n.y0) < 0.5*h {
+			if best >= 0 && b.x0 >= bs[best].x0 {
 				continue
 			}
-			b.lines[0] = strings.TrimSpace(n.lines[0]) + " " + b.lines[0]
-			b.x0, b.y0, b.y1 = n.x0, math.Min(b.y0, n.y0), math.Max(b.y1, n.y1)
-			drop[i] = true
-			break
+			// The first line's band: the block's top and one line's
+			// height (a line's size is its box's height), of about the
+			// number's, its bottom on the number's.
+			if b.lineHeight > 1.4*h || h > 1.4*b.lineHeight || math.Abs(b.y0+b.lineHeight-n.y1) > 0.3*h {
+				continue
+			}
+			if !headingStart(b.lines[0]) {
+				continue
+			}
+			best = j
 		}
+		if best < 0 {
+			continue
+		}
+		b := &bs[best]
+		b.lines[0] = strings.TrimSpace(n.lines[0]) + " " + b.lines[0]
+		b.x0, b.y0, b.y1 = n.x0, math.Min(b.y0, n.y0), math.Max(b.y1, n.y1)
+		drop[i] = true
 	}
 	if len(drop) == 0 {
 		return bs
@@ -142,6 +178,23 @@ func joinSectionNumbers(bs []block) []block {
 		}
 	}
 	return out
+}
+
+// headingStart reports whether a line starts as a heading's text does:
+// its first letter, after any opening quote or bracket, is not in lower
+// case (a capital, or a letter of a script without case).
+func headingStart(line string) bool {
+	for _, r := range strings.TrimSpace(line) {
+		switch {
+		case unicode.IsLetter(r):
+			return !unicode.IsLower(r)
+		case strings.ContainsRune("\"'“‘«([", r):
+			continue
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // sameLine reports whether a and b are the same line of the page.
