@@ -99,14 +99,12 @@ type Options struct {
 	// kernels could overflow (see weightBits). Where the rewrite cannot
 	// be made, the recogniser runs in float and Warn says why.
 	Int8 bool
-	// int8Bits, where not 0, is the bits of the int8 weights instead of
-	// weightBits's choice for this CPU (tests).
-	int8Bits int
 	// CacheDir keeps the recogniser's int8 rewrite between processes
 	// (calibrating it takes 2-3 s of CPU, reading it back
 	// milliseconds). Empty means the user's cache directory
 	// (os.UserCacheDir()/gochunk/ocr); "-" means none (every process
-	// calibrates). A directory that cannot be made falls back to none.
+	// calibrates). A directory that cannot be made or written falls back to
+	// none, and Warn says so.
 	CacheDir string
 	// Warn, when set, hears what the engine could not do as asked and
 	// went on without: the int8 recogniser that could not be made (the
@@ -123,6 +121,10 @@ type Options struct {
 	// and recognition (DefaultThreshold, DefaultBoxThreshold,
 	// DefaultUnclip, DefaultMinConfidence).
 	Threshold, BoxThreshold, Unclip, MinConfidence float64
+
+	// int8Bits, where not 0, is the bits of the int8 weights instead of
+	// weightBits's choice for this CPU (tests).
+	int8Bits int
 }
 
 func (o Options) withDefaults() Options {

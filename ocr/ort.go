@@ -180,7 +180,7 @@ func quantizeRecognizer(fused []byte, opt Options) ([]byte, error) {
 	}
 	names := calibrationTensors(g.quantPlan(quantMinChannels))
 	if len(names) == 0 {
-		return nil, errors.New("it has no convolution of 128 channels or more followed by a hard-swish (PP-OCRv4's recogniser has 21)")
+		return nil, fmt.Errorf("it has no convolution of %d channels or more followed by a hard-swish (PP-OCRv4's recogniser has 21)", quantMinChannels)
 	}
 	lines, err := calibrationLines()
 	if err != nil {
