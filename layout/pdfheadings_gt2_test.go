@@ -636,21 +636,36 @@ func TestPDFHeadingsGroundTruth2(t *testing.T) {
 	// ligature ("3.2 Today than when I took of" read apart from "f" and
 	// "ice"), and a bold question set as a paragraph of its own (as FAQ
 	// headings are set).
-	if n := all.headingsFalse; n > h2Floors.falseHeadings {
-		t.Errorf("%d false headings, more than %d", n, h2Floors.falseHeadings)
+	// Poppler's words carry no font weight: its floors are its own.
+	floors := h2Floors
+	if poppler {
+		floors = h2PopplerFloors
+	}
+	if n := all.headingsFalse; n > floors.falseHeadings {
+		t.Errorf("%d false headings, more than %d", n, floors.falseHeadings)
 	}
 	floor := func(name string, got, of int, want float64) {
 		if f := float64(got) / float64(max(of, 1)); f < want {
 			t.Errorf("%s: %.3f, below the floor %.2f", name, f, want)
 		}
 	}
-	floor("headings found", all.headingsFound, all.headings, h2Floors.headings)
-	floor("list items found", all.itemsFound, all.items, h2Floors.items)
+	floor("headings found", all.headingsFound, all.headings, floors.headings)
+	floor("list items found", all.itemsFound, all.items, floors.items)
 }
 
-// h2Floors are the figures TestPDFHeadingsGroundTruth2 must reach (a
-// little under today's: headings 199/222, list items 283/331).
-var h2Floors = struct {
+// h2Score is what TestPDFHeadingsGroundTruth2 must reach: the shares of
+// headings and list items found, and the most false headings.
+type h2Score struct {
 	headings, items float64
 	falseHeadings   int
-}{0.85, 0.82, 2}
+}
+
+// h2Floors are PDFium's floors, a little under today's (headings
+// 199/222, list items 305/331 since LaTeX's bullets are read).
+var h2Floors = h2Score{0.85, 0.90, 2}
+
+// h2PopplerFloors are Poppler's (GOCHUNK_GT_HEADS2_ENGINE=poppler), a
+// little under today's: headings 133/222, list items 244/331, 7 false
+// headings (bold-only headings are out of its reach; a bold line it
+// cannot tell from body text is taken by its size alone).
+var h2PopplerFloors = h2Score{0.58, 0.72, 7}
