@@ -470,7 +470,7 @@ func generateVectors(rng *rand.Rand, centres [][]float32, n, dims int) [][]float
 
 // generateStore writes a store of n generated vectors, in documents of
 // 100 chunks, 50 documents a transaction.
-func generateStore(b *testing.B, path string, rng *rand.Rand, centres [][]float32, n, dims int) {
+func generateStore(b testing.TB, path string, rng *rand.Rand, centres [][]float32, n, dims int) {
 	ctx := context.Background()
 	s, err := OpenSQLite(ctx, path)
 	if err != nil {

@@ -83,16 +83,65 @@ func IVFLists(n int) int {
 	return max(16, min(4096, int(math.Round(math.Sqrt(float64(n))))))
 }
 
-// IVFProbes returns the number of lists a search reads by default among
-// lists: one in eight (at least 8). On generated clustered vectors far
-// fewer reach recall@10 ≥ 0.99 (2 of 316 lists at 100k vectors, 8 of
-// 1,000 at a million); vectors without cluster structure (a
-// random-weight model's, of real text) needed about one in five for
-// 0.95, so one in eight is the middle: at a million vectors 125 lists,
-// ~125,000 int8 codes, about 6 ms of CPU once the lists are in memory
-// (/work/notes/ivfblocks53.md).
-func IVFProbes(lists int) int {
-	return min(lists, max(8, (lists+7)/8))
+// IVFProbes returns the fewest and the most lists a search reads by
+// default among lists: at least 8 (or all, when there are fewer), at most
+// a third of them. Between the two, the search reads the lists whose
+// centroids are within 1+IVFProbeSlack times the nearest centroid's
+// distance to the query (for unit vectors √(2−2·cos)), as SPANN's dynamic
+// pruning does: a query near one tight cluster reads the floor, a query
+// among many lists about as near as each other (vectors without cluster
+// structure) reads more of them, which its recall needs. Query.Probes
+// reads a fixed number instead.
+//
+// Why not a fixed share: on 384-d vectors (recall@10 against the exact
+// scan) generated clustered vectors reach 1.000 at the floor (100k
+// vectors, 200 lists), while a static model with a random table, of real
+// text (Go's sources and docs), gave only 0.89 and 0.92 reading one list
+// in eight (10k and 111k chunks); this rule reads a fifth to a quarter of
+// their lists and finds 0.97 there, and 8 lists on the clustered ones.
+func IVFProbes(lists int) (least, most int) {
+	least = min(lists, 8)
+	return least, max(least, lists/3)
+}
+
+// IVFProbeSlack is how much farther than the nearest centroid another
+// list's centroid may be for a default search to read it (IVFProbes).
+const IVFProbeSlack = 0.15
+
+// listScore is a list and its centroid's cosine with the query.
+type listScore struct {
+	list  int
+	score float32
+}
+
+// nearestLists returns the lists by their centroids' cosines with the
+// unit vector q, highest first.
+func (x *ivfIndex) nearestLists(q []float32) []listScore {
+	order := make([]listScore, len(x.centroids))
+	for i, c := range x.centroids {
+		order[i] = listScore{i, dotFloat(q, c)}
+	}
+	slices.SortFunc(order, func(a, b listScore) int { return cmp.Compare(b.score, a.score) })
+	return order
+}
+
+// defaultProbes returns how many of the lists of order (nearestLists) a
+// search reads by default: those within 1+IVFProbeSlack of the nearest
+// centroid's distance, bounded by IVFProbes.
+func defaultProbes(order []listScore) int {
+	least, most := IVFProbes(len(order))
+	if len(order) == 0 {
+		return 0
+	}
+	// Distance d = √(2−2·cos), so d ≤ (1+ε)·d₀ is cos ≥ 1 − ((1+ε)·d₀)²/2.
+	d0 := math.Sqrt(max(0, 2-2*float64(order[0].score)))
+	limit := (1 + IVFProbeSlack) * d0
+	floor := float32(1 - limit*limit/2)
+	n := least
+	for n < most && order[n].score >= floor {
+		n++
+	}
+	return n
 }
 
 // The kinds of index (meta ivf_kind; "" while there is none).
@@ -535,7 +584,7 @@ func densify(v sparse, dims int) []float32 {
 }
 
 // ivfSearch returns the k nearest chunks of the lists nearest to the
-// query (probes of them; 0: IVFProbes), ranked by their codes and
+// query (q.Probes of them; 0: defaultProbes), ranked by their codes and
 // re-scored on their stored vectors; ok is false when the store is to be
 // scanned instead (no trained index).
 func (s *SQLite) ivfSearch(ctx context.Context, q Query) (best []candidate, ok bool, err error) {
@@ -559,20 +608,12 @@ func (s *SQLite) ivfSearchKeep(ctx context.Context, q Query, keep map[int64]bool
 	if err != nil || layout != ivfLayout {
 		return nil, false, err // the earlier layout: scanned until a write moves it into blocks
 	}
+	order := x.nearestLists(qv.dense)
 	probes := q.Probes
 	if probes <= 0 {
-		probes = IVFProbes(len(x.centroids))
+		probes = defaultProbes(order)
 	}
-	probes = min(probes, len(x.centroids))
-	type listScore struct {
-		list  int
-		score float32
-	}
-	order := make([]listScore, len(x.centroids))
-	for i, c := range x.centroids {
-		order[i] = listScore{i, dotFloat(qv.dense, c)}
-	}
-	slices.SortFunc(order, func(a, b listScore) int { return cmp.Compare(b.score, a.score) })
+	probes = min(probes, len(order))
 	// The coarse score is an integer dot product (ivf_dot.go), scaled.
 	qcode, qscale := quantiseQuery(qv.dense)
 	coarse := topK{k: max(ivfRescore, 4*q.K)}

@@ -107,9 +107,9 @@ type Query struct {
 	// reach the k best: the same ranking, the reference in tests.
 	Exact bool
 	// Probes is the number of the SQLite vector index's lists a vector
-	// search reads (0: IVFProbes of their number), or with an index of
-	// sparse vectors the number of the query's dimensions, largest first
-	// (0: all of them): more finds more of the exact nearest neighbours,
+	// search reads (0: as many as the query needs, within IVFProbes), or
+	// with an index of sparse vectors the number of the query's
+	// dimensions, largest first (0: all of them): more finds more of the exact nearest neighbours,
 	// fewer answers sooner. PostgreSQL's pgvector index has its own
 	// setting (hnsw.ef_search).
 	Probes int

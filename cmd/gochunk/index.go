@@ -156,7 +156,7 @@ Flags:
 	expandFlag := fs.String("expand", "none", "return more than each hit's chunk: parent (of a store indexed with --parents), section (from the heading above it to the next of its level) or window:N (N chunks each side), as exact spans")
 	merge := fs.Int("merge", 0, "when `K` (2 or more) hits are children of one parent, return the parent in their place if that is the better use of the hits' budget: their scores, with those of its other children among the candidates ranked (50, or K when more), must add up to more than those of the hits its text would push out (auto-merging; needs --parents at indexing)")
 	exact := fs.Bool("exact", false, "scan every vector instead of using the SQLite store's vector index (what a store of under 8,192 vectors does anyway)")
-	probes := fs.Int("probes", 0, "lists of the SQLite store's vector index to read, or dimensions of the query for the lexical embedder's sparse vectors (default: one list in eight, every dimension; more: nearer the exact scan, fewer: sooner; on PostgreSQL with pgvector, its hnsw.ef_search)")
+	probes := fs.Int("probes", 0, "lists of the SQLite store's vector index to read, or dimensions of the query for the lexical embedder's sparse vectors (default: the lists about as near the query as the nearest, 8 to a third of them, every dimension; more: nearer the exact scan, fewer: sooner; on PostgreSQL with pgvector, its hnsw.ef_search)")
 	source := fs.String("source", "", "keep only hits of documents whose id (path) starts with this `PREFIX`, applied inside the search")
 	var metaFilter pipelineflag.List
 	fs.Var(&metaFilter, "where", "keep only hits whose metadata (or their document's) has `KEY=VALUE` (repeatable), applied inside the search")
