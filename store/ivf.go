@@ -95,10 +95,11 @@ func IVFLists(n int) int {
 //
 // Why not a fixed share: on 384-d vectors (recall@10 against the exact
 // scan) generated clustered vectors reach 1.000 at the floor (100k
-// vectors, 200 lists), while a static model with a random table, of real
-// text (Go's sources and docs), gave only 0.89 and 0.92 reading one list
-// in eight (10k and 111k chunks); this rule reads a fifth to a quarter of
-// their lists and finds 0.97 there, and 8 lists on the clustered ones.
+// vectors, 200 lists; a million, 1,000 lists), while a static model with
+// a random table, of real text (Go's sources and docs), gave only 0.89
+// and 0.92 reading one list in eight (10k and 111k chunks); this rule
+// reads a fifth to a quarter of their lists and finds 0.97 there, and 8
+// lists on the clustered ones.
 func IVFProbes(lists int) (least, most int) {
 	least = min(lists, 8)
 	return least, max(least, lists/3)
