@@ -150,40 +150,18 @@ func (t *ftsTokenizer) tokens(ctx context.Context, ids []int64, texts []string) 
 	if len(ids) == 0 {
 		return out, nil
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	tx, err := t.conn.BeginTx(ctx, nil)
-	if err != nil {
-		return out, err
-	}
-	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO tok (rowid, text) VALUES (?, ?)`)
-	if err != nil {
-		return out, err
-	}
-	defer ins.Close()
-	for i, id := range ids {
-		if _, err := ins.ExecContext(ctx, id, texts[i]); err != nil {
-			return out, err
-		}
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT term, doc FROM tok_instance`)
-	if err != nil {
-		return out, err
-	}
 	interned := map[string]string{}
 	var term sql.RawBytes
 	var doc int64
-	for rows.Next() {
+	err := t.run(ctx, ids, texts, `SELECT term, doc FROM tok_instance`, func(rows *sql.Rows) error {
 		if err := rows.Scan(&term, &doc); err != nil {
-			rows.Close()
-			return out, err
+			return err
 		}
 		out.lens[doc]++
 		n := len(out.terms)
 		if n > 0 && out.rows[n-1] == doc && out.terms[n-1] == string(term) {
 			out.tfs[n-1]++
-			continue
+			return nil
 		}
 		s, ok := interned[string(term)]
 		if !ok {
@@ -193,15 +171,9 @@ func (t *ftsTokenizer) tokens(ctx context.Context, ids []int64, texts []string) 
 		out.terms = append(out.terms, s)
 		out.rows = append(out.rows, doc)
 		out.tfs = append(out.tfs, 1)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return out, err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO tok (tok) VALUES ('delete-all')`); err != nil {
-		return out, err
-	}
-	return out, tx.Commit()
+		return nil
+	})
+	return out, err
 }
 
 // sequences returns the tokens of texts[i] (row ids[i]) in their order.
@@ -210,41 +182,21 @@ func (t *ftsTokenizer) sequences(ctx context.Context, ids []int64, texts []strin
 	if len(ids) == 0 {
 		return out, nil
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	tx, err := t.conn.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	for i, id := range ids {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO tok (rowid, text) VALUES (?, ?)`, id, texts[i]); err != nil {
-			return nil, err
-		}
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT term, doc, "offset" FROM tok_instance`)
-	if err != nil {
-		return nil, err
-	}
 	type at struct {
 		term   string
 		offset int
 	}
 	found := map[int64][]at{}
-	for rows.Next() {
+	err := t.run(ctx, ids, texts, `SELECT term, doc, "offset" FROM tok_instance`, func(rows *sql.Rows) error {
 		var a at
 		var doc int64
 		if err := rows.Scan(&a.term, &doc, &a.offset); err != nil {
-			rows.Close()
-			return nil, err
+			return err
 		}
 		found[doc] = append(found[doc], a)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO tok (tok) VALUES ('delete-all')`); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	for doc, f := range found {
@@ -255,7 +207,7 @@ func (t *ftsTokenizer) sequences(ctx context.Context, ids []int64, texts []strin
 		}
 		out[doc] = seq
 	}
-	return out, tx.Commit()
+	return out, nil
 }
 
 // phrases returns the terms FTS5 makes of each word, in the word's order.
@@ -264,51 +216,56 @@ func (t *ftsTokenizer) phrases(ctx context.Context, words []string) ([][]string,
 	for i := range words {
 		ids[i] = int64(i + 1)
 	}
+	seqs, err := t.sequences(ctx, ids, words)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]string, len(words))
+	for i := range words {
+		out[i] = seqs[ids[i]]
+	}
+	return out, nil
+}
+
+// run writes texts[i] into the scratch table as row ids[i], calls scan
+// on each row query returns (of its tok_instance table), and empties the
+// table again, in one transaction.
+func (t *ftsTokenizer) run(ctx context.Context, ids []int64, texts []string, query string, scan func(*sql.Rows) error) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	tx, err := t.conn.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer tx.Rollback()
-	for i, w := range words {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO tok (rowid, text) VALUES (?, ?)`, ids[i], w); err != nil {
-			return nil, err
-		}
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT term, doc, "offset" FROM tok_instance`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO tok (rowid, text) VALUES (?, ?)`)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	type at struct {
-		term   string
-		offset int
-	}
-	found := make([][]at, len(words))
-	for rows.Next() {
-		var a at
-		var doc int64
-		if err := rows.Scan(&a.term, &doc, &a.offset); err != nil {
-			rows.Close()
-			return nil, err
+	defer ins.Close()
+	for i, id := range ids {
+		if _, err := ins.ExecContext(ctx, id, texts[i]); err != nil {
+			return err
 		}
-		found[doc-1] = append(found[doc-1], a)
+	}
+	rows, err := tx.QueryContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			rows.Close()
+			return err
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO tok (tok) VALUES ('delete-all')`); err != nil {
-		return nil, err
+		return err
 	}
-	out := make([][]string, len(words))
-	for i, f := range found {
-		slices.SortFunc(f, func(a, b at) int { return a.offset - b.offset })
-		for _, a := range f {
-			out[i] = append(out[i], a.term)
-		}
-	}
-	return out, tx.Commit()
+	return tx.Commit()
 }
 
 // kwPosting is one chunk's entry in a term's postings.
