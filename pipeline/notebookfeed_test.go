@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 const (
@@ -126,4 +129,51 @@ func TestLoadLenientFeed(t *testing.T) {
 	if err != nil || l.Text != cut {
 		t.Errorf("cut short from a stream: %q, %v", l.Text, err)
 	}
+}
+
+// FuzzLoadNotebookFeed holds notebooks and feeds to the readers'
+// contract through the pipeline: whatever the bytes, a document that is
+// read has valid UTF-8 text, every element's offsets hold exactly its
+// text, and a second read gives the same text and elements.
+func FuzzLoadNotebookFeed(f *testing.F) {
+	for _, dir := range []string{"../notebookdoc/testdata", "../feeddoc/testdata"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "*"))
+		for _, p := range files {
+			if b, err := os.ReadFile(p); err == nil && !strings.HasSuffix(p, ".golden") {
+				f.Add(b, strings.HasPrefix(dir, "../feeddoc"))
+			}
+		}
+	}
+	f.Add([]byte(testNotebook), false)
+	f.Add([]byte(testFeed), true)
+	ctx := context.Background()
+	p, err := New(ctx, Config{}, Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, feed bool) {
+		name := "doc.ipynb"
+		if feed {
+			name = "doc.rss"
+		}
+		l, err := p.Load(ctx, Source{File: data, FileName: name})
+		if err != nil {
+			return
+		}
+		if !utf8.ValidString(l.Text) {
+			t.Fatalf("%s: text is not valid UTF-8", name)
+		}
+		for i, e := range l.Elements {
+			if e.Excluded {
+				continue
+			}
+			if e.Start < 0 || e.End < e.Start || e.End > len(l.Text) || l.Text[e.Start:e.End] != e.Text {
+				t.Fatalf("%s: element %d [%d, %d) does not hold its text %q", name, i, e.Start, e.End, e.Text)
+			}
+		}
+		again, err := p.Load(ctx, Source{File: data, FileName: name})
+		if err != nil || again.Text != l.Text || len(again.Elements) != len(l.Elements) {
+			t.Fatalf("%s: a second read differs (%v)", name, err)
+		}
+	})
 }
