@@ -50,7 +50,40 @@ func OpenPostgres(ctx context.Context, dsn string) (*Postgres, error) {
 		}
 		return nil, fmt.Errorf("store %s: %w", where, err)
 	}
+	if err := postgresSchemaKnown(ctx, pool); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store %s: %w", where, err)
+	}
 	return &Postgres{pool: pool, where: where}, nil
+}
+
+// postgresSchemaKnown returns ErrSchema, with what to do, when the
+// store's tables were written by a newer gochunk, so that search, serve
+// and the MCP server do not read a layout they do not know (a store
+// without gochunk's tables yet is fine: Prepare makes them).
+func postgresSchemaKnown(ctx context.Context, pool *pgxpool.Pool) error {
+	var exists bool
+	if err := pool.QueryRow(ctx, `SELECT to_regclass('gochunk_meta') IS NOT NULL`).Scan(&exists); err != nil || !exists {
+		return err
+	}
+	var version string
+	err := pool.QueryRow(ctx, `SELECT value FROM gochunk_meta WHERE key = 'schema_version'`).Scan(&version)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return postgresNewer(version)
+}
+
+// postgresNewer returns ErrSchema, with what to do, when version (the
+// store's schema_version) is newer than SchemaVersion.
+func postgresNewer(version string) error {
+	if v, _ := strconv.Atoi(version); v > SchemaVersion {
+		return fmt.Errorf("%w %s (this gochunk knows up to %d): use a newer gochunk", ErrSchema, version, SchemaVersion)
+	}
+	return nil
 }
 
 // Pool returns the connection pool (for the watch mode of package index).
@@ -75,8 +108,8 @@ func (p *Postgres) Prepare(ctx context.Context, dims int) error {
 			return err
 		}
 		v, _ := strconv.Atoi(version)
-		if v > SchemaVersion {
-			return fmt.Errorf("%w %s (this gochunk knows up to %d): use a newer gochunk", ErrSchema, version, SchemaVersion)
+		if err := postgresNewer(version); err != nil {
+			return err
 		}
 		if v == 1 {
 			// 2: chunks keep their embedded text and provenance, and the

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gochunk/gochunk"
@@ -187,6 +189,18 @@ func TestPostgres(t *testing.T) {
 		t.Log("pgvector is installed")
 	}
 	exercise(t, s)
+	// A store a newer gochunk wrote is refused when it is opened, not
+	// only by Prepare: search, serve and the MCP server open it so.
+	ctx := context.Background()
+	if err := s.SetMeta(ctx, "schema_version", strconv.Itoa(SchemaVersion+1)); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := OpenPostgres(ctx, dsn); !errors.Is(err, ErrSchema) || !strings.Contains(fmt.Sprint(err), "use a newer gochunk") {
+		if p != nil {
+			p.Close()
+		}
+		t.Errorf("a store of a newer schema opened: %v", err)
+	}
 }
 
 func TestOpenErrors(t *testing.T) {
